@@ -1,0 +1,161 @@
+// Command ste is the STE trade-matching utility: one binary whose subcommands
+// are the contract of ../shared/spec/cli.md. Every subcommand answers --help,
+// and a user error ends in one line on stderr and a non-zero exit, never a
+// stack trace.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/pprof"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand. run gets the arguments after its name.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, args []string) error
+}
+
+var commands []command
+
+func register(c command) { commands = append(commands, c) }
+
+// usageError marks an error caused by the command line: exit code 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	sort.Slice(commands, func(i, j int) bool { return commands[i].name < commands[j].name })
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		usage(stdout)
+		return 0
+	}
+	name := args[0]
+	rest := args[1:]
+	// Two-word commands: "refdata gen", "topics create", ...
+	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
+		if c := find(name + " " + rest[0]); c != nil {
+			return execute(c, rest[1:], stderr)
+		}
+	}
+	if c := find(name); c != nil {
+		return execute(c, rest, stderr)
+	}
+	var subs []string
+	for _, c := range commands {
+		if strings.HasPrefix(c.name, name+" ") {
+			subs = append(subs, strings.TrimPrefix(c.name, name+" "))
+		}
+	}
+	if len(subs) > 0 {
+		if len(rest) == 0 || rest[0] == "-h" || rest[0] == "--help" {
+			fmt.Fprintf(stdout, "usage: ste %s {%s} [flags]\n", name, strings.Join(subs, "|"))
+			return 0
+		}
+		fmt.Fprintf(stderr, "ste %s: unknown subcommand %q (want %s)\n", name, rest[0], strings.Join(subs, ", "))
+		return 2
+	}
+	fmt.Fprintf(stderr, "ste: unknown command %q (run ste --help)\n", name)
+	return 2
+}
+
+func find(name string) *command {
+	for i := range commands {
+		if commands[i].name == name {
+			return &commands[i]
+		}
+	}
+	return nil
+}
+
+func execute(c *command, args []string, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	// STE_CPUPROFILE=FILE profiles any command: where the time goes in a
+	// saturated run is measured, not guessed.
+	if path := os.Getenv("STE_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer func() { pprof.StopCPUProfile(); f.Close() }()
+			}
+		}
+	}
+	err := c.run(ctx, args)
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, flag.ErrHelp):
+		return 0
+	}
+	var ue usageError
+	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	fmt.Fprintf(stderr, "ste %s: %s\n", c.name, msg)
+	if errors.As(err, &ue) {
+		return 2
+	}
+	return 1
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "ste — STE post-trade, pre-settlement trade matching on Kafka")
+	fmt.Fprintln(w, "\nusage: ste <command> [flags]    (ste <command> --help for its flags)")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-16s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\nenvironment: STE_BROKERS (default 127.0.0.1:9092), STE_NAMESPACE (default ste),")
+	fmt.Fprintln(w, "             STE_HOME (default ~/.local/share/ste)")
+}
+
+// flagSet is a command's flags; errors and help go where the contract wants
+// them: --help to stdout with exit 0, a bad flag as one line on stderr.
+type flagSet struct {
+	*flag.FlagSet
+	name, synopsis string
+}
+
+func flags(name, synopsis string) *flagSet {
+	fs := flag.NewFlagSet("ste "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flagSet{fs, name, synopsis}
+}
+
+// parse parses args; a bad flag or a stray argument is a usage error.
+func (f *flagSet) parse(args []string) error {
+	if err := f.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(os.Stdout, "usage: ste %s %s\n\nflags:\n", f.name, f.synopsis)
+			f.SetOutput(os.Stdout)
+			f.PrintDefaults()
+			return flag.ErrHelp
+		}
+		return usageError{err.Error()}
+	}
+	if f.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", f.Arg(0))}
+	}
+	return nil
+}
+
+// envOr returns $name, or def when unset or empty.
+func envOr(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}

@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/offline"
+	"github.com/ste-utility/ste/processors/validation"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/date"
+	"github.com/ste-utility/ste/schemas/msgset"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/workload"
+)
+
+func init() {
+	register(command{"refdata gen", "write a deterministic reference data set", refdataGen})
+	register(command{"gen", "write a signed message set and its manifest", gen})
+	register(command{"match", "run the full matching logic on a message set, no broker", match})
+}
+
+func refdataGen(ctx context.Context, args []string) error {
+	fs := flags("refdata gen", "--out DIR [--seed N] [--securities N] [--participants N]")
+	out := fs.String("out", "", "directory to write currencies.csv, countries.csv, securities.csv, participants.csv, holidays.csv (required)")
+	seed := fs.Int64("seed", 1, "generator seed: the same seed gives the same files")
+	secs := fs.Int("securities", 5000, "number of securities")
+	parts := fs.Int("participants", 300, "number of participants")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *out == "" {
+		return usageError{"--out is required"}
+	}
+	if *secs < 100 || *parts < 50 {
+		return usageError{"need at least 100 securities and 50 participants"}
+	}
+	set := refdata.Generate(refdata.GenOptions{Seed: *seed, Securities: *secs, Participants: *parts})
+	if err := set.WriteDir(*out); err != nil {
+		return err
+	}
+	fmt.Printf("wrote %d currencies, %d countries, %d securities, %d participants, %d holidays to %s\n",
+		len(set.Currencies()), len(set.Countries()), len(set.Securities()), len(set.Participants()), len(set.Holidays()), *out)
+	return nil
+}
+
+// loadRefdata reads a reference data directory, or the committed default set.
+func loadRefdata(dir string) (*refdata.Set, error) {
+	if dir == "" {
+		return refdata.Default(), nil
+	}
+	return refdata.LoadDir(dir)
+}
+
+func gen(ctx context.Context, args []string) error {
+	fs := flags("gen", "--trades N --out FILE [--seed N] [--refdata DIR] [--mix standard|realistic]")
+	trades := fs.Int("trades", 0, "number of trades (required)")
+	out := fs.String("out", "", "message set file to write; .gz or .zst compresses (required)")
+	seed := fs.Uint64("seed", 1, "generator seed: the same seed gives the same file")
+	refDir := fs.String("refdata", "", "reference data directory (default: the committed set)")
+	mix := fs.String("mix", "standard", "standard (1 NOE + 2 ALC + 2 NPR + 2 SET per trade) or realistic")
+	tradeDate := fs.String("trade-date", "2026-11-02", "TradeDate of every trade; Created times run through that day")
+	plansOut := fs.Bool("plans", false, "also write FILE.trades.jsonl: each trade's key, scenario and built outcome")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *trades <= 0 || *out == "" {
+		return usageError{"--trades (positive) and --out are required"}
+	}
+	td, err := date.Parse(*tradeDate)
+	if err != nil {
+		return usageError{"--trade-date: " + err.Error()}
+	}
+	ref, err := loadRefdata(*refDir)
+	if err != nil {
+		return err
+	}
+	w, err := msgset.Create(*out)
+	if err != nil {
+		return err
+	}
+	var plans func(workload.TradePlan)
+	var pf *os.File
+	var pw *bufio.Writer
+	if *plansOut {
+		if pf, err = os.Create(*out + ".trades.jsonl"); err != nil {
+			return err
+		}
+		defer pf.Close()
+		pw = bufio.NewWriter(pf)
+		enc := json.NewEncoder(pw)
+		plans = func(p workload.TradePlan) { enc.Encode(p) }
+	}
+	man, err := workload.Generate(workload.Options{Trades: *trades, Seed: *seed, Mix: workload.Mix(*mix), Ref: ref, TradeDate: td},
+		w.Write, plans)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if pw != nil {
+		if err := pw.Flush(); err != nil {
+			return err
+		}
+	}
+	if err := os.WriteFile(*out+".manifest.json", man.Marshal(), 0o644); err != nil {
+		return err
+	}
+	line, _ := json.Marshal(man)
+	fmt.Println(string(line))
+	return nil
+}
+
+// parseDuration accepts Go durations and whole days ("3d").
+func parseDuration(s string) (time.Duration, error) {
+	if strings.HasSuffix(s, "d") {
+		n, err := strconv.Atoi(strings.TrimSuffix(s, "d"))
+		if err != nil || n < 0 {
+			return 0, fmt.Errorf("bad duration %q", s)
+		}
+		return time.Duration(n) * 24 * time.Hour, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("bad duration %q (use e.g. 72h or 3d)", s)
+	}
+	return d, nil
+}
+
+// utilitySigner loads the utility's key, or falls back to the public demo key
+// and says so: the demo-key rule is public, so anyone could forge with it.
+func utilitySigner(bic, keyFile string, log *slog.Logger) (*schemas.Signer, error) {
+	if !schemas.IsBIC(bic) {
+		return nil, usageError{fmt.Sprintf("--utility-bic %q is not a BIC", bic)}
+	}
+	var key ed25519.PrivateKey
+	if keyFile != "" {
+		k, err := schemas.LoadPrivateKey(keyFile)
+		if err != nil {
+			return nil, err
+		}
+		key = k
+		log.Info("utility signing key loaded", "file", keyFile, "bic", bic)
+	} else {
+		key = refdata.DemoPrivateKey(bic)
+		log.Warn("signing outputs with the PUBLIC DEMO KEY of the utility: anyone can forge with it; for demos, benchmarks and tests only — give --utility-key FILE (or STE_UTILITY_KEY) in production", "bic", bic)
+	}
+	return &schemas.Signer{BIC: bic, Key: key}, nil
+}
+
+func logger() *slog.Logger {
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+}
+
+func match(ctx context.Context, args []string) error {
+	fs := flags("match", "--in FILE --out DIR [--refdata DIR] [--retention DUR]")
+	in := fs.String("in", "", "message set file (.gz/.zst allowed) (required)")
+	out := fs.String("out", "", "output directory for cls.xml, outbound.xml, exceptions.jsonl (required)")
+	refDir := fs.String("refdata", "", "reference data directory (default: the committed set)")
+	retention := fs.String("retention", "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
+	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC")
+	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file (PEM PKCS#8 or base64); default: the demo key, with a warning")
+	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification (benchmarking only)")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *in == "" || *out == "" {
+		return usageError{"--in and --out are required"}
+	}
+	ret, err := parseDuration(*retention)
+	if err != nil {
+		return usageError{"--retention: " + err.Error()}
+	}
+	log := logger()
+	signer, err := utilitySigner(*bic, *keyFile, log)
+	if err != nil {
+		return err
+	}
+	ref, err := loadRefdata(*refDir)
+	if err != nil {
+		return err
+	}
+	src, err := msgset.Open(*in)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return err
+	}
+	var ws []*msgset.Writer
+	create := func(name string) (*msgset.Writer, error) {
+		w, err := msgset.Create(filepath.Join(*out, name))
+		if err == nil {
+			ws = append(ws, w)
+		}
+		return w, err
+	}
+	clsW, err := create("cls.xml")
+	if err != nil {
+		return err
+	}
+	outW, err := create("outbound.xml")
+	if err != nil {
+		return err
+	}
+	excW, err := create("exceptions.jsonl")
+	if err != nil {
+		return err
+	}
+	var vopts []validation.Option
+	if *noVerify {
+		vopts = append(vopts, validation.WithoutSignatureVerification())
+	}
+	book := matching.NewBook(matching.WithRetention(ret), matching.WithConfig(matching.Config{UtilityBIC: *bic}))
+	sum, _, err := offline.Run(ctx, src, offline.Sinks{CLS: clsW.Write, Outbound: outW.Write, Exceptions: excW.Write},
+		offline.Options{Validator: validation.New(ref, vopts...), Signer: signer, Book: book})
+	for _, w := range ws {
+		if cerr := w.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		return err
+	}
+	line, _ := json.Marshal(sum)
+	fmt.Println(string(line))
+	return nil
+}

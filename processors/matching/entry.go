@@ -1,0 +1,111 @@
+// Package matching is the matching engine of section 5, pure Go with no Kafka
+// in it: the state of one trade (Trade), how each accepted message changes it,
+// the 17 criteria (criteria.go, written to be read beside the contract), and
+// an in-memory Book of trades with event-time retention for `ste match` and
+// tests. The Kafka processors keep the same Trade in a goka table.
+package matching
+
+import (
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/date"
+	"github.com/ste-utility/ste/schemas/decimal"
+)
+
+// Digest identifies a record's exact bytes (the first 16 bytes of its
+// SHA-256): equal digests mean an exact duplicate.
+type Digest [16]byte
+
+// Entry is the compact state of one accepted message: what matching, the CLS
+// and duplicate detection need, not the XML.
+type Entry struct {
+	Sender   string
+	MsgId    string
+	Related  string // RelatedMsgId of a CANCEL or REPLACE
+	Digest   Digest
+	Type     schemas.MsgType
+	Function schemas.Function
+	KeyIdx   uint8 // index into Trade.Keys
+	NetUnits int8  // minor units of SettleCcy, for writing NetAmount in the CLS
+	Has      schemas.FieldSet
+	Created  int64
+
+	Quantity           int64
+	Price              decimal.Dec
+	NetAmount          decimal.Dec
+	SettleDate         date.Date
+	AllocCount         int32
+	TradeCcy           string
+	SettleCcy          string
+	Account            string
+	Custodian          string
+	PSET               string
+	SafekeepingAccount string
+	CashAccount        string
+}
+
+// Token is the "Sender:MsgId" of discrepancy lists.
+func (e *Entry) Token() string { return e.Sender + ":" + e.MsgId }
+
+// Inbound is an accepted message as the engine receives it.
+type Inbound struct {
+	Msg      *schemas.Message
+	Digest   Digest
+	NetUnits int // minor units of the message's SettleCcy (NPR, SET), from reference data
+}
+
+// Interner shares the memory of repeated strings (BICs, currencies) between
+// entries and detaches every kept string from the record it came from, so
+// that state does not pin whole records in memory.
+type Interner map[string]string
+
+// Intern returns a detached copy of s, shared when it was seen before.
+func (in Interner) Intern(s string) string {
+	if s == "" {
+		return ""
+	}
+	if v, ok := in[s]; ok {
+		return v
+	}
+	c := string(append([]byte(nil), s...))
+	if len(in) < 1<<16 { // bounded: only the small vocabulary of BICs and codes repeats
+		in[c] = c
+	}
+	return c
+}
+
+func clone(s string) string {
+	if s == "" {
+		return ""
+	}
+	return string(append([]byte(nil), s...))
+}
+
+// newEntry keeps what matching needs of m.
+func newEntry(in *Inbound, keyIdx int, it Interner) Entry {
+	m := in.Msg
+	e := Entry{
+		Sender:     it.Intern(m.Sender),
+		MsgId:      clone(m.MsgId),
+		Related:    clone(m.RelatedMsgId),
+		Digest:     in.Digest,
+		Type:       m.Type,
+		Function:   m.Function,
+		KeyIdx:     uint8(keyIdx),
+		NetUnits:   int8(in.NetUnits),
+		Has:        m.Has,
+		Created:    m.Created,
+		Quantity:   m.Quantity,
+		Price:      m.Price,
+		NetAmount:  m.NetAmount,
+		SettleDate: m.SettleDate,
+		AllocCount: int32(m.AllocCount),
+		TradeCcy:   it.Intern(m.TradeCcy),
+		SettleCcy:  it.Intern(m.SettleCcy),
+		Account:    clone(m.Account),
+		Custodian:  it.Intern(m.Custodian),
+		PSET:       it.Intern(m.PSET),
+		SafekeepingAccount: clone(m.SafekeepingAccount),
+		CashAccount:        clone(m.CashAccount),
+	}
+	return e
+}

@@ -1,0 +1,189 @@
+package offline
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/validation"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/ledger"
+	"github.com/ste-utility/ste/schemas/msgset"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/workload"
+)
+
+// generate builds a message set in memory with its per-trade plans.
+func generate(t *testing.T, trades int, mix workload.Mix, seed uint64) ([][]byte, *workload.Manifest, []workload.TradePlan) {
+	t.Helper()
+	var recs [][]byte
+	var plans []workload.TradePlan
+	man, err := workload.Generate(workload.Options{Trades: trades, Mix: mix, Seed: seed},
+		func(b []byte) error { recs = append(recs, b); return nil },
+		func(p workload.TradePlan) { plans = append(plans, p) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return recs, man, plans
+}
+
+type result struct {
+	sum   Summary
+	book  *matching.Book
+	led   *ledger.Ledger
+	cls   [][]byte
+	out   [][]byte
+	excs  [][]byte
+}
+
+// run matches recs in the given order and folds the outputs into a ledger.
+func run(t *testing.T, recs [][]byte) *result {
+	t.Helper()
+	src, err := msgset.NewReader(bytes.NewReader(append(bytes.Join(recs, []byte("\n")), '\n')), "set.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &result{led: ledger.New()}
+	keep := func(dst *[][]byte) func([]byte) error {
+		return func(b []byte) error { *dst = append(*dst, append([]byte(nil), b...)); return nil }
+	}
+	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
+	r.sum, r.book, err = Run(context.Background(), src,
+		Sinks{CLS: keep(&r.cls), Outbound: keep(&r.out), Exceptions: keep(&r.excs)},
+		Options{Validator: validation.New(refdata.Default()), Signer: signer})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range slices.Concat(r.cls, r.out) {
+		if err := r.led.Add(b); err != nil {
+			t.Fatalf("output does not parse: %v: %s", err, b)
+		}
+	}
+	for _, b := range r.excs {
+		if err := r.led.AddException(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(r.led.Conflicts) > 0 {
+		t.Fatalf("MsgIds with two contents: %v", r.led.Conflicts[:min(5, len(r.led.Conflicts))])
+	}
+	return r
+}
+
+func shuffled(recs [][]byte, seed uint64) [][]byte {
+	out := slices.Clone(recs)
+	rand.New(rand.NewPCG(seed, seed)).Shuffle(len(out), func(i, j int) { out[i], out[j] = out[j], out[i] })
+	return out
+}
+
+// TestRealisticSummaryAgreesWithManifest: matched, mismatched and rejected by
+// code as the generator built them.
+func TestRealisticSummaryAgreesWithManifest(t *testing.T) {
+	recs, man, plans := generate(t, 3000, workload.Realistic, 7)
+	r := run(t, recs)
+	s := r.sum
+	if s.Messages != man.Messages || s.CLS != man.Matched || s.Mismatched != man.Mismatched ||
+		s.Exceptions != man.Exceptions || s.Duplicates != man.Duplicates {
+		t.Fatalf("summary %+v\nmanifest %+v", s, man)
+	}
+	for code, n := range man.Rejected {
+		if s.Rejected[code] != n {
+			t.Errorf("%s: matched %d, manifest %d", code, s.Rejected[code], n)
+		}
+	}
+	if len(s.Rejected) != len(man.Rejected) {
+		t.Errorf("rejected %v, manifest %v", s.Rejected, man.Rejected)
+	}
+	// Per trade: the built outcome and, for mismatches, the built criteria.
+	final := map[string]ledger.Trade{}
+	for _, tr := range r.led.Trades() {
+		final[tr.TradeKey] = tr
+	}
+	for _, p := range plans {
+		tr := final[p.TradeKey]
+		switch p.Outcome {
+		case workload.OutcomeMatched:
+			if tr.CLS == nil || tr.Status != "MATCHED" {
+				t.Errorf("%s (%s): want matched, got %s", p.TradeRef, p.Scenario, tr.Outcome())
+			}
+		case workload.OutcomeMismatched:
+			if tr.CLS != nil || tr.Status != "MISMATCHED" || !slices.Equal(tr.Criteria, p.Criteria) {
+				t.Errorf("%s (%s): want mismatched %v, got %s", p.TradeRef, p.Scenario, p.Criteria, tr.Outcome())
+			}
+		case workload.OutcomeIncomplete:
+			if tr.CLS != nil || (tr.Status != "" && tr.Status != "UNMATCHED") {
+				t.Errorf("%s (%s): want incomplete, got %s", p.TradeRef, p.Scenario, tr.Outcome())
+			}
+		}
+	}
+	// Every record ends as an ACK'd message, a duplicate or an exception.
+	acks := r.led.Count["ACK NEW"]
+	if acks != s.Accepted || s.Accepted+s.Duplicates+s.Exceptions != s.Messages {
+		t.Errorf("ACKs %d, accepted %d, duplicates %d, exceptions %d, messages %d", acks, s.Accepted, s.Duplicates, s.Exceptions, s.Messages)
+	}
+}
+
+// TestStandardOrderIndependent: a standard set in three orders gives
+// identical CLS bodies, versions included.
+func TestStandardOrderIndependent(t *testing.T) {
+	recs, man, _ := generate(t, 500, workload.Standard, 3)
+	var want map[string][]byte
+	for i, order := range [][][]byte{recs, shuffled(recs, 1), shuffled(recs, 2)} {
+		r := run(t, order)
+		if r.sum.CLS != man.Trades || r.sum.Exceptions != 0 {
+			t.Fatalf("order %d: %+v", i, r.sum)
+		}
+		got := map[string][]byte{}
+		for _, b := range r.cls {
+			o, _ := schemas.ParseOutput(b)
+			got[o.MsgId] = o.Body
+		}
+		if want == nil {
+			want = got
+			continue
+		}
+		if len(got) != len(want) {
+			t.Fatalf("order %d: %d CLS, want %d", i, len(got), len(want))
+		}
+		for id, body := range want {
+			if !bytes.Equal(got[id], body) {
+				t.Fatalf("order %d: %s differs:\n%s\n%s", i, id, got[id], body)
+			}
+		}
+	}
+}
+
+// TestRealisticOrderIndependent: a realistic set in three orders gives the
+// same final outcome per trade and the same rejection codes.
+func TestRealisticOrderIndependent(t *testing.T) {
+	recs, _, _ := generate(t, 1500, workload.Realistic, 11)
+	var want []string
+	var wantReasons map[string]int
+	for i, order := range [][][]byte{recs, shuffled(recs, 1), shuffled(recs, 2)} {
+		r := run(t, order)
+		got := r.led.Outcomes()
+		if want == nil {
+			want, wantReasons = got, r.led.Reasons
+			continue
+		}
+		if !slices.Equal(got, want) {
+			for j := range min(len(got), len(want)) {
+				if got[j] != want[j] {
+					t.Fatalf("order %d: first difference:\n%s\n%s", i, got[j], want[j])
+				}
+			}
+			t.Fatalf("order %d: %d trades, want %d", i, len(got), len(want))
+		}
+		for code, n := range wantReasons {
+			if r.led.Reasons[code] != n {
+				t.Fatalf("order %d: %s %d, want %d", i, code, r.led.Reasons[code], n)
+			}
+		}
+	}
+}
+
+var _ = time.Second

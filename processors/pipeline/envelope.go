@@ -1,0 +1,248 @@
+package pipeline
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/schemas"
+)
+
+// Envelope is what travels between the stages: the inbound record's bytes
+// and origin, what the validate stage found, and the message's journey so far
+// (the audit event is written once, by the stage where the journey ends).
+type Envelope struct {
+	Kind        Kind
+	Partition   int32 // inbound partition and offset: the record's id
+	Offset      int64
+	InboundTS   int64 // inbound record timestamp, Unix µs: critical time starts here
+	Digest      matching.Digest
+	Reason      schemas.Reason // 0: valid
+	Detail      string
+	SenderKnown bool
+	NetUnits    int8
+	TradeKey    schemas.TradeKey
+	Created     int64
+	Sender      string
+	MsgId       string
+	Type        schemas.MsgType // 0 when not read
+	Function    schemas.Function
+	Clock       int64 // KindExpire: the event-time clock that made the trade due
+	Steps       []Step
+	Raw         []byte
+}
+
+// Kind of envelope.
+type Kind uint8
+
+const (
+	KindVerdict   Kind = iota + 1 // validate -> identity
+	KindAccepted                  // identity -> match: a new message
+	KindDuplicate                 // identity -> match: an exact duplicate of an accepted one
+	KindExpire                    // match loopback: look at this trade's retention
+)
+
+// Step is one stage's handling of a message.
+type Step struct {
+	Stage Stage
+	At    int64 // Unix µs
+	Event Event
+}
+
+// Stage names.
+type Stage uint8
+
+const (
+	StageValidate Stage = iota + 1
+	StageIdentity
+	StageMatch
+)
+
+var stageNames = [...]string{"", "validate", "identity", "match"}
+
+func (s Stage) String() string {
+	if int(s) < len(stageNames) {
+		return stageNames[s]
+	}
+	return "?"
+}
+
+// Event is what a stage did.
+type Event uint8
+
+const (
+	EventValid     Event = iota + 1 // passed validation
+	EventInvalid                    // failed a rule, identity readable (decided at identity)
+	EventRejected                   // exception written
+	EventAccepted                   // identity claimed
+	EventDuplicate                  // exact duplicate
+	EventApplied                    // applied to its trade
+	EventReemitted                  // duplicate answered from the trade
+	EventExpired                    // trade purged by retention
+)
+
+var eventNames = [...]string{"", "valid", "invalid", "rejected", "accepted", "duplicate", "applied", "reemitted", "expired"}
+
+func (e Event) String() string {
+	if int(e) < len(eventNames) {
+		return eventNames[e]
+	}
+	return "?"
+}
+
+// Hash16 is the first 16 hex digits of the record's SHA-256 (NACK MsgIds).
+func (e *Envelope) Hash16() string { return hex.EncodeToString(e.Digest[:8]) }
+
+// IdentityKey is the key of the verdicts stream: Sender:MsgId (a BIC has no colon).
+func IdentityKey(sender, msgId string) string { return sender + ":" + msgId }
+
+const envelopeV1 = 1
+
+// Marshal encodes the envelope.
+func (e *Envelope) Marshal() []byte {
+	b := make([]byte, 0, 128+len(e.Detail)+len(e.Raw)+8*len(e.Steps))
+	b = append(b, envelopeV1, byte(e.Kind))
+	b = binary.AppendVarint(b, int64(e.Partition))
+	b = binary.AppendVarint(b, e.Offset)
+	b = binary.AppendVarint(b, e.InboundTS)
+	b = append(b, e.Digest[:]...)
+	b = append(b, byte(e.Reason))
+	b = appendString(b, e.Detail)
+	if e.SenderKnown {
+		b = append(b, 1)
+	} else {
+		b = append(b, 0)
+	}
+	b = append(b, byte(e.NetUnits))
+	b = binary.BigEndian.AppendUint64(b, uint64(e.TradeKey))
+	b = binary.AppendVarint(b, e.Created)
+	b = appendString(b, e.Sender)
+	b = appendString(b, e.MsgId)
+	b = append(b, byte(e.Type), byte(e.Function))
+	b = binary.AppendVarint(b, e.Clock)
+	b = binary.AppendUvarint(b, uint64(len(e.Steps)))
+	for _, s := range e.Steps {
+		b = append(b, byte(s.Stage), byte(s.Event))
+		b = binary.AppendVarint(b, s.At)
+	}
+	return appendString(b, string(e.Raw)) // Raw last: the bulk of the bytes
+}
+
+var errEnvelope = errors.New("pipeline: bad envelope")
+
+// UnmarshalEnvelope decodes Marshal. Raw aliases b.
+func UnmarshalEnvelope(b []byte) (*Envelope, error) {
+	if len(b) < 2 || b[0] != envelopeV1 {
+		return nil, errEnvelope
+	}
+	r := &rd{b: b[2:]}
+	e := &Envelope{Kind: Kind(b[1])}
+	e.Partition = int32(r.varint())
+	e.Offset = r.varint()
+	e.InboundTS = r.varint()
+	copy(e.Digest[:], r.take(16))
+	e.Reason = schemas.Reason(r.byte())
+	e.Detail = string(r.str())
+	e.SenderKnown = r.byte() == 1
+	e.NetUnits = int8(r.byte())
+	e.TradeKey = schemas.TradeKey(binary.BigEndian.Uint64(r.take(8)))
+	e.Created = r.varint()
+	e.Sender = string(r.str())
+	e.MsgId = string(r.str())
+	e.Type, e.Function = schemas.MsgType(r.byte()), schemas.Function(r.byte())
+	e.Clock = r.varint()
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		return nil, errEnvelope
+	}
+	for i := uint64(0); i < n; i++ {
+		st := Step{Stage: Stage(r.byte()), Event: Event(r.byte())}
+		st.At = r.varint()
+		e.Steps = append(e.Steps, st)
+	}
+	e.Raw = r.str()
+	if r.bad {
+		return nil, errEnvelope
+	}
+	return e, nil
+}
+
+func appendString(b []byte, s string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(s)))
+	return append(b, s...)
+}
+
+type rd struct {
+	b   []byte
+	bad bool
+}
+
+func (r *rd) take(n int) []byte {
+	if n < 0 || n > len(r.b) {
+		r.bad = true
+		r.b = nil
+		return make([]byte, max(n, 0))
+	}
+	v := r.b[:n:n]
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *rd) byte() byte { return r.take(1)[0] }
+
+func (r *rd) varint() int64 {
+	v, n := binary.Varint(r.b)
+	if n <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *rd) uvarint() uint64 {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 {
+		r.bad = true
+		return 0
+	}
+	r.b = r.b[n:]
+	return v
+}
+
+func (r *rd) str() []byte {
+	n := r.uvarint()
+	if n > uint64(len(r.b)) {
+		r.bad = true
+		return nil
+	}
+	return r.take(int(n))
+}
+
+// identityEntry is the identity table's value: the digest accepted under an
+// identity, its Created (for forgetting it after the retention) and its trade.
+type identityEntry struct {
+	Digest   matching.Digest
+	Created  int64
+	TradeKey schemas.TradeKey
+}
+
+func (ie identityEntry) marshal() []byte {
+	b := make([]byte, 0, 33)
+	b = append(b, envelopeV1)
+	b = append(b, ie.Digest[:]...)
+	b = binary.BigEndian.AppendUint64(b, uint64(ie.Created))
+	return binary.BigEndian.AppendUint64(b, uint64(ie.TradeKey))
+}
+
+func unmarshalIdentity(b []byte) (identityEntry, bool) {
+	if len(b) != 33 || b[0] != envelopeV1 {
+		return identityEntry{}, false
+	}
+	var ie identityEntry
+	copy(ie.Digest[:], b[1:17])
+	ie.Created = int64(binary.BigEndian.Uint64(b[17:25]))
+	ie.TradeKey = schemas.TradeKey(binary.BigEndian.Uint64(b[25:33]))
+	return ie, true
+}

@@ -1,0 +1,124 @@
+package pipeline
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ste-utility/ste/schemas"
+)
+
+// Metrics are the processors' Prometheus metrics: per stage records in and
+// out, processing time and critical time (inbound record timestamp to the end
+// of the stage's work), per partition the event-time clock, plus rejections
+// by reason, open trades and rebalances. A nil *Metrics records nothing.
+type Metrics struct {
+	In         *prometheus.CounterVec
+	Out        *prometheus.CounterVec
+	Processing *prometheus.HistogramVec
+	Critical   *prometheus.HistogramVec
+	Clock      *prometheus.GaugeVec
+	Rejected   *prometheus.CounterVec
+	Accepted   *prometheus.CounterVec
+	Expired    *prometheus.CounterVec
+	Corrupt    *prometheus.CounterVec
+	OpenTrades *prometheus.GaugeVec
+	Rebalances prometheus.Counter
+	Lag        *prometheus.GaugeVec
+}
+
+// NewMetrics registers the metrics with reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		In: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_stage_records_in_total",
+			Help: "Records consumed per stage."}, []string{"stage"}),
+		Out: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_outputs_total",
+			Help: "Outputs emitted by type (ACK, NACK, STATUS, CLS)."}, []string{"type"}),
+		Processing: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "ste_stage_processing_seconds",
+			Help: "Time a stage spends on one record.", Buckets: prometheus.ExponentialBuckets(5e-6, 2, 16)}, []string{"stage"}),
+		Critical: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "ste_stage_critical_seconds",
+			Help:    "Critical time: from the inbound record's timestamp to the end of this stage's work.",
+			Buckets: prometheus.ExponentialBuckets(1e-4, 2, 20)}, []string{"stage"}),
+		Clock: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_event_time_clock_seconds",
+			Help: "Event-time clock (newest accepted Created) per match partition."}, []string{"partition"}),
+		Rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_rejected_total",
+			Help: "Records rejected, by reason."}, []string{"reason"}),
+		Accepted: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_matched_messages_total",
+			Help: "Messages handled by the match stage: new or duplicate."}, []string{"kind"}),
+		Expired: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_trades_purged_total",
+			Help: "Trades purged by retention; expired = with a STATUS EXPIRED."}, []string{"kind"}),
+		Corrupt: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_corrupt_records_total",
+			Help: "Internal records or state values that could not be read (skipped, never fatal)."}, []string{"stage"}),
+		OpenTrades: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_open_trades",
+			Help: "Trades and tombstones held per match partition."}, []string{"partition"}),
+		Rebalances: prometheus.NewCounter(prometheus.CounterOpts{Name: "ste_rebalances_total",
+			Help: "Partition assignments received by this instance's groups."}),
+		Lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_consumer_lag",
+			Help: "Records behind the end of each stage's input, per partition."}, []string{"stage", "partition"}),
+	}
+	reg.MustRegister(m.In, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
+		m.Corrupt, m.OpenTrades, m.Rebalances, m.Lag)
+	return m
+}
+
+func (m *Metrics) observe(st Stage, p int32, start time.Time, inboundTS int64) {
+	if m == nil {
+		return
+	}
+	name := st.String()
+	m.In.WithLabelValues(name).Inc()
+	m.Processing.WithLabelValues(name).Observe(time.Since(start).Seconds())
+	if inboundTS > 0 {
+		m.Critical.WithLabelValues(name).Observe(float64(time.Now().UnixMicro()-inboundTS) / 1e6)
+	}
+}
+
+func (m *Metrics) rejected(r schemas.Reason) {
+	if m != nil {
+		m.Rejected.WithLabelValues(r.String()).Inc()
+	}
+}
+
+func (m *Metrics) accepted(dup bool) {
+	if m == nil {
+		return
+	}
+	if dup {
+		m.Accepted.WithLabelValues("duplicate").Inc()
+	} else {
+		m.Accepted.WithLabelValues("new").Inc()
+	}
+}
+
+func (m *Metrics) expired(withStatus bool) {
+	if m == nil {
+		return
+	}
+	if withStatus {
+		m.Expired.WithLabelValues("expired").Inc()
+	} else {
+		m.Expired.WithLabelValues("silent").Inc()
+	}
+}
+
+func (m *Metrics) corrupt(st Stage) {
+	if m != nil {
+		m.Corrupt.WithLabelValues(st.String()).Inc()
+	}
+}
+
+func (m *Metrics) emitted(outs []schemas.Output) {
+	if m == nil {
+		return
+	}
+	for i := range outs {
+		m.Out.WithLabelValues(outs[i].Type.String()).Inc()
+	}
+}
+
+func (m *Metrics) clock(p int32, clock int64) {
+	if m != nil {
+		m.Clock.WithLabelValues(strconv.Itoa(int(p))).Set(float64(clock) / 1e9)
+	}
+}

@@ -1,0 +1,66 @@
+// Package pipeline declares the Kafka topology of STE in one place: the goka
+// groups, the streams between them, their tables, keys and the partitioner,
+// for one namespace. Three groups run in every `ste process`:
+//
+//	<ns>.inbound ──validate──▶ <ns>.v1.verdicts ──identity──▶ <ns>.v1.accepted ──match──▶ <ns>.cls
+//	 (any key)    stateless     key Sender|MsgId   table:        key trade key     table:    <ns>.outbound
+//	                                               identities                      trades    <ns>.exceptions, <ns>.audit
+//
+// Inbound is keyed by whoever produced it, so nothing can be co-partitioned
+// with it: the stateless validate stage re-keys every message by its
+// identity, the identity stage (global exact and conflicting duplicates)
+// re-keys accepted messages by trade key, and the match stage holds each
+// trade's compact state in a changelog-backed goka table.
+package pipeline
+
+import (
+	"hash"
+	"hash/fnv"
+)
+
+// StateVersion is in every internal topic and group name, so that a new state
+// layout lives beside the old one (a migration replays into it).
+const StateVersion = "v1"
+
+// Names are the topic and group names of one namespace.
+type Names struct{ NS string }
+
+// Contract topics (messages.md section 1).
+func (n Names) Inbound() string    { return n.NS + ".inbound" }
+func (n Names) CLS() string        { return n.NS + ".cls" }
+func (n Names) Outbound() string   { return n.NS + ".outbound" }
+func (n Names) Exceptions() string { return n.NS + ".exceptions" }
+func (n Names) Audit() string      { return n.NS + ".audit" }
+func (n Names) Refdata() string    { return n.NS + ".refdata" }
+func (n Names) Monitor() string    { return n.NS + ".monitor" }
+
+func (n Names) internal(s string) string { return n.NS + "." + StateVersion + "." + s }
+
+// Internal streams.
+func (n Names) Verdicts() string { return n.internal("verdicts") }
+func (n Names) Accepted() string { return n.internal("accepted") }
+
+// Groups; goka names a group's table "<group>-table" and its loopback
+// "<group>-loop".
+func (n Names) ValidateGroup() string { return n.internal("validate") }
+func (n Names) IdentityGroup() string { return n.internal("identity") }
+func (n Names) MatchGroup() string    { return n.internal("match") }
+
+// Table is the changelog topic goka uses for a group's table.
+func Table(group string) string { return group + "-table" }
+
+// Loop is the loopback topic goka uses for a group.
+func Loop(group string) string { return group + "-loop" }
+
+// KeyHash is the one partitioner of STE: FNV-1a 32 over the key, modulo the
+// partition count — what goka (through sarama) uses. Every franz-go producer
+// of records that goka reads must use the same (see topics.Partitioner),
+// or a trade's messages and its state land in different partitions.
+func KeyHash() hash.Hash32 { return fnv.New32a() }
+
+// Fnv32a is KeyHash as a function, the form franz-go's SaramaCompatHasher takes.
+func Fnv32a(b []byte) uint32 {
+	h := fnv.New32a()
+	h.Write(b)
+	return h.Sum32()
+}

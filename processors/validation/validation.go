@@ -1,0 +1,281 @@
+// Package validation is section 4 of the contract: every rule that needs
+// reference data, checked in the contract's order so that the first failing
+// rule gives the code. It is a pure function of the message, the reference
+// data and the wall clock (for Created too far ahead), which is why the
+// pipeline can run it in parallel before the stateful stages; the one
+// stateful rule, CONFLICTING_DUPLICATE, is decided where identities are kept.
+package validation
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/decimal"
+	"github.com/ste-utility/ste/schemas/refdata"
+)
+
+// MaxAhead is how far a message's Created may be ahead of the wall clock.
+const MaxAhead = 24 * time.Hour
+
+// Validator checks messages against the current reference data. It is safe
+// for concurrent use; SetRefdata swaps the data atomically, so a change applies
+// to the next message without a restart.
+type Validator struct {
+	ref        atomic.Pointer[refdata.Set]
+	now        func() time.Time
+	skipVerify bool
+}
+
+// Option configures a Validator.
+type Option func(*Validator)
+
+// WithClock sets the wall clock used for the Created rule. Default time.Now.
+func WithClock(now func() time.Time) Option { return func(v *Validator) { v.now = now } }
+
+// WithoutSignatureVerification skips the Ed25519 check (but not the presence
+// and form of <Sig>). Only for benchmarks that measure everything else;
+// results say so. Default: verification on.
+func WithoutSignatureVerification() Option { return func(v *Validator) { v.skipVerify = true } }
+
+// New returns a validator over ref.
+func New(ref *refdata.Set, opts ...Option) *Validator {
+	v := &Validator{now: time.Now}
+	v.ref.Store(ref)
+	for _, o := range opts {
+		o(v)
+	}
+	return v
+}
+
+// SetRefdata replaces the reference data.
+func (v *Validator) SetRefdata(ref *refdata.Set) { v.ref.Store(ref) }
+
+// Refdata returns the current reference data.
+func (v *Validator) Refdata() *refdata.Set { return v.ref.Load() }
+
+// VerifiesSignatures reports whether signatures are verified.
+func (v *Validator) VerifiesSignatures() bool { return !v.skipVerify }
+
+// Verdict is the stateless part of handling one record.
+type Verdict struct {
+	Msg         *schemas.Message   // nil when the record could not be read as a message
+	Rej         *schemas.Rejection // nil when valid
+	Digest      matching.Digest    // first 16 bytes of SHA-256 of the record
+	Hash16      string             // first 16 hex digits of that SHA-256 (NACK MsgIds)
+	SenderKnown bool               // the Sender is a participant of any status: rejections get a NACK
+	NetUnits    int                // minor units of SettleCcy, when known
+}
+
+// Identity returns the message identity when the record has a readable one.
+func (vd *Verdict) Identity() (schemas.Identity, bool) {
+	if vd.Msg == nil || !schemas.IsBIC(vd.Msg.Sender) || !schemas.IsMsgId(vd.Msg.MsgId) {
+		return schemas.Identity{}, false
+	}
+	return vd.Msg.ID(), true
+}
+
+// Inbound is the accepted message as the matching engine takes it.
+func (vd *Verdict) Inbound() *matching.Inbound {
+	return &matching.Inbound{Msg: vd.Msg, Digest: vd.Digest, NetUnits: vd.NetUnits}
+}
+
+// Inspect decodes and validates one record: everything of section 4 but
+// CONFLICTING_DUPLICATE. dec must not be shared between goroutines.
+func (v *Validator) Inspect(dec *schemas.Decoder, rec []byte) Verdict {
+	sum := sha256.Sum256(rec)
+	vd := Verdict{Hash16: hex.EncodeToString(sum[:8])}
+	copy(vd.Digest[:], sum[:16])
+	m, rej := dec.Decode(rec)
+	vd.Msg = m
+	ref := v.ref.Load()
+	if m != nil && m.Sender != "" {
+		_, vd.SenderKnown = ref.Participant(m.Sender)
+	}
+	if rej == nil {
+		rej = v.check(ref, m, &vd)
+	}
+	vd.Rej = rej
+	return vd
+}
+
+func reject(r schemas.Reason, detail string) *schemas.Rejection {
+	return &schemas.Rejection{Reason: r, Detail: detail}
+}
+
+// check runs the rules from UNKNOWN_SENDER to BAD_AMOUNT in contract order.
+func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict) *schemas.Rejection {
+	// UNKNOWN_SENDER
+	sender, ok := ref.Participant(m.Sender)
+	if !ok {
+		return reject(schemas.UnknownSender, "Sender "+m.Sender+" is not a participant in the reference data")
+	}
+	if sender.Status != refdata.Active {
+		return reject(schemas.UnknownSender, "Sender "+m.Sender+" is "+string(sender.Status)+", not ACTIVE")
+	}
+	// SIGNATURE
+	if problem := v.signatureProblem(sender.PublicKey, m); problem != "" {
+		return reject(schemas.Signature, problem)
+	}
+	// NOT_AUTHORISED: the "sent by" column of section 3, for every Function.
+	if who, party := sentBy(m); m.Sender != party {
+		return reject(schemas.NotAuthorised, m.Type.String()+" must be sent by the "+who+" named in it ("+party+"), not by "+m.Sender)
+	}
+	// UNKNOWN_PARTY
+	for _, p := range []struct {
+		field, bic string
+		role       refdata.Role
+		roleName   string
+	}{
+		{"Broker", m.Key.Broker, refdata.RoleBroker, "BROKER"},
+		{"InvMgr", m.Key.InvMgr, refdata.RoleInvMgr, "INVMGR"},
+		{"Custodian", m.Custodian, refdata.RoleCustodian, "CUSTODIAN"},
+		{"PSET", m.PSET, refdata.RoleCSD, "CSD"},
+	} {
+		if p.bic == "" {
+			continue // absent on this type or this CANCEL
+		}
+		part, ok := ref.Participant(p.bic)
+		switch {
+		case !ok:
+			return reject(schemas.UnknownParty, p.field+" "+p.bic+" is not a participant in the reference data")
+		case part.Status != refdata.Active:
+			return reject(schemas.UnknownParty, p.field+" "+p.bic+" is "+string(part.Status)+", not ACTIVE")
+		case !part.Roles.Has(p.role):
+			return reject(schemas.UnknownParty, p.field+" "+p.bic+" does not have the role "+p.roleName)
+		}
+	}
+	// UNKNOWN_SECURITY
+	if !refdata.ISINCheckDigitValid(m.Key.ISIN) {
+		return reject(schemas.UnknownSecurity, "ISIN "+m.Key.ISIN+" has a wrong check digit")
+	}
+	sec, ok := ref.Security(m.Key.ISIN)
+	if !ok {
+		return reject(schemas.UnknownSecurity, "ISIN "+m.Key.ISIN+" is not in the securities reference data")
+	}
+	if sec.Status != refdata.Active {
+		return reject(schemas.UnknownSecurity, "ISIN "+m.Key.ISIN+" is "+string(sec.Status)+", not ACTIVE")
+	}
+	// UNKNOWN_CURRENCY
+	var tradeCcy, settleCcy refdata.Currency
+	for _, c := range []struct {
+		field, code string
+		dst         *refdata.Currency
+	}{{"TradeCcy", m.TradeCcy, &tradeCcy}, {"SettleCcy", m.SettleCcy, &settleCcy}} {
+		if c.code == "" {
+			continue
+		}
+		cur, ok := ref.Currency(c.code)
+		if !ok {
+			return reject(schemas.UnknownCurrency, c.field+" "+c.code+" is not in the currency reference data")
+		}
+		*c.dst = cur
+	}
+	vd.NetUnits = settleCcy.MinorUnits
+	// BAD_DATE
+	if m.Has.Has(schemas.FSettleDate) {
+		if m.SettleDate < m.TradeDate {
+			return reject(schemas.BadDate, "SettleDate "+m.SettleDate.String()+" is before TradeDate "+m.TradeDate.String())
+		}
+		if m.SettleDate.IsWeekend() {
+			return reject(schemas.BadDate, "SettleDate "+m.SettleDate.String()+" is a "+m.SettleDate.Weekday().String()+", not a business day")
+		}
+		if ref.IsHoliday(sec.Country, m.SettleDate) {
+			return reject(schemas.BadDate, "SettleDate "+m.SettleDate.String()+" is a holiday in "+sec.Country+", the country of "+m.Key.ISIN)
+		}
+	}
+	if m.Created > v.now().Add(MaxAhead).UnixNano() {
+		return reject(schemas.BadDate, "Created "+schemas.FormatTimestamp(m.Created)+" is more than 24 h ahead of the utility's clock")
+	}
+	// BAD_AMOUNT
+	return badAmount(m, tradeCcy, settleCcy)
+}
+
+func (v *Validator) signatureProblem(pub []byte, m *schemas.Message) string {
+	if v.skipVerify {
+		if !m.HasSig || m.Sig == "" {
+			return "<Sig> is missing or empty"
+		}
+		return ""
+	}
+	return schemas.SignatureProblem(pub, m)
+}
+
+// sentBy names the party that may send m and its BIC in m.
+func sentBy(m *schemas.Message) (who, bic string) {
+	switch m.Type {
+	case schemas.ALC:
+		return "InvMgr", m.Key.InvMgr
+	case schemas.SET:
+		return "Custodian", m.Custodian
+	}
+	return "Broker", m.Key.Broker
+}
+
+func badAmount(m *schemas.Message, tradeCcy, settleCcy refdata.Currency) *schemas.Rejection {
+	if m.Has.Has(schemas.FQuantity) && m.Quantity <= 0 {
+		return reject(schemas.BadAmount, "Quantity "+strconv.FormatInt(m.Quantity, 10)+" is not positive")
+	}
+	if m.Has.Has(schemas.FPrice) && m.Price.Sign() <= 0 {
+		return reject(schemas.BadAmount, "Price "+m.Price.String()+" is not positive")
+	}
+	// Amounts are in TradeCcy (NPR gross, commission, fees) or SettleCcy (net).
+	for _, a := range []struct {
+		f   schemas.Field
+		val decimal.Dec
+		ccy refdata.Currency
+	}{
+		{schemas.FGrossAmount, m.GrossAmount, tradeCcy},
+		{schemas.FCommission, m.Commission, tradeCcy},
+		{schemas.FFees, m.Fees, tradeCcy},
+		{schemas.FNetAmount, m.NetAmount, settleCcy},
+	} {
+		if m.Has.Has(a.f) && a.ccy.Code != "" && !a.val.FitsUnits(a.ccy.MinorUnits) {
+			return reject(schemas.BadAmount, a.f.String()+" "+a.val.String()+" is not a whole number of "+a.ccy.Code+
+				" minor units ("+strconv.Itoa(a.ccy.MinorUnits)+" decimals)")
+		}
+	}
+	if m.Type != schemas.NPR {
+		return nil
+	}
+	has := func(fs ...schemas.Field) bool {
+		for _, f := range fs {
+			if !m.Has.Has(f) {
+				return false
+			}
+		}
+		return true
+	}
+	if has(schemas.FSettleCcy, schemas.FTradeCcy) && m.SettleCcy != m.TradeCcy {
+		return reject(schemas.BadAmount, "SettleCcy "+m.SettleCcy+" differs from TradeCcy "+m.TradeCcy+" (no FX settlement in version 1)")
+	}
+	if has(schemas.FGrossAmount, schemas.FQuantity, schemas.FPrice, schemas.FTradeCcy) {
+		want, ok := decimal.MulRound(m.Quantity, m.Price, tradeCcy.MinorUnits)
+		if !ok || want != m.GrossAmount {
+			return reject(schemas.BadAmount, "GrossAmount "+m.GrossAmount.Fixed(tradeCcy.MinorUnits)+" is not Quantity × Price = "+
+				want.Fixed(tradeCcy.MinorUnits)+" "+tradeCcy.Code)
+		}
+	}
+	if has(schemas.FGrossAmount, schemas.FCommission, schemas.FFees, schemas.FNetAmount) {
+		var want decimal.Dec
+		ok1, ok2 := true, true
+		sign := "+"
+		if m.Side == schemas.BUY {
+			want, ok1 = decimal.Add(m.GrossAmount, m.Commission)
+			want, ok2 = decimal.Add(want, m.Fees)
+		} else {
+			sign = "−"
+			want, ok1 = decimal.Sub(m.GrossAmount, m.Commission)
+			want, ok2 = decimal.Sub(want, m.Fees)
+		}
+		if !ok1 || !ok2 || want != m.NetAmount {
+			return reject(schemas.BadAmount, "NetAmount "+m.NetAmount.String()+" is not GrossAmount "+sign+" Commission "+sign+
+				" Fees = "+want.String()+" for a "+m.Side.String())
+		}
+	}
+	return nil
+}

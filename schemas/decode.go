@@ -1,0 +1,552 @@
+package schemas
+
+import (
+	"strconv"
+	"time"
+	"unicode/utf8"
+	"unsafe"
+
+	"github.com/ste-utility/ste/schemas/date"
+	"github.com/ste-utility/ste/schemas/decimal"
+	"github.com/ste-utility/ste/schemas/xmltext"
+)
+
+// Decoder turns records into Messages: TOO_LARGE, MALFORMED and SCHEMA are
+// decided here, the rules that need reference data later. A Decoder reuses the
+// XML scanner's buffers, so use one per goroutine.
+type Decoder struct {
+	doc  xmltext.Document
+	kids []int
+}
+
+// header field slots, in the order their SCHEMA checks run.
+const (
+	hMsgId = iota
+	hMsgType
+	hFunction
+	hSender
+	hCreated
+	hRelatedMsgId
+	numHeader
+)
+
+var headerNames = [numHeader]string{"MsgId", "MsgType", "Function", "Sender", "Created", "RelatedMsgId"}
+
+// key field slots.
+const (
+	kTradeRef = iota
+	kTradeDate
+	kISIN
+	kSide
+	kBroker
+	kInvMgr
+	numKey
+)
+
+var keyNames = [numKey]string{"TradeRef", "TradeDate", "ISIN", "Side", "Broker", "InvMgr"}
+
+// raw holds the trimmed texts of the fields before type checks.
+type raw struct {
+	header  [numHeader]string
+	hasH    [numHeader]bool
+	key     [numKey]string
+	hasK    [numKey]bool
+	body    [numFields]string
+	hasB    [numFields]bool
+	problem string // first structural SCHEMA problem (a field given twice, markup in a field)
+}
+
+// Decode reads one record. It returns the message as far as it could be read
+// (nil only when not even its markup could be read) and the rejection, if any.
+// On SCHEMA errors Sender and MsgId are still filled in where present, because
+// exceptions and NACKs name them.
+func (d *Decoder) Decode(rec []byte) (*Message, *Rejection) {
+	if len(rec) > MaxRecord {
+		return nil, reject(TooLarge, "record is "+strconv.Itoa(len(rec))+" bytes; the limit is 65536")
+	}
+	if err := d.doc.Parse(rec); err != nil {
+		return nil, reject(Malformed, "not well-formed XML: "+err.Error())
+	}
+	els := d.doc.Elements
+	if string(els[0].Name) != "Msg" {
+		return nil, reject(Malformed, "root element is <"+string(els[0].Name)+">, want <Msg>")
+	}
+	// One copy of the record as a string: every field is a substring of it, so
+	// decoding costs one allocation for text however many fields there are.
+	text := string(rec)
+	str := func(b []byte) string {
+		if len(b) == 0 {
+			return ""
+		}
+		off := uintptr(unsafe.Pointer(unsafe.SliceData(b))) - uintptr(unsafe.Pointer(unsafe.SliceData(rec)))
+		if off < uintptr(len(rec)) && int(off)+len(b) <= len(rec) {
+			return text[off : int(off)+len(b)]
+		}
+		return string(b) // decoded text (entities, CDATA) lives in the scanner's scratch
+	}
+
+	m := &Message{Raw: rec, SignedStart: -1, SignedEnd: -1}
+	var r raw
+	header, body, sig := -1, -1, -1
+	d.kids = d.doc.Children(d.kids[:0], 0)
+	for _, i := range d.kids {
+		switch string(els[i].Name) {
+		case "Header":
+			if header >= 0 {
+				r.note("<Header> given twice")
+				continue
+			}
+			header = i
+		case "Body":
+			if body >= 0 {
+				r.note("<Body> given twice")
+				continue
+			}
+			body = i
+		case "Sig":
+			if sig >= 0 {
+				r.note("<Sig> given twice")
+				continue
+			}
+			sig = i
+		}
+	}
+	if header < 0 || body < 0 {
+		missing := "<Header>"
+		if header >= 0 {
+			missing = "<Body>"
+		}
+		return nil, reject(Malformed, "<Msg> has no "+missing+" element")
+	}
+	if els[header].Start < els[body].Start {
+		m.SignedStart, m.SignedEnd = int(els[header].Start), int(els[body].End)
+	}
+	if sig >= 0 {
+		m.HasSig = true
+		m.Sig = str(trim(els[sig].Text))
+		for _, a := range els[sig].Attrs {
+			if string(a.Name) == "alg" {
+				m.HasSigAlg, m.SigAlg = true, str(trim(a.Value))
+			}
+		}
+	}
+
+	d.kids = d.doc.Children(d.kids[:0], header)
+	for _, i := range d.kids {
+		if slot := headerSlot(els[i].Name); slot >= 0 {
+			r.set(&r.header[slot], &r.hasH[slot], headerNames[slot], &els[i], str)
+		}
+	}
+	d.kids = d.doc.Children(d.kids[:0], body)
+	for _, i := range d.kids {
+		name := els[i].Name
+		if slot := keySlot(name); slot >= 0 {
+			r.set(&r.key[slot], &r.hasK[slot], keyNames[slot], &els[i], str)
+		} else if f, ok := fieldByName(name); ok {
+			r.bodyField(f, &els[i], str)
+		}
+	}
+	// Identity first: exceptions and NACKs name it even when the rest is bad.
+	m.Sender = r.header[hSender]
+	m.MsgId = r.header[hMsgId]
+	if rej := r.check(m); rej != nil {
+		return m, rej
+	}
+	return m, nil
+}
+
+func (r *raw) note(problem string) {
+	if r.problem == "" {
+		r.problem = problem
+	}
+}
+
+func (r *raw) set(dst *string, has *bool, name string, el *xmltext.Element, str func([]byte) string) {
+	if *has {
+		r.note("<" + name + "> given twice")
+		return
+	}
+	*has = true
+	if el.Children > 0 {
+		r.note("<" + name + "> must hold text, not elements")
+	}
+	*dst = str(trim(el.Text))
+}
+
+// bodyField records a body field; whether it belongs to the message's type is
+// decided in check, once the type is known (fields of other types are unknown
+// elements and ignored, so a repeated one is not an error either).
+func (r *raw) bodyField(f Field, el *xmltext.Element, str func([]byte) string) {
+	if r.hasB[f] {
+		// Remember the repetition under the field's own flag; check reports it
+		// only if the field belongs to the type.
+		r.body[f] = "\x00dup"
+		return
+	}
+	r.hasB[f] = true
+	if el.Children > 0 {
+		r.body[f] = "\x00markup"
+		return
+	}
+	r.body[f] = str(trim(el.Text))
+}
+
+// check applies the SCHEMA rules in a fixed order and fills m.
+func (r *raw) check(m *Message) *Rejection {
+	if r.problem != "" {
+		return reject(Schema, r.problem)
+	}
+	for slot := 0; slot < hRelatedMsgId; slot++ {
+		if !r.hasH[slot] || r.header[slot] == "" {
+			return reject(Schema, "Header field <"+headerNames[slot]+"> is missing or empty")
+		}
+	}
+	if !IsMsgId(m.MsgId) {
+		return reject(Schema, "MsgId "+strconv.Quote(m.MsgId)+" must be 1 to 64 characters of A-Z a-z 0-9 . _ : -")
+	}
+	var ok bool
+	if m.Type, ok = ParseMsgType(r.header[hMsgType]); !ok {
+		return reject(Schema, "MsgType "+strconv.Quote(r.header[hMsgType])+" is not NOE, ALC, NPR or SET")
+	}
+	if m.Function, ok = ParseFunction(r.header[hFunction]); !ok {
+		return reject(Schema, "Function "+strconv.Quote(r.header[hFunction])+" is not NEW, CANCEL or REPLACE")
+	}
+	if !IsBIC(m.Sender) {
+		return reject(Schema, "Sender "+strconv.Quote(m.Sender)+" is not a BIC (8 or 11 of A-Z 0-9)")
+	}
+	created, err := ParseTimestamp(r.header[hCreated])
+	if err != nil {
+		return reject(Schema, "Created "+strconv.Quote(r.header[hCreated])+" is not an RFC 3339 timestamp")
+	}
+	m.Created = created
+	if m.Function != NEW {
+		m.RelatedMsgId = r.header[hRelatedMsgId]
+		if m.RelatedMsgId == "" {
+			return reject(Schema, "RelatedMsgId is required on "+m.Function.String())
+		}
+		if !IsMsgId(m.RelatedMsgId) {
+			return reject(Schema, "RelatedMsgId "+strconv.Quote(m.RelatedMsgId)+" is not of the MsgId form")
+		}
+	}
+
+	for slot := 0; slot < numKey; slot++ {
+		if !r.hasK[slot] || r.key[slot] == "" {
+			return reject(Schema, "Body field <"+keyNames[slot]+"> is missing or empty")
+		}
+	}
+	k := &m.Key
+	k.TradeRef, k.TradeDate, k.ISIN = r.key[kTradeRef], r.key[kTradeDate], r.key[kISIN]
+	k.Side, k.Broker, k.InvMgr = r.key[kSide], r.key[kBroker], r.key[kInvMgr]
+	if utf8.RuneCountInString(k.TradeRef) > 35 {
+		return reject(Schema, "TradeRef is longer than 35 characters")
+	}
+	if m.TradeDate, err = date.Parse(k.TradeDate); err != nil {
+		return reject(Schema, "TradeDate "+strconv.Quote(k.TradeDate)+" is not a YYYY-MM-DD date")
+	}
+	if !IsISIN(k.ISIN) {
+		return reject(Schema, "ISIN "+strconv.Quote(k.ISIN)+" is not 12 of A-Z 0-9")
+	}
+	switch k.Side {
+	case "BUY":
+		m.Side = BUY
+	case "SELL":
+		m.Side = SELL
+	default:
+		return reject(Schema, "Side "+strconv.Quote(k.Side)+" is not BUY or SELL")
+	}
+	if !IsBIC(k.Broker) {
+		return reject(Schema, "Broker "+strconv.Quote(k.Broker)+" is not a BIC (8 or 11 of A-Z 0-9)")
+	}
+	if !IsBIC(k.InvMgr) {
+		return reject(Schema, "InvMgr "+strconv.Quote(k.InvMgr)+" is not a BIC (8 or 11 of A-Z 0-9)")
+	}
+
+	// A CANCEL needs only the key fields (and a SET CANCEL its Custodian, which
+	// says who may send it); other fields it carries are checked like any other.
+	required := bodyFieldSets[m.Type]
+	if m.Function == CANCEL {
+		required = 0
+		if m.Type == SET {
+			required = fields(FCustodian)
+		}
+	}
+	for _, f := range BodyFields[m.Type] {
+		v, has := r.body[f], r.hasB[f]
+		switch {
+		case v == "\x00dup":
+			return reject(Schema, "<"+f.String()+"> given twice")
+		case v == "\x00markup":
+			return reject(Schema, "<"+f.String()+"> must hold text, not elements")
+		case !has || v == "":
+			if required.Has(f) {
+				return reject(Schema, m.Type.String()+" "+m.Function.String()+" needs <"+f.String()+">; it is missing or empty")
+			}
+			continue
+		}
+		if rej := m.setField(f, v); rej != nil {
+			return rej
+		}
+		m.Has |= 1 << f
+	}
+	return nil
+}
+
+func (m *Message) setField(f Field, v string) *Rejection {
+	switch f {
+	case FQuantity:
+		n, ok := ParseInteger(v)
+		if !ok {
+			return reject(Schema, "Quantity "+strconv.Quote(v)+" is not a whole number of shares")
+		}
+		m.Quantity = n
+	case FAllocCount:
+		n, ok := ParseInteger(v)
+		if !ok || n < 1 || n > 1<<20 {
+			return reject(Schema, "AllocCount "+strconv.Quote(v)+" is not a positive integer")
+		}
+		m.AllocCount = int(n)
+	case FPrice:
+		d, written, err := decimal.Parse(v)
+		if err != nil {
+			return reject(Schema, "Price "+strconv.Quote(v)+" is not a decimal number")
+		}
+		if written > 6 {
+			return reject(Schema, "Price "+strconv.Quote(v)+" has more than 6 decimals")
+		}
+		m.Price = d
+	case FGrossAmount, FCommission, FFees, FNetAmount:
+		d, _, err := decimal.Parse(v)
+		if err != nil {
+			return reject(Schema, f.String()+" "+strconv.Quote(v)+" is not a decimal number")
+		}
+		switch f {
+		case FGrossAmount:
+			m.GrossAmount = d
+		case FCommission:
+			m.Commission = d
+		case FFees:
+			m.Fees = d
+		default:
+			m.NetAmount = d
+		}
+	case FTradeCcy, FSettleCcy:
+		if !IsCurrencyCode(v) {
+			return reject(Schema, f.String()+" "+strconv.Quote(v)+" is not 3 of A-Z")
+		}
+		if f == FTradeCcy {
+			m.TradeCcy = v
+		} else {
+			m.SettleCcy = v
+		}
+	case FSettleDate:
+		d, err := date.Parse(v)
+		if err != nil {
+			return reject(Schema, "SettleDate "+strconv.Quote(v)+" is not a YYYY-MM-DD date")
+		}
+		m.SettleDate = d
+	case FMarket:
+		if !IsMIC(v) {
+			return reject(Schema, "Market "+strconv.Quote(v)+" is not a MIC (4 of A-Z 0-9)")
+		}
+		m.Market = v
+	case FExecTime:
+		t, err := ParseTimestamp(v)
+		if err != nil {
+			return reject(Schema, "ExecTime "+strconv.Quote(v)+" is not an RFC 3339 timestamp")
+		}
+		m.ExecTime = t
+	case FCustodian, FPSET:
+		if !IsBIC(v) {
+			return reject(Schema, f.String()+" "+strconv.Quote(v)+" is not a BIC (8 or 11 of A-Z 0-9)")
+		}
+		if f == FCustodian {
+			m.Custodian = v
+		} else {
+			m.PSET = v
+		}
+	case FAccount:
+		m.Account = v
+	case FSafekeepingAccount:
+		m.SafekeepingAccount = v
+	case FCashAccount:
+		m.CashAccount = v
+	}
+	return nil
+}
+
+func headerSlot(name []byte) int {
+	switch string(name) {
+	case "MsgId":
+		return hMsgId
+	case "MsgType":
+		return hMsgType
+	case "Function":
+		return hFunction
+	case "Sender":
+		return hSender
+	case "Created":
+		return hCreated
+	case "RelatedMsgId":
+		return hRelatedMsgId
+	}
+	return -1
+}
+
+func keySlot(name []byte) int {
+	switch string(name) {
+	case "TradeRef":
+		return kTradeRef
+	case "TradeDate":
+		return kTradeDate
+	case "ISIN":
+		return kISIN
+	case "Side":
+		return kSide
+	case "Broker":
+		return kBroker
+	case "InvMgr":
+		return kInvMgr
+	}
+	return -1
+}
+
+func fieldByName(name []byte) (Field, bool) {
+	switch string(name) {
+	case "Quantity":
+		return FQuantity, true
+	case "Price":
+		return FPrice, true
+	case "TradeCcy":
+		return FTradeCcy, true
+	case "SettleDate":
+		return FSettleDate, true
+	case "Market":
+		return FMarket, true
+	case "ExecTime":
+		return FExecTime, true
+	case "AllocCount":
+		return FAllocCount, true
+	case "Account":
+		return FAccount, true
+	case "Custodian":
+		return FCustodian, true
+	case "PSET":
+		return FPSET, true
+	case "GrossAmount":
+		return FGrossAmount, true
+	case "Commission":
+		return FCommission, true
+	case "Fees":
+		return FFees, true
+	case "NetAmount":
+		return FNetAmount, true
+	case "SettleCcy":
+		return FSettleCcy, true
+	case "SafekeepingAccount":
+		return FSafekeepingAccount, true
+	case "CashAccount":
+		return FCashAccount, true
+	}
+	return 0, false
+}
+
+// trim removes XML white space (space, tab, CR, LF) around a value.
+func trim(b []byte) []byte {
+	i, j := 0, len(b)
+	for i < j && isSpace(b[i]) {
+		i++
+	}
+	for j > i && isSpace(b[j-1]) {
+		j--
+	}
+	return b[i:j]
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// IsBIC reports 8 or 11 characters of A-Z 0-9.
+func IsBIC(s string) bool {
+	return (len(s) == 8 || len(s) == 11) && upperAlnum(s)
+}
+
+// IsISIN reports 12 characters of A-Z 0-9 (the check digit is a reference-data rule).
+func IsISIN(s string) bool { return len(s) == 12 && upperAlnum(s) }
+
+// IsMIC reports 4 characters of A-Z 0-9 (ISO 10383 market identifier code).
+func IsMIC(s string) bool { return len(s) == 4 && upperAlnum(s) }
+
+// IsCurrencyCode reports 3 characters of A-Z.
+func IsCurrencyCode(s string) bool {
+	if len(s) != 3 {
+		return false
+	}
+	for i := 0; i < 3; i++ {
+		if s[i] < 'A' || s[i] > 'Z' {
+			return false
+		}
+	}
+	return true
+}
+
+// IsMsgId reports 1 to 64 characters of A-Z a-z 0-9 . _ : -
+func IsMsgId(s string) bool {
+	if len(s) == 0 || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '.' || c == '_' || c == ':' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
+
+func upperAlnum(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseInteger reads [+-]digits into an int64; "100.0" is not an integer.
+func ParseInteger(s string) (int64, bool) {
+	i := 0
+	neg := false
+	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+		neg = s[0] == '-'
+		i = 1
+	}
+	if i == len(s) || len(s)-i > 18 {
+		return 0, false
+	}
+	var n int64
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// ParseTimestamp reads an RFC 3339 timestamp into Unix nanoseconds.
+func ParseTimestamp(s string) (int64, error) {
+	t, err := time.Parse(time.RFC3339, s)
+	if err != nil {
+		return 0, err
+	}
+	return t.UnixNano(), nil
+}
+
+// FormatTimestamp writes UTC with milliseconds, the contract's output form.
+func FormatTimestamp(ns int64) string {
+	return time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000Z")
+}

@@ -1,0 +1,212 @@
+package schemas
+
+import (
+	"strconv"
+
+	"github.com/ste-utility/ste/schemas/date"
+	"github.com/ste-utility/ste/schemas/decimal"
+)
+
+// Output is one message the utility sends, before it is signed: the content
+// (Body) is fixed by the matching logic, the Header's Created is the wall clock
+// at signing time. Keeping them apart lets outputs be signed in parallel and
+// re-signed on re-emission without changing their content.
+type Output struct {
+	Type         MsgType  // ACK, NACK, STATUS or CLS
+	Function     Function // NEW, or CANCEL for a CLS CANCEL
+	MsgId        string
+	Receiver     string // the participant; the utility's own BIC for CLS
+	RelatedMsgId string // "" when the header carries none
+	Key          string // Kafka key: the receiver for outbound, the trade key for CLS
+	Body         []byte // inner XML of <Body>, escaped
+}
+
+// IsCLS reports whether o goes to the cls topic (else outbound).
+func (o *Output) IsCLS() bool { return o.Type == CLS }
+
+// Status is a STATUS value of section 6.
+type Status uint8
+
+const (
+	Matched Status = iota + 1
+	Mismatched
+	Unmatched
+	Expired
+)
+
+var statusNames = [...]string{"", "MATCHED", "MISMATCHED", "UNMATCHED", "EXPIRED"}
+
+func (s Status) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return ""
+}
+
+// Discrepancy is one failing criterion with the messages compared under it,
+// as "Sender:MsgId" tokens in byte order.
+type Discrepancy struct {
+	Criterion int
+	Tokens    []string
+}
+
+// CLSContent is the content of a CLS NEW.
+type CLSContent struct {
+	Key        Key
+	TradeKey   TradeKey
+	Version    int
+	Quantity   int64
+	Price      decimal.Dec
+	TradeCcy   string
+	SettleDate date.Date
+	MatchedAt  int64 // Unix nanoseconds
+	Legs       []Leg // ordered by Account, byte order
+}
+
+// Leg is one allocation of a CLS.
+type Leg struct {
+	Account            string
+	Quantity           int64
+	NetAmount          decimal.Dec
+	NetUnits           int // minor units of SettleCcy: amounts are written with exactly these
+	SettleCcy          string
+	Custodian          string
+	PSET               string
+	SafekeepingAccount string
+	CashAccount        string
+}
+
+// ACKBody is the body of an ACK.
+func ACKBody(related string) []byte {
+	return elem(nil, "RelatedMsgId", related)
+}
+
+// NACKBody is the body of a NACK.
+func NACKBody(related string, r Reason, detail string) []byte {
+	b := elem(nil, "RelatedMsgId", related)
+	b = elem(b, "Reason", r.String())
+	return elem(b, "Detail", detail)
+}
+
+// StatusBody is the body of a STATUS.
+func StatusBody(tk TradeKey, tradeRef string, s Status, ds []Discrepancy) []byte {
+	b := elem(nil, "TradeKey", tk.String())
+	b = elem(b, "TradeRef", tradeRef)
+	b = elem(b, "Status", s.String())
+	for _, d := range ds {
+		b = append(b, `<Discrepancy criterion="`...)
+		b = strconv.AppendInt(b, int64(d.Criterion), 10)
+		b = append(b, `">`...)
+		for i, t := range d.Tokens {
+			if i > 0 {
+				b = append(b, ' ')
+			}
+			b = escape(b, t)
+		}
+		b = append(b, "</Discrepancy>"...)
+	}
+	return b
+}
+
+// CLSBody is the body of a CLS NEW. Version is part of the body; callers
+// comparing content across versions compare with Version zeroed.
+func CLSBody(c *CLSContent) []byte {
+	b := make([]byte, 0, 512+256*len(c.Legs))
+	b = elem(b, "TradeRef", c.Key.TradeRef)
+	b = elem(b, "TradeDate", c.Key.TradeDate)
+	b = elem(b, "ISIN", c.Key.ISIN)
+	b = elem(b, "Side", c.Key.Side)
+	b = elem(b, "Broker", c.Key.Broker)
+	b = elem(b, "InvMgr", c.Key.InvMgr)
+	b = elem(b, "TradeKey", c.TradeKey.String())
+	b = elem(b, "Version", strconv.Itoa(c.Version))
+	b = elem(b, "Quantity", strconv.FormatInt(c.Quantity, 10))
+	b = elem(b, "Price", c.Price.String())
+	b = elem(b, "TradeCcy", c.TradeCcy)
+	b = elem(b, "SettleDate", c.SettleDate.String())
+	b = elem(b, "MatchedAt", FormatTimestamp(c.MatchedAt))
+	for i := range c.Legs {
+		l := &c.Legs[i]
+		b = append(b, "<Leg>"...)
+		b = elem(b, "Account", l.Account)
+		b = elem(b, "Quantity", strconv.FormatInt(l.Quantity, 10))
+		b = elem(b, "NetAmount", l.NetAmount.Fixed(l.NetUnits))
+		b = elem(b, "SettleCcy", l.SettleCcy)
+		b = elem(b, "Custodian", l.Custodian)
+		b = elem(b, "PSET", l.PSET)
+		b = elem(b, "SafekeepingAccount", l.SafekeepingAccount)
+		b = elem(b, "CashAccount", l.CashAccount)
+		b = append(b, "</Leg>"...)
+	}
+	return b
+}
+
+// CLSCancelBody is the body of a CLS CANCEL.
+func CLSCancelBody(tk TradeKey, version int) []byte {
+	b := elem(nil, "TradeKey", tk.String())
+	return elem(b, "Version", strconv.Itoa(version))
+}
+
+// Output MsgIds of section 6.
+
+// ACKId is the MsgId of the ACK of (sender, msgId).
+func ACKId(sender, msgId string) string { return "ACK:" + sender + ":" + msgId }
+
+// NACKId is the MsgId of a NACK; msgId is "-" when missing or not of its form.
+func NACKId(sender, msgId, recordHash16 string) string {
+	if !IsMsgId(msgId) {
+		msgId = "-"
+	}
+	return "NACK:" + sender + ":" + msgId + ":" + recordHash16
+}
+
+// StatusId is the MsgId of the n-th status change of a trade for one receiver.
+func StatusId(tk TradeKey, n int, receiver string) string {
+	return "ST:" + tk.String() + ":" + strconv.Itoa(n) + ":" + receiver
+}
+
+// CLSId is the MsgId of CLS NEW version v.
+func CLSId(tk TradeKey, v int) string { return "CLS-" + tk.String() + "-" + strconv.Itoa(v) }
+
+// CLSCancelId is the MsgId of the CANCEL of CLS version v.
+func CLSCancelId(tk TradeKey, v int) string { return CLSId(tk, v) + "-CANCEL" }
+
+func elem(b []byte, name, value string) []byte {
+	b = append(b, '<')
+	b = append(b, name...)
+	b = append(b, '>')
+	b = escape(b, value)
+	b = append(b, "</"...)
+	b = append(b, name...)
+	return append(b, '>')
+}
+
+// escape writes s as XML character data. Line breaks and tabs become character
+// references so that every output stays on one line of a message-set file and
+// keeps its value exactly.
+func escape(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; c {
+		case '&':
+			b = append(b, "&amp;"...)
+		case '<':
+			b = append(b, "&lt;"...)
+		case '>':
+			b = append(b, "&gt;"...)
+		case '"':
+			b = append(b, "&quot;"...)
+		case '\n':
+			b = append(b, "&#10;"...)
+		case '\r':
+			b = append(b, "&#13;"...)
+		case '\t':
+			b = append(b, "&#9;"...)
+		default:
+			b = append(b, c)
+		}
+	}
+	return b
+}
+
+// AppendEscaped writes s as XML character data (exported for message builders).
+func AppendEscaped(b []byte, s string) []byte { return escape(b, s) }

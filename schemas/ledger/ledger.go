@@ -1,0 +1,165 @@
+// Package ledger folds a stream of output messages into what a participant
+// ends up believing about each trade: the CLS that stands, the last status,
+// and the exceptions. Outputs may repeat (at-least-once); the ledger dedupes
+// by MsgId and reports a MsgId seen with two contents, which the contract
+// forbids. Tests use it to compare `ste match` with the Kafka pipeline.
+package ledger
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/ste-utility/ste/schemas"
+)
+
+// Trade is the final view of one trade.
+type Trade struct {
+	TradeKey string
+	CLS      []byte // content of the standing CLS NEW with its Version element removed; nil if none stands
+	Version  int    // version of the standing CLS
+	StatusN  int    // highest status number seen
+	Status   string // status of that number
+	Criteria []int  // its failing criteria
+}
+
+// Ledger accumulates outputs.
+type Ledger struct {
+	seen      map[string][]byte // MsgId -> content
+	clsNew    map[string]map[int][]byte
+	cancelled map[string]map[int]bool
+	status    map[string]*Trade
+	Conflicts []string // MsgIds seen with two contents
+	Dups      int      // repeated outputs (same MsgId and content)
+	Count     map[string]int
+	Reasons   map[string]int // exceptions (or NACKs) by reason
+}
+
+// New returns an empty ledger.
+func New() *Ledger {
+	return &Ledger{seen: map[string][]byte{}, clsNew: map[string]map[int][]byte{},
+		cancelled: map[string]map[int]bool{}, status: map[string]*Trade{}, Count: map[string]int{}, Reasons: map[string]int{}}
+}
+
+// Add folds one output message (a cls or outbound record).
+func (l *Ledger) Add(raw []byte) error {
+	r, err := schemas.ParseOutput(raw)
+	if err != nil {
+		return err
+	}
+	if prev, ok := l.seen[r.MsgId]; ok {
+		if !bytes.Equal(prev, r.Body) {
+			l.Conflicts = append(l.Conflicts, r.MsgId)
+		}
+		l.Dups++
+		return nil
+	}
+	l.seen[r.MsgId] = append([]byte(nil), r.Body...)
+	l.Count[r.MsgType+" "+r.Function]++
+	switch {
+	case r.MsgType == "CLS" && r.Function == "NEW":
+		m := l.clsNew[r.TradeKey]
+		if m == nil {
+			m = map[int][]byte{}
+			l.clsNew[r.TradeKey] = m
+		}
+		m[r.Version] = withoutVersion(r.Body)
+	case r.MsgType == "CLS" && r.Function == "CANCEL":
+		m := l.cancelled[r.TradeKey]
+		if m == nil {
+			m = map[int]bool{}
+			l.cancelled[r.TradeKey] = m
+		}
+		m[r.Version] = true
+	case r.MsgType == "STATUS":
+		// ST:<key>:<n>:<receiver>
+		parts := strings.Split(r.MsgId, ":")
+		var n int
+		if len(parts) == 4 {
+			fmt.Sscan(parts[2], &n)
+		}
+		t := l.trade(r.TradeKey)
+		if n > t.StatusN {
+			t.StatusN, t.Status, t.Criteria = n, r.Status, r.Criteria
+		}
+	}
+	return nil
+}
+
+// AddException folds one exception JSON record (counted by reason).
+func (l *Ledger) AddException(raw []byte) error {
+	var e struct {
+		Reason string `json:"reason"`
+	}
+	if err := json.Unmarshal(raw, &e); err != nil {
+		return err
+	}
+	l.Reasons[e.Reason]++
+	return nil
+}
+
+func (l *Ledger) trade(key string) *Trade {
+	t := l.status[key]
+	if t == nil {
+		t = &Trade{TradeKey: key}
+		l.status[key] = t
+	}
+	return t
+}
+
+// Trades returns the final view of every trade that had a CLS or a status,
+// sorted by trade key.
+func (l *Ledger) Trades() []Trade {
+	for key, vs := range l.clsNew {
+		t := l.trade(key)
+		t.CLS, t.Version = nil, 0
+		for v, body := range vs {
+			if !l.cancelled[key][v] && v > t.Version {
+				t.CLS, t.Version = body, v
+			}
+		}
+	}
+	out := make([]Trade, 0, len(l.status))
+	for _, t := range l.status {
+		out = append(out, *t)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].TradeKey < out[j].TradeKey })
+	return out
+}
+
+// Settled reports whether the trade ended matched or mismatched. A trade
+// that ends UNMATCHED is, like one never complete, neither: whether it passed
+// through a status on the way depends on arrival order.
+func (t Trade) Settled() bool { return t.CLS != nil || t.Status == "MATCHED" || t.Status == "MISMATCHED" }
+
+// Outcome is the order-independent final outcome of a settled trade: matched
+// or not, the standing CLS content without its version, the final status and
+// its criteria (status numbers may depend on order).
+func (t Trade) Outcome() string {
+	return fmt.Sprintf("%s matched=%v status=%s criteria=%v cls=%s", t.TradeKey, t.CLS != nil, t.Status, t.Criteria, t.CLS)
+}
+
+// Outcomes are the outcomes of the settled trades, sorted by trade key.
+func (l *Ledger) Outcomes() []string {
+	var out []string
+	for _, t := range l.Trades() {
+		if t.Settled() {
+			out = append(out, t.Outcome())
+		}
+	}
+	return out
+}
+
+// withoutVersion removes the <Version> element, the one part of a CLS body
+// that may depend on processing order.
+func withoutVersion(body []byte) []byte {
+	i := bytes.Index(body, []byte("<Version>"))
+	j := bytes.Index(body, []byte("</Version>"))
+	if i < 0 || j < i {
+		return slices.Clone(body)
+	}
+	return slices.Concat(body[:i], body[j+len("</Version>"):])
+}

@@ -1,0 +1,76 @@
+package msgset
+
+import (
+	"bytes"
+	"io"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRoundTripCompressed(t *testing.T) {
+	for _, name := range []string{"s.xml", "s.xml.gz", "s.xml.zst"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), name)
+			w, err := Create(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			big := bytes.Repeat([]byte("x"), 3<<20) // longer than the reader's buffer
+			recs := [][]byte{[]byte("<a/>"), big, []byte("<b/>")}
+			for _, r := range recs {
+				if err := w.Write(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			for i, want := range recs {
+				got, n, err := r.Next()
+				if err != nil || !bytes.Equal(got, want) || n != i+1 {
+					t.Fatalf("record %d: n=%d err=%v len=%d", i, n, err, len(got))
+				}
+			}
+			if _, _, err := r.Next(); err != io.EOF {
+				t.Fatalf("want EOF, got %v", err)
+			}
+		})
+	}
+}
+
+func TestLineNumbersCountEmptyLines(t *testing.T) {
+	r, err := NewReader(strings.NewReader("a\n\n\nb\r\n\nc"), "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type rec struct {
+		s string
+		n int
+	}
+	var got []rec
+	for {
+		l, n, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, rec{string(l), n})
+	}
+	want := []rec{{"a", 1}, {"b\r", 4}, {"c", 6}}
+	if len(got) != len(want) {
+		t.Fatalf("got %v", got)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}

@@ -1,0 +1,123 @@
+package topics
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/schemas/refdata"
+)
+
+// PublishRefdata upserts every row of set into <ns>.refdata (compacted, keyed
+// by entity id). Nothing is deleted: an entity leaves use by its status.
+func PublishRefdata(ctx context.Context, cl *kgo.Client, ns string, set *refdata.Set) (int, error) {
+	topic := pipeline.Names{NS: ns}.Refdata()
+	recs := set.Records()
+	krs := make([]*kgo.Record, len(recs))
+	for i, r := range recs {
+		krs[i] = &kgo.Record{Topic: topic, Key: r.Key, Value: r.Value}
+	}
+	if err := cl.ProduceSync(ctx, krs...).FirstErr(); err != nil {
+		return 0, fmt.Errorf("publish reference data to %s: %w", topic, err)
+	}
+	return len(recs), nil
+}
+
+// FollowRefdata reads <ns>.refdata from the start. It calls onLoad once with
+// the whole set when it has read to the end of the topic as it stood at the
+// start (the processors consume no inbound before that), then onUpdate with
+// a new copy after every later batch of changes, until ctx ends. Bad records
+// are reported to onBad and skipped.
+func FollowRefdata(ctx context.Context, brokers string, ns string, onLoad, onUpdate func(*refdata.Set), onBad func(key []byte, err error)) error {
+	topic := pipeline.Names{NS: ns}.Refdata()
+	cl, err := Client(brokers, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	ends, err := adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return fmt.Errorf("reference data topic %s: %w", topic, err)
+	}
+	if err := ends.Error(); err != nil {
+		return fmt.Errorf("reference data topic %s: %w (run ste topics create)", topic, err)
+	}
+	remaining := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			remaining[o.Partition] = o.Offset
+		}
+	})
+	set := refdata.NewSet()
+	loaded := len(remaining) == 0
+	if loaded {
+		onLoad(set.Clone())
+	}
+	for {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		changed := false
+		fs.EachError(func(_ string, _ int32, err error) {
+			if onBad != nil {
+				onBad(nil, err)
+			}
+		})
+		fs.EachRecord(func(r *kgo.Record) {
+			if err := set.Apply(r.Key, r.Value); err != nil {
+				if onBad != nil {
+					onBad(r.Key, err)
+				}
+			} else {
+				changed = true
+			}
+			if end, ok := remaining[r.Partition]; ok && r.Offset+1 >= end {
+				delete(remaining, r.Partition)
+			}
+		})
+		switch {
+		case !loaded && len(remaining) == 0:
+			loaded = true
+			onLoad(set.Clone())
+		case loaded && changed:
+			onUpdate(set.Clone())
+		}
+	}
+}
+
+// WaitTopics waits until the namespace's topics exist (another process may be
+// creating them), up to timeout.
+func WaitTopics(ctx context.Context, adm *kadm.Client, names []string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		td, err := adm.ListTopics(ctx, names...)
+		missing := 0
+		if err == nil {
+			for _, n := range names {
+				if d, ok := td[n]; !ok || d.Err != nil {
+					missing++
+				}
+			}
+		}
+		if err == nil && missing == 0 {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			if err != nil {
+				return err
+			}
+			return fmt.Errorf("%d topics missing (run ste topics create)", missing)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+}

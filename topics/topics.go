@@ -1,0 +1,233 @@
+// Package topics is STE's side of Kafka administration and clients: every
+// topic of a namespace with its partitions and configs, idempotent creation
+// through kadm, and franz-go clients whose partitioner agrees with goka's.
+package topics
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/processors/pipeline"
+)
+
+// DefaultPartitions of keyed topics (cli.md: default 8).
+const DefaultPartitions = 8
+
+// MaxInboundBytes is the broker limit for inbound records. It is far above
+// the contract's 64 KiB so that an oversized message reaches validation and
+// is rejected as TOO_LARGE with its first 64 KiB kept, instead of being
+// refused by the broker where nobody sees it.
+const MaxInboundBytes = 8 << 20
+
+// Spec is one topic to create.
+type Spec struct {
+	Name       string
+	Partitions int32
+	Keyed      bool // partition count follows the request and may never change
+	Configs    map[string]string
+}
+
+// Options select partitions and retention of a namespace's topics.
+type Options struct {
+	// Partitions of keyed topics. Default DefaultPartitions.
+	Partitions int32
+	// Retention of inbound and other non-compacted topics, long enough to
+	// replay. Default 7 days.
+	Retention time.Duration
+	// Replication factor. Default 1 (single broker); use 3 on a real cluster.
+	Replication int16
+}
+
+func (o *Options) defaults() {
+	if o.Partitions <= 0 {
+		o.Partitions = DefaultPartitions
+	}
+	if o.Retention <= 0 {
+		o.Retention = 7 * 24 * time.Hour
+	}
+	if o.Replication <= 0 {
+		o.Replication = 1
+	}
+}
+
+// Specs lists every topic of namespace ns.
+func Specs(ns string, o Options) []Spec {
+	o.defaults()
+	n := pipeline.Names{NS: ns}
+	ret := strconv.FormatInt(o.Retention.Milliseconds(), 10)
+	stream := func(maxBytes int) map[string]string {
+		return map[string]string{"cleanup.policy": "delete", "retention.ms": ret,
+			"max.message.bytes": strconv.Itoa(maxBytes)}
+	}
+	compact := func(maxBytes int) map[string]string {
+		return map[string]string{"cleanup.policy": "compact", "max.message.bytes": strconv.Itoa(maxBytes),
+			"min.cleanable.dirty.ratio": "0.1", "segment.ms": "3600000"}
+	}
+	p := o.Partitions
+	return []Spec{
+		{n.Inbound(), p, true, stream(MaxInboundBytes)},
+		{n.CLS(), p, true, stream(1 << 20)},
+		{n.Outbound(), p, true, stream(1 << 20)},
+		{n.Exceptions(), p, true, stream(4 << 20)}, // a TOO_LARGE payload is 64 KiB, base64 in JSON
+		{n.Audit(), p, true, stream(1 << 20)},
+		{n.Monitor(), 1, false, stream(1 << 20)},
+		// Every instance reads all of it: one partition keeps it simple and ordered.
+		{n.Refdata(), 1, false, compact(1 << 20)},
+		// Internal, versioned.
+		{n.Verdicts(), p, true, stream(MaxInboundBytes + 1<<20)},
+		{n.Accepted(), p, true, stream(1 << 20)},
+		{pipeline.Table(n.IdentityGroup()), p, true, compact(1 << 20)},
+		{pipeline.Table(n.MatchGroup()), p, true, compact(16 << 20)},
+		{pipeline.Loop(n.MatchGroup()), p, true, stream(1 << 20)},
+	}
+}
+
+// Create creates the namespace's topics. It is idempotent: existing topics are
+// left as they are, and a keyed topic whose partition count differs from the
+// request is an error, never changed — changing it would split trades from
+// their state. It returns the names it created.
+func Create(ctx context.Context, adm *kadm.Client, ns string, o Options) ([]string, error) {
+	o.defaults()
+	specs := Specs(ns, o)
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.Name
+	}
+	existing, err := adm.ListTopics(ctx, names...)
+	if err != nil {
+		return nil, fmt.Errorf("list topics: %w", err)
+	}
+	var created, mismatched []string
+	for _, s := range specs {
+		if d, ok := existing[s.Name]; ok && d.Err == nil {
+			if got := int32(len(d.Partitions)); s.Keyed && got != s.Partitions {
+				mismatched = append(mismatched, fmt.Sprintf("%s has %d partitions", s.Name, got))
+			}
+			continue
+		}
+		cfg := map[string]*string{}
+		for k, v := range s.Configs {
+			cfg[k] = kadm.StringPtr(v)
+		}
+		resp, err := adm.CreateTopic(ctx, s.Partitions, o.Replication, cfg, s.Name)
+		if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) && !errors.Is(resp.Err, kerr.TopicAlreadyExists) {
+			return created, fmt.Errorf("create %s: %w", s.Name, err)
+		}
+		created = append(created, s.Name)
+	}
+	if len(mismatched) > 0 {
+		sort.Strings(mismatched)
+		return created, fmt.Errorf("requested %d partitions but %s; a keyed topic's partition count is never changed in place (scaling beyond it is a migration to a new namespace)",
+			o.Partitions, strings.Join(mismatched, ", "))
+	}
+	return created, nil
+}
+
+// Partitioner is the franz-go partitioner that agrees with goka's: FNV-1a 32
+// as sarama computes it (pipeline.KeyHash). Use it for every keyed record
+// goka reads; franz-go's default murmur2 would split a trade from its state.
+func Partitioner() kgo.Partitioner {
+	return kgo.StickyKeyPartitioner(kgo.SaramaCompatHasher(pipeline.Fnv32a))
+}
+
+// ProducerOpts are the options of every STE producer: the shared partitioner,
+// acks from all in-sync replicas and idempotence (franz-go's default, kept
+// explicit), and batches large enough for the biggest record we accept.
+func ProducerOpts() []kgo.Opt {
+	return []kgo.Opt{
+		kgo.RecordPartitioner(Partitioner()),
+		kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.ProducerBatchMaxBytes(MaxInboundBytes + 1<<20),
+		kgo.ProducerLinger(2 * time.Millisecond),
+	}
+}
+
+// Client opens a franz-go client on brokers (comma-separated) with the
+// producer options and extra ones.
+func Client(brokers string, extra ...kgo.Opt) (*kgo.Client, error) {
+	opts := append([]kgo.Opt{kgo.SeedBrokers(SplitBrokers(brokers)...),
+		kgo.FetchMaxBytes(64 << 20), kgo.FetchMaxPartitionBytes(16 << 20)}, ProducerOpts()...)
+	return kgo.NewClient(append(opts, extra...)...)
+}
+
+// SplitBrokers splits a comma-separated broker list.
+func SplitBrokers(s string) []string {
+	var out []string
+	for _, b := range strings.Split(s, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			out = append(out, b)
+		}
+	}
+	return out
+}
+
+// Ping checks that the cluster answers within the context's deadline, for a
+// one-line "unreachable" error instead of a hang.
+func Ping(ctx context.Context, cl *kgo.Client, brokers string) error {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := cl.Ping(ctx); err != nil {
+		return fmt.Errorf("brokers %s unreachable: %v", brokers, err)
+	}
+	return nil
+}
+
+// Dump reads a topic from its start to the end offsets it has when called
+// and hands every record value to fn, partition by partition in offset order.
+func Dump(ctx context.Context, brokers, topic string, fn func(r *kgo.Record) error) (int, error) {
+	cl, err := Client(brokers, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	if err != nil {
+		return 0, err
+	}
+	if err := ends.Error(); err != nil {
+		return 0, fmt.Errorf("%s: %w", topic, err)
+	}
+	remaining := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Offset > 0 {
+			remaining[o.Partition] = o.Offset
+		}
+	})
+	n := 0
+	for len(remaining) > 0 {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return n, ctx.Err()
+		}
+		var ferr error
+		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
+		if ferr != nil {
+			return n, ferr
+		}
+		var cbErr error
+		fs.EachRecord(func(r *kgo.Record) {
+			end, ok := remaining[r.Partition]
+			if !ok || r.Offset >= end || cbErr != nil {
+				return
+			}
+			n++
+			cbErr = fn(r)
+			if r.Offset+1 >= end {
+				delete(remaining, r.Partition)
+			}
+		})
+		if cbErr != nil {
+			return n, cbErr
+		}
+	}
+	return n, nil
+}

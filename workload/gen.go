@@ -1,0 +1,250 @@
+package workload
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/ste-utility/ste/schemas/date"
+	"github.com/ste-utility/ste/schemas/refdata"
+)
+
+// Mix names a kind of message set.
+type Mix string
+
+const (
+	Standard  Mix = "standard"  // every trade 1 NOE + 2 ALC + 2 NPR + 2 SET, shuffled
+	Realistic Mix = "realistic" // see the realistic scenario table
+)
+
+// Options configure Generate.
+type Options struct {
+	Trades int
+	// Seed selects the set; the same options give the same bytes. Default 1.
+	Seed uint64
+	// Mix is standard or realistic. Default standard.
+	Mix Mix
+	// Ref is the reference data trades are drawn from. Default refdata.Default().
+	Ref *refdata.Set
+	// TradeDate of every trade. Default 2026-11-02. Created times run through
+	// that day from 01:00Z (09:00 in Singapore) for 8 hours, so a whole set sits
+	// well inside the 72 h retention.
+	TradeDate date.Date
+	// Window is how many trades' messages are shuffled together: messages of a
+	// trade arrive in any order, interleaved with their neighbours'. Default 64.
+	Window int
+	// Workers sign in parallel. Default GOMAXPROCS.
+	Workers int
+}
+
+// Manifest is what a set was built to contain.
+type Manifest struct {
+	Mix        Mix            `json:"mix"`
+	Seed       uint64         `json:"seed"`
+	Trades     int            `json:"trades"`
+	Messages   int            `json:"messages"`
+	Matched    int            `json:"matched"`
+	Mismatched int            `json:"mismatched"`
+	Incomplete int            `json:"incomplete"`
+	Duplicates int            `json:"duplicates"`
+	Exceptions int            `json:"exceptions"`
+	Rejected   map[string]int `json:"rejected"`
+	Scenarios  map[string]int `json:"scenarios"`
+	Seconds    float64        `json:"seconds"`
+}
+
+// TradePlan is the manifest line of one trade.
+type TradePlan struct {
+	TradeKey string   `json:"trade_key"`
+	TradeRef string   `json:"trade_ref"`
+	Scenario string   `json:"scenario"`
+	Outcome  string   `json:"outcome"`
+	Criteria []int    `json:"criteria,omitempty"`
+	Rejected []string `json:"rejected,omitempty"`
+}
+
+// Marshal is the manifest as indented JSON.
+func (m *Manifest) Marshal() []byte {
+	b, _ := json.MarshalIndent(m, "", "  ")
+	return append(b, '\n')
+}
+
+type generator struct {
+	opts       Options
+	u          *universe
+	invalidSeq int
+}
+
+// Generate writes the set's records, in order, to write, and reports each
+// trade's plan to plans when it is not nil.
+func Generate(opts Options, write func([]byte) error, plans func(TradePlan)) (*Manifest, error) {
+	start := time.Now()
+	if opts.Trades <= 0 {
+		return nil, errors.New("--trades must be positive")
+	}
+	if opts.Seed == 0 {
+		opts.Seed = 1
+	}
+	if opts.Mix == "" {
+		opts.Mix = Standard
+	}
+	if opts.Mix != Standard && opts.Mix != Realistic {
+		return nil, fmt.Errorf("unknown mix %q (want standard or realistic)", opts.Mix)
+	}
+	if opts.Ref == nil {
+		opts.Ref = refdata.Default()
+	}
+	if opts.TradeDate == 0 {
+		opts.TradeDate = date.MustParse("2026-11-02")
+	}
+	if opts.Window <= 0 {
+		opts.Window = 64
+	}
+	if opts.Workers <= 0 {
+		opts.Workers = runtime.GOMAXPROCS(0)
+	}
+	u, err := newUniverse(opts.Ref)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Mix == Realistic && u.notCustodian == "" {
+		return nil, errors.New("reference data needs an active participant without the CUSTODIAN role for invalid messages")
+	}
+	g := &generator{opts: opts, u: u}
+	r := rand.New(rand.NewPCG(opts.Seed, 0x5e7e))
+	man := &Manifest{Mix: opts.Mix, Seed: opts.Seed, Trades: opts.Trades, Rejected: map[string]int{}, Scenarios: map[string]int{}}
+	dayStart := opts.TradeDate.Time().Add(time.Hour)
+	spacing := 8 * time.Hour / time.Duration(opts.Trades)
+
+	// Windows are built in order here and signed in parallel; records are
+	// written in window order so the file is deterministic.
+	type window struct {
+		items []item
+		out   [][]byte
+		done  chan struct{}
+	}
+	pending := make(chan *window, opts.Workers*2)
+	work := make(chan *window, opts.Workers*2)
+	var wg sync.WaitGroup
+	for i := 0; i < opts.Workers; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for w := range work {
+				w.out = make([][]byte, len(w.items))
+				for i, it := range w.items {
+					w.out[i] = it.encode()
+				}
+				close(w.done)
+			}
+		}()
+	}
+	var writeErr error
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		for w := range pending {
+			<-w.done
+			for _, rec := range w.out {
+				if writeErr == nil {
+					writeErr = write(rec)
+				}
+			}
+		}
+	}()
+
+	var w *window
+	for i := 0; i < opts.Trades; i++ {
+		if w == nil {
+			w = &window{done: make(chan struct{})}
+		}
+		k := 2
+		if opts.Mix == Realistic {
+			k = weighted(r, allocationCounts, func(a struct{ k, weight int }) int { return a.weight }).k
+		}
+		t := u.newTrade(r, i, opts.TradeDate, dayStart.Add(time.Duration(i)*spacing), k)
+		var p *plan
+		if opts.Mix == Realistic {
+			sc := weighted(r, realistic, func(s scenario) int { return s.weight })
+			p = sc.build(g, r, t)
+			p.scenario = sc.name
+		} else {
+			p = clean(g, r, t)
+			p.scenario = "standard"
+		}
+		man.record(p)
+		if plans != nil {
+			k := t.key()
+			plans(TradePlan{TradeKey: k.TradeKey().String(), TradeRef: t.ref, Scenario: p.scenario,
+				Outcome: p.outcome, Criteria: p.criteria, Rejected: p.rejected})
+		}
+		w.items = append(w.items, p.items...)
+		if (i+1)%opts.Window == 0 || i == opts.Trades-1 {
+			r.Shuffle(len(w.items), func(a, b int) { w.items[a], w.items[b] = w.items[b], w.items[a] })
+			pending <- w
+			work <- w
+			w = nil
+		}
+	}
+	close(work)
+	close(pending)
+	wg.Wait()
+	<-wrote
+	man.Seconds = time.Since(start).Seconds()
+	return man, writeErr
+}
+
+func (m *Manifest) record(p *plan) {
+	m.Scenarios[p.scenario]++
+	m.Messages += len(p.items)
+	m.Duplicates += p.duplicates
+	for _, c := range p.rejected {
+		m.Rejected[c]++
+		m.Exceptions++
+	}
+	switch p.outcome {
+	case OutcomeMatched:
+		m.Matched++
+	case OutcomeMismatched:
+		m.Mismatched++
+	default:
+		m.Incomplete++
+	}
+}
+
+func (it item) encode() []byte {
+	if it.raw != nil {
+		return it.raw
+	}
+	b := it.draft.AppendSigned(make([]byte, 0, 1024), it.key)
+	if it.post != nil {
+		b = it.post(b)
+	}
+	return b
+}
+
+func weighted[T any](r *rand.Rand, xs []T, weight func(T) int) T {
+	total := 0
+	for _, x := range xs {
+		total += weight(x)
+	}
+	n := r.IntN(total)
+	for _, x := range xs {
+		if n -= weight(x); n < 0 {
+			return x
+		}
+	}
+	return xs[len(xs)-1]
+}
+
+// Criteria of a plan, sorted (for comparisons in tests).
+func (p TradePlan) SortedCriteria() []int {
+	c := slices.Clone(p.Criteria)
+	slices.Sort(c)
+	return c
+}

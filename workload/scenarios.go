@@ -1,0 +1,286 @@
+package workload
+
+import (
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/decimal"
+	"github.com/ste-utility/ste/schemas/refdata"
+)
+
+// Outcomes a trade is built to reach.
+const (
+	OutcomeMatched    = "matched"
+	OutcomeMismatched = "mismatched"
+	OutcomeIncomplete = "incomplete" // never complete by count: no CLS, no status
+)
+
+// plan is one trade as built: its records and what they must lead to.
+type plan struct {
+	scenario   string
+	items      []item
+	outcome    string
+	criteria   []int    // failing criteria of a mismatched trade
+	rejected   []string // rejection codes of its invalid records
+	duplicates int      // exact duplicate records
+}
+
+type scenario struct {
+	name   string
+	weight int
+	build  func(g *generator, r *rand.Rand, t *trade) *plan
+}
+
+// realistic is the realistic mix; weights are per thousand trades.
+var realistic = []scenario{
+	{"clean", 520, clean},
+	{"duplicate", 80, duplicate},
+	{"cancel_resend", 60, cancelResend},
+	{"replace", 60, replaceOne},
+	{"replace_chain", 20, replaceChain},
+	{"mismatch_price", 12, mismatch("price", []int{7})},
+	{"mismatch_alloc_quantity", 12, mismatch("alloc_quantity", []int{9, 12})},
+	{"mismatch_double_noe", 11, mismatch("double_noe", []int{10})},
+	{"mismatch_quantity", 11, mismatch("quantity", []int{12})},
+	{"mismatch_settle_date", 11, mismatch("settle_date", []int{13})},
+	{"mismatch_settle_ccy", 11, mismatch("settle_ccy", []int{14})},
+	{"mismatch_net_amount", 11, mismatch("net_amount", []int{15})},
+	{"mismatch_custodian", 11, mismatch("custodian", []int{16})},
+	{"mismatch_pset", 10, mismatch("pset", []int{17})},
+	{"incomplete_missing_set", 25, missingSet},
+	{"incomplete_noe_cancelled", 15, noeCancelled},
+	{"invalid", 100, invalid},
+	{"conflicting_duplicate", 20, conflicting},
+}
+
+// allocationCounts of the realistic mix (the standard mix always uses 2).
+var allocationCounts = []struct{ k, weight int }{{1, 15}, {2, 45}, {3, 20}, {4, 12}, {5, 5}, {8, 3}}
+
+func (g *generator) signed(d *schemas.Draft) item {
+	return item{draft: d, key: refdata.DemoPrivateKey(d.Sender)}
+}
+
+func (g *generator) all(ds []*schemas.Draft) []item {
+	items := make([]item, 0, len(ds)+2)
+	for _, d := range ds {
+		items = append(items, g.signed(d))
+	}
+	return items
+}
+
+func clean(g *generator, r *rand.Rand, t *trade) *plan {
+	return &plan{items: g.all(t.messages()), outcome: OutcomeMatched}
+}
+
+func duplicate(g *generator, r *rand.Rand, t *trade) *plan {
+	p := clean(g, r, t)
+	n := 1 + r.IntN(2)
+	for i := 0; i < n; i++ {
+		p.items = append(p.items, p.items[r.IntN(len(p.items))]) // same draft, same key: same bytes
+	}
+	p.duplicates = n
+	return p
+}
+
+// later is a Created after every standard message of the trade.
+func later(t *trade, minutes int) string { return stamp(t.base.Add(time.Duration(minutes) * time.Minute)) }
+
+func cancelResend(g *generator, r *rand.Rand, t *trade) *plan {
+	ds := t.messages()
+	j := r.IntN(len(ds))
+	orig := ds[j]
+	resend := orig.Clone()
+	resend.MsgId, resend.Created = orig.MsgId+"-N2", later(t, 95)
+	ds = append(ds, cancel(orig, orig.MsgId+"-C", later(t, 90)), resend)
+	return &plan{items: g.all(ds), outcome: OutcomeMatched}
+}
+
+// wrong returns a valid variant of d with different content.
+func (g *generator) wrong(r *rand.Rand, t *trade, d *schemas.Draft) *schemas.Draft {
+	w := d.Clone()
+	switch d.MsgType {
+	case "NOE", "ALC":
+		q, _ := strconv.ParseInt(d.Get("Quantity"), 10, 64)
+		w.Set("Quantity", strconv.FormatInt(q+100, 10))
+	case "NPR":
+		w.Set("SettleDate", g.u.ref.AddBusinessDays(t.sec.Country, t.settle, 1).String())
+	case "SET":
+		w.Set("SafekeepingAccount", d.Get("SafekeepingAccount")+"9")
+	}
+	return w
+}
+
+func replaceOne(g *generator, r *rand.Rand, t *trade) *plan {
+	ds := t.messages()
+	j := r.IntN(len(ds))
+	correct := ds[j]
+	ds[j] = g.wrong(r, t, correct) // the original, sent with a mistake
+	ds = append(ds, replace(ds[j], correct, correct.MsgId+"-R1", later(t, 90)))
+	return &plan{items: g.all(ds), outcome: OutcomeMatched}
+}
+
+func replaceChain(g *generator, r *rand.Rand, t *trade) *plan {
+	ds := t.messages()
+	j := r.IntN(len(ds))
+	correct := ds[j]
+	orig := g.wrong(r, t, correct)
+	ds[j] = orig
+	w2 := g.wrong(r, t, orig)
+	r1 := replace(orig, w2, correct.MsgId+"-R1", later(t, 90))
+	r2 := replace(r1, correct, correct.MsgId+"-R2", later(t, 100))
+	ds = append(ds, r1, r2)
+	return &plan{items: g.all(ds), outcome: OutcomeMatched}
+}
+
+// mismatch builds a trade that is complete by count and fails exactly the
+// given criteria, by one deliberate difference.
+func mismatch(kind string, criteria []int) func(g *generator, r *rand.Rand, t *trade) *plan {
+	return func(g *generator, r *rand.Rand, t *trade) *plan {
+		ds := t.messages()
+		j := r.IntN(len(t.allocs))
+		alc, set := ds[1+3*j], ds[3+3*j]
+		switch kind {
+		case "price":
+			alc.Set("Price", addUnit(t.price, 2).String())
+		case "alloc_quantity":
+			alc.Set("Quantity", strconv.FormatInt(t.allocs[j].qty+100, 10))
+		case "double_noe":
+			second := ds[0].Clone()
+			second.MsgId = t.ref + "-NOE2"
+			ds = append(ds, second)
+		case "quantity":
+			set.Set("Quantity", strconv.FormatInt(t.allocs[j].qty+100, 10))
+		case "settle_date":
+			set.Set("SettleDate", g.u.ref.AddBusinessDays(t.sec.Country, t.settle, 1).String())
+		case "settle_ccy":
+			set.Set("SettleCcy", g.otherCurrency(t))
+		case "net_amount":
+			set.Set("NetAmount", t.amount(addUnit(t.allocs[j].net, t.ccy.MinorUnits)))
+		case "custodian":
+			other := g.otherOf(r, g.u.custodians, t.allocs[j].custodian)
+			set.Set("Custodian", other)
+			set.Sender = other
+		case "pset":
+			set.Set("PSET", g.otherOf(r, g.u.csds, t.allocs[j].pset))
+		}
+		return &plan{items: g.all(ds), outcome: OutcomeMismatched, criteria: criteria}
+	}
+}
+
+// addUnit adds one unit of the given decimal place.
+func addUnit(d decimal.Dec, places int) decimal.Dec {
+	s, _ := decimal.Add(d, decimal.New(1, places))
+	return s
+}
+
+func (g *generator) otherOf(r *rand.Rand, xs []string, not string) string {
+	for {
+		if x := pick(r, xs); x != not {
+			return x
+		}
+	}
+}
+
+// otherCurrency is another known currency in which the trade's amounts are
+// still whole minor units.
+func (g *generator) otherCurrency(t *trade) string {
+	for _, m := range g.u.markets {
+		if m.ccy.Code != t.ccy.Code && m.ccy.MinorUnits >= t.ccy.MinorUnits {
+			return m.ccy.Code
+		}
+	}
+	for _, c := range g.u.ref.Currencies() {
+		if c.Code != t.ccy.Code && c.MinorUnits >= t.ccy.MinorUnits {
+			return c.Code
+		}
+	}
+	return t.ccy.Code
+}
+
+func missingSet(g *generator, r *rand.Rand, t *trade) *plan {
+	ds := t.messages()
+	j := r.IntN(len(t.allocs))
+	ds = append(ds[:3+3*j], ds[4+3*j:]...)
+	return &plan{items: g.all(ds), outcome: OutcomeIncomplete}
+}
+
+func noeCancelled(g *generator, r *rand.Rand, t *trade) *plan {
+	ds := t.messages()
+	ds = append(ds, cancel(ds[0], ds[0].MsgId+"-C", later(t, 90)))
+	return &plan{items: g.all(ds), outcome: OutcomeIncomplete}
+}
+
+// invalidCodes cycle over the trades of the invalid scenario, so that every
+// code of section 4 but CONFLICTING_DUPLICATE (its own scenario) appears.
+var invalidCodes = []schemas.Reason{schemas.TooLarge, schemas.Malformed, schemas.Schema, schemas.UnknownSender,
+	schemas.Signature, schemas.NotAuthorised, schemas.UnknownParty, schemas.UnknownSecurity,
+	schemas.UnknownCurrency, schemas.BadDate, schemas.BadAmount}
+
+// invalid is a clean trade plus one record that fails exactly one rule —
+// the first failing rule is the intended one — under a MsgId of its own, so
+// the trade still matches.
+func invalid(g *generator, r *rand.Rand, t *trade) *plan {
+	p := clean(g, r, t)
+	code := invalidCodes[g.invalidSeq%len(invalidCodes)]
+	g.invalidSeq++
+	noe := t.noe(t.ref+"-X"+strings.ReplaceAll(code.String(), "_", ""), 5*time.Minute)
+	it := item{draft: noe, key: refdata.DemoPrivateKey(t.broker)}
+	switch code {
+	case schemas.TooLarge:
+		noe.Body = append(noe.Body, schemas.Pair{Name: "Remarks", Value: strings.Repeat("x", schemas.MaxRecord)})
+	case schemas.Malformed:
+		it.post = func(b []byte) []byte { return b[:len(b)-len("</Sig></Msg>")] }
+	case schemas.Schema:
+		noe.Set("Quantity", strconv.FormatInt(t.block(), 10)+".0")
+	case schemas.UnknownSender:
+		noe.Sender = g.u.unknownBIC
+		it.key = refdata.DemoPrivateKey(noe.Sender)
+	case schemas.Signature:
+		it.key = refdata.DemoPrivateKey(t.invMgr)
+	case schemas.NotAuthorised:
+		noe.Sender = t.invMgr
+		it.key = refdata.DemoPrivateKey(t.invMgr)
+	case schemas.UnknownParty:
+		alc := t.alc(0, noe.MsgId, 5*time.Minute)
+		alc.Set("Custodian", g.u.notCustodian)
+		it = item{draft: alc, key: refdata.DemoPrivateKey(t.invMgr)}
+	case schemas.UnknownSecurity:
+		isin := t.sec.ISIN
+		last := (isin[11]-'0'+1)%10 + '0'
+		noe.Set("ISIN", isin[:11]+string(last))
+	case schemas.UnknownCurrency:
+		noe.Set("TradeCcy", g.u.unknownCcy)
+	case schemas.BadDate:
+		d := t.tradeDate
+		for d.Weekday() != time.Saturday {
+			d++
+		}
+		noe.Set("SettleDate", d.String())
+	case schemas.BadAmount:
+		npr := t.npr(0, noe.MsgId, 20*time.Minute)
+		npr.Set("GrossAmount", t.amount(addUnit(t.allocs[0].gross, t.ccy.MinorUnits)))
+		it = item{draft: npr, key: refdata.DemoPrivateKey(t.broker)}
+	}
+	p.items = append(p.items, it)
+	p.rejected = []string{code.String()}
+	return p
+}
+
+// conflicting is a clean trade plus a second copy of one message under the
+// same MsgId whose bytes differ only outside the signed range, so that it is
+// valid and of identical content: whichever copy comes first is accepted and
+// the other is CONFLICTING_DUPLICATE, in any order, and the trade matches.
+func conflicting(g *generator, r *rand.Rand, t *trade) *plan {
+	p := clean(g, r, t)
+	c := p.items[r.IntN(len(p.items))]
+	c.post = func(b []byte) []byte {
+		out := append([]byte(nil), b[:len(b)-len("</Msg>")]...)
+		return append(out, "<Route>GW2</Route></Msg>"...)
+	}
+	p.items = append(p.items, c)
+	p.rejected = []string{schemas.ConflictingDuplicate.String()}
+	return p
+}
