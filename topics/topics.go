@@ -124,12 +124,51 @@ func Create(ctx context.Context, adm *kadm.Client, ns string, o Options) ([]stri
 		}
 		created = append(created, s.Name)
 	}
+	if len(created) > 0 {
+		// A real cluster answers CreateTopics before every broker knows the
+		// topics; producing at once fails with UNKNOWN_TOPIC_OR_PARTITION.
+		if err := waitLeaders(ctx, adm, names, 30*time.Second); err != nil {
+			return created, err
+		}
+	}
 	if len(mismatched) > 0 {
 		sort.Strings(mismatched)
 		return created, fmt.Errorf("requested %d partitions but %s; a keyed topic's partition count is never changed in place (scaling beyond it is a migration to a new namespace)",
 			o.Partitions, strings.Join(mismatched, ", "))
 	}
 	return created, nil
+}
+
+// waitLeaders waits until every partition of the topics has a leader.
+func waitLeaders(ctx context.Context, adm *kadm.Client, names []string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		td, err := adm.ListTopics(ctx, names...)
+		ready := err == nil
+		for _, n := range names {
+			d, ok := td[n]
+			if !ready || !ok || d.Err != nil || len(d.Partitions) == 0 {
+				ready = false
+				break
+			}
+			for _, p := range d.Partitions {
+				if p.Leader < 0 || p.Err != nil {
+					ready = false
+				}
+			}
+		}
+		if ready {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("topics not ready after %v", timeout)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
 }
 
 // Partitioner is the franz-go partitioner that agrees with goka's: FNV-1a 32
@@ -155,7 +194,9 @@ func ProducerOpts() []kgo.Opt {
 // producer options and extra ones.
 func Client(brokers string, extra ...kgo.Opt) (*kgo.Client, error) {
 	opts := append([]kgo.Opt{kgo.SeedBrokers(SplitBrokers(brokers)...),
-		kgo.FetchMaxBytes(64 << 20), kgo.FetchMaxPartitionBytes(16 << 20)}, ProducerOpts()...)
+		kgo.FetchMaxBytes(64 << 20), kgo.FetchMaxPartitionBytes(16 << 20),
+		// Topics created a moment ago may not be known to every broker yet.
+		kgo.UnknownTopicRetries(20)}, ProducerOpts()...)
 	return kgo.NewClient(append(opts, extra...)...)
 }
 

@@ -1,0 +1,168 @@
+// Command ste-chdb is STE's embedded analytics server: the ClickHouse engine
+// (chDB, in-process) behind ClickHouse's HTTP interface on a loopback
+// address, so that STE talks to it through clickhouse-go/v2 exactly as it
+// talks to a real ClickHouse server in production.
+//
+//	ste-chdb --data DIR [--addr 127.0.0.1:0] [--ready-file F] [--pid-file F] [--log-level info]
+//
+// It needs libchdb.so (deploy/chdb/fetch.sh); without it, it prints a one-line
+// hint and exits with status 2 (see internal/libguard for how that happens
+// before chdb-go's init can panic). It writes the address it listens on to
+// the ready file once it serves, removes the file and shuts down cleanly on
+// SIGTERM or SIGINT (in-flight queries finish first), and logs with log/slog
+// to stderr. It is a separate binary on purpose: it must never be linked into
+// the main ste binary, which would then need libchdb.so to start.
+//
+// Normally it is started, reused and stopped by analytics/embedded (Ensure,
+// Stop); run it by hand to poke at the data with curl:
+//
+//	curl 'http://ADDR/?query=SHOW+TABLES'
+package main
+
+import (
+	// Must stay the first import: its init checks for libchdb.so before
+	// chdb-go's init (pulled in by chendpoint) would panic without it.
+	"github.com/ste-utility/ste/cmd/ste-chdb/internal/libguard"
+
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/ste-utility/ste/analytics/chendpoint"
+)
+
+func main() {
+	os.Exit(run())
+}
+
+func run() int {
+	var (
+		dataDir   = flag.String("data", "", "chDB data directory (required; one process per directory)")
+		addr      = flag.String("addr", "127.0.0.1:0", "loopback address to listen on; port 0 picks a free one")
+		readyFile = flag.String("ready-file", "", "write the listen address here once serving; removed on shutdown")
+		pidFile   = flag.String("pid-file", "", "write the process id here at start; removed on shutdown")
+		logLevel  = flag.String("log-level", "info", "debug, info, warn or error")
+		grace     = flag.Duration("shutdown-timeout", 30*time.Second, "how long in-flight queries may run after SIGTERM")
+	)
+	flag.Parse()
+
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
+		fmt.Fprintf(os.Stderr, "ste-chdb: bad --log-level %q\n", *logLevel)
+		return 1
+	}
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	slog.SetDefault(log)
+
+	if *dataDir == "" || flag.NArg() > 0 {
+		fmt.Fprintln(os.Stderr, "usage: ste-chdb --data DIR [--addr 127.0.0.1:0] [--ready-file F] [--pid-file F]")
+		return 1
+	}
+	ln, err := listenLoopback(*addr)
+	if err != nil {
+		log.Error("cannot listen", "addr", *addr, "err", err)
+		return 1
+	}
+	if *pidFile != "" {
+		if err := writeAtomic(*pidFile, strconv.Itoa(os.Getpid())+"\n"); err != nil {
+			log.Error("cannot write pid file", "err", err)
+			return 1
+		}
+		defer os.Remove(*pidFile)
+	}
+
+	start := time.Now()
+	ep, err := chendpoint.Open(chendpoint.Options{DataDir: *dataDir, Logger: log})
+	if err != nil {
+		log.Error("cannot open the engine", "err", err)
+		return 1
+	}
+	log.Info("serving", "addr", ln.Addr().String(), "lib", libguard.Path, "startup", time.Since(start).Round(time.Millisecond))
+
+	srv := &http.Server{
+		Handler:           ep,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	serveErr := make(chan error, 1)
+	go func() { serveErr <- srv.Serve(ln) }()
+
+	if *readyFile != "" {
+		if err := writeAtomic(*readyFile, ln.Addr().String()+"\n"); err != nil {
+			log.Error("cannot write ready file", "err", err)
+			_ = srv.Close()
+			_ = ep.Close()
+			return 1
+		}
+		defer os.Remove(*readyFile)
+	}
+
+	code := 0
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down", "signal", context.Cause(ctx))
+	case err := <-serveErr:
+		log.Error("server failed", "err", err)
+		code = 1
+	}
+	if *readyFile != "" {
+		_ = os.Remove(*readyFile) // new clients must not find us while we drain
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), *grace)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		log.Warn("shutdown did not drain", "err", err)
+	}
+	if err := ep.Close(); err != nil {
+		log.Warn("engine close", "err", err)
+	}
+	log.Info("stopped")
+	return code
+}
+
+// listenLoopback refuses anything but a loopback address: the endpoint has
+// no authentication.
+func listenLoopback(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	if host == "localhost" {
+		addr = net.JoinHostPort("127.0.0.1", addr[len(host)+1:])
+	} else if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
+		return nil, fmt.Errorf("%s is not a loopback address (the endpoint has no authentication)", host)
+	}
+	return net.Listen("tcp", addr)
+}
+
+// writeAtomic writes content via a temp file and rename, so a reader never
+// sees a half-written address.
+func writeAtomic(path, content string) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	if _, err := tmp.WriteString(content); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
