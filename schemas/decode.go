@@ -113,10 +113,19 @@ func (d *Decoder) Decode(rec []byte) (*Message, *Rejection) {
 	}
 	if header < 0 || body < 0 {
 		missing := "<Header>"
+		var partial *Message
 		if header >= 0 {
 			missing = "<Body>"
+			// The Header could be read: exceptions name its Sender and MsgId.
+			partial = &Message{Raw: rec, SignedStart: -1, SignedEnd: -1}
+			if i := d.doc.Child(header, "Sender"); i >= 0 {
+				partial.Sender = str(trim(els[i].Text))
+			}
+			if i := d.doc.Child(header, "MsgId"); i >= 0 {
+				partial.MsgId = str(trim(els[i].Text))
+			}
 		}
-		return nil, reject(Malformed, "<Msg> has no "+missing+" element")
+		return partial, reject(Malformed, "<Msg> has no "+missing+" element")
 	}
 	if els[header].Start < els[body].Start {
 		m.SignedStart, m.SignedEnd = int(els[header].Start), int(els[body].End)
@@ -296,7 +305,10 @@ func (m *Message) setField(f Field, v string) *Rejection {
 	case FQuantity:
 		n, ok := ParseInteger(v)
 		if !ok {
-			return reject(Schema, "Quantity "+strconv.Quote(v)+" is not a whole number of shares")
+			if !isInteger(v) {
+				return reject(Schema, "Quantity "+strconv.Quote(v)+" is not a whole number of shares")
+			}
+			m.OutOfRange |= 1 << f // well-formed but beyond what STE holds: BAD_AMOUNT later
 		}
 		m.Quantity = n
 	case FAllocCount:
@@ -307,17 +319,23 @@ func (m *Message) setField(f Field, v string) *Rejection {
 		m.AllocCount = int(n)
 	case FPrice:
 		d, written, err := decimal.Parse(v)
-		if err != nil {
+		if err == decimal.ErrSyntax {
 			return reject(Schema, "Price "+strconv.Quote(v)+" is not a decimal number")
 		}
 		if written > 6 {
 			return reject(Schema, "Price "+strconv.Quote(v)+" has more than 6 decimals")
 		}
+		if err != nil {
+			m.OutOfRange |= 1 << f
+		}
 		m.Price = d
 	case FGrossAmount, FCommission, FFees, FNetAmount:
 		d, _, err := decimal.Parse(v)
-		if err != nil {
+		if err == decimal.ErrSyntax {
 			return reject(Schema, f.String()+" "+strconv.Quote(v)+" is not a decimal number")
+		}
+		if err != nil {
+			m.OutOfRange |= 1 << f
 		}
 		switch f {
 		case FGrossAmount:
@@ -512,7 +530,24 @@ func upperAlnum(s string) bool {
 	return true
 }
 
-// ParseInteger reads [+-]digits into an int64; "100.0" is not an integer.
+// isInteger reports the form [+-]digits, whatever its size.
+func isInteger(s string) bool {
+	if len(s) > 0 && (s[0] == '+' || s[0] == '-') {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// ParseInteger reads [+-]digits of at most 18 digits into an int64; "100.0"
+// is not an integer.
 func ParseInteger(s string) (int64, bool) {
 	i := 0
 	neg := false
@@ -537,8 +572,19 @@ func ParseInteger(s string) (int64, bool) {
 	return n, true
 }
 
-// ParseTimestamp reads an RFC 3339 timestamp into Unix nanoseconds.
+// ParseTimestamp reads an RFC 3339 timestamp into Unix nanoseconds. RFC 3339
+// allows a lower-case "t" and "z" (section 5.6), which Go's parser does not.
 func ParseTimestamp(s string) (int64, error) {
+	if len(s) > 10 && (s[10] == 't' || s[len(s)-1] == 'z') {
+		b := []byte(s)
+		if b[10] == 't' {
+			b[10] = 'T'
+		}
+		if b[len(b)-1] == 'z' {
+			b[len(b)-1] = 'Z'
+		}
+		s = string(b)
+	}
 	t, err := time.Parse(time.RFC3339, s)
 	if err != nil {
 		return 0, err

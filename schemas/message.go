@@ -245,6 +245,7 @@ type Message struct {
 	Side      Side
 
 	Has                FieldSet // body fields present (non-empty)
+	OutOfRange         FieldSet // well-formed numbers beyond 18 significant digits (BAD_AMOUNT)
 	Quantity           int64
 	Price              decimal.Dec
 	TradeCcy           string

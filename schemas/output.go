@@ -12,12 +12,12 @@ import (
 // key on. Consumers (tests, the sink, analytics) dedupe by MsgId.
 type Received struct {
 	MsgId, MsgType, Function, Sender, Receiver, Created, RelatedMsgId string
-	Body                                                               []byte // inner bytes of <Body>: the content
-	TradeKey                                                           string
-	Version                                                            int
-	Status                                                             string
-	Reason                                                             string
-	Criteria                                                           []int // STATUS MISMATCHED: the failing criteria, in order
+	Body                                                              []byte // inner bytes of <Body>: the content
+	TradeKey                                                          string
+	Version                                                           int
+	Status                                                            string
+	Reason                                                            string
+	Criteria                                                          []int // STATUS MISMATCHED: the failing criteria, in order
 }
 
 // ParseOutput reads an output message (ACK, NACK, STATUS or CLS). It checks

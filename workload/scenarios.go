@@ -86,7 +86,9 @@ func duplicate(g *generator, r *rand.Rand, t *trade) *plan {
 }
 
 // later is a Created after every standard message of the trade.
-func later(t *trade, minutes int) string { return stamp(t.base.Add(time.Duration(minutes) * time.Minute)) }
+func later(t *trade, minutes int) string {
+	return stamp(t.base.Add(time.Duration(minutes) * time.Minute))
+}
 
 func cancelResend(g *generator, r *rand.Rand, t *trade) *plan {
 	ds := t.messages()

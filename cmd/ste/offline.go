@@ -181,11 +181,7 @@ func match(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageError{"--retention: " + err.Error()}
 	}
-	log := logger()
-	signer, err := utilitySigner(*bic, *keyFile, log)
-	if err != nil {
-		return err
-	}
+	// Inputs first: a user error is one line, not preceded by the key warning.
 	ref, err := loadRefdata(*refDir)
 	if err != nil {
 		return err
@@ -195,6 +191,11 @@ func match(ctx context.Context, args []string) error {
 		return err
 	}
 	defer src.Close()
+	log := logger()
+	signer, err := utilitySigner(*bic, *keyFile, log)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return err
 	}

@@ -22,6 +22,9 @@ type Book struct {
 	tombs  map[schemas.TradeKey]Tombstone
 	tombQ  []tombRef // purge order = event-time order, since the clock only advances
 	intern Interner
+	// purgedMatched counts trades purged while matched: silently purged, their
+	// CLS still stands, so they are matched at the end.
+	purgedMatched int
 }
 
 type idRef struct {
@@ -122,6 +125,9 @@ func (b *Book) sweep(out []schemas.Output) []schemas.Output {
 		if t == nil || t.Newest != d.newest {
 			continue // stale: the trade moved on or is gone
 		}
+		if t.Live {
+			b.purgedMatched++
+		}
 		exp, tomb := t.Expire(b.clock)
 		out = append(out, exp...)
 		for i := range t.Entries {
@@ -154,8 +160,11 @@ func (b *Book) Trades(f func(*Trade)) {
 	}
 }
 
-// Counts returns how many live trades are matched and mismatched.
+// Counts returns how many trades are matched and mismatched at the end: the
+// live ones, and those purged while matched (their CLS stands; a trade purged
+// unmatched got EXPIRED and is neither).
 func (b *Book) Counts() (matched, mismatched int) {
+	matched = b.purgedMatched
 	for _, t := range b.trades {
 		switch {
 		case t.Matched():

@@ -87,7 +87,7 @@ type view struct {
 	keys               []schemas.Key
 	all                []*Entry
 	noe, alc, npr, set []*Entry
-	accounts           []string          // every account named in force, sorted
+	accounts           []string            // every account named in force, sorted
 	byAccount          map[string][]*Entry // ALC, NPR and SET entries per account
 }
 
@@ -260,7 +260,7 @@ func inForce(t *Trade) *view {
 type evaluation struct {
 	state   state
 	failing []schemas.Discrepancy // mismatched: failing criteria in order
-	cls     *schemas.CLSContent          // matched: the CLS content, Version unset
+	cls     *schemas.CLSContent   // matched: the CLS content, Version unset
 }
 
 func evaluate(t *Trade, v *view) evaluation {

@@ -38,8 +38,8 @@ func at(minutes int) string {
 }
 
 func keyPairs(ref string) []schemas.Pair {
-	return []schemas.Pair{{"TradeRef", ref}, {"TradeDate", "2026-11-02"}, {"ISIN", "SG1L01001701"},
-		{"Side", "BUY"}, {"Broker", broker}, {"InvMgr", invMgr}}
+	return []schemas.Pair{kv("TradeRef", ref), kv("TradeDate", "2026-11-02"), kv("ISIN", "SG1L01001701"),
+		kv("Side", "BUY"), kv("Broker", broker), kv("InvMgr", invMgr)}
 }
 
 func draft(id, typ, sender string, minutes int, ref string, body ...schemas.Pair) *schemas.Draft {
@@ -50,9 +50,9 @@ func draft(id, typ, sender string, minutes int, ref string, body ...schemas.Pair
 // standard returns the seven messages of trade ref: accounts A1 (600) and A2 (400) at 10.5.
 func standard(ref string) []*schemas.Draft {
 	return []*schemas.Draft{
-		draft(ref+"-NOE", "NOE", broker, 0, ref, schemas.Pair{"Quantity", "1000"}, schemas.Pair{"Price", "10.50"},
-			schemas.Pair{"TradeCcy", "SGD"}, schemas.Pair{"SettleDate", "2026-11-04"}, schemas.Pair{"Market", "XSES"},
-			schemas.Pair{"ExecTime", at(-5)}),
+		draft(ref+"-NOE", "NOE", broker, 0, ref, kv("Quantity", "1000"), kv("Price", "10.50"),
+			kv("TradeCcy", "SGD"), kv("SettleDate", "2026-11-04"), kv("Market", "XSES"),
+			kv("ExecTime", at(-5))),
 		alc(ref, 1, "A1", "600", cust1), alc(ref, 2, "A2", "400", cust2),
 		npr(ref, 1, "A1", "600", "6300.00", "5.04", "1.25", "6306.29"),
 		npr(ref, 2, "A2", "400", "4200.00", "3.36", "1.25", "4204.61"),
@@ -61,30 +61,30 @@ func standard(ref string) []*schemas.Draft {
 }
 
 func alc(ref string, n int, acct, qty, cust string) *schemas.Draft {
-	return draft(ref+"-ALC"+strconv.Itoa(n), "ALC", invMgr, 2+n, ref, schemas.Pair{"AllocCount", "2"},
-		schemas.Pair{"Account", acct}, schemas.Pair{"Quantity", qty}, schemas.Pair{"Price", "10.5"},
-		schemas.Pair{"TradeCcy", "SGD"}, schemas.Pair{"Custodian", cust}, schemas.Pair{"PSET", csd})
+	return draft(ref+"-ALC"+strconv.Itoa(n), "ALC", invMgr, 2+n, ref, kv("AllocCount", "2"),
+		kv("Account", acct), kv("Quantity", qty), kv("Price", "10.5"),
+		kv("TradeCcy", "SGD"), kv("Custodian", cust), kv("PSET", csd))
 }
 
 func npr(ref string, n int, acct, qty, gross, comm, fees, net string) *schemas.Draft {
-	return draft(ref+"-NPR"+strconv.Itoa(n), "NPR", broker, 10+n, ref, schemas.Pair{"Account", acct},
-		schemas.Pair{"Quantity", qty}, schemas.Pair{"Price", "10.5"}, schemas.Pair{"TradeCcy", "SGD"},
-		schemas.Pair{"GrossAmount", gross}, schemas.Pair{"Commission", comm}, schemas.Pair{"Fees", fees},
-		schemas.Pair{"NetAmount", net}, schemas.Pair{"SettleCcy", "SGD"}, schemas.Pair{"SettleDate", "2026-11-04"})
+	return draft(ref+"-NPR"+strconv.Itoa(n), "NPR", broker, 10+n, ref, kv("Account", acct),
+		kv("Quantity", qty), kv("Price", "10.5"), kv("TradeCcy", "SGD"),
+		kv("GrossAmount", gross), kv("Commission", comm), kv("Fees", fees),
+		kv("NetAmount", net), kv("SettleCcy", "SGD"), kv("SettleDate", "2026-11-04"))
 }
 
 func set(ref string, n int, acct, qty, net, cust string) *schemas.Draft {
-	return draft(ref+"-SET"+strconv.Itoa(n), "SET", cust, 20+n, ref, schemas.Pair{"Account", acct},
-		schemas.Pair{"Quantity", qty}, schemas.Pair{"SettleDate", "2026-11-04"}, schemas.Pair{"SettleCcy", "SGD"},
-		schemas.Pair{"NetAmount", net}, schemas.Pair{"Custodian", cust}, schemas.Pair{"PSET", csd},
-		schemas.Pair{"SafekeepingAccount", "SK-" + acct}, schemas.Pair{"CashAccount", "CA-" + acct})
+	return draft(ref+"-SET"+strconv.Itoa(n), "SET", cust, 20+n, ref, kv("Account", acct),
+		kv("Quantity", qty), kv("SettleDate", "2026-11-04"), kv("SettleCcy", "SGD"),
+		kv("NetAmount", net), kv("Custodian", cust), kv("PSET", csd),
+		kv("SafekeepingAccount", "SK-"+acct), kv("CashAccount", "CA-"+acct))
 }
 
 func cancelOf(d *schemas.Draft, id string, minutes int) *schemas.Draft {
 	c := &schemas.Draft{MsgId: id, MsgType: d.MsgType, Function: "CANCEL", Sender: d.Sender, Created: at(minutes),
 		RelatedMsgId: d.MsgId, Body: append([]schemas.Pair(nil), d.Body[:6]...)}
 	if d.MsgType == "SET" {
-		c.Body = append(c.Body, schemas.Pair{"Custodian", d.Get("Custodian")})
+		c.Body = append(c.Body, kv("Custodian", d.Get("Custodian")))
 	}
 	return c
 }
@@ -159,3 +159,5 @@ func tradeKey(ref string) schemas.TradeKey {
 	k := schemas.Key{TradeRef: ref, TradeDate: "2026-11-02", ISIN: "SG1L01001701", Side: "BUY", Broker: broker, InvMgr: invMgr}
 	return k.TradeKey()
 }
+
+func kv(name, value string) schemas.Pair { return schemas.Pair{Name: name, Value: value} }

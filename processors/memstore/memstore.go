@@ -181,11 +181,11 @@ func (it *iterator) Swap(i, j int) {
 	it.keys[i], it.keys[j] = it.keys[j], it.keys[i]
 	it.vals[i], it.vals[j] = it.vals[j], it.vals[i]
 }
-func (it *iterator) Next() bool              { it.pos++; return it.pos < len(it.keys) }
-func (it *iterator) Err() error              { return nil }
-func (it *iterator) Key() []byte             { return []byte(it.keys[it.pos]) }
-func (it *iterator) Value() ([]byte, error)  { return it.vals[it.pos], nil }
-func (it *iterator) Release()                {}
+func (it *iterator) Next() bool             { it.pos++; return it.pos < len(it.keys) }
+func (it *iterator) Err() error             { return nil }
+func (it *iterator) Key() []byte            { return []byte(it.keys[it.pos]) }
+func (it *iterator) Value() ([]byte, error) { return it.vals[it.pos], nil }
+func (it *iterator) Release()               {}
 func (it *iterator) Seek(key []byte) bool {
 	it.pos = sort.SearchStrings(it.keys, string(key)) - 1
 	return it.pos+1 < len(it.keys)
@@ -198,10 +198,12 @@ type entry struct {
 
 type dueHeap []entry
 
-func (h dueHeap) Len() int           { return len(h) }
-func (h dueHeap) Less(i, j int) bool { return h[i].at < h[j].at || h[i].at == h[j].at && h[i].key < h[j].key }
-func (h dueHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *dueHeap) Push(x any)        { *h = append(*h, x.(entry)) }
+func (h dueHeap) Len() int { return len(h) }
+func (h dueHeap) Less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].key < h[j].key
+}
+func (h dueHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *dueHeap) Push(x any)   { *h = append(*h, x.(entry)) }
 func (h *dueHeap) Pop() any {
 	old := *h
 	x := old[len(old)-1]

@@ -32,12 +32,12 @@ func generate(t *testing.T, trades int, mix workload.Mix, seed uint64) ([][]byte
 }
 
 type result struct {
-	sum   Summary
-	book  *matching.Book
-	led   *ledger.Ledger
-	cls   [][]byte
-	out   [][]byte
-	excs  [][]byte
+	sum  Summary
+	book *matching.Book
+	led  *ledger.Ledger
+	cls  [][]byte
+	out  [][]byte
+	excs [][]byte
 }
 
 // run matches recs in the given order and folds the outputs into a ledger.

@@ -194,12 +194,12 @@ func (s *stages) reportOpenTrades(ctx context.Context) {
 // gokaLogger sends goka's and sarama's chatter to slog at debug level.
 type gokaLogger struct{ l *slog.Logger }
 
-func (g gokaLogger) Print(v ...any)                 { g.l.Debug(fmt.Sprint(v...)) }
-func (g gokaLogger) Println(v ...any)               { g.l.Debug(fmt.Sprint(v...)) }
-func (g gokaLogger) Printf(f string, v ...any)      { g.l.Debug(fmt.Sprintf(f, v...)) }
-func (g gokaLogger) Debugf(f string, v ...any)      { g.l.Debug(fmt.Sprintf(f, v...)) }
-func (g gokaLogger) PrefixDebugf(f string, v ...any) { g.l.Debug(fmt.Sprintf(f, v...)) }
-func (g gokaLogger) Prefix(p string) goka.Logger     { return gokaLogger{g.l.With("component", p)} }
-func (g gokaLogger) CurrentPrefix() string           { return "" }
+func (g gokaLogger) Print(v ...any)                   { g.l.Debug(fmt.Sprint(v...)) }
+func (g gokaLogger) Println(v ...any)                 { g.l.Debug(fmt.Sprint(v...)) }
+func (g gokaLogger) Printf(f string, v ...any)        { g.l.Debug(fmt.Sprintf(f, v...)) }
+func (g gokaLogger) Debugf(f string, v ...any)        { g.l.Debug(fmt.Sprintf(f, v...)) }
+func (g gokaLogger) PrefixDebugf(f string, v ...any)  { g.l.Debug(fmt.Sprintf(f, v...)) }
+func (g gokaLogger) Prefix(p string) goka.Logger      { return gokaLogger{g.l.With("component", p)} }
+func (g gokaLogger) CurrentPrefix() string            { return "" }
 func (g gokaLogger) StackPrefix(p string) goka.Logger { return gokaLogger{g.l.With("component", p)} }
-func (g gokaLogger) IsDebug() bool                   { return false }
+func (g gokaLogger) IsDebug() bool                    { return false }

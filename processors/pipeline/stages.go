@@ -46,8 +46,8 @@ func (c *Config) defaults() {
 
 // stages holds the callbacks of the three groups and what they share.
 type stages struct {
-	cfg     Config
-	engine  matching.Config
+	cfg      Config
+	engine   matching.Config
 	decoders sync.Pool
 	interns  sync.Pool
 
@@ -368,4 +368,3 @@ func (s *stages) identityIndex(v []byte) (due, watermark int64, ok bool) {
 	}
 	return ie.Created + int64(s.cfg.Retention+s.cfg.IdentityMargin), ie.Created, true
 }
-

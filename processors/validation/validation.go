@@ -217,6 +217,11 @@ func sentBy(m *schemas.Message) (who, bic string) {
 }
 
 func badAmount(m *schemas.Message, tradeCcy, settleCcy refdata.Currency) *schemas.Rejection {
+	for f := schemas.Field(0); f < schemas.FCashAccount; f++ {
+		if m.OutOfRange.Has(f) {
+			return reject(schemas.BadAmount, f.String()+" has more than 18 significant digits, beyond what STE holds exactly")
+		}
+	}
 	if m.Has.Has(schemas.FQuantity) && m.Quantity <= 0 {
 		return reject(schemas.BadAmount, "Quantity "+strconv.FormatInt(m.Quantity, 10)+" is not positive")
 	}

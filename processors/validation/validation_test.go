@@ -52,22 +52,22 @@ func testRef() *refdata.Set {
 var clock = func() time.Time { return time.Date(2026, 11, 29, 12, 0, 0, 0, time.UTC) }
 
 func keyBody(side string) []schemas.Pair {
-	return []schemas.Pair{{"TradeRef", "T1"}, {"TradeDate", "2026-11-02"}, {"ISIN", isin}, {"Side", side},
-		{"Broker", broker}, {"InvMgr", invMgr}}
+	return []schemas.Pair{kv("TradeRef", "T1"), kv("TradeDate", "2026-11-02"), kv("ISIN", isin), kv("Side", side),
+		kv("Broker", broker), kv("InvMgr", invMgr)}
 }
 
 func noe() *schemas.Draft {
 	return &schemas.Draft{MsgId: "M1", MsgType: "NOE", Function: "NEW", Sender: broker, Created: "2026-11-02T01:00:00Z",
-		Body: append(keyBody("BUY"), schemas.Pair{"Quantity", "1000"}, schemas.Pair{"Price", "10.5"},
-			schemas.Pair{"TradeCcy", "SGD"}, schemas.Pair{"SettleDate", "2026-11-04"}, schemas.Pair{"Market", "XSES"},
-			schemas.Pair{"ExecTime", "2026-11-02T00:59:00Z"})}
+		Body: append(keyBody("BUY"), kv("Quantity", "1000"), kv("Price", "10.5"),
+			kv("TradeCcy", "SGD"), kv("SettleDate", "2026-11-04"), kv("Market", "XSES"),
+			kv("ExecTime", "2026-11-02T00:59:00Z"))}
 }
 
 func alc() *schemas.Draft {
 	return &schemas.Draft{MsgId: "M2", MsgType: "ALC", Function: "NEW", Sender: invMgr, Created: "2026-11-02T01:00:00Z",
-		Body: append(keyBody("BUY"), schemas.Pair{"AllocCount", "1"}, schemas.Pair{"Account", "A1"},
-			schemas.Pair{"Quantity", "1000"}, schemas.Pair{"Price", "10.5"}, schemas.Pair{"TradeCcy", "SGD"},
-			schemas.Pair{"Custodian", cust}, schemas.Pair{"PSET", csd})}
+		Body: append(keyBody("BUY"), kv("AllocCount", "1"), kv("Account", "A1"),
+			kv("Quantity", "1000"), kv("Price", "10.5"), kv("TradeCcy", "SGD"),
+			kv("Custodian", cust), kv("PSET", csd))}
 }
 
 func npr(side string) *schemas.Draft {
@@ -76,18 +76,18 @@ func npr(side string) *schemas.Draft {
 		net = "10493.71"
 	}
 	return &schemas.Draft{MsgId: "M3", MsgType: "NPR", Function: "NEW", Sender: broker, Created: "2026-11-02T01:00:00Z",
-		Body: append(keyBody(side), schemas.Pair{"Account", "A1"}, schemas.Pair{"Quantity", "1000"},
-			schemas.Pair{"Price", "10.5"}, schemas.Pair{"TradeCcy", "SGD"}, schemas.Pair{"GrossAmount", "10500"},
-			schemas.Pair{"Commission", "5.04"}, schemas.Pair{"Fees", "1.25"}, schemas.Pair{"NetAmount", net},
-			schemas.Pair{"SettleCcy", "SGD"}, schemas.Pair{"SettleDate", "2026-11-04"})}
+		Body: append(keyBody(side), kv("Account", "A1"), kv("Quantity", "1000"),
+			kv("Price", "10.5"), kv("TradeCcy", "SGD"), kv("GrossAmount", "10500"),
+			kv("Commission", "5.04"), kv("Fees", "1.25"), kv("NetAmount", net),
+			kv("SettleCcy", "SGD"), kv("SettleDate", "2026-11-04"))}
 }
 
 func set() *schemas.Draft {
 	return &schemas.Draft{MsgId: "M4", MsgType: "SET", Function: "NEW", Sender: cust, Created: "2026-11-02T01:00:00Z",
-		Body: append(keyBody("BUY"), schemas.Pair{"Account", "A1"}, schemas.Pair{"Quantity", "1000"},
-			schemas.Pair{"SettleDate", "2026-11-04"}, schemas.Pair{"SettleCcy", "SGD"}, schemas.Pair{"NetAmount", "10506.29"},
-			schemas.Pair{"Custodian", cust}, schemas.Pair{"PSET", csd}, schemas.Pair{"SafekeepingAccount", "SK1"},
-			schemas.Pair{"CashAccount", "CA1"})}
+		Body: append(keyBody("BUY"), kv("Account", "A1"), kv("Quantity", "1000"),
+			kv("SettleDate", "2026-11-04"), kv("SettleCcy", "SGD"), kv("NetAmount", "10506.29"),
+			kv("Custodian", cust), kv("PSET", csd), kv("SafekeepingAccount", "SK1"),
+			kv("CashAccount", "CA1"))}
 }
 
 func with(d *schemas.Draft, f func(*schemas.Draft)) *schemas.Draft { f(d); return d }
@@ -194,7 +194,7 @@ func TestCancelNeedsOnlyKeyFields(t *testing.T) {
 	if vd := v.Inspect(&dec, signed(s)); vd.Rej == nil || vd.Rej.Reason != schemas.Schema {
 		t.Fatalf("SET CANCEL without Custodian: %v", vd.Rej)
 	}
-	s.Body = append(s.Body, schemas.Pair{"Custodian", cust})
+	s.Body = append(s.Body, kv("Custodian", cust))
 	if vd := v.Inspect(&dec, signed(s)); vd.Rej != nil {
 		t.Fatalf("SET CANCEL with Custodian: %v", vd.Rej)
 	}
@@ -257,3 +257,5 @@ func TestNACK(t *testing.T) {
 		t.Fatalf("schema NACK %+v", nack)
 	}
 }
+
+func kv(name, value string) schemas.Pair { return schemas.Pair{Name: name, Value: value} }

@@ -121,7 +121,9 @@ func TestFormat(t *testing.T) {
 // TestAgainstBig checks Add, Sub and Cmp against math/big rationals on random values.
 func TestAgainstBig(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	rat := func(d Dec) *big.Rat { return new(big.Rat).SetFrac(big.NewInt(d.coef), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.scale)), nil)) }
+	rat := func(d Dec) *big.Rat {
+		return new(big.Rat).SetFrac(big.NewInt(d.coef), new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(d.scale)), nil))
+	}
 	for i := 0; i < 100000; i++ {
 		a := New(r.Int64N(2e12)-1e12, r.IntN(7))
 		b := New(r.Int64N(2e12)-1e12, r.IntN(7))

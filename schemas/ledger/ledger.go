@@ -133,7 +133,9 @@ func (l *Ledger) Trades() []Trade {
 // Settled reports whether the trade ended matched or mismatched. A trade
 // that ends UNMATCHED is, like one never complete, neither: whether it passed
 // through a status on the way depends on arrival order.
-func (t Trade) Settled() bool { return t.CLS != nil || t.Status == "MATCHED" || t.Status == "MISMATCHED" }
+func (t Trade) Settled() bool {
+	return t.CLS != nil || t.Status == "MATCHED" || t.Status == "MISMATCHED"
+}
 
 // Outcome is the order-independent final outcome of a settled trade: matched
 // or not, the standing CLS content without its version, the final status and

@@ -64,6 +64,10 @@ func TestWriteCorpus(t *testing.T) {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			t.Fatal(err)
 		}
+		old, _ := filepath.Glob(filepath.Join(dir, "seed-*"))
+		for _, f := range old {
+			os.Remove(f)
+		}
 		for name, src := range seedCorpus(t) {
 			file := "seed-" + strings.Map(func(r rune) rune {
 				if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '-' {

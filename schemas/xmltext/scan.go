@@ -82,7 +82,7 @@ func (p *parser) document() error {
 		case '!':
 			i, err = p.bang(i)
 		default:
-			if len(d.stack) == 0 && p.root {
+			if len(d.stack) == 0 && p.root && p.nameEnd(i+1) > i+1 {
 				return p.fail(i, errMultipleRoots, "more than one root element")
 			}
 			i, err = p.startTag(i)
@@ -101,10 +101,6 @@ func (p *parser) text(i int) (int, error) {
 	start := i
 	kind := uint8(segRaw)
 	for {
-		// Unrolled: runs of plain text are the bulk of a message.
-		for i+4 <= n && (class[src[i]]|class[src[i+1]]|class[src[i+2]]|class[src[i+3]])&cText == 0 {
-			i += 4
-		}
 		for i < n && class[src[i]]&cText == 0 {
 			i++
 		}
@@ -374,11 +370,11 @@ func (p *parser) startTag(i int) (int, error) {
 			break
 		}
 		if ws == i {
-			if c >= utf8.RuneSelf {
-				return i, p.badName(i, errName, "element name")
-			}
-			if class[c]&cNameStart != 0 { // right after an attribute value
+			if p.nameEnd(i) > i { // only possible right after an attribute value
 				return i, p.fail(i, errAttrSpace, "missing whitespace before attribute")
+			}
+			if c >= utf8.RuneSelf {
+				return i, p.badName(i, errName, "name")
 			}
 			return i, p.fail(i, errTag, "unexpected %q in start tag", c)
 		}

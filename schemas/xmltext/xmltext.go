@@ -9,7 +9,7 @@
 // pass over a byte slice that is entirely in memory.
 //
 // The scanner checks well-formedness only (XML 1.0 fifth edition, no
-// namespaces processing, no DTDs): names are kept as written, DOCTYPE is
+// namespace processing, no DTDs): names are kept as written, DOCTYPE is
 // refused because it could declare entities we would then silently not
 // expand, and only the five predefined entities and character references are
 // decoded. Offsets and lengths are int32, which bounds documents to 2 GiB; the
@@ -22,7 +22,8 @@ import (
 )
 
 // MaxDepth is the deepest element nesting Parse accepts. Messages are a few
-// levels deep; the bound keeps the work per byte constant for hostile input.
+// levels deep; the bound keeps hostile input from driving callers that walk
+// the tree recursively (and our own stack of open elements) arbitrarily deep.
 const MaxDepth = 64
 
 // Attr is one attribute; Value has entities and character references decoded

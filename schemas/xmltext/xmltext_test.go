@@ -195,6 +195,8 @@ var malformed = []struct {
 	{"attribute without value", `<a x/>`, errTag, 4},
 	{"attribute without quotes", `<a x=1/>`, errTag, 5},
 	{"attribute missing space", `<a x="1"y="2"/>`, errAttrSpace, 8},
+	{"attribute missing space non-ASCII", `<a x="1"é="2"/>`, errAttrSpace, 8},
+	{"non-name char after attribute", "<a x='1'×/>", errName, 8},
 	{"duplicate attribute", `<a x="1" y="2" x="3"/>`, errDupAttr, 15},
 	{"duplicate attribute with prefix", `<a p:x="1" p:x="1"/>`, errDupAttr, 11},
 	{"less-than in attribute", `<a x="<"/>`, errAttrLT, 6},
@@ -252,6 +254,7 @@ var malformed = []struct {
 	{"truncated char ref", `<a>&#x4`, errEOF, 3},
 	{"truncated bang", `<a><!`, errEOF, 5},
 	{"PI without whitespace", `<?a%?><a/>`, errPISpace, 3},
+	{"too deep", strings.Repeat("<a>", MaxDepth+1) + strings.Repeat("</a>", MaxDepth+1), errDepth, 3 * MaxDepth},
 }
 
 func TestMalformed(t *testing.T) {

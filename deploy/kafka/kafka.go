@@ -1,0 +1,248 @@
+// Package kafka runs a real Apache Kafka 4.x broker (KRaft, combined
+// broker+controller, one node) for integration tests.
+//
+// The broker comes from Maven Central (org.apache.kafka:kafka_2.13) through
+// kafka.sh, which this package embeds: on a machine with only bash, Java >= 17
+// and Maven, the first run fetches ~45 MB of jars into
+// ${STE_CACHE:-$HOME/.cache/ste}/kafka/<version>; later runs reuse them.
+//
+// # When the real-broker tests run
+//
+// They run when STE_KAFKA=1 or CI=true is set, and skip otherwise (a JVM
+// start costs seconds and the first fetch tens of seconds, too much for every
+// local `go test ./...`). Where java, mvn or bash is missing they skip with a
+// message — except under CI=true, where every problem is a test failure, so CI
+// can never go green by silently skipping the real broker.
+//
+// # API
+//
+//   - [Start] gives one test its own broker, stopped by t.Cleanup.
+//   - [Shared] gives all tests of a test binary the same broker (one JVM start);
+//     call [StopShared] from TestMain after m.Run. If that is forgotten or the
+//     binary dies, a watchdog started by kafka.sh stops the JVM within seconds.
+//   - [Launch] / [Broker.Stop] are the same without testing.TB.
+package kafka
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+//go:embed kafka.sh
+var script []byte
+
+// EnvEnable is the variable that turns the real-broker tests on outside CI.
+const EnvEnable = "STE_KAFKA"
+
+// Timings of the last Launch, for reports.
+type Timings struct {
+	Fetch time.Duration // kafka.sh fetch (a few ms when cached)
+	Start time.Duration // kafka.sh start: format storage, start JVM, wait for Metadata
+}
+
+// Broker is a broker started by kafka.sh in Dir.
+type Broker struct {
+	Bootstrap string // "127.0.0.1:PORT"
+	Dir       string // data, logs (logs/server.log), server.properties, kafka.pid
+	Timings   Timings
+
+	script string
+	once   sync.Once
+	err    error
+}
+
+// Launch fetches the broker (if not cached) and starts it in dir, which it
+// creates if needed. The broker is stopped by Stop or, should this process die
+// first, by kafka.sh's watchdog.
+func Launch(ctx context.Context, dir string) (*Broker, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	b := &Broker{Dir: dir, script: filepath.Join(dir, "kafka.sh")}
+	if err := os.WriteFile(b.script, script, 0o755); err != nil {
+		return nil, err
+	}
+
+	t0 := time.Now()
+	fctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
+	defer cancel()
+	if _, err := b.run(fctx, "fetch"); err != nil {
+		return nil, err
+	}
+	b.Timings.Fetch = time.Since(t0)
+
+	t0 = time.Now()
+	sctx, cancel2 := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel2()
+	out, err := b.run(sctx, "start", dir)
+	if err != nil {
+		return nil, err
+	}
+	b.Timings.Start = time.Since(t0)
+	b.Bootstrap = strings.TrimSpace(out)
+	if !strings.HasPrefix(b.Bootstrap, "127.0.0.1:") {
+		_ = b.Stop()
+		return nil, fmt.Errorf("kafka.sh start printed %q, want 127.0.0.1:PORT", out)
+	}
+	return b, nil
+}
+
+// Stop stops the broker (SIGTERM, SIGKILL after 20 s). Dir is left as it is.
+// Calling it again returns the first result.
+func (b *Broker) Stop() error {
+	b.once.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		_, b.err = b.run(ctx, "stop", b.Dir)
+	})
+	return b.err
+}
+
+func (b *Broker) run(ctx context.Context, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "bash", append([]string{b.script}, args...)...)
+	cmd.Env = append(os.Environ(), "KAFKA_WATCH_PID="+strconv.Itoa(os.Getpid()))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.WaitDelay = 5 * time.Second
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimPrefix(strings.TrimSpace(stderr.String()), "kafka.sh: ")
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("kafka.sh %s: %s", args[0], msg)
+	}
+	return stdout.String(), nil
+}
+
+// Enabled reports whether real-broker tests run here, and whether a missing
+// prerequisite must fail them (CI=true) instead of skipping them.
+func Enabled() (run, strict bool) {
+	strict = os.Getenv("CI") == "true"
+	return strict || os.Getenv(EnvEnable) == "1", strict
+}
+
+// require skips or fails tb when the real broker cannot or should not run.
+func require(tb testing.TB) {
+	tb.Helper()
+	run, strict := Enabled()
+	if !run {
+		tb.Skipf("real Kafka 4 broker tests are off: set %s=1 to run them (CI=true always runs them)", EnvEnable)
+	}
+	for _, tool := range []string{"bash", "java"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			missing(tb, strict, tool+" is not installed (a real Kafka 4 broker needs bash and Java >= 17)")
+		}
+	}
+}
+
+func missing(tb testing.TB, strict bool, msg string) {
+	tb.Helper()
+	if strict {
+		tb.Fatalf("CI=true: %s", msg)
+	}
+	tb.Skip(msg)
+}
+
+// launchFailed fails tb with err, or skips it where Maven is missing (only
+// needed while the broker is not cached yet) and CI=true is not set.
+func launchFailed(tb testing.TB, err error) {
+	tb.Helper()
+	if _, lerr := exec.LookPath("mvn"); lerr != nil {
+		_, strict := Enabled()
+		missing(tb, strict, "mvn is not installed and Kafka is not cached yet: "+err.Error())
+	}
+	tb.Fatal(err)
+}
+
+func logTimings(tb testing.TB, b *Broker) {
+	tb.Helper()
+	tb.Logf("kafka: broker %s in %s (fetch %v, start %v)", b.Bootstrap, b.Dir,
+		b.Timings.Fetch.Round(time.Millisecond), b.Timings.Start.Round(time.Millisecond))
+}
+
+// Start starts a broker of its own for this test in t.TempDir() and returns its
+// bootstrap address; t.Cleanup stops it. See the package doc for when it skips.
+func Start(t testing.TB) (bootstrap string) {
+	t.Helper()
+	require(t)
+	b, err := Launch(context.Background(), filepath.Join(t.TempDir(), "kafka"))
+	if err != nil {
+		launchFailed(t, err)
+	}
+	logTimings(t, b)
+	t.Cleanup(func() {
+		if err := b.Stop(); err != nil {
+			t.Errorf("stopping kafka: %v", err)
+		}
+	})
+	return b.Bootstrap
+}
+
+var shared struct {
+	mu     sync.Mutex
+	broker *Broker
+	err    error // sticky: a failed start is not retried by every test
+	tried  bool
+}
+
+// Shared returns the bootstrap address of a broker shared by every test of
+// this test binary, starting it on first use. The skip rule is that of Start.
+// Stop it from TestMain:
+//
+//	func TestMain(m *testing.M) {
+//		code := m.Run()
+//		kafka.StopShared()
+//		os.Exit(code)
+//	}
+func Shared(t testing.TB) (bootstrap string) {
+	t.Helper()
+	require(t)
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	if !shared.tried {
+		shared.tried = true
+		dir, err := os.MkdirTemp("", "ste-kafka-")
+		if err == nil {
+			shared.broker, err = Launch(context.Background(), dir)
+		}
+		if err != nil {
+			shared.err = err
+		} else {
+			logTimings(t, shared.broker)
+		}
+	}
+	if shared.err != nil {
+		launchFailed(t, shared.err)
+	}
+	return shared.broker.Bootstrap
+}
+
+// StopShared stops the shared broker, if one was started, and removes its
+// directory (unless KAFKA_KEEP=1, to look at its logs).
+func StopShared() error {
+	shared.mu.Lock()
+	defer shared.mu.Unlock()
+	b := shared.broker
+	if b == nil {
+		return nil
+	}
+	err := b.Stop()
+	if err == nil && os.Getenv("KAFKA_KEEP") != "1" {
+		err = os.RemoveAll(b.Dir)
+	}
+	return err
+}

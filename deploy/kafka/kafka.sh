@@ -1,0 +1,409 @@
+#!/usr/bin/env bash
+# kafka.sh — a throw-away Apache Kafka 4.x broker (KRaft, combined mode) for tests.
+#
+#   kafka.sh fetch        resolve the broker jars from Maven Central into the cache
+#   kafka.sh start DIR    format + start a broker under DIR, print 127.0.0.1:PORT
+#   kafka.sh stop DIR     stop the broker started in DIR (SIGTERM, then SIGKILL)
+#
+# Needs only bash, coreutils, Java >= 17 and Maven. Everything else is fetched.
+#
+# Environment:
+#   STE_CACHE              cache root (default $HOME/.cache/ste); the broker lives
+#                          in $STE_CACHE/kafka/<version>, Maven's repo in $STE_CACHE/kafka/m2
+#   STE_KAFKA_VERSION      org.apache.kafka:kafka_2.13 version (default below)
+#   KAFKA_HEAP_OPTS        JVM heap flags (default -Xms128m -Xmx512m)
+#   KAFKA_JVM_OPTS         extra JVM flags appended to the defaults
+#   KAFKA_START_TIMEOUT    seconds to wait for the broker to answer (default 60)
+#   KAFKA_STOP_TIMEOUT     seconds between SIGTERM and SIGKILL (default 20)
+#   KAFKA_WATCH_PID        if set, a watchdog stops the broker once this pid is gone
+#                          (tests pass their own pid so a crashed test leaves no JVM)
+#   JAVA_HOME              java to use (default: java on PATH)
+set -Eeuo pipefail
+
+readonly DEFAULT_KAFKA_VERSION=4.4.0
+# log4j2 for Kafka versions whose pom brings none (4.0.x); 4.1+ bring their own.
+readonly FALLBACK_LOG4J_VERSION=2.24.3
+readonly PROG=kafka.sh
+
+die() {
+	printf '%s: %s\n' "$PROG" "$*" >&2
+	exit 1
+}
+# A safety net: any unexpected failure is reported as one line, too.
+trap 'rc=$?; printf "%s: unexpected failure (exit %d) at line %d: %s\n" "$PROG" "$rc" "$LINENO" "$BASH_COMMAND" >&2; exit "$rc"' ERR
+
+usage() {
+	die "usage: $PROG fetch | start DIR | stop DIR"
+}
+
+KAFKA_VERSION=${STE_KAFKA_VERSION:-$DEFAULT_KAFKA_VERSION}
+CACHE_ROOT=${STE_CACHE:-${HOME:-/tmp}/.cache/ste}/kafka
+DIST=$CACHE_ROOT/$KAFKA_VERSION
+MARKER=$DIST/.complete
+
+if [[ -n ${JAVA_HOME:-} && -x ${JAVA_HOME}/bin/java ]]; then
+	JAVA=$JAVA_HOME/bin/java
+else
+	JAVA=java
+fi
+
+need_java() {
+	command -v "$JAVA" >/dev/null 2>&1 || die "java not found (Kafka 4 needs Java >= 17)"
+	local spec
+	spec=$("$JAVA" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java\.specification\.version = //p' | head -n1) || true
+	[[ -n $spec ]] || die "cannot determine the Java version of $JAVA"
+	# "1.8" style versions are < 17 as well.
+	if [[ $spec == 1.* ]] || ((${spec%%.*} < 17)); then
+		die "Java $spec found, Kafka 4 needs Java >= 17 (set JAVA_HOME)"
+	fi
+}
+
+
+# ---------------------------------------------------------------- fetch
+
+write_pom() { # write_pom FILE ARTIFACT... (group:artifact:version)
+	local file=$1 gav g a v
+	shift
+	{
+		printf '<project xmlns="http://maven.apache.org/POM/4.0.0">\n'
+		printf '  <modelVersion>4.0.0</modelVersion>\n'
+		printf '  <groupId>ste.local</groupId><artifactId>kafka-broker-fetch</artifactId>\n'
+		printf '  <version>1</version><packaging>pom</packaging>\n'
+		printf '  <dependencies>\n'
+		for gav in "$@"; do
+			IFS=: read -r g a v <<<"$gav"
+			printf '    <dependency><groupId>%s</groupId><artifactId>%s</artifactId><version>%s</version></dependency>\n' "$g" "$a" "$v"
+		done
+		printf '  </dependencies>\n</project>\n'
+	} >"$file"
+}
+
+mvn_copy() { # mvn_copy WORKDIR OUTDIR LOG GAV...: resolve GAVs + runtime deps into OUTDIR
+	local work=$1 out=$2 log=$3
+	shift 3
+	write_pom "$work/pom.xml" "$@"
+	if ! (cd -- "$work" && mvn -B -q -f pom.xml \
+		-Dmaven.repo.local="$CACHE_ROOT/m2" \
+		dependency:copy-dependencies \
+		-DincludeScope=runtime -DoutputDirectory="$out") >>"$log" 2>&1; then
+		die "fetch of $* failed (maven); see $log"
+	fi
+}
+
+write_log4j2() { # the broker logs to ${kafka.logs.dir}/server.log, nothing to the console
+	cat >"$1" <<'EOF'
+# Written by kafka.sh: broker logs go to ${sys:kafka.logs.dir}/server.log.
+status = warn
+name = ste-kafka
+appender.file.type = RollingFile
+appender.file.name = file
+appender.file.fileName = ${sys:kafka.logs.dir}/server.log
+appender.file.filePattern = ${sys:kafka.logs.dir}/server.log.%i
+appender.file.layout.type = PatternLayout
+appender.file.layout.pattern = [%d] %p %m (%c)%n
+appender.file.policies.type = Policies
+appender.file.policies.size.type = SizeBasedTriggeringPolicy
+appender.file.policies.size.size = 50MB
+appender.file.strategy.type = DefaultRolloverStrategy
+appender.file.strategy.max = 2
+rootLogger.level = INFO
+rootLogger.appenderRef.file.ref = file
+logger.kafka.name = kafka
+logger.kafka.level = INFO
+logger.apache.name = org.apache.kafka
+logger.apache.level = INFO
+logger.request.name = kafka.request.logger
+logger.request.level = WARN
+logger.authorizer.name = kafka.authorizer.logger
+logger.authorizer.level = WARN
+EOF
+}
+
+do_fetch() {
+	[[ -f $MARKER ]] && return 0
+	command -v mvn >/dev/null 2>&1 || die "mvn not found (needed once to fetch Kafka $KAFKA_VERSION)"
+	need_java
+	mkdir -p -- "$CACHE_ROOT" || die "cannot create cache directory $CACHE_ROOT"
+
+	# One fetch at a time per cache (several test binaries may start together).
+	exec 8>"$CACHE_ROOT/.lock"
+	if command -v flock >/dev/null 2>&1; then
+		flock -w 900 8 || die "timed out waiting for the fetch lock $CACHE_ROOT/.lock"
+	fi
+	[[ -f $MARKER ]] && return 0
+
+	local tmp log libs v binding jar
+	tmp=$(mktemp -d "$CACHE_ROOT/.fetch-$KAFKA_VERSION.XXXXXX") || die "mktemp failed in $CACHE_ROOT"
+	FETCH_TMP=$tmp
+	trap 'rm -rf -- "${FETCH_TMP:-}"' EXIT
+	log=$CACHE_ROOT/fetch-$KAFKA_VERSION.log
+	: >"$log"
+	libs=$tmp/libs
+	mkdir -p "$libs" "$tmp/work"
+
+	mvn_copy "$tmp/work" "$libs" "$log" "org.apache.kafka:kafka_2.13:$KAFKA_VERSION"
+
+	# Kafka logs through slf4j; its pom brings log4j2 but no binding. Add the
+	# binding that matches the log4j2 and slf4j versions Kafka came with.
+	v=
+	for jar in "$libs"/log4j-core-*.jar; do
+		[[ -f $jar ]] || continue
+		v=${jar##*/log4j-core-}
+		v=${v%.jar}
+	done
+	if compgen -G "$libs/slf4j-api-1.*.jar" >/dev/null; then
+		binding=log4j-slf4j-impl
+	else
+		binding=log4j-slf4j2-impl
+	fi
+	if [[ -n $v ]]; then
+		mvn_copy "$tmp/work" "$libs" "$log" "org.apache.logging.log4j:$binding:$v"
+	else # Kafka 4.0.x: no log4j2 in the pom at all
+		v=$FALLBACK_LOG4J_VERSION
+		mvn_copy "$tmp/work" "$libs" "$log" "org.apache.logging.log4j:$binding:$v" "org.apache.logging.log4j:log4j-core:$v"
+	fi
+
+	[[ -f $libs/kafka_2.13-$KAFKA_VERSION.jar ]] || die "kafka_2.13-$KAFKA_VERSION.jar missing after fetch; see $log"
+	# kafka.Kafka is the broker, kafka.tools.StorageTool formats storage (kafka-storage.sh).
+	if command -v unzip >/dev/null 2>&1; then
+		unzip -l "$libs/kafka_2.13-$KAFKA_VERSION.jar" kafka/tools/StorageTool.class >/dev/null 2>&1 ||
+			die "kafka.tools.StorageTool not found in kafka_2.13-$KAFKA_VERSION.jar"
+	fi
+	write_log4j2 "$tmp/log4j2.properties"
+	rm -rf "$tmp/work"
+	printf 'kafka_2.13 %s\nfetched %s\n' "$KAFKA_VERSION" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$tmp/.complete"
+
+	rm -rf -- "$DIST"
+	mv -- "$tmp" "$DIST" || die "cannot move $tmp to $DIST"
+	FETCH_TMP=
+}
+
+# ---------------------------------------------------------------- start
+
+port_in_use() { # port_in_use PORT: true if something listens on 127.0.0.1:PORT
+	(exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+pick_port() { # pick_port [EXCLUDE]: sets PORT to a free port below the ephemeral range
+	local p i
+	for ((i = 0; i < 200; i++)); do
+		p=$((20000 + (RANDOM * 32768 + RANDOM) % 12000))
+		[[ $p == "${1:-}" ]] && continue
+		if command -v ss >/dev/null 2>&1 && [[ -n $(ss -Htan "sport = :$p" 2>/dev/null) ]]; then
+			continue
+		fi
+		port_in_use "$p" && continue
+		PORT=$p
+		return 0
+	done
+	die "no free loopback port found"
+}
+
+# metadata_ok PORT: send a Metadata v4 request (all topics) and succeed when the
+# answer lists at least one broker. v4 is the oldest Metadata version Kafka 4 keeps.
+metadata_ok() {
+	local port=$1 out
+	out=$(
+		exec 2>/dev/null
+		exec 3<>"/dev/tcp/127.0.0.1/$port" || exit 1
+		# size=18 | api_key=3 api_version=4 correlation_id=7 client_id="ste" | topics=null allow_auto=false
+		printf '\x00\x00\x00\x12\x00\x03\x00\x04\x00\x00\x00\x07\x00\x03ste\xff\xff\xff\xff\x00' >&3
+		timeout 2 head -c 16 <&3 | od -An -v -tx1 | tr -d ' \n'
+	) || return 1
+	# bytes 4-7 correlation id, 8-11 throttle time, 12-15 number of brokers
+	[[ ${#out} == 32 && ${out:8:8} == 00000007 ]] || return 1
+	((16#${out:24:8} >= 1 && 16#${out:24:8} < 1000))
+}
+
+write_server_properties() { # DIR PORT CPORT
+	local dir=$1 port=$2 cport=$3
+	cat >"$dir/server.properties" <<EOF
+# Written by kafka.sh: single-node KRaft (combined broker+controller) for tests.
+process.roles=broker,controller
+node.id=1
+controller.quorum.voters=1@127.0.0.1:$cport
+listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
+advertised.listeners=PLAINTEXT://127.0.0.1:$port
+listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+inter.broker.listener.name=PLAINTEXT
+controller.listener.names=CONTROLLER
+log.dirs=$dir/data
+
+num.partitions=8
+default.replication.factor=1
+min.insync.replicas=1
+auto.create.topics.enable=false
+delete.topic.enable=true
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=8
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=4
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+
+# Small and quick on a 2-core machine.
+num.network.threads=2
+num.io.threads=4
+num.recovery.threads.per.data.dir=1
+background.threads=4
+log.cleaner.threads=1
+log.cleaner.dedupe.buffer.size=16777216
+log.cleaner.backoff.ms=1000
+log.retention.check.interval.ms=60000
+broker.heartbeat.interval.ms=500
+controller.quorum.election.timeout.ms=500
+controller.quorum.fetch.timeout.ms=1000
+EOF
+}
+
+java_opts() { # the JVM flags for broker and storage tool
+	local dir=$1
+	# shellcheck disable=SC2206
+	local heap=(${KAFKA_HEAP_OPTS:--Xms128m -Xmx512m}) extra=(${KAFKA_JVM_OPTS:-})
+	JOPTS=(
+		"${heap[@]}"
+		-XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData
+		-Djava.awt.headless=true
+		-Dlog4j2.configurationFile="$DIST/log4j2.properties"
+		-Dkafka.logs.dir="$dir/logs"
+		-cp "$DIST/libs/*"
+		"${extra[@]}"
+	)
+}
+
+start_once() { # start_once DIR: one attempt; sets PORT, or RETRY=1 on a port clash
+	local dir=$1 port cport cluster_id pid deadline
+	RETRY=0
+	pick_port
+	port=$PORT
+	pick_port "$port"
+	cport=$PORT
+	write_server_properties "$dir" "$port" "$cport"
+	rm -rf -- "$dir/data" "$dir/logs"
+	mkdir -p -- "$dir/data" "$dir/logs"
+
+	java_opts "$dir"
+	# Kafka's Uuid is 16 random bytes in URL-safe base64 without padding.
+	cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+	if ! "$JAVA" "${JOPTS[@]}" kafka.tools.StorageTool format \
+		-t "$cluster_id" -c "$dir/server.properties" >"$dir/logs/format.log" 2>&1; then
+		die "formatting storage failed; see $dir/logs/format.log"
+	fi
+
+	# setsid: the broker must not die with the caller's terminal or process group,
+	# and must not hold the caller's stdout/stderr open.
+	setsid "$JAVA" "${JOPTS[@]}" -Dste.kafka.dir="$dir" kafka.Kafka "$dir/server.properties" \
+		</dev/null >"$dir/logs/kafka.out" 2>&1 &
+	pid=$!
+	echo "$pid" >"$dir/kafka.pid"
+
+	if [[ -n ${KAFKA_WATCH_PID:-} ]]; then
+		# Stops the broker once the watched process (e.g. a test binary) is gone.
+		setsid bash -c '
+			while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done
+			if kill -0 "$2" 2>/dev/null; then
+				kill -TERM "$2" 2>/dev/null
+				for _ in 1 2 3 4 5 6 7 8 9 10; do kill -0 "$2" 2>/dev/null || exit 0; sleep 1; done
+				kill -KILL "$2" 2>/dev/null
+			fi' kafka-watchdog "$KAFKA_WATCH_PID" "$pid" </dev/null >/dev/null 2>&1 &
+		echo "$!" >"$dir/watchdog.pid"
+	fi
+
+	deadline=$((SECONDS + ${KAFKA_START_TIMEOUT:-60}))
+	while ((SECONDS < deadline)); do
+		if ! kill -0 "$pid" 2>/dev/null; then
+			rm -f -- "$dir/kafka.pid"
+			if grep -qs 'Address already in use' "$dir/logs/kafka.out" "$dir/logs/server.log"; then
+				RETRY=1
+				return 0
+			fi
+			die "broker exited during startup; see $dir/logs/server.log and $dir/logs/kafka.out"
+		fi
+		if metadata_ok "$port"; then
+			PORT=$port
+			return 0
+		fi
+		sleep 0.2
+	done
+	stop_pid "$pid"
+	rm -f -- "$dir/kafka.pid"
+	die "broker did not answer on 127.0.0.1:$port within ${KAFKA_START_TIMEOUT:-60}s; see $dir/logs/server.log"
+}
+
+do_start() {
+	[[ $# == 1 ]] || usage
+	local dir attempt
+	mkdir -p -- "$1" 2>/dev/null || die "cannot create directory $1"
+	dir=$(cd -- "$1" && pwd -P)
+	if [[ -f $dir/kafka.pid ]] && kill -0 "$(<"$dir/kafka.pid")" 2>/dev/null; then
+		die "a broker is already running in $dir (pid $(<"$dir/kafka.pid"))"
+	fi
+	[[ -f $MARKER ]] || die "Kafka $KAFKA_VERSION is not fetched; run: $PROG fetch"
+	need_java
+	for attempt in 1 2 3; do
+		start_once "$dir"
+		if ((RETRY == 0)); then
+			echo "127.0.0.1:$PORT" >"$dir/bootstrap"
+			echo "127.0.0.1:$PORT"
+			return 0
+		fi
+	done
+	die "could not bind a free loopback port after $attempt attempts; see $dir/logs/kafka.out"
+}
+
+# ---------------------------------------------------------------- stop
+
+stop_pid() { # stop_pid PID: SIGTERM, wait up to KAFKA_STOP_TIMEOUT, then SIGKILL
+	local pid=$1 deadline
+	kill -TERM "$pid" 2>/dev/null || return 0
+	deadline=$((SECONDS + ${KAFKA_STOP_TIMEOUT:-20}))
+	while kill -0 "$pid" 2>/dev/null; do
+		if ((SECONDS >= deadline)); then
+			kill -KILL "$pid" 2>/dev/null || true
+			sleep 0.2
+			break
+		fi
+		sleep 0.1
+	done
+}
+
+do_stop() {
+	[[ $# == 1 ]] || usage
+	local dir=$1 pid
+	[[ -d $dir ]] || die "no such directory: $dir"
+	if [[ -f $dir/watchdog.pid ]]; then
+		kill "$(cat "$dir/watchdog.pid")" 2>/dev/null || true
+		rm -f -- "$dir/watchdog.pid"
+	fi
+	[[ -f $dir/kafka.pid ]] || return 0 # nothing running: stopping is idempotent
+	pid=$(cat "$dir/kafka.pid")
+	[[ $pid =~ ^[0-9]+$ ]] || die "bad pid file $dir/kafka.pid"
+	# Only signal the process if it is still our broker (pids get reused).
+	if [[ -r /proc/$pid/cmdline ]] && ! grep -qa 'kafka\.Kafka' "/proc/$pid/cmdline"; then
+		rm -f -- "$dir/kafka.pid"
+		return 0
+	fi
+	stop_pid "$pid"
+	kill -0 "$pid" 2>/dev/null && die "broker pid $pid did not stop"
+	rm -f -- "$dir/kafka.pid"
+}
+
+# ---------------------------------------------------------------- main
+
+[[ $# -ge 1 ]] || usage
+cmd=$1
+shift
+case $cmd in
+fetch)
+	[[ $# == 0 ]] || usage
+	do_fetch
+	;;
+start) do_start "$@" ;;
+stop) do_stop "$@" ;;
+-h | --help | help)
+	sed -n '2,/^set -/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' || true
+	;;
+*) usage ;;
+esac
