@@ -13,7 +13,7 @@ import (
 // fixture is a hand-written standard trade (1 NOE + 2 ALC + 2 NPR + 2 SET)
 // whose messages tests mutate. Values are chosen so that every criterion holds.
 type fixture struct {
-	t    *testing.T
+	t    testing.TB
 	book *Book
 	dec  schemas.Decoder
 	outs []schemas.Output
@@ -28,7 +28,7 @@ const (
 	base   = "2026-11-02T01:00:00.000Z"
 )
 
-func newFixture(t *testing.T, opts ...BookOption) *fixture {
+func newFixture(t testing.TB, opts ...BookOption) *fixture {
 	return &fixture{t: t, book: NewBook(opts...)}
 }
 
