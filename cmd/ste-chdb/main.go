@@ -50,7 +50,7 @@ func run() int {
 		dataDir   = flag.String("data", "", "chDB data directory (required; one process per directory)")
 		addr      = flag.String("addr", "127.0.0.1:0", "loopback address to listen on; port 0 picks a free one")
 		readyFile = flag.String("ready-file", "", "write the listen address here once serving; removed on shutdown")
-		pidFile   = flag.String("pid-file", "", "write the process id here at start; removed on shutdown")
+		pidFile   = flag.String("pid-file", "", "write the process id here once the engine is open; removed on shutdown")
 		logLevel  = flag.String("log-level", "info", "debug, info, warn or error")
 		grace     = flag.Duration("shutdown-timeout", 30*time.Second, "how long in-flight queries may run after SIGTERM")
 	)
@@ -73,21 +73,27 @@ func run() int {
 		log.Error("cannot listen", "addr", *addr, "err", err)
 		return 1
 	}
-	if *pidFile != "" {
-		if err := writeAtomic(*pidFile, strconv.Itoa(os.Getpid())+"\n"); err != nil {
-			log.Error("cannot write pid file", "err", err)
-			return 1
-		}
-		defer os.Remove(*pidFile)
-	}
-
 	start := time.Now()
 	ep, err := chendpoint.Open(chendpoint.Options{DataDir: *dataDir, Logger: log})
 	if err != nil {
 		log.Error("cannot open the engine", "err", err)
 		return 1
 	}
+	// Only now that chDB holds the directory's lock are the pid and ready
+	// files ours to write: a second process on the same directory fails
+	// above without touching the first one's files.
+	if *pidFile != "" {
+		if err := writeAtomic(*pidFile, strconv.Itoa(os.Getpid())+"\n"); err != nil {
+			log.Error("cannot write pid file", "err", err)
+			_ = ep.Close()
+			return 1
+		}
+		defer os.Remove(*pidFile)
+	}
 	log.Info("serving", "addr", ln.Addr().String(), "lib", libguard.Path, "startup", time.Since(start).Round(time.Millisecond))
+	if os.Getenv(nilDerefTestEnv) == "1" {
+		nilDeref() // test hook, see below
+	}
 
 	srv := &http.Server{
 		Handler:           ep,
@@ -131,6 +137,18 @@ func run() int {
 	}
 	log.Info("stopped")
 	return code
+}
+
+// nilDerefTestEnv makes ste-chdb dereference nil once the engine is open.
+// Test-only: analytics/embedded checks that the process then dies with Go's
+// panic (exit 2) instead of hanging in libchdb's own SIGSEGV handler, i.e.
+// that chendpoint really disabled chDB's signal handlers.
+const nilDerefTestEnv = "STE_CHDB_TEST_NIL_DEREF"
+
+//go:noinline
+func nilDeref() {
+	var p *int
+	fmt.Println(*p)
 }
 
 // listenLoopback refuses anything but a loopback address: the endpoint has

@@ -1,0 +1,96 @@
+// Package chendpoint is STE's embedded ClickHouse: an http.Handler that owns
+// the ClickHouse engine in-process (chDB — github.com/chdb-io/chdb-go over
+// libchdb.so) and speaks the part of ClickHouse's HTTP interface that
+// clickhouse-go/v2 uses with Protocol: clickhouse.HTTP, both through
+// clickhouse.Open and through database/sql (clickhouse.OpenDB).
+//
+// Why it exists: STE writes its analytics (CLS, audit events, exceptions,
+// queue samples) to ClickHouse through clickhouse-go only. Where no modern
+// ClickHouse server can be installed (developer machines, CI, single-host
+// deployments), this endpoint lets exactly that production code path run
+// against the real ClickHouse engine. It is served by cmd/ste-chdb and
+// managed by analytics/embedded; nothing else may import it, because linking
+// chdb-go makes a binary unable to start without libchdb.so.
+//
+// # What it implements
+//
+//   - GET and POST on any path (GET is read-only, readonly=2, as in
+//     ClickHouse); /ping answers "Ok.\n".
+//   - The query in the body, or in the query URL parameter with the body
+//     appended after a newline, as ClickHouse does.
+//   - URL parameters: database (USE for the request), default_format
+//     (TabSeparated when absent; the driver asks for Native), query_id,
+//     param_<name> query parameters for {name:Type} placeholders,
+//     compress/decompress, wait_end_of_query, client_protocol_version; every
+//     other parameter is a setting of that one query (an unknown one is error
+//     115, as on a server); user/password are ignored.
+//   - The driver's hello query, SELECT displayName(), version(), revision(),
+//     timezone(), answered by the endpoint in the client's Native layout with
+//     revision 0 (see internal/wire.HelloNative for why).
+//   - INSERT ... FORMAT <f> and INSERT ... VALUES with the data in the body
+//     (PrepareBatch/Append/Send sends DESCRIBE TABLE, then the statement in
+//     the URL and a Native block as the body; InsertFormat and curl send
+//     other formats), and INSERT ... FORMAT <f> with inline data in the
+//     body. The data is decoded and spooled to a temporary file and run as
+//     INSERT ... FROM INFILE, because chDB takes a query as a C string and
+//     binary data cannot be passed inline. Settings such as
+//     insert_deduplication_token apply to that insert.
+//   - Every output format chDB has; Native results decode in clickhouse-go.
+//   - HTTP Content-Encoding gzip, deflate (zlib), br and zstd on request
+//     bodies; on responses when the client sends Accept-Encoding and the
+//     enable_http_compression setting is 1, as ClickHouse requires (the
+//     driver's gzip/deflate/br modes do not set it, so they get plain
+//     responses — as from a real server). ClickHouse block compression LZ4,
+//     LZ4HC, ZSTD or NONE with compress=1 (response) and decompress=1
+//     (request), which the driver's LZ4/ZSTD modes use.
+//   - External tables (multipart/form-data with <name>_structure or
+//     <name>_types and <name>_format), created as temporary tables of the
+//     request.
+//   - Errors as ClickHouse sends them: a status derived from the code, the
+//     code in X-ClickHouse-Exception-Code and a "Code: N. DB::Exception: ..."
+//     body, so the driver returns a typed *clickhouse.Exception.
+//
+// Isolation: every request runs on a chDB connection of its own, opened for
+// it (~0.4–0.8 ms) and closed after it. chDB gives each connection its own
+// session context, so per-request settings, query parameters, a SET or USE
+// sent as a query, and temporary tables end with the request — the
+// semantics of a ClickHouse HTTP request without session_id. (Running
+// everything on one shared connection would leak a SET into every later
+// request.)
+//
+// # What it does not do
+//
+//   - Sessions: session_id is refused with code 48 (NOT_IMPLEMENTED); there
+//     is no state between requests other than the data.
+//   - Concurrent queries: all chDB calls run one at a time on one engine
+//     goroutine locked to one OS thread (ClickHouse keeps thread-local query
+//     state). HTTP requests are accepted concurrently and queue; a long
+//     query delays every other client, including health checks.
+//   - Authentication, authorization, quotas, TLS: none. Credentials are
+//     ignored; anyone who can connect can read and write everything, and
+//     FROM INFILE or file() can read any file the process can. Serve it on
+//     loopback only (cmd/ste-chdb refuses other addresses).
+//   - Cancellation: a query that started runs to completion even if the
+//     client goes away (a request still queued is dropped). Use the
+//     max_execution_time setting to bound queries.
+//   - Streaming: a result is built whole in chDB's memory before the first
+//     byte is sent (results above Options.StreamThreshold are then written
+//     straight from that buffer, without a copy). chDB's streaming API would
+//     avoid that, but in libchdb 26.7.3-stable.1 chdb_stream_cancel_query,
+//     which chdb-go calls when a stream is freed, intermittently deadlocks
+//     after a query error. Hence no progress headers
+//     (send_progress_in_http_headers has no effect) and no
+//     X-ClickHouse-Summary.
+//   - Native layout: chDB writes the revision-0 layout only;
+//     client_protocol_version is honoured for the hello query alone, which
+//     is why the hello answer says revision 0.
+//   - One engine per process and one process per data directory (chDB locks
+//     the directory); Open fails for a second directory in the same
+//     process.
+//   - Block-compressed request bodies are limited to 128 MiB per block
+//     (ch-go's reader); clickhouse-go sends one batch as one block.
+//   - Query text read from the body is capped (Options.MaxQueryBytes); data
+//     sent with the statement in the URL, as the driver does, is not.
+//   - Heredoc strings ($$...$$) are not understood by the small lexer that
+//     finds an INSERT's FORMAT clause.
+package chendpoint
