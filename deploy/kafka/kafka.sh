@@ -30,6 +30,7 @@ die() {
 	exit 1
 }
 # A safety net: any unexpected failure is reported as one line, too.
+# shellcheck disable=SC2154 # rc is assigned inside the trap
 trap 'rc=$?; printf "%s: unexpected failure (exit %d) at line %d: %s\n" "$PROG" "$rc" "$LINENO" "$BASH_COMMAND" >&2; exit "$rc"' ERR
 
 usage() {
@@ -285,8 +286,12 @@ start_once() { # start_once DIR: one attempt; sets PORT, or RETRY=1 on a port cl
 	mkdir -p -- "$dir/data" "$dir/logs"
 
 	java_opts "$dir"
-	# Kafka's Uuid is 16 random bytes in URL-safe base64 without padding.
-	cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+	# Kafka's Uuid is 16 random bytes in URL-safe base64 without padding; like
+	# Kafka's own Uuid.randomUuid, avoid a leading '-' (read as an option).
+	cluster_id=-
+	while [[ $cluster_id == -* ]]; do
+		cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+	done
 	if ! "$JAVA" "${JOPTS[@]}" kafka.tools.StorageTool format \
 		-t "$cluster_id" -c "$dir/server.properties" >"$dir/logs/format.log" 2>&1; then
 		die "formatting storage failed; see $dir/logs/format.log"
@@ -301,6 +306,7 @@ start_once() { # start_once DIR: one attempt; sets PORT, or RETRY=1 on a port cl
 
 	if [[ -n ${KAFKA_WATCH_PID:-} ]]; then
 		# Stops the broker once the watched process (e.g. a test binary) is gone.
+		# shellcheck disable=SC2016 # expanded by the inner bash
 		setsid bash -c '
 			while kill -0 "$1" 2>/dev/null && kill -0 "$2" 2>/dev/null; do sleep 1; done
 			if kill -0 "$2" 2>/dev/null; then

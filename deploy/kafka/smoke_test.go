@@ -558,6 +558,9 @@ func TestSaramaVersions(t *testing.T) {
 		{"MaxVersion " + sarama.MaxVersion.String(), withVersion(sarama.MaxVersion)},
 		{"chosen " + saramaVersion.String(), withVersion(saramaVersion)},
 	}
+	if testing.Short() {
+		candidates = candidates[len(candidates)-1:]
+	}
 	forEachBackend(t, func(t *testing.T, seeds []string) {
 		for _, c := range candidates {
 			t0 := time.Now()
@@ -689,9 +692,10 @@ func waitCounts(t *testing.T, v *goka.View, keys []string, want int64, timeout t
 }
 
 // TestGoka runs a goka processor group, emitter and view with the sarama
-// config above through start, end-to-end processing, restart and rebalances.
+// config above through start, end-to-end processing, restart and rebalances
+// (each rebalance costs goka's fixed 5 s wait and more: skipped with -short).
 func TestGoka(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, seeds []string) { testGoka(t, seeds, explicitBuilders, true) })
+	forEachBackend(t, func(t *testing.T, seeds []string) { testGoka(t, seeds, explicitBuilders, !testing.Short()) })
 }
 
 // TestGokaGlobalConfig is the same with goka.ReplaceGlobalConfig (no rebalances).
