@@ -171,12 +171,8 @@ func waitLeaders(ctx context.Context, adm *kadm.Client, names []string, timeout 
 	}
 }
 
-// Partitioner is the franz-go partitioner that agrees with goka's: FNV-1a 32
-// as sarama computes it (pipeline.KeyHash). Use it for every keyed record
-// goka reads; franz-go's default murmur2 would split a trade from its state.
-func Partitioner() kgo.Partitioner {
-	return kgo.StickyKeyPartitioner(kgo.SaramaCompatHasher(pipeline.Fnv32a))
-}
+// Partitioner is pipeline.Partitioner, the one partitioner of STE.
+func Partitioner() kgo.Partitioner { return pipeline.Partitioner() }
 
 // ProducerOpts are the options of every STE producer: the shared partitioner,
 // acks from all in-sync replicas and idempotence (franz-go's default, kept

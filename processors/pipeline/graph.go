@@ -96,7 +96,7 @@ func Run(ctx context.Context, o Options) error {
 	tmc.Stream.Replication = 1
 	common := []goka.ProcessorOption{
 		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(SaramaConfig(), tmc)),
-		goka.WithProducerBuilder(goka.ProducerBuilderWithConfig(SaramaConfig())),
+		goka.WithProducerBuilder(ProducerBuilder()),
 		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(SaramaConfig())),
 		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(SaramaConfig())),
 		goka.WithHasher(KeyHash),
