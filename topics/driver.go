@@ -23,9 +23,10 @@ type DriveOptions struct {
 	// Progress is called about every 200 ms with the records sent so far.
 	Progress func(sent int64, elapsed time.Duration)
 	// OnSent is called once per record after the broker acknowledged it, with
-	// the time the record was handed to the client (the sink measures latency
-	// from there). It may be called from several goroutines.
-	OnSent func(rec []byte, sentAt time.Time)
+	// the message as decoded for its key (nil when it does not decode) and the
+	// time the record was handed to the client: the sink measures latency from
+	// there. It may be called from several goroutines.
+	OnSent func(m *schemas.Message, sentAt time.Time)
 }
 
 // DriveResult says what was sent.
@@ -87,7 +88,8 @@ func Drive(ctx context.Context, cl *kgo.Client, ns string, src *msgset.Reader, o
 		}
 		val := append([]byte(nil), line...)
 		var key []byte
-		if m, _ := dec.Decode(val); m != nil && schemas.IsBIC(m.Sender) {
+		m, _ := dec.Decode(val)
+		if m != nil && schemas.IsBIC(m.Sender) {
 			key = []byte(m.Sender)
 		}
 		at := time.Now()
@@ -99,7 +101,7 @@ func Drive(ctx context.Context, cl *kgo.Client, ns string, src *msgset.Reader, o
 			}
 			acked.Add(1)
 			if o.OnSent != nil {
-				o.OnSent(r.Value, at)
+				o.OnSent(m, at)
 			}
 		})
 	}

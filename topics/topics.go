@@ -22,11 +22,6 @@ import (
 // DefaultPartitions of keyed topics (cli.md: default 8).
 const DefaultPartitions = 8
 
-// MaxInboundBytes is the broker limit for inbound records. It is far above
-// the contract's 64 KiB so that an oversized message reaches validation and
-// is rejected as TOO_LARGE with its first 64 KiB kept, instead of being
-// refused by the broker where nobody sees it.
-const MaxInboundBytes = 8 << 20
 
 // Spec is one topic to create.
 type Spec struct {
@@ -64,30 +59,31 @@ func Specs(ns string, o Options) []Spec {
 	o.defaults()
 	n := pipeline.Names{NS: ns}
 	ret := strconv.FormatInt(o.Retention.Milliseconds(), 10)
-	stream := func(maxBytes int) map[string]string {
-		return map[string]string{"cleanup.policy": "delete", "retention.ms": ret,
-			"max.message.bytes": strconv.Itoa(maxBytes)}
+	// Every topic takes any batch our producers build (pipeline.TopicMaxBytes).
+	maxBytes := strconv.Itoa(pipeline.TopicMaxBytes)
+	stream := func() map[string]string {
+		return map[string]string{"cleanup.policy": "delete", "retention.ms": ret, "max.message.bytes": maxBytes}
 	}
-	compact := func(maxBytes int) map[string]string {
-		return map[string]string{"cleanup.policy": "compact", "max.message.bytes": strconv.Itoa(maxBytes),
+	compact := func() map[string]string {
+		return map[string]string{"cleanup.policy": "compact", "max.message.bytes": maxBytes,
 			"min.cleanable.dirty.ratio": "0.1", "segment.ms": "3600000"}
 	}
 	p := o.Partitions
 	return []Spec{
-		{n.Inbound(), p, true, stream(MaxInboundBytes)},
-		{n.CLS(), p, true, stream(1 << 20)},
-		{n.Outbound(), p, true, stream(1 << 20)},
-		{n.Exceptions(), p, true, stream(4 << 20)}, // a TOO_LARGE payload is 64 KiB, base64 in JSON
-		{n.Audit(), p, true, stream(1 << 20)},
-		{n.Monitor(), 1, false, stream(1 << 20)},
+		{n.Inbound(), p, true, stream()},
+		{n.CLS(), p, true, stream()},
+		{n.Outbound(), p, true, stream()},
+		{n.Exceptions(), p, true, stream()},
+		{n.Audit(), p, true, stream()},
+		{n.Monitor(), 1, false, stream()},
 		// Every instance reads all of it: one partition keeps it simple and ordered.
-		{n.Refdata(), 1, false, compact(1 << 20)},
+		{n.Refdata(), 1, false, compact()},
 		// Internal, versioned.
-		{n.Verdicts(), p, true, stream(MaxInboundBytes + 1<<20)},
-		{n.Accepted(), p, true, stream(1 << 20)},
-		{pipeline.Table(n.IdentityGroup()), p, true, compact(1 << 20)},
-		{pipeline.Table(n.MatchGroup()), p, true, compact(16 << 20)},
-		{pipeline.Loop(n.MatchGroup()), p, true, stream(1 << 20)},
+		{n.Verdicts(), p, true, stream()},
+		{n.Accepted(), p, true, stream()},
+		{pipeline.Table(n.IdentityGroup()), p, true, compact()},
+		{pipeline.Table(n.MatchGroup()), p, true, compact()},
+		{pipeline.Loop(n.MatchGroup()), p, true, stream()},
 	}
 }
 
@@ -181,8 +177,9 @@ func ProducerOpts() []kgo.Opt {
 	return []kgo.Opt{
 		kgo.RecordPartitioner(Partitioner()),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerBatchMaxBytes(MaxInboundBytes + 1<<20),
-		kgo.ProducerLinger(2 * time.Millisecond),
+		kgo.ProducerBatchMaxBytes(pipeline.MaxBatchBytes),
+		kgo.ProducerLinger(time.Millisecond),
+		kgo.ProducerBatchCompression(kgo.NoCompression()),
 	}
 }
 

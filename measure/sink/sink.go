@@ -1,0 +1,147 @@
+// Package sink is the benchmark's message sink, like the source's: it reads
+// <ns>.cls, correlates each trade with the driver's send times, and measures
+// per-trade latency (send of the trade's last message → arrival of its CLS)
+// and the completion time of the whole set.
+package sink
+
+import (
+	"context"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topics"
+)
+
+// Sink collects send and arrival times.
+type Sink struct {
+	mu        sync.Mutex
+	lastSend  map[schemas.TradeKey]int64 // Unix ns of the latest send of the trade's messages
+	firstSend int64
+	arrived   map[schemas.TradeKey]int64 // Unix ns of the first CLS NEW
+	lastCLS   int64
+	changed   chan struct{}
+}
+
+// New returns an empty sink.
+func New() *Sink {
+	return &Sink{lastSend: map[schemas.TradeKey]int64{}, arrived: map[schemas.TradeKey]int64{}, changed: make(chan struct{}, 1)}
+}
+
+// Sent records a send (the driver's OnSent).
+func (s *Sink) Sent(m *schemas.Message, at time.Time) {
+	if m == nil || m.Key.TradeRef == "" {
+		return
+	}
+	k := m.Key.TradeKey()
+	ns := at.UnixNano()
+	s.mu.Lock()
+	if ns > s.lastSend[k] {
+		s.lastSend[k] = ns
+	}
+	if s.firstSend == 0 || ns < s.firstSend {
+		s.firstSend = ns
+	}
+	s.mu.Unlock()
+}
+
+// Run consumes <ns>.cls from its start until ctx ends.
+func (s *Sink) Run(ctx context.Context, brokers, ns string) error {
+	cl, err := topics.Client(brokers, kgo.ConsumeTopics(pipeline.Names{NS: ns}.CLS()),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(50*time.Millisecond))
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	for {
+		fs := cl.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		now := time.Now().UnixNano()
+		s.mu.Lock()
+		fs.EachRecord(func(r *kgo.Record) {
+			o, err := schemas.ParseOutput(r.Value)
+			if err != nil || o.MsgType != "CLS" || o.Function != "NEW" {
+				return
+			}
+			k, ok := schemas.ParseTradeKey(o.TradeKey)
+			if !ok {
+				return
+			}
+			if _, seen := s.arrived[k]; !seen {
+				s.arrived[k] = now
+				s.lastCLS = max(s.lastCLS, now)
+			}
+		})
+		s.mu.Unlock()
+		select {
+		case s.changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Count is the number of trades with a CLS.
+func (s *Sink) Count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.arrived)
+}
+
+// Wait blocks until n trades have a CLS, ctx ends, or nothing new arrives for
+// idle; it returns the count.
+func (s *Sink) Wait(ctx context.Context, n int, idle time.Duration) int {
+	for {
+		c := s.Count()
+		if c >= n {
+			return c
+		}
+		select {
+		case <-ctx.Done():
+			return c
+		case <-s.changed:
+		case <-time.After(idle):
+			if s.Count() == c {
+				return c
+			}
+		}
+	}
+}
+
+// Result is what the sink measured.
+type Result struct {
+	CLS       int
+	Seconds   float64 // first send → last CLS
+	Latencies []float64 // ms per trade, sorted
+}
+
+// Result computes latencies of the trades with both a send and a CLS.
+func (s *Sink) Result() Result {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := Result{CLS: len(s.arrived)}
+	if s.firstSend > 0 && s.lastCLS > s.firstSend {
+		r.Seconds = float64(s.lastCLS-s.firstSend) / 1e9
+	}
+	for k, at := range s.arrived {
+		if sent, ok := s.lastSend[k]; ok && at >= sent {
+			r.Latencies = append(r.Latencies, float64(at-sent)/1e6)
+		}
+	}
+	slices.Sort(r.Latencies)
+	return r
+}
+
+// Quantile of sorted values (nearest rank); 0 for none.
+func Quantile(sorted []float64, q float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	i := int(q*float64(len(sorted))+0.999999) - 1
+	return sorted[min(max(i, 0), len(sorted)-1)]
+}
