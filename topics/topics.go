@@ -22,7 +22,6 @@ import (
 // DefaultPartitions of keyed topics (cli.md: default 8).
 const DefaultPartitions = 8
 
-
 // Spec is one topic to create.
 type Spec struct {
 	Name       string

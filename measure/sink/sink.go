@@ -116,7 +116,7 @@ func (s *Sink) Wait(ctx context.Context, n int, idle time.Duration) int {
 // Result is what the sink measured.
 type Result struct {
 	CLS       int
-	Seconds   float64 // first send → last CLS
+	Seconds   float64   // first send → last CLS
 	Latencies []float64 // ms per trade, sorted
 }
 
