@@ -68,8 +68,13 @@ func Specs(ns string, o Options) []Spec {
 			"min.cleanable.dirty.ratio": "0.1", "segment.ms": "3600000"}
 	}
 	p := o.Partitions
+	// Inbound records are stamped by the broker: a message's time in the
+	// system starts when the utility received it, whatever the sender's
+	// clock says (critical time, audit and the monitor agree on it).
+	inbound := stream()
+	inbound["message.timestamp.type"] = "LogAppendTime"
 	return []Spec{
-		{n.Inbound(), p, true, stream()},
+		{n.Inbound(), p, true, inbound},
 		{n.CLS(), p, true, stream()},
 		{n.Outbound(), p, true, stream()},
 		{n.Exceptions(), p, true, stream()},

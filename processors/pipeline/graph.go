@@ -70,6 +70,11 @@ func SaramaConfig() *sarama.Config {
 	cfg.Consumer.Fetch.Default = 4 << 20
 	cfg.Consumer.Fetch.Max = 64 << 20
 	cfg.ChannelBufferSize = 4096
+	// How long a fetch waits for data. Measured on kfake at 1,500 msg/s: with
+	// sarama's default 500 ms each hop of the pipeline took ~13 ms, with 50 ms
+	// ~3 ms (10 ms was no better: more empty fetches). A real broker answers
+	// as soon as data arrives either way.
+	cfg.Consumer.MaxWaitTime = 50 * time.Millisecond
 	return cfg
 }
 

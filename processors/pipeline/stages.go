@@ -238,14 +238,16 @@ func (s *stages) match(ctx goka.Context, msg any) {
 	case matching.Applied:
 		b, _ := t.MarshalBinary()
 		ctx.SetValue(b)
-		s.step(e, StageMatch, EventApplied)
-	case matching.Duplicate:
-		s.step(e, StageMatch, EventReemitted)
 	}
 	ids := s.emit(ctx, outs)
+	// The step is stamped once the outputs are signed and handed over: the
+	// journey's end, as the monitor and the sink see it.
 	outcome := "accepted"
 	if res == matching.Duplicate {
 		outcome = "duplicate"
+		s.step(e, StageMatch, EventReemitted)
+	} else {
+		s.step(e, StageMatch, EventApplied)
 	}
 	s.audit(ctx, e, outcome, "", ids)
 	s.cfg.Metrics.accepted(res == matching.Duplicate)

@@ -1,0 +1,183 @@
+package monitor_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/measure/monitor"
+	"github.com/ste-utility/ste/measure/oplaw"
+	"github.com/ste-utility/ste/measure/sink"
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/validation"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/msgset"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/workload"
+)
+
+// TestMonitorAgreesWithIndependentMeasurements runs a steady paced load
+// through the pipeline and holds the monitor's network figures to what the
+// sink and the audit records measured independently: throughput X within
+// 10 % of the sink's completion rate, response time R within 25 % of the mean
+// time in system from audit timestamps.
+func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a broker and the processors for ~20 s")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	brokers := broker.Addr(c)
+	const ns = "mon"
+	cl, err := topics.Client(brokers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	if _, err := topics.Create(ctx, adm, ns, topics.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ref := refdata.Default()
+	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
+	pctx, stop := context.WithCancel(ctx)
+	defer stop()
+	ready := make(chan struct{})
+	go pipeline.Run(pctx, pipeline.Options{Brokers: []string{brokers}, Ready: ready,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Config: pipeline.Config{Names: pipeline.Names{NS: ns}, Validator: validation.New(ref), Signer: signer}})
+	select {
+	case <-ready:
+	case <-ctx.Done():
+		t.Fatal("processors not ready")
+	}
+
+	// 2,000 standard trades at 1,500 msg/s: ten seconds of steady load.
+	var buf bytes.Buffer
+	man, err := workload.Generate(workload.Options{Trades: 2000, Ref: ref}, func(b []byte) error {
+		buf.Write(b)
+		return buf.WriteByte('\n')
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk := sink.New()
+	go sk.Run(pctx, brokers, ns)
+	mon := monitor.New(adm, ns)
+	var samples []schemas.MonitorSample
+	monDone := make(chan struct{})
+	mctx, stopMon := context.WithCancel(ctx)
+	go func() {
+		defer close(monDone)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if ss, err := mon.Sample(mctx); err == nil {
+				for _, s := range ss {
+					if s.Stage == "network" {
+						samples = append(samples, s)
+					}
+				}
+			}
+			select {
+			case <-mctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	src, _ := msgset.NewReader(&buf, "set.xml")
+	if _, err := topics.Drive(ctx, cl, ns, src, topics.DriveOptions{Rate: 1500, OnSent: sk.Sent}); err != nil {
+		t.Fatal(err)
+	}
+	if got := sk.Wait(ctx, man.Matched, 30*time.Second); got != man.Matched {
+		t.Fatalf("%d of %d CLS", got, man.Matched)
+	}
+	// Until every journey has ended.
+	for ctx.Err() == nil {
+		ss, err := mon.Sample(ctx)
+		if err == nil && ss[len(ss)-1].Queue == 0 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	time.Sleep(300 * time.Millisecond)
+	stopMon()
+	<-monDone
+
+	laws := oplaw.Compute("network", trimIdle(samples))
+	res := sk.Result()
+	sinkRate := float64(man.Messages) / res.Seconds
+
+	// Mean time in system from the audit records: inbound timestamp to the
+	// journey's last step.
+	var sum float64
+	var n int
+	var hops [3]float64
+	_, err = topics.Dump(ctx, brokers, pipeline.Names{NS: ns}.Audit(), func(r *kgo.Record) error {
+		var a schemas.AuditEvent
+		if err := json.Unmarshal(r.Value, &a); err != nil || a.InboundAt == "" || len(a.Steps) == 0 {
+			return err
+		}
+		in, err1 := time.Parse(time.RFC3339Nano, a.InboundAt)
+		end, err2 := time.Parse(time.RFC3339Nano, a.Steps[len(a.Steps)-1].At)
+		if err1 != nil || err2 != nil {
+			return nil
+		}
+		sum += end.Sub(in).Seconds()
+		n++
+		prev := in
+		for i, st := range a.Steps {
+			at, _ := time.Parse(time.RFC3339Nano, st.At)
+			hops[i] += at.Sub(prev).Seconds()
+			prev = at
+		}
+		return nil
+	})
+	if err != nil || n != man.Messages {
+		t.Fatalf("audit records %d of %d: %v", n, man.Messages, err)
+	}
+	auditR := sum / float64(n)
+	t.Logf("mean per hop: to validate %.1f ms, to identity %.1f ms, to match %.1f ms", hops[0]/float64(n)*1e3, hops[1]/float64(n)*1e3, hops[2]/float64(n)*1e3)
+	t.Logf("monitor: X=%.1f msg/s R=%.1f ms N=%.1f over T=%.1fs; sink: %.1f msg/s; audit: mean time in system %.1f ms",
+		laws.X, laws.R*1e3, laws.N, laws.T, sinkRate, auditR*1e3)
+	if math.Abs(laws.X-sinkRate)/sinkRate > 0.10 {
+		t.Errorf("network X %.1f vs sink completion rate %.1f: more than 10 %% apart", laws.X, sinkRate)
+	}
+	if math.Abs(laws.R-auditR)/auditR > 0.25 {
+		t.Errorf("network R %.1f ms vs audit mean time in system %.1f ms: more than 25 %% apart", laws.R*1e3, auditR*1e3)
+	}
+}
+
+// trimIdle keeps the samples from the one before the first arrival to the
+// last with work: the observation period of the run.
+func trimIdle(ss []schemas.MonitorSample) []schemas.MonitorSample {
+	first, last := -1, -1
+	for i, s := range ss {
+		if s.Arrivals > 0 || s.Completions > 0 || s.Queue > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	return ss[max(first-1, 0) : last+1]
+}
