@@ -120,16 +120,6 @@ func signedRegion(s string) (string, bool) {
 	return s[i : i+j+len("</Body>")], true
 }
 
-// signRaw replaces the placeholder {SIG} in a hand-written line with the demo
-// signature of bic over the line's signed region.
-func signRaw(line, bic string) string {
-	region, ok := signedRegion(line)
-	if !ok {
-		panic("signRaw: no <Header>..</Body> in " + line)
-	}
-	return strings.Replace(line, "{SIG}", signB64(bic, []byte(region)), 1)
-}
-
 // ---------------------------------------------------------------------------
 // Trade key (section 5) and NACK hash (section 6)
 
@@ -831,10 +821,9 @@ type Run struct {
 }
 
 type runOpt struct {
-	refDir     string // "" = suite refdata; "-" = the product default (no --refdata)
-	retention  string
-	extra      []string
-	noInvarian bool
+	refDir    string // "" = suite refdata; "-" = the product default (no --refdata)
+	retention string
+	extra     []string
 }
 
 func runMatch(t *testing.T, in []string, opts ...func(*runOpt)) *Run {
@@ -900,15 +889,12 @@ func runMatch(t *testing.T, in []string, opts ...func(*runOpt)) *Run {
 		}
 		run.Exc = append(run.Exc, m)
 	}
-	if !o.noInvarian {
-		run.checkInvariants()
-	}
+	run.checkInvariants()
 	return run
 }
 
 func withRefdata(dir string) func(*runOpt) { return func(o *runOpt) { o.refDir = dir } }
 func withRetention(d string) func(*runOpt) { return func(o *runOpt) { o.retention = d } }
-func noInvariants() func(*runOpt)          { return func(o *runOpt) { o.noInvarian = true } }
 
 type execResult struct {
 	code           int

@@ -532,9 +532,8 @@ func TestMatch_StatusPartiesIncludeSETOnlyCustodian(t *testing.T) {
 func TestMatch_AnyOrder_WithCancelAndReplace(t *testing.T) {
 	rng := rand.New(rand.NewSource(11))
 	type built struct {
-		tr  *Trade
-		ms  []*Msg
-		end string
+		tr *Trade
+		ms []*Msg
 	}
 	var in []string
 	var all []built

@@ -146,9 +146,7 @@ func (t *trade) set(i int, msgId string, at time.Duration) *schemas.Draft {
 func cancel(d *schemas.Draft, msgId, created string) *schemas.Draft {
 	c := &schemas.Draft{MsgId: msgId, MsgType: d.MsgType, Function: "CANCEL", Sender: d.Sender,
 		Created: created, RelatedMsgId: d.MsgId}
-	for _, p := range d.Body[:6] {
-		c.Body = append(c.Body, p)
-	}
+	c.Body = append(c.Body, d.Body[:6]...)
 	if d.MsgType == "SET" {
 		c.Body = append(c.Body, schemas.Pair{Name: "Custodian", Value: d.Get("Custodian")})
 	}
