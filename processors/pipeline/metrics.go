@@ -15,6 +15,7 @@ import (
 // by reason, open trades and rebalances. A nil *Metrics records nothing.
 type Metrics struct {
 	In         *prometheus.CounterVec
+	StageOut   *prometheus.CounterVec
 	Out        *prometheus.CounterVec
 	Processing *prometheus.HistogramVec
 	Critical   *prometheus.HistogramVec
@@ -33,6 +34,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		In: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_stage_records_in_total",
 			Help: "Records consumed per stage."}, []string{"stage"}),
+		StageOut: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_stage_records_out_total",
+			Help: "Records emitted per stage (to the next stage, outputs, exceptions and audit)."}, []string{"stage"}),
 		Out: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_outputs_total",
 			Help: "Outputs emitted by type (ACK, NACK, STATUS, CLS)."}, []string{"type"}),
 		Processing: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "ste_stage_processing_seconds",
@@ -57,7 +60,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_consumer_lag",
 			Help: "Records behind the end of each stage's input, per partition."}, []string{"stage", "partition"}),
 	}
-	reg.MustRegister(m.In, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
+	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
 		m.Corrupt, m.OpenTrades, m.Rebalances, m.Lag)
 	return m
 }
@@ -71,6 +74,12 @@ func (m *Metrics) observe(st Stage, p int32, start time.Time, inboundTS int64) {
 	m.Processing.WithLabelValues(name).Observe(time.Since(start).Seconds())
 	if inboundTS > 0 {
 		m.Critical.WithLabelValues(name).Observe(float64(time.Now().UnixMicro()-inboundTS) / 1e6)
+	}
+}
+
+func (m *Metrics) out(st Stage) {
+	if m != nil {
+		m.StageOut.WithLabelValues(st.String()).Inc()
 	}
 }
 

@@ -100,17 +100,17 @@ func (s *stages) validate(ctx goka.Context, msg any) {
 	if _, ok := vd.Identity(); ok {
 		// Whether it is an exact duplicate of an accepted message (recognised
 		// before validation) is decided where identities are kept.
-		ctx.Emit(goka.Stream(s.cfg.Names.Verdicts()), IdentityKey(e.Sender, e.MsgId), e.Marshal())
+		s.out(ctx, StageValidate, s.cfg.Names.Verdicts(), IdentityKey(e.Sender, e.MsgId), e.Marshal())
 	} else {
 		// No readable identity: it cannot be a duplicate of anything accepted.
 		e.Steps[len(e.Steps)-1].Event = EventRejected
-		s.reject(ctx, e, vd.Msg, vd.Rej)
+		s.reject(ctx, StageValidate, e, vd.Msg, vd.Rej)
 	}
 	s.cfg.Metrics.observe(StageValidate, ctx.Partition(), start, e.InboundTS)
 }
 
 // reject writes the exception, the NACK where one is due, and the audit event.
-func (s *stages) reject(ctx goka.Context, e *Envelope, m *schemas.Message, rej *schemas.Rejection) {
+func (s *stages) reject(ctx goka.Context, st Stage, e *Envelope, m *schemas.Message, rej *schemas.Rejection) {
 	if m == nil {
 		m = &schemas.Message{Sender: e.Sender, MsgId: e.MsgId}
 	}
@@ -121,17 +121,23 @@ func (s *stages) reject(ctx goka.Context, e *Envelope, m *schemas.Message, rej *
 	if schemas.IsBIC(m.Sender) {
 		key = m.Sender
 	}
-	ctx.Emit(goka.Stream(s.cfg.Names.Exceptions()), key, exc.Marshal())
+	s.out(ctx, st, s.cfg.Names.Exceptions(), key, exc.Marshal())
 	var outs []string
 	if nack != nil {
-		ctx.Emit(goka.Stream(s.cfg.Names.Outbound()), nack.Key, s.cfg.Signer.Encode(nack))
+		s.out(ctx, st, s.cfg.Names.Outbound(), nack.Key, s.cfg.Signer.Encode(nack))
 		outs = append(outs, nack.MsgId)
 	}
 	s.cfg.Metrics.rejected(rej.Reason)
-	s.audit(ctx, e, "rejected", rej.Reason.String(), outs)
+	s.audit(ctx, st, e, "rejected", rej.Reason.String(), outs)
 }
 
-func (s *stages) audit(ctx goka.Context, e *Envelope, outcome, reason string, outputs []string) {
+// out emits one record and counts it as an output of the stage.
+func (s *stages) out(ctx goka.Context, st Stage, topic, key string, value []byte) {
+	ctx.Emit(goka.Stream(topic), key, value)
+	s.cfg.Metrics.out(st)
+}
+
+func (s *stages) audit(ctx goka.Context, st Stage, e *Envelope, outcome, reason string, outputs []string) {
 	a := schemas.AuditEvent{Sender: e.Sender, MsgId: e.MsgId, Partition: e.Partition, Offset: e.Offset,
 		Outcome: outcome, Reason: reason, Outputs: outputs}
 	if e.TradeKey != 0 {
@@ -146,7 +152,7 @@ func (s *stages) audit(ctx goka.Context, e *Envelope, outcome, reason string, ou
 	for _, st := range e.Steps {
 		a.Steps = append(a.Steps, schemas.AuditStep{Stage: st.Stage.String(), Event: st.Event.String(), At: schemas.MicroTime(st.At)})
 	}
-	ctx.Emit(goka.Stream(s.cfg.Names.Audit()), a.TradeKey, a.Marshal())
+	s.out(ctx, st, s.cfg.Names.Audit(), a.TradeKey, a.Marshal())
 }
 
 // ---- identity: keyed by Sender:MsgId, remembers accepted identities ----
@@ -171,16 +177,16 @@ func (s *stages) identity(ctx goka.Context, msg any) {
 	case validation.Duplicate:
 		e.Kind, e.TradeKey = KindDuplicate, known.TradeKey
 		s.step(e, StageIdentity, EventDuplicate)
-		ctx.Emit(goka.Stream(s.cfg.Names.Accepted()), e.TradeKey.String(), e.Marshal())
+		s.out(ctx, StageIdentity, s.cfg.Names.Accepted(), e.TradeKey.String(), e.Marshal())
 	case validation.Accept:
 		ctx.SetValue(identityEntry{Digest: e.Digest, Created: e.Created, TradeKey: e.TradeKey}.marshal())
 		e.Kind = KindAccepted
 		s.step(e, StageIdentity, EventAccepted)
-		ctx.Emit(goka.Stream(s.cfg.Names.Accepted()), e.TradeKey.String(), e.Marshal())
+		s.out(ctx, StageIdentity, s.cfg.Names.Accepted(), e.TradeKey.String(), e.Marshal())
 		s.forgetIdentities(ctx.Partition())
 	default: // Reject, Conflict
 		s.step(e, StageIdentity, EventRejected)
-		s.reject(ctx, e, nil, vd.Rej)
+		s.reject(ctx, StageIdentity, e, nil, vd.Rej)
 	}
 	s.cfg.Metrics.observe(StageIdentity, ctx.Partition(), start, e.InboundTS)
 }
@@ -232,7 +238,7 @@ func (s *stages) match(ctx goka.Context, msg any) {
 		// The identity stage forgot this identity (past its memory) but the
 		// trade still holds another message under it.
 		s.step(e, StageMatch, EventRejected)
-		s.reject(ctx, e, m, &schemas.Rejection{Reason: schemas.ConflictingDuplicate,
+		s.reject(ctx, StageMatch, e, m, &schemas.Rejection{Reason: schemas.ConflictingDuplicate,
 			Detail: "MsgId " + m.MsgId + " of " + m.Sender + " was already accepted with different content; use a new MsgId"})
 		return
 	case matching.Applied:
@@ -249,7 +255,7 @@ func (s *stages) match(ctx goka.Context, msg any) {
 	} else {
 		s.step(e, StageMatch, EventApplied)
 	}
-	s.audit(ctx, e, outcome, "", ids)
+	s.audit(ctx, StageMatch, e, outcome, "", ids)
 	s.cfg.Metrics.accepted(res == matching.Duplicate)
 	s.sweep(ctx)
 	s.cfg.Metrics.observe(StageMatch, ctx.Partition(), start, e.InboundTS)
@@ -287,7 +293,7 @@ func (s *stages) emit(ctx goka.Context, outs []schemas.Output) []string {
 		if o.IsCLS() {
 			topic = s.cfg.Names.CLS()
 		}
-		ctx.Emit(goka.Stream(topic), o.Key, s.cfg.Signer.Encode(o))
+		s.out(ctx, StageMatch, topic, o.Key, s.cfg.Signer.Encode(o))
 		ids = append(ids, o.MsgId)
 	}
 	s.cfg.Metrics.emitted(outs)
@@ -345,7 +351,7 @@ func (s *stages) expire(ctx goka.Context, key schemas.TradeKey, e *Envelope, it 
 	ids := s.emit(ctx, outs)
 	ae := &Envelope{TradeKey: key, Partition: -1, Offset: -1}
 	s.step(ae, StageMatch, EventExpired)
-	s.audit(ctx, ae, "expired", "", ids)
+	s.audit(ctx, StageMatch, ae, "expired", "", ids)
 	s.cfg.Metrics.expired(len(outs) > 0)
 }
 

@@ -1,0 +1,139 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/lovoo/goka"
+	"github.com/lovoo/goka/tester"
+
+	"github.com/ste-utility/ste/processors/validation"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/workload"
+)
+
+// graph runs the three groups in goka's broker-free tester: the topology and
+// the stages' logic, not partitioning, rebalances or crashes (e2e does those).
+type graph struct {
+	tt    *tester.Tester
+	names Names
+	out   map[string]*tester.QueueTracker
+}
+
+func newGraph(t *testing.T) *graph {
+	tt := tester.New(t)
+	n := Names{NS: "t"}
+	s := newStages(Config{Names: n, Validator: validation.New(refdata.Default()),
+		Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	for _, g := range s.Graphs() {
+		p, err := goka.NewProcessor(nil, g, goka.WithTester(tt))
+		if err != nil {
+			t.Fatal(err)
+		}
+		go p.Run(ctx)
+		if err := p.WaitForReadyContext(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gr := &graph{tt: tt, names: n, out: map[string]*tester.QueueTracker{}}
+	for _, topic := range []string{n.CLS(), n.Outbound(), n.Exceptions(), n.Audit()} {
+		gr.out[topic] = tt.NewQueueTracker(topic)
+	}
+	return gr
+}
+
+func (g *graph) send(key string, rec []byte) { g.tt.Consume(g.names.Inbound(), key, rec) }
+
+// drain returns what was emitted to a topic since the last call.
+func (g *graph) drain(topic string) [][]byte {
+	var out [][]byte
+	for {
+		_, v, ok := g.out[topic].NextRaw()
+		if !ok {
+			return out
+		}
+		out = append(out, v)
+	}
+}
+
+func TestGraphMatchesAStandardTrade(t *testing.T) {
+	g := newGraph(t)
+	var recs [][]byte
+	if _, err := workload.Generate(workload.Options{Trades: 3}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		g.send("any", r)
+	}
+	cls := g.drain(g.names.CLS())
+	if len(cls) != 3 {
+		t.Fatalf("%d CLS, want 3", len(cls))
+	}
+	out := g.drain(g.names.Outbound())
+	acks := 0
+	for _, o := range out {
+		if bytes.Contains(o, []byte("<MsgType>ACK</MsgType>")) {
+			acks++
+		}
+	}
+	if acks != len(recs) {
+		t.Fatalf("%d ACKs for %d messages", acks, len(recs))
+	}
+	if n := len(g.drain(g.names.Audit())); n != len(recs) {
+		t.Fatalf("%d audit records for %d messages (one journey each)", n, len(recs))
+	}
+	// An exact duplicate re-emits the trade's CLS and changes nothing.
+	g.send("any", recs[0])
+	if again := g.drain(g.names.CLS()); len(again) == 0 {
+		t.Fatal("duplicate of a matched trade's message did not re-emit its CLS")
+	}
+	if len(g.drain(g.names.Exceptions())) != 0 {
+		t.Fatal("a duplicate is not an exception")
+	}
+	// Conflicting duplicate: same identity, other bytes (outside the signed range).
+	g.send("any", append(recs[1][:len(recs[1])-len("</Msg>"):len(recs[1])-len("</Msg>")], []byte("<X/></Msg>")...))
+	excs := g.drain(g.names.Exceptions())
+	if len(excs) != 1 || !bytes.Contains(excs[0], []byte("CONFLICTING_DUPLICATE")) {
+		t.Fatalf("exceptions %s", excs)
+	}
+}
+
+func TestGraphRejectsWhatCannotBeRead(t *testing.T) {
+	g := newGraph(t)
+	g.send("", []byte("not xml"))
+	g.send("", []byte(strings.Repeat("x", schemas.MaxRecord+1)))
+	excs := g.drain(g.names.Exceptions())
+	if len(excs) != 2 || !bytes.Contains(excs[0], []byte(`"reason":"MALFORMED"`)) ||
+		!bytes.Contains(excs[1], []byte(`"payload_truncated":true`)) {
+		t.Fatalf("exceptions %s", excs)
+	}
+	if out := g.drain(g.names.Outbound()); len(out) != 0 {
+		t.Fatalf("no NACK for an unreadable sender, got %d outputs", len(out))
+	}
+}
+
+func TestEnvelopeRoundTrip(t *testing.T) {
+	e := &Envelope{Kind: KindAccepted, Partition: 3, Offset: 99, InboundTS: 123, Reason: schemas.BadDate, Detail: "d",
+		SenderKnown: true, NetUnits: 2, TradeKey: 0xfeedface, Created: -5, Sender: "S", MsgId: "M", Type: schemas.SET,
+		Function: schemas.REPLACE, Clock: 7, Steps: []Step{{StageValidate, 11, EventValid}}, Raw: []byte("<Msg/>")}
+	e.Digest[3] = 9
+	b := e.Marshal()
+	back, err := UnmarshalEnvelope(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back.Detail != e.Detail || back.Digest != e.Digest || back.TradeKey != e.TradeKey || back.Created != e.Created ||
+		back.Type != e.Type || string(back.Raw) != string(e.Raw) || len(back.Steps) != 1 || back.Steps[0] != e.Steps[0] {
+		t.Fatalf("%+v", back)
+	}
+	for i := 0; i < len(b); i++ {
+		if _, err := UnmarshalEnvelope(b[:i]); err == nil {
+			t.Fatalf("truncated at %d accepted", i)
+		}
+	}
+}
