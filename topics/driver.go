@@ -20,6 +20,10 @@ import (
 type DriveOptions struct {
 	// Rate in messages per second; 0 sends at full speed.
 	Rate float64
+	// RampTo, with RampOver, raises the rate linearly from Rate to RampTo over
+	// that time, then holds it (load scenarios of increasing rate).
+	RampTo   float64
+	RampOver time.Duration
 	// Progress is called about every 200 ms with the records sent so far.
 	Progress func(sent int64, elapsed time.Duration)
 	// OnSent is called once per record after the broker acknowledged it, with
@@ -60,9 +64,12 @@ func Drive(ctx context.Context, cl *kgo.Client, ns string, src *msgset.Reader, o
 		}()
 	}
 	var dec schemas.Decoder
-	var interval time.Duration
-	if o.Rate > 0 {
-		interval = time.Duration(float64(time.Second) / o.Rate)
+	rate := func(elapsed time.Duration) float64 {
+		if o.RampTo <= 0 || o.RampOver <= 0 {
+			return o.Rate
+		}
+		f := min(float64(elapsed)/float64(o.RampOver), 1)
+		return o.Rate + (o.RampTo-o.Rate)*f
 	}
 	next := start
 	for {
@@ -77,8 +84,8 @@ func Drive(ctx context.Context, cl *kgo.Client, ns string, src *msgset.Reader, o
 		if ctx.Err() != nil {
 			break
 		}
-		if interval > 0 {
-			next = next.Add(interval)
+		if r := rate(time.Since(start)); r > 0 {
+			next = next.Add(time.Duration(float64(time.Second) / r))
 			if d := time.Until(next); d > time.Millisecond {
 				select {
 				case <-time.After(d):

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/ed25519"
 	"encoding/json"
@@ -10,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -62,6 +64,17 @@ type BenchResult struct {
 	Cores             int           `json:"cores"`
 	Queues            []oplaw.Laws  `json:"queues,omitempty"`
 	Windows           []benchWindow `json:"windows,omitempty"`
+	Timeline          []benchTick   `json:"timeline,omitempty"`
+}
+
+// benchTick is one second of the run: queue lengths per stage as the
+// monitor sampled them and the latency of the CLS that arrived in it.
+type benchTick struct {
+	T      float64          `json:"t"`
+	Queues map[string]int64 `json:"queues"`
+	CLS    int              `json:"cls"`
+	P50Ms  float64          `json:"p50_ms"`
+	MaxMs  float64          `json:"max_ms"`
 }
 
 // benchWindow is throughput in one window of the run (volume degradation).
@@ -76,6 +89,8 @@ func bench(ctx context.Context, args []string) error {
 	trades := fs.Int("trades", 0, "trades to generate and drive (required)")
 	jsonOut := fs.String("json", "", "also write the result to this file")
 	rate := fs.Float64("rate", 0, "paced driver rate in msg/s (0: full speed)")
+	rampTo := fs.Float64("ramp-to", 0, "raise the paced rate linearly to this over --ramp-over")
+	rampOver := fs.Duration("ramp-over", time.Minute, "duration of the ramp")
 	brokers := fs.String("brokers", "", "use this cluster instead of the embedded broker")
 	instances := fs.Int("instances", 1, "processor instances sharing the partitions")
 	partitions := fs.Int("partitions", 8, "partitions of keyed topics")
@@ -228,7 +243,8 @@ func bench(ctx context.Context, args []string) error {
 		return err
 	}
 	defer src.Close()
-	dr, err := topics.Drive(ctx, cl, ns, src, topics.DriveOptions{Rate: *rate, OnSent: sk.Sent})
+	driveStart := time.Now()
+	dr, err := topics.Drive(ctx, cl, ns, src, topics.DriveOptions{Rate: *rate, RampTo: *rampTo, RampOver: *rampOver, OnSent: sk.Sent})
 	src.Close()
 	if err != nil {
 		return err
@@ -272,6 +288,7 @@ func bench(ctx context.Context, args []string) error {
 	}
 	smu.Lock()
 	res.Queues, res.Windows = summarise(samples, *window)
+	res.Timeline = timeline(samples, sr.Series, driveStart)
 	smu.Unlock()
 	stopProcs()
 	wg.Wait()
@@ -401,6 +418,41 @@ func summarise(samples []schemas.MonitorSample, window time.Duration) ([]oplaw.L
 		}
 	}
 	return laws, ws
+}
+
+// timeline buckets the run by second from the start of driving.
+func timeline(samples []schemas.MonitorSample, series []sink.Point, start time.Time) []benchTick {
+	ticks := map[int]*benchTick{}
+	tick := func(sec int) *benchTick {
+		t := ticks[sec]
+		if t == nil {
+			t = &benchTick{T: float64(sec), Queues: map[string]int64{}}
+			ticks[sec] = t
+		}
+		return t
+	}
+	for _, s := range samples {
+		at, err := time.Parse("2006-01-02T15:04:05.000000Z", s.At)
+		if err != nil || at.Before(start) {
+			continue
+		}
+		tick(int(at.Sub(start).Seconds())).Queues[s.Stage] = s.Queue
+	}
+	lat := map[int][]float64{}
+	for _, p := range series {
+		lat[int(p.At)] = append(lat[int(p.At)], p.LatencyMs)
+	}
+	for sec, ls := range lat {
+		slices.Sort(ls)
+		t := tick(sec)
+		t.CLS, t.P50Ms, t.MaxMs = len(ls), sink.Quantile(ls, 0.5), ls[len(ls)-1]
+	}
+	out := make([]benchTick, 0, len(ticks))
+	for _, t := range ticks {
+		out = append(out, *t)
+	}
+	slices.SortFunc(out, func(a, b benchTick) int { return cmp.Compare(a.T, b.T) })
+	return out
 }
 
 // trimIdle drops the idle samples before the first arrival and after the last

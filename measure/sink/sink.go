@@ -5,6 +5,7 @@
 package sink
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -118,6 +119,14 @@ type Result struct {
 	CLS       int
 	Seconds   float64   // first send → last CLS
 	Latencies []float64 // ms per trade, sorted
+	Series    []Point   // per trade, in arrival order
+}
+
+// Point is one trade's CLS: when it arrived (seconds after the first send)
+// and its latency.
+type Point struct {
+	At        float64 `json:"t"`
+	LatencyMs float64 `json:"latency_ms"`
 }
 
 // Result computes latencies of the trades with both a send and a CLS.
@@ -130,10 +139,13 @@ func (s *Sink) Result() Result {
 	}
 	for k, at := range s.arrived {
 		if sent, ok := s.lastSend[k]; ok && at >= sent {
-			r.Latencies = append(r.Latencies, float64(at-sent)/1e6)
+			ms := float64(at-sent) / 1e6
+			r.Latencies = append(r.Latencies, ms)
+			r.Series = append(r.Series, Point{At: float64(at-s.firstSend) / 1e9, LatencyMs: ms})
 		}
 	}
 	slices.Sort(r.Latencies)
+	slices.SortFunc(r.Series, func(a, b Point) int { return cmp.Compare(a.At, b.At) })
 	return r
 }
 

@@ -1,0 +1,179 @@
+package main
+
+// ste analytics and ste report: the ClickHouse side of STE (docs/analytics.md).
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/ste-utility/ste/analytics"
+	"github.com/ste-utility/ste/analytics/charts"
+	"github.com/ste-utility/ste/analytics/embedded"
+	"github.com/ste-utility/ste/analytics/ingest"
+	"github.com/ste-utility/ste/analytics/report"
+	"github.com/ste-utility/ste/analytics/store"
+)
+
+func init() {
+	register(command{"analytics", "ingest CLS, audit, exceptions and monitor samples into ClickHouse until interrupted", analyticsCmd})
+	register(command{"report", "analytics reports: counts, throughput, degradation, queues, latency, exceptions", reportCmd})
+}
+
+// clickhouseFlag is the store's address; empty means the embedded endpoint
+// under $STE_HOME.
+func clickhouseFlag(fs *flagSet) *string {
+	return fs.String("clickhouse", os.Getenv("STE_CLICKHOUSE"),
+		"ClickHouse DSN (http://host:8123, clickhouse://host:9000, host:port) ($STE_CLICKHOUSE); default: the embedded store under $STE_HOME/analytics")
+}
+
+func analyticsCmd(ctx context.Context, args []string) error {
+	fs := flags("analytics", "[--brokers B] [--namespace NS] [--clickhouse DSN] [--retention DUR]")
+	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
+	dsn := clickhouseFlag(fs)
+	retention := fs.String("retention", "", "keep rows this long (e.g. 30d, 720h); default: what the store has (90d for a new one)")
+	batchRows := fs.Int("batch-rows", ingest.DefaultBatchRows, "rows per insert at most")
+	flush := fs.Duration("flush", ingest.DefaultFlushInterval, "insert a table's rows at least this often")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := validNamespace(*ns); err != nil {
+		return err
+	}
+	var ret time.Duration
+	if *retention != "" {
+		d, err := parseDuration(*retention)
+		if err != nil || d < time.Hour {
+			return usageError{fmt.Sprintf("--retention %q: a duration of at least 1h (e.g. 30d)", *retention)}
+		}
+		ret = d
+	}
+	if *batchRows < 1 || *flush <= 0 {
+		return usageError{"--batch-rows and --flush must be positive"}
+	}
+	log := logger()
+	st, err := analytics.Open(ctx, *dsn, steHome(), store.Options{Retention: ret})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	where := st.DSN()
+	if *dsn == "" {
+		where = "embedded store " + embedded.DataDir(steHome()) + " (" + st.DSN() + ")"
+	}
+	log.Info("analytics store open", "clickhouse", where, "database", st.Database(), "schema_version", store.SchemaVersion())
+	return ingest.Run(ctx, ingest.Options{Brokers: *brokers, Namespace: *ns, Store: st, BatchRows: *batchRows,
+		FlushInterval: *flush, Logger: log})
+}
+
+func reportCmd(ctx context.Context, args []string) error {
+	var names []string
+	for _, n := range report.Names {
+		names = append(names, fmt.Sprintf("  %-12s %s", n, report.Describe[n]))
+	}
+	fs := flags("report", "NAME [--json] [--clickhouse DSN] [--namespace NS] [--since T] [--until T] [--plot FILE.png|.svg]\n\nreports:\n"+
+		strings.Join(names, "\n")+"\n\ntimes (--since, --until): RFC 3339, \"2006-01-02 15:04:05\" (UTC), a date, or a duration before now (30m, 2h, 3d)")
+	asJSON := fs.Bool("json", false, "print the result as JSON")
+	dsn := clickhouseFlag(fs)
+	ns := fs.String("namespace", os.Getenv("STE_NAMESPACE"), "namespace ($STE_NAMESPACE); default: the most recently ingested one")
+	since := fs.String("since", "", "only data from this time on")
+	until := fs.String("until", "", "only data before this time")
+	plotFile := fs.String("plot", "", "also draw the report into FILE.png or FILE.svg (throughput, degradation, queues, latency, exceptions)")
+	by := fs.String("by", "", "throughput resolution: second or minute (default: by second up to 15 minutes of data)")
+	window := fs.Duration("window", 0, "degradation and latency window (default: about 30 windows over the data)")
+
+	name := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		name, args = args[0], args[1:]
+	}
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if name == "" {
+		return usageError{"a report name is required: " + strings.Join(report.Names, ", ")}
+	}
+	known := false
+	for _, n := range report.Names {
+		known = known || n == name
+	}
+	if !known {
+		return usageError{fmt.Sprintf("unknown report %q (want one of %s)", name, strings.Join(report.Names, ", "))}
+	}
+	p := report.Params{Namespace: *ns, Window: *window}
+	var err error
+	if p.Since, err = parseWhen(*since); err != nil {
+		return usageError{"--since: " + err.Error()}
+	}
+	if p.Until, err = parseWhen(*until); err != nil {
+		return usageError{"--until: " + err.Error()}
+	}
+	switch *by {
+	case "":
+	case "second", "s", "1s":
+		p.Step = time.Second
+	case "minute", "m", "1m":
+		p.Step = time.Minute
+	default:
+		return usageError{fmt.Sprintf("--by %q: second or minute", *by)}
+	}
+	if *plotFile != "" {
+		if !charts.Plottable(name) {
+			return usageError{fmt.Sprintf("report %s has no plot", name)}
+		}
+		if ext := strings.ToLower(*plotFile); !strings.HasSuffix(ext, ".png") && !strings.HasSuffix(ext, ".svg") {
+			return usageError{fmt.Sprintf("--plot %q: the file must end in .png or .svg", *plotFile)}
+		}
+		p.Series = true
+	}
+	if *ns != "" {
+		if err := validNamespace(*ns); err != nil {
+			return err
+		}
+	}
+	st, err := analytics.Open(ctx, *dsn, steHome(), store.Options{})
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	res, err := report.Run(ctx, st, name, p)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(os.Stdout)
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else if err := res.WriteText(os.Stdout); err != nil {
+		return err
+	}
+	if *plotFile != "" {
+		if err := charts.Save(res, *plotFile); err != nil {
+			return err
+		}
+		fmt.Fprintf(os.Stderr, "plot written to %s\n", *plotFile)
+	}
+	return nil
+}
+
+// parseWhen reads a --since/--until time: RFC 3339, "2006-01-02
+// 15:04:05" or a date (UTC), or a duration before now ("30m", "3d").
+func parseWhen(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", time.DateOnly} {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	if d, err := parseDuration(s); err == nil {
+		return time.Now().Add(-d).UTC(), nil
+	}
+	return time.Time{}, errors.New("want RFC 3339, \"2006-01-02 15:04:05\", a date, or a duration such as 30m or 3d")
+}
