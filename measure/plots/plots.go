@@ -1,0 +1,248 @@
+// Package plots draws the benchmark experiments of docs/benchmarks.md from
+// `ste bench --json` results, each beside the source benchmark's figure: the
+// response-time curve against arrival rate (Little's law) with its knee,
+// scaling with processor instances, throughput against stored volume, and
+// queue length and critical time over the time of a load scenario.
+package plots
+
+import (
+	"encoding/json"
+	"fmt"
+	"image/color"
+	"os"
+	"slices"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+)
+
+// Run is the part of a `ste bench` result the plots read.
+type Run struct {
+	Messages   float64            `json:"messages"`
+	Seconds    float64            `json:"seconds"`
+	MsgsPerSec float64            `json:"msgs_per_sec"`
+	Rate       float64            `json:"rate"`
+	Instances  int                `json:"processor_instances"`
+	LatencyMs  map[string]float64 `json:"latency_ms"`
+	Queues     []struct {
+		Stage string  `json:"stage"`
+		X     float64 `json:"X"`
+		R     float64 `json:"R"`
+		N     float64 `json:"N"`
+	} `json:"queues"`
+	Windows []struct {
+		EndSeconds float64 `json:"end_s"`
+		Stored     float64 `json:"stored_messages"`
+		MsgsPerSec float64 `json:"msgs_per_sec"`
+	} `json:"windows"`
+	Timeline []struct {
+		T      float64          `json:"t"`
+		Queues map[string]int64 `json:"queues"`
+		CLS    int              `json:"cls"`
+		P50Ms  float64          `json:"p50_ms"`
+		MaxMs  float64          `json:"max_ms"`
+	} `json:"timeline"`
+}
+
+// Load reads bench results.
+func Load(paths ...string) ([]Run, error) {
+	var runs []Run
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		var r Run
+		if err := json.Unmarshal(b, &r); err != nil {
+			return nil, fmt.Errorf("%s: %w", p, err)
+		}
+		runs = append(runs, r)
+	}
+	return runs, nil
+}
+
+func (r Run) network() (x, resp float64) {
+	for _, q := range r.Queues {
+		if q.Stage == "network" {
+			return q.X, q.R
+		}
+	}
+	return 0, 0
+}
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Add(plotter.NewGrid())
+	return p
+}
+
+func save(p *plot.Plot, file string) error {
+	return p.Save(18*vg.Centimeter, 11*vg.Centimeter, file)
+}
+
+var palette = []color.Color{
+	color.RGBA{R: 31, G: 119, B: 180, A: 255}, color.RGBA{R: 214, G: 39, B: 40, A: 255},
+	color.RGBA{R: 44, G: 160, B: 44, A: 255}, color.RGBA{R: 255, G: 127, B: 14, A: 255},
+	color.RGBA{R: 148, G: 103, B: 189, A: 255},
+}
+
+func line(p *plot.Plot, name string, pts plotter.XYs, i int, points bool) error {
+	l, err := plotter.NewLine(pts)
+	if err != nil {
+		return err
+	}
+	l.Color = palette[i%len(palette)]
+	l.Width = vg.Points(1.5)
+	p.Add(l)
+	p.Legend.Add(name, l)
+	if points {
+		s, err := plotter.NewScatter(pts)
+		if err != nil {
+			return err
+		}
+		s.Color = l.Color
+		s.Shape = draw.CircleGlyph{}
+		p.Add(s)
+	}
+	return nil
+}
+
+// Littles plots response time against the arrival rate of paced runs: the
+// monitor's R (Little's law, W/C) and the sink's p50 and p99, with the knee —
+// the last rate before R more than doubles — marked.
+func Littles(runs []Run, file string) (knee float64, err error) {
+	slices.SortFunc(runs, func(a, b Run) int { return int(a.Rate - b.Rate) })
+	var r, p50, p99 plotter.XYs
+	for _, run := range runs {
+		_, resp := run.network()
+		r = append(r, plotter.XY{X: run.Rate, Y: resp * 1e3})
+		p50 = append(p50, plotter.XY{X: run.Rate, Y: run.LatencyMs["p50"]})
+		p99 = append(p99, plotter.XY{X: run.Rate, Y: run.LatencyMs["p99"]})
+	}
+	for i := 1; i < len(r); i++ {
+		if r[i].Y > 2*r[i-1].Y && r[i].Y > 50 {
+			knee = r[i-1].X
+			break
+		}
+	}
+	p := newPlot("Response time against arrival rate (Little's law)", "arrival rate, msg/s", "ms (log)")
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	for i, s := range []struct {
+		name string
+		pts  plotter.XYs
+	}{{"R = W/C (monitor)", r}, {"CLS latency p50 (sink)", p50}, {"CLS latency p99 (sink)", p99}} {
+		if err := line(p, s.name, clampPositive(s.pts), i, true); err != nil {
+			return 0, err
+		}
+	}
+	if knee > 0 {
+		k, err := plotter.NewLine(plotter.XYs{{X: knee, Y: 1}, {X: knee, Y: maxY(p99, r) * 1.2}})
+		if err == nil {
+			k.Dashes = []vg.Length{vg.Points(4), vg.Points(4)}
+			k.Color = color.Gray{Y: 100}
+			p.Add(k)
+			p.Legend.Add(fmt.Sprintf("knee ≈ %.0f msg/s", knee), k)
+		}
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	return knee, save(p, file)
+}
+
+// Instances plots throughput against processor instances.
+func Instances(runs []Run, file string) error {
+	slices.SortFunc(runs, func(a, b Run) int { return a.Instances - b.Instances })
+	var pts plotter.XYs
+	for _, r := range runs {
+		pts = append(pts, plotter.XY{X: float64(r.Instances), Y: r.MsgsPerSec})
+	}
+	p := newPlot("Throughput against processor instances (one 2-core machine)", "instances", "msg/s")
+	if err := line(p, "STE", pts, 0, true); err != nil {
+		return err
+	}
+	p.Y.Min = 0
+	return save(p, file)
+}
+
+// Degradation plots throughput in successive windows against the volume
+// stored, with the source's 8-node figures for reference.
+func Degradation(run Run, file string) error {
+	var pts plotter.XYs
+	for _, w := range run.Windows {
+		pts = append(pts, plotter.XY{X: w.Stored / 1e6, Y: w.MsgsPerSec})
+	}
+	p := newPlot("Throughput as stored volume grows", "messages stored, millions", "msg/s")
+	if err := line(p, "STE (this machine, 2 cores)", pts, 0, false); err != nil {
+		return err
+	}
+	src := plotter.XYs{{X: 0, Y: 7734}, {X: 7, Y: 5500}}
+	if err := line(p, "source STE, 8 nodes + 4 DB servers (7,734 → ~5,500)", src, 1, true); err != nil {
+		return err
+	}
+	p.Y.Min = 0
+	p.Legend.Top = false
+	return save(p, file)
+}
+
+// Timeline plots queue length per stage and CLS latency over a run, into
+// base-queues.ext and base-latency.ext.
+func Timeline(run Run, title, base, ext string) error {
+	stages := []string{"validate", "identity", "match", "network"}
+	q := map[string]plotter.XYs{}
+	var lat plotter.XYs
+	for _, t := range run.Timeline {
+		for _, s := range stages {
+			if v, ok := t.Queues[s]; ok {
+				q[s] = append(q[s], plotter.XY{X: t.T, Y: float64(v)})
+			}
+		}
+		if t.CLS > 0 {
+			lat = append(lat, plotter.XY{X: t.T, Y: t.P50Ms})
+		}
+	}
+	p := newPlot(title+": queue length", "seconds", "messages queued")
+	for i, s := range stages {
+		if len(q[s]) > 1 {
+			if err := line(p, s, q[s], i, false); err != nil {
+				return err
+			}
+		}
+	}
+	p.Legend.Top, p.Legend.Left = true, true
+	if err := save(p, base+"-queues"+ext); err != nil {
+		return err
+	}
+	p2 := newPlot(title+": critical time (send → CLS), p50 per second", "seconds", "ms")
+	if len(lat) > 1 {
+		if err := line(p2, "CLS latency p50", lat, 1, false); err != nil {
+			return err
+		}
+	}
+	return save(p2, base+"-latency"+ext)
+}
+
+func clampPositive(pts plotter.XYs) plotter.XYs {
+	out := make(plotter.XYs, len(pts))
+	for i, p := range pts {
+		out[i] = p
+		if out[i].Y < 0.1 {
+			out[i].Y = 0.1
+		}
+	}
+	return out
+}
+
+func maxY(sets ...plotter.XYs) float64 {
+	m := 1.0
+	for _, s := range sets {
+		for _, p := range s {
+			m = max(m, p.Y)
+		}
+	}
+	return m
+}
