@@ -341,6 +341,7 @@ func (e *Endpoint) spool(r io.Reader, files *[]string) (string, *wire.Exception)
 		err = cerr
 	}
 	if err != nil {
+		//lint:ignore ST1005 ClickHouse's own message text, as a server sends it
 		return "", asException(fmt.Errorf("Cannot read the request body: %w", err))
 	}
 	return f.Name(), nil
@@ -414,6 +415,7 @@ func (e *Endpoint) readExternalTables(r *http.Request, boundary string, values m
 func readLimited(r io.Reader, limit int64) (string, *wire.Exception) {
 	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
+		//lint:ignore ST1005 ClickHouse's own message text, as a server sends it
 		return "", asException(fmt.Errorf("Cannot read the request body: %w", err))
 	}
 	if int64(len(b)) > limit {

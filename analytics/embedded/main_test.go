@@ -3,11 +3,11 @@ package embedded_test
 import (
 	"context"
 	"fmt"
+	"go/build"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -82,7 +82,7 @@ func buildBinary(dir string) (string, error) {
 	}
 	goBin, err := exec.LookPath("go")
 	if err != nil {
-		goBin = filepath.Join(runtime.GOROOT(), "bin", "go")
+		goBin = filepath.Join(build.Default.GOROOT, "bin", "go")
 	}
 	out := filepath.Join(dir, "bin", "ste-chdb")
 	cmd := exec.Command(goBin, "build", "-o", out, "github.com/ste-utility/ste/cmd/ste-chdb")

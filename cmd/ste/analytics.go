@@ -17,6 +17,7 @@ import (
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/topics"
 )
 
 func init() {
@@ -38,6 +39,8 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	retention := fs.String("retention", "", "keep rows this long (e.g. 30d, 720h); default: what the store has (90d for a new one)")
 	batchRows := fs.Int("batch-rows", ingest.DefaultBatchRows, "rows per insert at most")
 	flush := fs.Duration("flush", ingest.DefaultFlushInterval, "insert a table's rows at least this often")
+	group := fs.String("group", "", "consumer group (default <ns>.analytics); one group per store: two stores fed by one group would each get part of the records")
+	fromStore := fs.Bool("from-store", false, "ignore the group's committed offsets: resume after what the store holds (fill a new or rebuilt store; never doubles rows)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -55,6 +58,17 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	if *batchRows < 1 || *flush <= 0 {
 		return usageError{"--batch-rows and --flush must be positive"}
 	}
+	// Brokers first: an unreachable cluster should not start an embedded
+	// store as a side effect of a command that cannot run.
+	cl, err := topics.Client(*brokers)
+	if err != nil {
+		return err
+	}
+	err = topics.Ping(ctx, cl, *brokers)
+	cl.Close()
+	if err != nil {
+		return err
+	}
 	log := logger()
 	st, err := analytics.Open(ctx, *dsn, steHome(), store.Options{Retention: ret})
 	if err != nil {
@@ -67,7 +81,7 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	}
 	log.Info("analytics store open", "clickhouse", where, "database", st.Database(), "schema_version", store.SchemaVersion())
 	return ingest.Run(ctx, ingest.Options{Brokers: *brokers, Namespace: *ns, Store: st, BatchRows: *batchRows,
-		FlushInterval: *flush, Logger: log})
+		FlushInterval: *flush, FromStore: *fromStore, Group: *group, Logger: log})
 }
 
 func reportCmd(ctx context.Context, args []string) error {

@@ -1,0 +1,69 @@
+// Package analytics is STE's analytics in ClickHouse: CLS, audit events,
+// exceptions and queue samples ingested from a namespace's topics, and the
+// reports over them (throughput history, volume degradation, queues,
+// latency). It is the entry point for commands that run analytics in-process
+// (ste analytics, ste report, ste demo, ste bench); the work is done by its
+// packages:
+//
+//   - store: the ClickHouse connection (clickhouse-go/v2 only), schema and
+//     versioned migrations, idempotent inserts;
+//   - rows: the table rows and the decoders of the topics' records;
+//   - ingest: the consumer group <ns>.analytics, batches, commits;
+//   - report: the report queries; charts: their PNG/SVG plots;
+//   - embedded: the local ClickHouse-compatible endpoint (chDB) used when
+//     no server is given; chendpoint: that endpoint itself.
+//
+// Data flows one way: schemas → processors → topics → analytics. Nothing
+// outside cmd/ste imports analytics, and analytics never slows the
+// processors: it is a consumer group of its own.
+package analytics
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/ste-utility/ste/analytics/embedded"
+	"github.com/ste-utility/ste/analytics/ingest"
+	"github.com/ste-utility/ste/analytics/report"
+	"github.com/ste-utility/ste/analytics/store"
+)
+
+// Open opens the analytics store: the ClickHouse at dsn, or — when dsn is
+// "" — the embedded endpoint for the STE home directory home (started, or
+// reused if it runs). Migrations are applied.
+func Open(ctx context.Context, dsn, home string, o store.Options) (*store.Store, error) {
+	if dsn == "" {
+		d, err := embedded.Ensure(ctx, home)
+		if err != nil {
+			return nil, err
+		}
+		dsn = d
+	}
+	return store.Open(ctx, dsn, o)
+}
+
+// StartIngest starts ingesting a namespace in the background; see
+// ingest.Start. Call CatchUp on the result once the pipeline has finished,
+// then Stop.
+func StartIngest(ctx context.Context, o ingest.Options) (*ingest.Ingester, error) {
+	return ingest.Start(ctx, o)
+}
+
+// PrintReports runs the named reports (report.Names) for namespace ns and
+// writes them as text to w, separated by blank lines.
+func PrintReports(ctx context.Context, w io.Writer, st *store.Store, ns string, names ...string) error {
+	for i, name := range names {
+		res, err := report.Run(ctx, st, name, report.Params{Namespace: ns})
+		if err != nil {
+			return fmt.Errorf("report %s: %w", name, err)
+		}
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		if err := res.WriteText(w); err != nil {
+			return err
+		}
+	}
+	return nil
+}

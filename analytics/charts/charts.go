@@ -1,0 +1,324 @@
+// Package charts draws STE's analytics reports as PNG or SVG files with
+// gonum/plot: throughput per stage over time, throughput against stored
+// volume (degradation), queue lengths per stage, CLS latency quantiles over
+// time, and exceptions by reason.
+//
+// Why a package of its own: plotting pulls in fonts and image encoders that
+// the ingest and the reports do not need, and keeping it apart keeps those
+// packages small and their tests fast.
+package charts
+
+import (
+	"errors"
+	"fmt"
+	"image/color"
+	"math"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ste-utility/ste/analytics/report"
+)
+
+// Size of every chart.
+const (
+	Width  = 10 * vg.Inch
+	Height = 5 * vg.Inch
+)
+
+// Plottable reports whether a report has a chart.
+func Plottable(name string) bool {
+	switch name {
+	case "throughput", "degradation", "queues", "latency", "exceptions":
+		return true
+	}
+	return false
+}
+
+// Save draws res into file; the extension (.png or .svg) picks the format.
+func Save(res report.Result, file string) error {
+	ext := strings.ToLower(filepath.Ext(file))
+	if ext != ".png" && ext != ".svg" {
+		return fmt.Errorf("plot file %q: use .png or .svg", file)
+	}
+	var p *plot.Plot
+	var err error
+	switch r := res.(type) {
+	case *report.ThroughputResult:
+		p, err = throughput(r)
+	case *report.DegradationResult:
+		p, err = degradation(r)
+	case *report.QueuesResult:
+		p, err = queues(r)
+	case *report.LatencyResult:
+		p, err = latency(r)
+	case *report.ExceptionsResult:
+		p, err = exceptions(r)
+	default:
+		return fmt.Errorf("no chart for %T", res)
+	}
+	if err != nil {
+		return err
+	}
+	if err := p.Save(Width, Height, file); err != nil {
+		return fmt.Errorf("plot %s: %w", file, err)
+	}
+	return nil
+}
+
+var errNoData = errors.New("nothing to plot: no data in this range")
+
+func newPlot(title, x, y string) *plot.Plot {
+	p := plot.New()
+	p.Title.Text = title
+	p.Title.Padding = vg.Points(8)
+	p.X.Label.Text = x
+	p.Y.Label.Text = y
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.Left = true
+	return p
+}
+
+func timeAxis(p *plot.Plot, from, to time.Time) {
+	format := "15:04:05"
+	if to.Sub(from) > 12*time.Hour {
+		format = "01-02 15:04"
+	}
+	p.X.Tick.Marker = plot.TimeTicks{Format: format}
+	p.X.Label.Text = "time (UTC)"
+}
+
+// countTicks labels the default ticks as whole counts: 250k, 1.5M.
+type countTicks struct{}
+
+func (countTicks) Ticks(min, max float64) []plot.Tick {
+	ts := plot.DefaultTicks{}.Ticks(min, max)
+	for i := range ts {
+		if ts[i].Label != "" {
+			ts[i].Label = count(ts[i].Value)
+		}
+	}
+	return ts
+}
+
+func count(v float64) string {
+	switch a := math.Abs(v); {
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'f', -1, 64) + "k"
+	default:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+}
+
+// headroom leaves the top quarter free for the legend.
+func headroom(p *plot.Plot) {
+	p.Y.Min = 0
+	if p.Y.Max > 0 {
+		p.Y.Max *= 1.3
+	} else {
+		p.Y.Max = 1
+	}
+}
+
+func unix(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+// line adds one series with the i-th colour and dash pattern.
+func line(p *plot.Plot, i int, name string, xy plotter.XYs, points bool) error {
+	l, err := plotter.NewLine(xy)
+	if err != nil {
+		return err
+	}
+	l.Color = plotutil.Color(i)
+	l.Dashes = plotutil.Dashes(i / 7)
+	l.Width = vg.Points(1.5)
+	p.Add(l)
+	p.Legend.Add(name, l)
+	if points {
+		s, err := plotter.NewScatter(xy)
+		if err != nil {
+			return err
+		}
+		s.Color = l.Color
+		s.Shape = draw.CircleGlyph{}
+		s.Radius = vg.Points(2.5)
+		p.Add(s)
+	}
+	return nil
+}
+
+func throughput(r *report.ThroughputResult) (*plot.Plot, error) {
+	if len(r.Points) == 0 {
+		return nil, errNoData
+	}
+	p := newPlot(fmt.Sprintf("STE throughput per stage — %s (by %g s)", r.Namespace, r.StepSeconds), "", "messages / s")
+	step := time.Duration(r.StepSeconds * float64(time.Second))
+	first, last := r.Points[0].Time, r.Points[len(r.Points)-1].Time
+	for i, stage := range r.Stages {
+		// Steps without a message of this stage are zeros, not gaps.
+		byT := map[int64]float64{}
+		for _, pt := range r.Points {
+			if pt.Stage == stage {
+				byT[pt.Time.Unix()] = pt.PerSec
+			}
+		}
+		var xy plotter.XYs
+		for t := first; !t.After(last); t = t.Add(step) {
+			xy = append(xy, plotter.XY{X: unix(t), Y: byT[t.Unix()]})
+		}
+		if err := line(p, i, stage, xy, len(xy) < 40); err != nil {
+			return nil, err
+		}
+	}
+	timeAxis(p, first, last)
+	headroom(p)
+	return p, nil
+}
+
+func degradation(r *report.DegradationResult) (*plot.Plot, error) {
+	if len(r.Windows) == 0 {
+		return nil, errNoData
+	}
+	p := newPlot(fmt.Sprintf("STE throughput as stored volume grows — %s (%g s windows)", r.Namespace, r.WindowSeconds),
+		"stored messages (cumulative)", "messages / s in the window")
+	var full, partial plotter.XYs
+	for _, w := range r.Windows {
+		pt := plotter.XY{X: float64(w.Cumulative), Y: w.PerSec}
+		if w.Full {
+			full = append(full, pt)
+		} else {
+			partial = append(partial, pt)
+		}
+	}
+	if len(full) > 0 {
+		if err := line(p, 0, "full windows", full, true); err != nil {
+			return nil, err
+		}
+		if len(full) >= 2 && r.SlopePerMillion != 0 {
+			// The least-squares trend through the full windows.
+			var mx, my float64
+			for _, q := range full {
+				mx += q.X
+				my += q.Y
+			}
+			mx, my = mx/float64(len(full)), my/float64(len(full))
+			k := r.SlopePerMillion / 1e6
+			trend := plotter.XYs{{X: full[0].X, Y: my + k*(full[0].X-mx)}, {X: full[len(full)-1].X, Y: my + k*(full[len(full)-1].X-mx)}}
+			l, err := plotter.NewLine(trend)
+			if err != nil {
+				return nil, err
+			}
+			l.Color = color.RGBA{R: 120, G: 120, B: 120, A: 255}
+			l.Dashes = []vg.Length{vg.Points(6), vg.Points(4)}
+			p.Add(l)
+			p.Legend.Add(fmt.Sprintf("trend %+.0f msgs/s per million", r.SlopePerMillion), l)
+		}
+	}
+	if len(partial) > 0 {
+		s, err := plotter.NewScatter(partial)
+		if err != nil {
+			return nil, err
+		}
+		s.Color = plotutil.Color(1)
+		s.Shape = draw.RingGlyph{}
+		s.Radius = vg.Points(3.5)
+		p.Add(s)
+		p.Legend.Add("partial windows (run start/end)", s)
+	}
+	headroom(p)
+	p.X.Min = 0
+	p.X.Tick.Marker = countTicks{}
+	p.Y.Tick.Marker = countTicks{}
+	return p, nil
+}
+
+func queues(r *report.QueuesResult) (*plot.Plot, error) {
+	if len(r.Series) == 0 {
+		return nil, errors.New("nothing to plot: no monitor samples in this range")
+	}
+	p := newPlot("STE queue length per stage — "+r.Namespace, "", "records in the stage (waiting or in service)")
+	order := map[string]int{}
+	for i, s := range r.Stages {
+		order[s.Stage] = i
+	}
+	byStage := map[string]plotter.XYs{}
+	for _, s := range r.Series {
+		byStage[s.Stage] = append(byStage[s.Stage], plotter.XY{X: unix(s.At), Y: float64(s.Queue)})
+	}
+	for _, st := range r.Stages {
+		xy := byStage[st.Stage]
+		if len(xy) == 0 {
+			continue
+		}
+		if err := line(p, order[st.Stage], fmt.Sprintf("%s (U=%.2f, N=%.1f, R=%.0f ms)", st.Stage, st.U, st.N, 1000*st.R), xy, len(xy) < 40); err != nil {
+			return nil, err
+		}
+	}
+	timeAxis(p, r.Series[0].At, r.Series[len(r.Series)-1].At)
+	headroom(p)
+	return p, nil
+}
+
+func latency(r *report.LatencyResult) (*plot.Plot, error) {
+	if len(r.Series) == 0 {
+		return nil, errors.New("nothing to plot: no CLS latency measured in this range")
+	}
+	p := newPlot(fmt.Sprintf("STE CLS latency — %s (%g s windows; overall p50 %.1f, p99 %.1f ms)", r.Namespace, r.Window, r.P50, r.P99),
+		"", "ms from sending the completing message to its CLS")
+	var p50, p90, p99, mx plotter.XYs
+	for _, w := range r.Series {
+		x := unix(w.Start)
+		p50 = append(p50, plotter.XY{X: x, Y: w.P50})
+		p90 = append(p90, plotter.XY{X: x, Y: w.P90})
+		p99 = append(p99, plotter.XY{X: x, Y: w.P99})
+		mx = append(mx, plotter.XY{X: x, Y: w.Max})
+	}
+	pts := len(p50) < 40
+	for i, s := range []struct {
+		name string
+		xy   plotter.XYs
+	}{{"p50", p50}, {"p90", p90}, {"p99", p99}, {"max", mx}} {
+		if err := line(p, i, s.name, s.xy, pts); err != nil {
+			return nil, err
+		}
+	}
+	timeAxis(p, r.Series[0].Start, r.Series[len(r.Series)-1].Start)
+	headroom(p)
+	return p, nil
+}
+
+func exceptions(r *report.ExceptionsResult) (*plot.Plot, error) {
+	if len(r.Reasons) == 0 {
+		return nil, errors.New("nothing to plot: no exceptions in this range")
+	}
+	p := newPlot(fmt.Sprintf("STE exceptions by reason — %s (%d)", r.Namespace, r.Total), "", "rejected messages")
+	vals := make(plotter.Values, len(r.Reasons))
+	names := make([]string, len(r.Reasons))
+	for i, x := range r.Reasons {
+		vals[i], names[i] = float64(x.Count), x.Reason
+	}
+	b, err := plotter.NewBarChart(vals, vg.Points(28))
+	if err != nil {
+		return nil, err
+	}
+	b.Color = plotutil.Color(0)
+	b.LineStyle.Width = 0
+	p.Add(b)
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = 0.5
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.Legend = plot.NewLegend()
+	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
+	p.Y.Min = 0
+	p.Y.Max *= 1.1
+	return p, nil
+}

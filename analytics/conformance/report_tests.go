@@ -1,0 +1,213 @@
+package conformance
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ste-utility/ste/analytics/charts"
+	"github.com/ste-utility/ste/analytics/report"
+	"github.com/ste-utility/ste/analytics/rows"
+	"github.com/ste-utility/ste/analytics/store"
+)
+
+// knownDataset stores, for namespace ns, a dataset small enough to compute
+// every report by hand (see testReports for the numbers):
+//
+//   - 10, 20, 30, 40 messages in seconds 0-3 after t0, each through
+//     validate, identity, match within its second;
+//   - 4 trades matched in second 3, their CLS 10, 20, 30, 40 ms after the
+//     completing message was sent, one CLS re-emitted later, one cancelled;
+//   - exceptions: SCHEMA twice (one re-emitted with the same id), SIGNATURE once;
+//   - six monitor samples of stage validate, one second apart;
+//   - one bench run, recorded twice.
+func knownDataset(t *testing.T, st *store.Store, ns string, t0 time.Time) {
+	t.Helper()
+	ctx := context.Background()
+	src := func(off int, ts time.Time) rows.Source {
+		return rows.Source{Namespace: ns, Partition: 0, Offset: int64(off), Time: ts}
+	}
+	var audit []rows.Audit
+	var cls []rows.CLS
+	off := 0
+	for s, n := range []int{10, 20, 30, 40} {
+		for k := 0; k < n; k++ {
+			sent := t0.Add(time.Duration(s)*time.Second + time.Duration(k)*time.Millisecond)
+			var outputs []string
+			if s == 3 && k < 4 {
+				tk := fmt.Sprintf("%016x", k+1)
+				outputs = []string{"ACK:B:M", "CLS-" + tk + "-1"}
+				cls = append(cls, rows.CLS{Source: src(len(cls), sent.Add(time.Duration(10*(k+1))*time.Millisecond)),
+					MsgId: "CLS-" + tk + "-1", Function: "NEW", TradeKey: tk, Version: 1})
+			}
+			for i, stage := range []string{"validate", "identity", "match"} {
+				r := rows.Audit{Source: src(off, sent.Add(time.Millisecond)), Step: uint8(i), Steps: 3,
+					At: sent.Add(time.Duration(i+1) * 100 * time.Microsecond), Stage: stage, Event: "x", Outcome: "accepted",
+					MsgId: fmt.Sprintf("M%d-%d", s, k), InboundAt: sent}
+				if i == 2 {
+					r.Outputs = outputs
+				}
+				audit = append(audit, r)
+			}
+			off++
+		}
+	}
+	// Re-emitted (same MsgId, later) and a cancel, in second 3 too.
+	dup := cls[0]
+	dup.Source = src(len(cls), t0.Add(3*time.Second+500*time.Millisecond))
+	cls = append(cls, dup, rows.CLS{Source: src(len(cls)+1, t0.Add(3*time.Second+600*time.Millisecond)),
+		MsgId: "CLS-0000000000000002-1-CANCEL", Function: "CANCEL", TradeKey: "0000000000000002", Version: 1})
+	exc := []rows.Exception{
+		{Source: src(0, t0.Add(1100*time.Millisecond)), ID: "0-1", Reason: "SCHEMA"},
+		{Source: src(1, t0.Add(1200*time.Millisecond)), ID: "0-1", Reason: "SCHEMA"},
+		{Source: src(2, t0.Add(1300*time.Millisecond)), ID: "0-2", Reason: "SCHEMA"},
+		{Source: src(3, t0.Add(1400*time.Millisecond)), ID: "1-7", Reason: "SIGNATURE"},
+	}
+	var mon []rows.Monitor
+	q := []int64{1, 0, 2, 4, 0, 0}
+	a := []int64{0, 5, 5, 5, 5, 0}
+	c := []int64{0, 5, 3, 3, 9, 0}
+	for i := range q {
+		at := t0.Add(time.Duration(i) * time.Second)
+		mon = append(mon, rows.Monitor{Source: src(i, at), At: at, Stage: "validate", Interval: 1, Arrivals: a[i],
+			Completions: c[i], Queue: q[i]})
+	}
+	for _, err := range []error{
+		st.InsertAudit(ctx, "", audit), st.InsertCLS(ctx, "", cls), st.InsertExceptions(ctx, "", exc),
+		st.InsertMonitor(ctx, "", mon), st.TouchNamespace(ctx, ns, time.Now()),
+	} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	run := rows.BenchRun{Namespace: ns, RunID: ns + "-run", StartedAt: t0, Trades: 4, Messages: 100, MsgsPerSec: 25}
+	for i := 0; i < 2; i++ {
+		if err := st.InsertBenchRun(ctx, run); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-6*math.Max(1, math.Abs(b)) }
+
+func (s *suite) testReports(t *testing.T) {
+	st, _ := s.open(t, store.Options{})
+	ns := s.name("rep")
+	t0 := time.Now().UTC().Add(-time.Hour).Truncate(time.Minute)
+	knownDataset(t, st, ns, t0)
+	ctx := ctxFor(t, 2*time.Minute)
+	run := func(name string, p report.Params) report.Result {
+		t.Helper()
+		res, err := report.Run(ctx, st, name, p)
+		if err != nil {
+			t.Fatalf("report %s: %v", name, err)
+		}
+		var b strings.Builder
+		if err := res.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("ste report %s\n%s", name, b.String())
+		return res
+	}
+	fail := func(name string, res any) {
+		t.Helper()
+		t.Errorf("report %s: %+v", name, res)
+	}
+
+	// The default namespace is the most recently ingested one.
+	c := run("counts", report.Params{}).(*report.CountsResult)
+	want := report.CountsResult{Namespace: ns, CLS: 5, Audit: 100, Exceptions: 3, Monitor: 6, CLSRecords: 6,
+		AuditSteps: 300, ExceptionRecords: 4, BenchRuns: 1}
+	if *c != want {
+		t.Errorf("counts %+v, want %+v", *c, want)
+	}
+
+	p := report.Params{Namespace: ns, Step: time.Second}
+	tp := run("throughput", p).(*report.ThroughputResult)
+	perSec := map[string][]float64{}
+	for _, pt := range tp.Points {
+		perSec[pt.Stage] = append(perSec[pt.Stage], pt.PerSec)
+	}
+	if fmt.Sprint(perSec["network"]) != "[10 20 30 40]" || fmt.Sprint(perSec["validate"]) != "[10 20 30 40]" ||
+		fmt.Sprint(perSec["inbound"]) != "[10 20 30 40]" || fmt.Sprint(perSec["cls"]) != "[6]" ||
+		fmt.Sprint(perSec["exceptions"]) != "[4]" || tp.Totals["network"] != 100 || tp.Mean["network"] != 25 ||
+		tp.Peak["network"] != 40 || strings.Join(tp.Stages, ",") != "inbound,validate,identity,match,network,cls,exceptions" {
+		fail("throughput", tp)
+	}
+	tm := run("throughput", report.Params{Namespace: ns, Step: time.Minute}).(*report.ThroughputResult)
+	if tm.Totals["match"] != 100 || !near(tm.Peak["match"], 100.0/60) {
+		fail("throughput by minute", tm)
+	}
+
+	dg := run("degradation", report.Params{Namespace: ns, Window: 2 * time.Second}).(*report.DegradationResult)
+	if len(dg.Windows) != 2 || dg.Windows[0].Messages != 30 || dg.Windows[0].PerSec != 15 || dg.Windows[0].Cumulative != 30 ||
+		dg.Windows[1].PerSec != 35 || dg.Windows[1].Cumulative != 100 || !dg.Windows[0].Full || !dg.Windows[1].Full ||
+		!near(dg.SlopePerMillion, 20.0/70*1e6) || dg.FirstRate != 15 || dg.LastRate != 35 {
+		fail("degradation", dg)
+	}
+	dgs := run("degradation", report.Params{Namespace: ns, Window: 2 * time.Second, Since: t0.Add(2 * time.Second)}).(*report.DegradationResult)
+	if dgs.StoredBefore != 30 || len(dgs.Windows) != 1 || dgs.Windows[0].Cumulative != 100 || dgs.Windows[0].PerSec != 35 {
+		fail("degradation since t0+2s", dgs)
+	}
+
+	qu := run("queues", report.Params{Namespace: ns, Series: true}).(*report.QueuesResult)
+	if len(qu.Stages) != 1 {
+		fail("queues", qu)
+	} else if q := qu.Stages[0]; q.Stage != "validate" || q.Samples != 5 || q.T != 5 || q.A != 20 || q.C != 20 || q.B != 4 ||
+		!near(q.W, 6.5) || !near(q.U, 0.8) || !near(q.X, 4) || !near(q.S, 0.2) || !near(q.N, 1.3) || !near(q.R, 0.325) ||
+		q.MaxQueue != 4 || len(qu.Series) != 6 {
+		fail("queues", q)
+	}
+
+	la := run("latency", report.Params{Namespace: ns}).(*report.LatencyResult)
+	if la.CLS != 4 || la.Measured != 4 || la.P50 != 30 || la.P90 != 40 || la.P99 != 40 || la.Min != 10 || la.Mean != 25 ||
+		la.Max != 40 || len(la.Series) == 0 {
+		fail("latency", la)
+	}
+
+	ex := run("exceptions", report.Params{Namespace: ns}).(*report.ExceptionsResult)
+	if ex.Total != 3 || len(ex.Reasons) != 2 || ex.Reasons[0] != (report.ExceptionReason{Reason: "SCHEMA", Count: 2}) ||
+		ex.Reasons[1] != (report.ExceptionReason{Reason: "SIGNATURE", Count: 1}) {
+		fail("exceptions", ex)
+	}
+
+	// A time range that leaves out seconds 0-1.
+	c2 := run("counts", report.Params{Namespace: ns, Since: t0.Add(2 * time.Second)}).(*report.CountsResult)
+	if c2.Audit != 70 || c2.Exceptions != 0 || c2.CLS != 5 {
+		fail("counts since t0+2s", c2)
+	}
+
+	bn := run("bench", report.Params{Namespace: ns}).(*report.BenchResult)
+	if len(bn.Runs) != 1 || bn.Runs[0].Messages != 100 {
+		fail("bench", bn)
+	}
+
+	// Every chart renders, in both formats.
+	dir := t.TempDir()
+	if d := os.Getenv("STE_PLOT_DIR"); d != "" {
+		dir = d
+	}
+	for name, res := range map[string]report.Result{"throughput": tp, "degradation": dg, "queues": qu, "latency": la, "exceptions": ex} {
+		for _, ext := range []string{".png", ".svg"} {
+			f := filepath.Join(dir, "known-"+name+ext)
+			if err := charts.Save(res, f); err != nil {
+				t.Errorf("plot %s: %v", name, err)
+				continue
+			}
+			if st, err := os.Stat(f); err != nil || st.Size() < 1000 {
+				t.Errorf("plot %s: %v, %d bytes", f, err, st.Size())
+			}
+		}
+	}
+
+	// Empty store: a clear error, not an empty report.
+	empty, _ := s.open(t, store.Options{})
+	if _, err := report.Run(ctx, empty, "counts", report.Params{}); err != report.ErrNoData {
+		t.Errorf("counts on an empty store: %v, want ErrNoData", err)
+	}
+}

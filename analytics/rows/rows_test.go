@@ -1,0 +1,231 @@
+package rows
+
+import (
+	"encoding/json"
+	"math/rand"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/date"
+	"github.com/ste-utility/ste/schemas/decimal"
+	"github.com/ste-utility/ste/schemas/refdata"
+)
+
+func src() Source {
+	return Source{Namespace: "ns", Partition: 3, Offset: 42, Time: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}
+}
+
+func TestDecodeAuditRows(t *testing.T) {
+	ev := schemas.AuditEvent{TradeKey: "00000000000000ab", Sender: "BRKASGSGXXX", MsgId: "M-1", Type: "NOE", Function: "NEW",
+		Partition: 5, Offset: 77, InboundAt: "2026-11-29T10:00:00.000100Z", Outcome: "accepted",
+		Steps: []schemas.AuditStep{
+			{Stage: "validate", Event: "valid", At: "2026-11-29T10:00:00.000200Z"},
+			{Stage: "identity", Event: "accepted", At: "2026-11-29T10:00:00.000300Z"},
+			{Stage: "match", Event: "applied", At: "2026-11-29T10:00:00.000400Z"},
+		},
+		Outputs: []string{"ACK:BRKASGSGXXX:M-1", "CLS-00000000000000ab-1"}}
+	rs, err := DecodeAudit(nil, src(), ev.Marshal())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 3 {
+		t.Fatalf("%d rows, want one per step", len(rs))
+	}
+	for i, r := range rs {
+		if r.Step != uint8(i) || r.Steps != 3 || r.Stage != ev.Steps[i].Stage || r.Event != ev.Steps[i].Event ||
+			r.At != time.Date(2026, 11, 29, 10, 0, 0, (i+2)*100_000, time.UTC) || r.InboundOffset != 77 || r.Offset != 42 ||
+			r.InboundAt != time.Date(2026, 11, 29, 10, 0, 0, 100_000, time.UTC) || r.Outcome != "accepted" {
+			t.Errorf("row %d: %+v", i, r)
+		}
+		if (i == 2) != (len(r.Outputs) == 2) {
+			t.Errorf("row %d outputs %v: want them on the last step only", i, r.Outputs)
+		}
+	}
+	// A record without steps still counts once.
+	rs, err = DecodeAudit(nil, src(), []byte(`{"partition":-1,"offset":-1,"outcome":"expired","steps":null}`))
+	if err != nil || len(rs) != 1 || rs[0].Step != 0 || rs[0].Steps != 1 || rs[0].Stage != "" {
+		t.Fatalf("%+v, %v", rs, err)
+	}
+	for _, bad := range []string{"", "null", "{}", `{"outcome":"accepted","steps":[{"stage":"x","at":"yesterday"}]}`, `{"outcome":1}`} {
+		if _, err := DecodeAudit(nil, src(), []byte(bad)); err == nil {
+			t.Errorf("%q: no error", bad)
+		}
+	}
+}
+
+// The fast audit decoder agrees with encoding/json on everything it accepts.
+func TestDecodeAuditFastAgreesWithEncodingJSON(t *testing.T) {
+	rng := rand.New(rand.NewSource(1))
+	pieces := []string{"a", "Z", "é", "日本", "\"", "\\", "\n", "\t", "\x01", "\u2028", "\U0001F600", " ", "/", "<", "&"}
+	rs := func() string {
+		var b strings.Builder
+		for i := rng.Intn(6); i > 0; i-- {
+			b.WriteString(pieces[rng.Intn(len(pieces))])
+		}
+		return b.String()
+	}
+	inputs := [][]byte{
+		[]byte(`{"outcome":"accepted","steps":[],"outputs":null}`),
+		[]byte(` { "outcome" : "x" , "partition" : 0 , "extra" : {"a":[1,2.5e3,true,false,null,"s"]} } `),
+		[]byte(`{"outcome":"x","Outcome":"y"}`),
+		[]byte(`{"outcome":"x","partition":1.5}`),
+		[]byte(`{"outcome":"x","partition":4294967296}`),
+		[]byte(`{"outcome":"\ud83d\ude00 \u00e9 \/"}`),
+		[]byte(`{"outcome":"\ud83d"}`),
+		[]byte("{\"outcome\":\"\xff\"}"),
+		[]byte(`{"outcome":"x"} trailing`),
+		[]byte(`{"outcome":"x",}`),
+		[]byte(`{"outcome":"x","steps":[{"stage":"a","STAGE":"b"}]}`),
+	}
+	for i := 0; i < 2000; i++ {
+		ev := schemas.AuditEvent{TradeKey: rs(), Sender: rs(), MsgId: rs(), Type: rs(), Function: rs(),
+			Partition: int32(rng.Intn(100) - 1), Offset: rng.Int63(), InboundAt: rs(), Outcome: rs(), Reason: rs()}
+		for j := rng.Intn(4); j > 0; j-- {
+			ev.Steps = append(ev.Steps, schemas.AuditStep{Stage: rs(), Event: rs(), At: rs()})
+		}
+		for j := rng.Intn(3); j > 0; j-- {
+			ev.Outputs = append(ev.Outputs, rs())
+		}
+		b := ev.Marshal()
+		std, _ := json.Marshal(ev)
+		inputs = append(inputs, b, std)
+		if len(b) > 2 {
+			inputs = append(inputs, b[:rng.Intn(len(b))]) // truncated
+		}
+	}
+	fast := 0
+	for _, in := range inputs {
+		got, ok := decodeAuditFast(in)
+		var want schemas.AuditEvent
+		err := json.Unmarshal(in, &want)
+		if !ok {
+			continue
+		}
+		fast++
+		if err != nil {
+			t.Fatalf("%q: fast decoder accepted what encoding/json rejects (%v)", in, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\nfast %+v\njson %+v", in, got, want)
+		}
+	}
+	if fast < len(inputs)/2 {
+		t.Fatalf("fast path taken for only %d of %d inputs", fast, len(inputs))
+	}
+}
+
+func FuzzDecodeAuditFast(f *testing.F) {
+	f.Add([]byte(`{"trade_key":"k","partition":1,"offset":2,"outcome":"accepted","steps":[{"stage":"a","event":"b","at":"c"}],"outputs":["x"]}`))
+	f.Add([]byte(`{"outcome":"\u00e9\ud83d\ude00","x":[{},[]]}`))
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, ok := decodeAuditFast(in)
+		if !ok {
+			return
+		}
+		var want schemas.AuditEvent
+		if err := json.Unmarshal(in, &want); err != nil {
+			t.Fatalf("fast decoder accepted what encoding/json rejects: %v", err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("fast %+v, json %+v", got, want)
+		}
+	})
+}
+
+func TestParseMicro(t *testing.T) {
+	for _, s := range []string{"2026-11-29T10:00:00.123456Z", "2024-02-29T23:59:59.999999Z", "2026-02-31T00:00:00.000000Z",
+		"2026-11-29T10:00:00.123Z", "2026-11-29T10:00:00+08:00", "2026-13-01T00:00:00.000000Z"} {
+		got, err1 := parseMicro(s)
+		want, err2 := parseTime(s)
+		if (err1 == nil) != (err2 == nil) || !got.Equal(want) {
+			t.Errorf("%s: parseMicro %v %v, parseTime %v %v", s, got, err1, want, err2)
+		}
+	}
+}
+
+func TestDecodeCLS(t *testing.T) {
+	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX"),
+		Now: func() time.Time { return time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) }}
+	k := schemas.Key{TradeRef: "T1", TradeDate: "2026-11-27", ISIN: "SG1234567890", Side: "SELL", Broker: "BRKASGSGXXX", InvMgr: "INVMSGSGXXX"}
+	tk := k.TradeKey()
+	body := schemas.CLSBody(&schemas.CLSContent{Key: k, TradeKey: tk, Version: 2, Quantity: 500, Price: decimal.MustParse("1.25"),
+		TradeCcy: "SGD", SettleDate: date.MustParse("2026-12-01"), MatchedAt: time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC).UnixNano(),
+		Legs: []schemas.Leg{{Account: "A"}, {Account: "B"}}})
+	raw := signer.Encode(&schemas.Output{Type: schemas.CLS, MsgId: schemas.CLSId(tk, 2), Receiver: "STEUTLSGXXX", Body: body})
+	c, err := DecodeCLS(src(), raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.MsgId != schemas.CLSId(tk, 2) || c.Function != "NEW" || c.TradeKey != tk.String() || c.Version != 2 || c.Quantity != 500 ||
+		c.Price != "1.25" || c.Side != "SELL" || c.Legs != 2 || c.SettleDate != time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC) ||
+		c.MatchedAt != time.Date(2026, 11, 29, 9, 0, 0, 0, time.UTC) || c.Created != time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC) ||
+		c.Body != string(body) {
+		t.Fatalf("%+v", c)
+	}
+	cancel := signer.Encode(&schemas.Output{Type: schemas.CLS, Function: schemas.CANCEL, MsgId: schemas.CLSCancelId(tk, 2),
+		RelatedMsgId: schemas.CLSId(tk, 2), Receiver: "STEUTLSGXXX", Body: schemas.CLSCancelBody(tk, 2)})
+	c, err = DecodeCLS(src(), cancel)
+	if err != nil || c.Function != "CANCEL" || c.RelatedMsgId != schemas.CLSId(tk, 2) || c.Version != 2 {
+		t.Fatalf("%+v %v", c, err)
+	}
+	ack := signer.Encode(&schemas.Output{Type: schemas.ACK, MsgId: "ACK:X:Y", Receiver: "X", Body: schemas.ACKBody("Y")})
+	if _, err := DecodeCLS(src(), ack); err == nil {
+		t.Fatal("an ACK on the cls topic decoded")
+	}
+}
+
+func TestDecodeExceptionAndMonitor(t *testing.T) {
+	e := schemas.Exception{ID: "1-2", Reason: "SCHEMA", Detail: "d", ReceivedAt: "2026-11-29T10:00:00.5Z", Payload: []byte{0, 1, 2}}
+	x, err := DecodeException(src(), e.Marshal())
+	if err != nil || x.ID != "1-2" || x.Payload != "\x00\x01\x02" || x.ReceivedAt.Nanosecond() != 5e8 {
+		t.Fatalf("%+v %v", x, err)
+	}
+	m := schemas.MonitorSample{At: "2026-11-29T10:00:01.000000Z", Stage: "match", Interval: 1, Arrivals: 3, Completions: 2, Queue: 1,
+		Partitions: []schemas.PartitionSample{{Partition: 1, End: 10, Committed: 9, Lag: 1}}}
+	y, err := DecodeMonitor(src(), m.Marshal())
+	if err != nil || y.Stage != "match" || y.Queue != 1 || len(y.PartLag) != 1 || y.PartLag[0] != 1 {
+		t.Fatalf("%+v %v", y, err)
+	}
+	for _, bad := range []string{`{"stage":"m","at":"x"}`, `{"at":"2026-11-29T10:00:01Z"}`, `{"stage":"m","at":"2026-11-29T10:00:01Z","interval":-1}`} {
+		if _, err := DecodeMonitor(src(), []byte(bad)); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}
+
+func BenchmarkDecodeAudit(b *testing.B) {
+	ev := schemas.AuditEvent{TradeKey: "00000000000000ab", Sender: "BRKASGSGXXX", MsgId: "BRKASGSGXXX-0000000001", Type: "NOE",
+		Function: "NEW", Partition: 5, Offset: 77, InboundAt: "2026-11-29T10:00:00.000100Z", Outcome: "accepted",
+		Steps: []schemas.AuditStep{
+			{Stage: "validate", Event: "valid", At: "2026-11-29T10:00:00.000200Z"},
+			{Stage: "identity", Event: "accepted", At: "2026-11-29T10:00:00.000300Z"},
+			{Stage: "match", Event: "applied", At: "2026-11-29T10:00:00.000400Z"},
+		},
+		Outputs: []string{"ACK:BRKASGSGXXX:BRKASGSGXXX-0000000001", "ST:00000000000000ab:1:BRKASGSGXXX"}}
+	raw := ev.Marshal()
+	b.ReportAllocs()
+	var dst []Audit
+	for i := 0; i < b.N; i++ {
+		dst, _ = DecodeAudit(dst[:0], src(), raw)
+	}
+}
+
+func BenchmarkDecodeAuditEncodingJSON(b *testing.B) {
+	ev := schemas.AuditEvent{TradeKey: "00000000000000ab", Sender: "BRKASGSGXXX", MsgId: "BRKASGSGXXX-0000000001", Type: "NOE",
+		Function: "NEW", Partition: 5, Offset: 77, InboundAt: "2026-11-29T10:00:00.000100Z", Outcome: "accepted",
+		Steps: []schemas.AuditStep{
+			{Stage: "validate", Event: "valid", At: "2026-11-29T10:00:00.000200Z"},
+			{Stage: "identity", Event: "accepted", At: "2026-11-29T10:00:00.000300Z"},
+			{Stage: "match", Event: "applied", At: "2026-11-29T10:00:00.000400Z"},
+		},
+		Outputs: []string{"ACK:BRKASGSGXXX:BRKASGSGXXX-0000000001", "ST:00000000000000ab:1:BRKASGSGXXX"}}
+	raw := ev.Marshal()
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		var e schemas.AuditEvent
+		_ = json.Unmarshal(raw, &e)
+	}
+}
