@@ -19,6 +19,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/analytics"
+	"github.com/ste-utility/ste/analytics/ingest"
+	"github.com/ste-utility/ste/analytics/rows"
+	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/measure/oplaw"
 	"github.com/ste-utility/ste/measure/sink"
@@ -97,6 +101,7 @@ func bench(ctx context.Context, args []string) error {
 	mix := fs.String("mix", "standard", "standard or realistic")
 	seed := fs.Uint64("seed", 1, "generator seed")
 	noAnalytics := fs.Bool("no-analytics", false, "do not feed analytics")
+	chDSN := clickhouseFlag(fs)
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification of inbound messages (results say so)")
 	interval := fs.Duration("monitor-interval", time.Second, "monitor sampling interval")
 	window := fs.Duration("window", 5*time.Second, "throughput window for the volume-degradation series")
@@ -202,12 +207,12 @@ func bench(ctx context.Context, args []string) error {
 		}
 	}()
 
+	var fd *feed
 	if !*noAnalytics {
-		stopAnalytics, err := startAnalytics(pctx, *brokers, ns, log)
-		if err != nil {
+		if fd, err = startFeed(ctx, *chDSN, *brokers, ns, log); err != nil {
 			return err
 		}
-		defer stopAnalytics()
+		defer fd.close()
 	}
 
 	sk := sink.New()
@@ -294,6 +299,24 @@ func bench(ctx context.Context, args []string) error {
 	wg.Wait()
 
 	out, _ := json.Marshal(res)
+	if fd != nil {
+		if err := fd.finish(ctx); err != nil {
+			return fmt.Errorf("analytics: %w", err)
+		}
+		run := rows.BenchRun{Namespace: ns, RunID: ns, StartedAt: driveStart, Trades: uint64(res.Trades),
+			Messages: uint64(res.Messages), CLS: uint64(res.CLS), Exceptions: uint64(res.Exceptions), Seconds: res.Seconds,
+			MsgsPerSec: res.MsgsPerSec, LatencyP50ms: res.LatencyMs["p50"], LatencyP99ms: res.LatencyMs["p99"],
+			LatencyMaxms: res.LatencyMs["max"], ProcessorInstances: uint32(res.ProcessorInstances),
+			Partitions: uint32(res.Partitions), Broker: res.Broker, Analytics: true, VerifySignatures: res.VerifySignatures,
+			Result: string(out)}
+		if err := fd.st.InsertBenchRun(ctx, run); err != nil {
+			return fmt.Errorf("analytics: %w", err)
+		}
+		// The reports go to stderr: stdout is the one JSON object.
+		if err := analytics.PrintReports(ctx, os.Stderr, fd.st, ns, "counts", "queues", "latency"); err != nil {
+			return fmt.Errorf("analytics: %w", err)
+		}
+	}
 	fmt.Println(string(out))
 	if *jsonOut != "" {
 		pretty, _ := json.MarshalIndent(res, "", "  ")
@@ -537,8 +560,38 @@ func printLaws(laws []oplaw.Laws) {
 	}
 }
 
-// startAnalytics feeds analytics alongside a run; replaced by the analytics
-// ingest when it is wired in.
-var startAnalytics = func(ctx context.Context, brokers, ns string, log *slog.Logger) (func(), error) {
-	return func() {}, nil
+// feed is analytics ingesting alongside a run (ste demo, ste bench): the
+// embedded store under $STE_HOME unless a DSN is given.
+type feed struct {
+	st *store.Store
+	in *ingest.Ingester
 }
+
+// startFeed opens the store and starts the ingest of namespace ns. ctx must
+// outlive the processors: the ingest catches up after they finish.
+func startFeed(ctx context.Context, dsn, brokers, ns string, log *slog.Logger) (*feed, error) {
+	st, err := analytics.Open(ctx, dsn, steHome(), store.Options{})
+	if err != nil {
+		return nil, err
+	}
+	in, err := analytics.StartIngest(ctx, ingest.Options{Brokers: brokers, Namespace: ns, Store: st, Logger: log})
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &feed{st: st, in: in}, nil
+}
+
+// finish waits until everything on the namespace's topics is stored, then
+// stops the ingest.
+func (f *feed) finish(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	err := f.in.CatchUp(cctx)
+	if serr := f.in.Stop(); err == nil {
+		err = serr
+	}
+	return err
+}
+
+func (f *feed) close() { f.st.Close() }

@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/ledger"
@@ -45,8 +46,9 @@ var reasonHelp = map[string]string{
 }
 
 func demo(ctx context.Context, args []string) error {
-	fs := flags("demo", "[--trades N] [--keep]")
+	fs := flags("demo", "[--trades N] [--clickhouse DSN]")
 	trades := fs.Int("trades", 10000, "realistic trades to generate and drive")
+	chDSN := clickhouseFlag(fs)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -122,6 +124,14 @@ func demo(ctx context.Context, args []string) error {
 		return ctx.Err()
 	}
 	say("3. processors running: validate → identity → match (signing outputs with the public demo key)")
+	// Analytics ingest alongside; without it the demo still shows matching.
+	fd, err := startFeed(ctx, *chDSN, brokers, ns, log)
+	if err != nil {
+		say("   analytics skipped: %v", err)
+		fd = nil
+	} else {
+		defer fd.close()
+	}
 
 	// 4. Generate.
 	setPath := filepath.Join(home, "set.xml")
@@ -184,9 +194,27 @@ func demo(ctx context.Context, args []string) error {
 	watch.report(os.Stdout, man)
 	stopProc()
 	<-procDone
-	say("\ndone in %.0fs. Next: ste match --in %s --out DIR replays the same set offline;", time.Since(start).Seconds(), setPath)
-	say("docs/ARCHITECTURE.md explains the topology, docs/matching.md the 17 criteria.")
+	if fd != nil {
+		if err := fd.finish(ctx); err != nil {
+			return fmt.Errorf("analytics: %v", err)
+		}
+		say("\n7. analytics: every CLS, audit record and exception is in ClickHouse (%s)", analyticsWhere(*chDSN))
+		if err := analytics.PrintReports(ctx, os.Stdout, fd.st, ns, "counts", "latency"); err != nil {
+			return fmt.Errorf("analytics: %v", err)
+		}
+	}
+	say("\ndone in %.0fs. Next:", time.Since(start).Seconds())
+	say("  ste report throughput|degradation|queues|latency|exceptions [--plot FILE.png]   reports on this run")
+	say("  ste match --in %s --out DIR                          the same set offline", setPath)
+	say("  docs/ARCHITECTURE.md (topology), docs/matching.md (the 17 criteria), docs/analytics.md (SQL)")
 	return nil
+}
+
+func analyticsWhere(dsn string) string {
+	if dsn != "" {
+		return dsn
+	}
+	return "embedded, " + filepath.Join(steHome(), "analytics")
 }
 
 // watcher folds the output topics into a ledger as they arrive.
