@@ -222,26 +222,11 @@ func bench(ctx context.Context, args []string) error {
 	mon := monitor.New(adm, ns)
 	var samples []schemas.MonitorSample
 	var smu sync.Mutex
-	monDone := make(chan struct{})
-	go func() {
-		defer close(monDone)
-		t := time.NewTicker(*interval)
-		defer t.Stop()
-		for {
-			ss, err := mon.Sample(sctx)
-			if err == nil {
-				smu.Lock()
-				samples = append(samples, ss...)
-				smu.Unlock()
-				publishSamples(sctx, cl, ns, ss)
-			}
-			select {
-			case <-sctx.Done():
-				return
-			case <-t.C:
-			}
-		}
-	}()
+	monDone := sampleLoop(sctx, mon, cl, ns, *interval, func(ss []schemas.MonitorSample) {
+		smu.Lock()
+		samples = append(samples, ss...)
+		smu.Unlock()
+	})
 
 	src, err := msgset.Open(setPath)
 	if err != nil {
@@ -400,6 +385,33 @@ func waitNetworkDrained(ctx context.Context, mon *monitor.Monitor, limit time.Du
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+// sampleLoop samples the queues every interval until ctx ends, publishing
+// every sample to <ns>.monitor and handing it to collect (may be nil). The
+// returned channel closes when it has stopped.
+func sampleLoop(ctx context.Context, mon *monitor.Monitor, cl *kgo.Client, ns string, interval time.Duration,
+	collect func([]schemas.MonitorSample)) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			if ss, err := mon.Sample(ctx); err == nil {
+				if collect != nil {
+					collect(ss)
+				}
+				publishSamples(ctx, cl, ns, ss)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return done
 }
 
 func publishSamples(ctx context.Context, cl *kgo.Client, ns string, ss []schemas.MonitorSample) {

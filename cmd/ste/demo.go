@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/analytics"
+	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/ledger"
@@ -148,7 +149,10 @@ func demo(ctx context.Context, args []string) error {
 	}
 	say("4. generated %d signed messages for %d trades in %.1fs (%s)", man.Messages, man.Trades, man.Seconds, setPath)
 
-	// 5. Watch the outputs while driving.
+	// 5. Watch the outputs and sample the queues while driving.
+	mctx, stopMon := context.WithCancel(ctx)
+	defer stopMon()
+	monDone := sampleLoop(mctx, monitor.New(kadm.NewClient(cl), ns), cl, ns, time.Second, nil)
 	watch := newWatcher(brokers, ns)
 	defer watch.close()
 	go watch.run(ctx)
@@ -186,6 +190,8 @@ func demo(ctx context.Context, args []string) error {
 		}
 	}
 	elapsed := time.Since(driveStart)
+	stopMon()
+	<-monDone
 	if isTerminal(os.Stdout) {
 		fmt.Print("\r" + strings.Repeat(" ", 70) + "\r")
 	}
@@ -199,7 +205,7 @@ func demo(ctx context.Context, args []string) error {
 			return fmt.Errorf("analytics: %v", err)
 		}
 		say("\n7. analytics: every CLS, audit record and exception is in ClickHouse (%s)", analyticsWhere(*chDSN))
-		if err := analytics.PrintReports(ctx, os.Stdout, fd.st, ns, "counts", "latency"); err != nil {
+		if err := analytics.PrintReports(ctx, os.Stdout, fd.st, ns, "counts", "queues", "latency"); err != nil {
 			return fmt.Errorf("analytics: %v", err)
 		}
 	}

@@ -13,10 +13,12 @@ package monitor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
@@ -92,6 +94,9 @@ func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
 			})
 		} else {
 			committed, err := m.adm.FetchOffsets(ctx, st.Group)
+			if errors.Is(err, kerr.GroupIDNotFound) {
+				committed, err = nil, nil // no processor has joined yet: nothing done
+			}
 			if err != nil {
 				return nil, fmt.Errorf("group %s: %w", st.Group, err)
 			}
