@@ -29,19 +29,21 @@ import (
 	"github.com/ste-utility/ste/topics"
 )
 
-var steBin string
+var steBin, chdbBin string
 
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "ste-e2e-")
 	if err != nil {
 		panic(err)
 	}
-	steBin = filepath.Join(dir, "ste")
-	build := exec.Command("go", "build", "-o", steBin, "../cmd/ste")
-	build.Stdout, build.Stderr = os.Stdout, os.Stderr
-	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "e2e: building ste:", err)
-		os.Exit(1)
+	steBin, chdbBin = filepath.Join(dir, "ste"), filepath.Join(dir, "ste-chdb")
+	for bin, pkg := range map[string]string{steBin: "../cmd/ste", chdbBin: "../cmd/ste-chdb"} {
+		build := exec.Command("go", "build", "-o", bin, pkg)
+		build.Stdout, build.Stderr = os.Stdout, os.Stderr
+		if err := build.Run(); err != nil {
+			fmt.Fprintln(os.Stderr, "e2e: building", pkg, err)
+			os.Exit(1)
+		}
 	}
 	code := m.Run()
 	stopBrokers()
@@ -61,7 +63,7 @@ var backends = []backend{
 	{"kafka", func(t *testing.T) string { return kafka.Shared(t) }},
 }
 
-var embedded struct {
+var kfakeProc struct {
 	once sync.Once
 	addr string
 	cmd  *exec.Cmd
@@ -71,36 +73,36 @@ var embedded struct {
 // embeddedBroker runs `ste broker --data D` once for the test binary.
 func embeddedBroker(t *testing.T) string {
 	t.Helper()
-	embedded.once.Do(func() {
+	kfakeProc.once.Do(func() {
 		dir, err := os.MkdirTemp("", "ste-kfake-")
 		if err != nil {
-			embedded.err = err
+			kfakeProc.err = err
 			return
 		}
 		cmd := exec.Command(steBin, "broker", "--addr", "127.0.0.1:0", "--data", dir)
 		stdout, _ := cmd.StdoutPipe()
 		cmd.Stderr = io.Discard
 		if err := cmd.Start(); err != nil {
-			embedded.err = err
+			kfakeProc.err = err
 			return
 		}
 		line, err := bufio.NewReader(stdout).ReadString('\n')
 		if err != nil {
-			embedded.err = fmt.Errorf("ste broker printed no address: %v", err)
+			kfakeProc.err = fmt.Errorf("ste broker printed no address: %v", err)
 			return
 		}
-		embedded.addr, embedded.cmd = strings.TrimSpace(line), cmd
+		kfakeProc.addr, kfakeProc.cmd = strings.TrimSpace(line), cmd
 	})
-	if embedded.err != nil {
-		t.Fatal(embedded.err)
+	if kfakeProc.err != nil {
+		t.Fatal(kfakeProc.err)
 	}
-	return embedded.addr
+	return kfakeProc.addr
 }
 
 func stopBrokers() {
-	if embedded.cmd != nil {
-		embedded.cmd.Process.Signal(syscall.SIGTERM)
-		embedded.cmd.Wait()
+	if kfakeProc.cmd != nil {
+		kfakeProc.cmd.Process.Signal(syscall.SIGTERM)
+		kfakeProc.cmd.Wait()
 	}
 }
 

@@ -1,0 +1,81 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/analytics/embedded"
+	"github.com/ste-utility/ste/analytics/embedded/chdblib"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topics"
+)
+
+// TestDemoFeedsAnalytics runs `ste demo` and holds what analytics stored to
+// what is on the topics, through the binaries: CLS rows deduplicated by
+// MsgId equal the CLS records, audit records equal the audit topic.
+func TestDemoFeedsAnalytics(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo")
+	}
+	if _, err := chdblib.Find(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v (CI=true: analytics must run)", err)
+		}
+		t.Skipf("%v", err)
+	}
+	home := t.TempDir()
+	env := []string{"STE_HOME=" + home, "STE_CHDB_BIN=" + chdbBin}
+	t.Cleanup(func() { embedded.Stop(home) })
+	out := ste(t, env, "demo", "--trades", "300")
+	m := regexp.MustCompile(`namespace (demo[0-9t]+)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no namespace in the demo's output:\n%s", out)
+	}
+	ns := m[1]
+	var counts struct {
+		CLS   uint64 `json:"cls"`
+		Audit uint64 `json:"audit"`
+	}
+	if err := json.Unmarshal([]byte(ste(t, env, "report", "counts", "--json", "--namespace", ns)), &counts); err != nil {
+		t.Fatal(err)
+	}
+
+	// The demo's broker log stays until the next demo: read the topics back.
+	cmd := exec.Command(steBin, "broker", "--addr", "127.0.0.1:0", "--data", filepath.Join(home, "demo", "broker"))
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = io.Discard
+	must(t, cmd.Start())
+	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	must(t, err)
+	brokers := strings.TrimSpace(line)
+	ids := map[string]bool{}
+	_, err = topics.Dump(context.Background(), brokers, ns+".cls", func(r *kgo.Record) error {
+		o, err := schemas.ParseOutput(r.Value)
+		if err == nil {
+			ids[o.MsgId] = true
+		}
+		return err
+	})
+	must(t, err)
+	audits, err := topics.Dump(context.Background(), brokers, ns+".audit", func(*kgo.Record) error { return nil })
+	must(t, err)
+	if uint64(len(ids)) != counts.CLS || uint64(audits) != counts.Audit || audits == 0 {
+		t.Fatalf("analytics: %d CLS, %d audit; topics: %d CLS MsgIds, %d audit records", counts.CLS, counts.Audit, len(ids), audits)
+	}
+	if !bytes.Contains([]byte(out), []byte("trades matched")) {
+		t.Fatalf("demo output lacks its summary:\n%s", out)
+	}
+}
