@@ -79,3 +79,46 @@ func TestDemoFeedsAnalytics(t *testing.T) {
 		t.Fatalf("demo output lacks its summary:\n%s", out)
 	}
 }
+
+// TestBenchReportsCounts: `ste bench --json` writes every field of cli.md and
+// `ste report counts --json` then prints the run's row counts.
+func TestBenchReportsCounts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a bench")
+	}
+	if _, err := chdblib.Find(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v (CI=true: analytics must run)", err)
+		}
+		t.Skipf("%v", err)
+	}
+	home := t.TempDir()
+	env := []string{"STE_HOME=" + home, "STE_CHDB_BIN=" + chdbBin}
+	t.Cleanup(func() { embedded.Stop(home) })
+	file := filepath.Join(home, "bench.json")
+	ste(t, env, "bench", "--trades", "200", "--json", file)
+	b, err := os.ReadFile(file)
+	must(t, err)
+	var res map[string]any
+	must(t, json.Unmarshal(b, &res))
+	for _, k := range []string{"trades", "messages", "cls", "exceptions", "seconds", "msgs_per_sec", "latency_ms",
+		"processor_instances", "partitions", "broker", "analytics", "verify_signatures"} {
+		if _, ok := res[k]; !ok {
+			t.Errorf("bench JSON lacks %q", k)
+		}
+	}
+	lat, _ := res["latency_ms"].(map[string]any)
+	for _, k := range []string{"p50", "p99", "max"} {
+		if _, ok := lat[k]; !ok {
+			t.Errorf("latency_ms lacks %q", k)
+		}
+	}
+	if res["cls"] != 200.0 || res["messages"] != 1400.0 || res["analytics"] != true || res["broker"] != "embedded" {
+		t.Fatalf("bench result %s", b)
+	}
+	var counts map[string]float64
+	must(t, json.Unmarshal([]byte(ste(t, env, "report", "counts", "--json")), &counts))
+	if counts["cls"] != 200 || counts["audit"] != 1400 || counts["exceptions"] != 0 {
+		t.Fatalf("counts %v", counts)
+	}
+}
