@@ -10,6 +10,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	_ "net/http/pprof"
 	"os"
 	"os/signal"
 	"runtime/pprof"
@@ -93,6 +95,11 @@ func execute(c *command, args []string, stderr io.Writer) int {
 				defer func() { pprof.StopCPUProfile(); f.Close() }()
 			}
 		}
+	}
+	// STE_PPROF=ADDR serves net/http/pprof while any command runs (heap,
+	// goroutines, CPU of a live run).
+	if addr := os.Getenv("STE_PPROF"); addr != "" {
+		go http.ListenAndServe(addr, nil)
 	}
 	err := c.run(ctx, args)
 	switch {

@@ -71,13 +71,26 @@ func (s *Store) Get(key string) ([]byte, error) {
 func (s *Store) Set(key string, value []byte) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	old, existed := s.m[key]
 	s.m[key] = value
-	if s.index != nil {
-		if due, wm, ok := s.index(value); ok {
-			heap.Push(&s.due, entry{due, key})
-			s.clock = max(s.clock, wm)
+	if s.index == nil {
+		return nil
+	}
+	due, wm, ok := s.index(value)
+	if !ok {
+		return nil
+	}
+	s.clock = max(s.clock, wm)
+	// The index holds, for every key, an entry due no later than its value.
+	// A value due later than the one it replaces needs no new entry: the old
+	// one pops early and Due re-indexes the key then. A trade updated seven
+	// times keeps one entry instead of seven.
+	if existed {
+		if oldDue, _, ok := s.index(old); ok && oldDue <= due {
+			return nil
 		}
 	}
+	heap.Push(&s.due, entry{due, key})
 	return nil
 }
 
@@ -119,22 +132,32 @@ func (s *Store) Len() int {
 }
 
 // Due removes from the index and returns the keys whose current value is due
-// at or before now. Stale index entries (the value changed since) are dropped;
-// a key whose new value is due later has its own entry.
+// at or before now; a key whose value is due later now is indexed again.
 func (s *Store) Due(now int64) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var keys []string
+	var seen map[string]bool
 	for len(s.due) > 0 && s.due[0].at <= now {
 		e := heap.Pop(&s.due).(entry)
 		v, ok := s.m[e.key]
 		if !ok {
 			continue
 		}
-		if due, _, ok := s.index(v); !ok || due != e.at {
-			continue
+		due, _, ok := s.index(v)
+		switch {
+		case !ok:
+		case due <= now:
+			if !seen[e.key] { // a key may have several entries due
+				if seen == nil {
+					seen = map[string]bool{}
+				}
+				seen[e.key] = true
+				keys = append(keys, e.key)
+			}
+		default:
+			heap.Push(&s.due, entry{due, e.key}) // it moved on: index it again
 		}
-		keys = append(keys, e.key)
 	}
 	return keys
 }
