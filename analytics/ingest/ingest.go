@@ -121,10 +121,11 @@ func Topics(ns string) []string {
 
 // Ingester is a running ingest.
 type Ingester struct {
-	o   Options
-	log *slog.Logger
-	cl  *kgo.Client
-	adm *kadm.Client
+	o     Options
+	log   *slog.Logger
+	cl    *kgo.Client // the group consumer
+	admCl *kgo.Client // admin requests, apart from the consumer
+	adm   *kadm.Client
 
 	mu    sync.Mutex // sinks, committed; held by the poll loop while it works on a poll
 	sinks map[string]sink
@@ -195,15 +196,24 @@ func Start(ctx context.Context, o Options) (*Ingester, error) {
 		kgo.FetchMaxPartitionBytes(4 << 20),
 		kgo.MaxConcurrentFetches(2),
 	}, o.KafkaOpts...)
-	cl, err := topics.Client(o.Brokers, opts...)
+	// The admin client comes first and apart: the group may join, and call
+	// resumeOffsets (which needs it), while the consumer client is still
+	// being set up.
+	admCl, err := topics.Client(o.Brokers)
 	if err != nil {
 		return nil, err
 	}
-	if err := topics.Ping(ctx, cl, o.Brokers); err != nil {
-		cl.Close()
+	if err := topics.Ping(ctx, admCl, o.Brokers); err != nil {
+		admCl.Close()
 		return nil, err
 	}
-	in.cl, in.adm = cl, kadm.NewClient(cl)
+	in.admCl, in.adm = admCl, kadm.NewClient(admCl)
+	cl, err := topics.Client(o.Brokers, opts...)
+	if err != nil {
+		admCl.Close()
+		return nil, err
+	}
+	in.cl = cl
 	if td, err := in.adm.ListTopics(ctx, Topics(o.Namespace)...); err == nil {
 		var missing []string
 		for _, t := range Topics(o.Namespace) {
@@ -257,6 +267,7 @@ func (in *Ingester) Err() error {
 }
 
 func (in *Ingester) run(ctx context.Context) error {
+	defer in.admCl.Close()
 	defer in.cl.CloseAllowingRebalance()
 	statsTick := time.NewTicker(30 * time.Second)
 	defer statsTick.Stop()
