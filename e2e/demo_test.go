@@ -29,15 +29,7 @@ func TestDemoFeedsAnalytics(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the demo")
 	}
-	if _, err := chdblib.Find(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v (CI=true: analytics must run)", err)
-		}
-		t.Skipf("%v", err)
-	}
-	home := t.TempDir()
-	env := []string{"STE_HOME=" + home, "STE_CHDB_BIN=" + chdbBin}
-	t.Cleanup(func() { embedded.Stop(home) })
+	home, env := analyticsHome(t)
 	out := ste(t, env, "demo", "--trades", "300")
 	m := regexp.MustCompile(`namespace (demo[0-9t]+)`).FindStringSubmatch(out)
 	if m == nil {
@@ -86,15 +78,7 @@ func TestBenchReportsCounts(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a bench")
 	}
-	if _, err := chdblib.Find(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v (CI=true: analytics must run)", err)
-		}
-		t.Skipf("%v", err)
-	}
-	home := t.TempDir()
-	env := []string{"STE_HOME=" + home, "STE_CHDB_BIN=" + chdbBin}
-	t.Cleanup(func() { embedded.Stop(home) })
+	home, env := analyticsHome(t)
 	file := filepath.Join(home, "bench.json")
 	ste(t, env, "bench", "--trades", "200", "--json", file)
 	b, err := os.ReadFile(file)
@@ -121,4 +105,19 @@ func TestBenchReportsCounts(t *testing.T) {
 	if counts["cls"] != 200 || counts["audit"] != 1400 || counts["exceptions"] != 0 {
 		t.Fatalf("counts %v", counts)
 	}
+}
+
+// analyticsHome is a fresh $STE_HOME whose embedded analytics store stops
+// with the test; it skips where libchdb is missing, except under CI=true.
+func analyticsHome(t *testing.T) (string, []string) {
+	t.Helper()
+	if _, err := chdblib.Find(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("%v (CI=true: analytics must run)", err)
+		}
+		t.Skipf("%v", err)
+	}
+	home := t.TempDir()
+	t.Cleanup(func() { embedded.Stop(home) })
+	return home, []string{"STE_HOME=" + home, "STE_CHDB_BIN=" + chdbBin}
 }

@@ -208,6 +208,19 @@ func SplitBrokers(s string) []string {
 	return out
 }
 
+// Connect opens a client and checks that the cluster answers (see Ping).
+func Connect(ctx context.Context, brokers string, extra ...kgo.Opt) (*kgo.Client, error) {
+	cl, err := Client(brokers, extra...)
+	if err != nil {
+		return nil, err
+	}
+	if err := Ping(ctx, cl, brokers); err != nil {
+		cl.Close()
+		return nil, err
+	}
+	return cl, nil
+}
+
 // Ping checks that the cluster answers within the context's deadline, for a
 // one-line "unreachable" error instead of a hang.
 func Ping(ctx context.Context, cl *kgo.Client, brokers string) error {

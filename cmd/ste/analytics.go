@@ -60,15 +60,11 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	}
 	// Brokers first: an unreachable cluster should not start an embedded
 	// store as a side effect of a command that cannot run.
-	cl, err := topics.Client(*brokers)
+	cl, err := topics.Connect(ctx, *brokers)
 	if err != nil {
 		return err
 	}
-	err = topics.Ping(ctx, cl, *brokers)
 	cl.Close()
-	if err != nil {
-		return err
-	}
 	log := logger()
 	st, err := analytics.Open(ctx, *dsn, steHome(), store.Options{Retention: ret})
 	if err != nil {

@@ -152,14 +152,11 @@ func bench(ctx context.Context, args []string) error {
 	}
 	ns := "bench" + time.Now().UTC().Format("20060102t150405")
 	res.Namespace = ns
-	cl, err := topics.Client(*brokers)
+	cl, err := topics.Connect(ctx, *brokers)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	if err := topics.Ping(ctx, cl, *brokers); err != nil {
-		return err
-	}
 	adm := kadm.NewClient(cl)
 	if _, err := topics.Create(ctx, adm, ns, topics.Options{Partitions: int32(*partitions)}); err != nil {
 		return err
@@ -434,7 +431,7 @@ func summarise(samples []schemas.MonitorSample, window time.Duration) ([]oplaw.L
 	}
 	var laws []oplaw.Laws
 	for _, st := range order {
-		laws = append(laws, oplaw.Compute(st, trimIdle(by[st])))
+		laws = append(laws, oplaw.Compute(st, oplaw.TrimIdle(by[st])))
 	}
 	var ws []benchWindow
 	var elapsed, acc float64
@@ -490,24 +487,6 @@ func timeline(samples []schemas.MonitorSample, series []sink.Point, start time.T
 	return out
 }
 
-// trimIdle drops the idle samples before the first arrival and after the last
-// completion, so that T is the busy observation period.
-func trimIdle(ss []schemas.MonitorSample) []schemas.MonitorSample {
-	first, last := -1, -1
-	for i, s := range ss {
-		if s.Arrivals > 0 || s.Completions > 0 || s.Queue > 0 {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	if first < 0 {
-		return nil
-	}
-	return ss[max(first-1, 0) : last+1]
-}
-
 func runMonitor(ctx context.Context, args []string) error {
 	fs := flags("monitor", "[--brokers B] [--namespace NS] [--interval 1s] [--duration D]")
 	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
@@ -520,14 +499,11 @@ func runMonitor(ctx context.Context, args []string) error {
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	cl, err := topics.Client(*brokers)
+	cl, err := topics.Connect(ctx, *brokers)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	if err := topics.Ping(ctx, cl, *brokers); err != nil {
-		return err
-	}
 	mon := monitor.New(kadm.NewClient(cl), *ns)
 	if *duration > 0 {
 		var cancel context.CancelFunc

@@ -71,12 +71,8 @@ func validNamespace(ns string) error {
 
 // admin connects and checks the cluster answers.
 func admin(ctx context.Context, brokers string) (*kadm.Client, func(), error) {
-	cl, err := topics.Client(brokers)
+	cl, err := topics.Connect(ctx, brokers)
 	if err != nil {
-		return nil, nil, err
-	}
-	if err := topics.Ping(ctx, cl, brokers); err != nil {
-		cl.Close()
 		return nil, nil, err
 	}
 	return kadm.NewClient(cl), cl.Close, nil
@@ -161,14 +157,11 @@ func refdataLoad(ctx context.Context, args []string) error {
 }
 
 func publishRefdata(ctx context.Context, brokers, ns string, set *refdata.Set) (int, error) {
-	cl, err := topics.Client(brokers)
+	cl, err := topics.Connect(ctx, brokers)
 	if err != nil {
 		return 0, err
 	}
 	defer cl.Close()
-	if err := topics.Ping(ctx, cl, brokers); err != nil {
-		return 0, err
-	}
 	adm := kadm.NewClient(cl)
 	if err := ensureTopics(ctx, adm, ns, 0); err != nil {
 		return 0, err
@@ -432,14 +425,11 @@ func drive(ctx context.Context, args []string) error {
 		return err
 	}
 	defer src.Close()
-	cl, err := topics.Client(*brokers)
+	cl, err := topics.Connect(ctx, *brokers)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	if err := topics.Ping(ctx, cl, *brokers); err != nil {
-		return err
-	}
 	if err := ensureTopics(ctx, kadm.NewClient(cl), *ns, 0); err != nil {
 		return err
 	}

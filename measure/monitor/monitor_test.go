@@ -120,7 +120,7 @@ func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
 	stopMon()
 	<-monDone
 
-	laws := oplaw.Compute("network", trimIdle(samples))
+	laws := oplaw.Compute("network", oplaw.TrimIdle(samples))
 	res := sk.Result()
 	sinkRate := float64(man.Messages) / res.Seconds
 
@@ -162,22 +162,4 @@ func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
 	if math.Abs(laws.R-auditR)/auditR > 0.25 {
 		t.Errorf("network R %.1f ms vs audit mean time in system %.1f ms: more than 25 %% apart", laws.R*1e3, auditR*1e3)
 	}
-}
-
-// trimIdle keeps the samples from the one before the first arrival to the
-// last with work: the observation period of the run.
-func trimIdle(ss []schemas.MonitorSample) []schemas.MonitorSample {
-	first, last := -1, -1
-	for i, s := range ss {
-		if s.Arrivals > 0 || s.Completions > 0 || s.Queue > 0 {
-			if first < 0 {
-				first = i
-			}
-			last = i
-		}
-	}
-	if first < 0 {
-		return nil
-	}
-	return ss[max(first-1, 0) : last+1]
 }

@@ -52,3 +52,22 @@ func Compute(stage string, samples []schemas.MonitorSample) Laws {
 	}
 	return l
 }
+
+// TrimIdle keeps the samples from the one before the first with work to the
+// last with work, so that T is the observation period of the run and not of
+// the idle time around it.
+func TrimIdle(ss []schemas.MonitorSample) []schemas.MonitorSample {
+	first, last := -1, -1
+	for i, s := range ss {
+		if s.Arrivals > 0 || s.Completions > 0 || s.Queue > 0 {
+			if first < 0 {
+				first = i
+			}
+			last = i
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	return ss[max(first-1, 0) : last+1]
+}
