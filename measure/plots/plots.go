@@ -223,6 +223,7 @@ func Timeline(run Run, title, base, ext string) error {
 			return err
 		}
 	}
+	p2.Legend.Top = true
 	return save(p2, base+"-latency"+ext)
 }
 
