@@ -1,0 +1,80 @@
+package topics_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topics/broker"
+)
+
+func TestCreateIsIdempotentAndNeverRepartitions(t *testing.T) {
+	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	cl, err := topics.Connect(ctx, broker.Addr(c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	created, err := topics.Create(ctx, adm, "t1", topics.Options{Partitions: 4})
+	if err != nil || len(created) != len(topics.Specs("t1", topics.Options{})) {
+		t.Fatalf("created %v: %v", created, err)
+	}
+	again, err := topics.Create(ctx, adm, "t1", topics.Options{Partitions: 4})
+	if err != nil || len(again) != 0 {
+		t.Fatalf("second create made %v: %v", again, err)
+	}
+	_, err = topics.Create(ctx, adm, "t1", topics.Options{Partitions: 8})
+	if err == nil || !strings.Contains(err.Error(), "never changed") {
+		t.Fatalf("a different partition count must be refused: %v", err)
+	}
+	td, err := adm.ListTopics(ctx, pipeline.Names{NS: "t1"}.Inbound())
+	if err != nil || len(td[pipeline.Names{NS: "t1"}.Inbound()].Partitions) != 4 {
+		t.Fatalf("inbound changed: %v %v", td, err)
+	}
+	// Configs of the contract: inbound replayable for 7 days, stamped by the broker.
+	rc, err := adm.DescribeTopicConfigs(ctx, pipeline.Names{NS: "t1"}.Inbound())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range rc {
+		for _, c := range r.Configs {
+			if c.Value != nil {
+				got[c.Key] = *c.Value
+			}
+		}
+	}
+	if got["retention.ms"] != "604800000" || got["message.timestamp.type"] != "LogAppendTime" {
+		t.Fatalf("inbound configs %v", got)
+	}
+}
+
+// TestPartitionerAgreesWithGoka: franz-go records land where goka's hasher
+// (sarama's FNV-1a) puts their key.
+func TestPartitionerAgreesWithGoka(t *testing.T) {
+	p := topics.Partitioner().ForTopic("x")
+	for _, key := range []string{"0123456789abcdef", "BRKASGSGXXX:M1", "", "a"} {
+		h := pipeline.KeyHash()
+		h.Write([]byte(key))
+		want := int(int32(h.Sum32()) % 8)
+		if want < 0 {
+			want = -want
+		}
+		if key == "" {
+			continue // keyless records are spread, not hashed
+		}
+		if got := p.Partition(recordWithKey(key), 8); got != want {
+			t.Fatalf("key %q: franz-go %d, goka %d", key, got, want)
+		}
+	}
+}
