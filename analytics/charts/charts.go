@@ -81,6 +81,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Title.Padding = vg.Points(8)
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
+	p.Y.Tick.Marker = countTicks{} // gonum's default prints 25000.00
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = true
@@ -237,7 +238,6 @@ func degradation(r *report.DegradationResult) (*plot.Plot, error) {
 	headroom(p)
 	p.X.Min = 0
 	p.X.Tick.Marker = countTicks{}
-	p.Y.Tick.Marker = countTicks{}
 	return p, nil
 }
 
@@ -316,6 +316,7 @@ func exceptions(r *report.ExceptionsResult) (*plot.Plot, error) {
 	p.NominalX(names...)
 	p.X.Tick.Label.Rotation = 0.5
 	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.LineStyle.Width = 0 // rotated names would cross the tick marks
 	p.Legend = plot.NewLegend()
 	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
 	p.Y.Min = 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -174,9 +175,8 @@ func stepName(s float64) string {
 
 func fmtRate(v float64) string {
 	switch {
-	case v == 0:
-		return "0"
-	case v >= 100:
+	case v == math.Trunc(v) || v >= 100:
+		// Per-second rates are whole counts: print them as counts.
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	case v >= 10:
 		return strconv.FormatFloat(v, 'f', 1, 64)
