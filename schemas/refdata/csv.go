@@ -45,8 +45,16 @@ func (e *RowError) Error() string {
 const maxLoadErrors = 20
 
 // LoadDir reads the five CSV files of dir. Errors name the files by their
-// path under dir.
+// path under dir; a dir that is not there is one error, not five.
 func LoadDir(dir string) (*Set, error) {
+	if fi, err := os.Stat(dir); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("reference data directory %s does not exist (ste refdata gen --out %s writes one)", dir, dir)
+		}
+		return nil, err
+	} else if !fi.IsDir() {
+		return nil, fmt.Errorf("reference data directory %s is not a directory", dir)
+	}
 	return load(os.DirFS(dir), dir)
 }
 

@@ -285,3 +285,20 @@ func assertEqualSets(t *testing.T, a, b *Set) {
 		t.Error("holidays differ")
 	}
 }
+
+func TestLoadDirThatIsNotOne(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "currencies.csv")
+	if err := os.WriteFile(file, []byte("code,minor_units\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ dir, want string }{
+		{filepath.Join(dir, "absent"), "does not exist"},
+		{file, "is not a directory"},
+	} {
+		_, err := LoadDir(c.dir)
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
+			t.Errorf("LoadDir(%s) = %v, want one line with %q", c.dir, err, c.want)
+		}
+	}
+}
