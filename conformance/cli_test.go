@@ -66,6 +66,14 @@ func TestCLI_BadFlagsOneLineReason(t *testing.T) {
 		{"gen", "--trades", "notanumber", "--out", filepath.Join(dir, "g.txt")},
 		{"refdata", "gen"},
 		{"refdata", "gen", "--bogus"},
+		// Out-of-range values are refused before any broker is dialled.
+		{"topics", "create", "--partitions", "0"},
+		{"topics", "create", "--retention", "notaduration"},
+		{"broker", "--partitions", "0"},
+		{"drive", "--in", in, "--rate", "-1"},
+		{"bench", "--trades", "5", "--rate", "-3"},
+		{"monitor", "--interval", "0s"},
+		{"report", "throughput", "--window", "-5s"},
 	}
 	for _, args := range cases {
 		r := execSte(t, args...)
@@ -89,6 +97,8 @@ func TestCLI_MissingFilesOneLineReason(t *testing.T) {
 	cases := [][]string{
 		{"match", "--in", filepath.Join(dir, "does-not-exist.txt"), "--out", filepath.Join(dir, "o1")},
 		{"match", "--in", in, "--out", filepath.Join(dir, "o2"), "--refdata", filepath.Join(dir, "no-refdata")},
+		{"refdata", "load", "--dir", filepath.Join(dir, "no-refdata")},
+		{"gen", "--trades", "1", "--out", filepath.Join(dir, "g.txt"), "--refdata", in},
 	}
 	for _, args := range cases {
 		r := execSte(t, args...)

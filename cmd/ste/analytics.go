@@ -113,6 +113,9 @@ func reportCmd(ctx context.Context, args []string) error {
 	if !known {
 		return usageError{fmt.Sprintf("unknown report %q (want one of %s)", name, strings.Join(report.Names, ", "))}
 	}
+	if *window < 0 {
+		return usageError{"--window must not be negative"}
+	}
 	p := report.Params{Namespace: *ns, Window: *window}
 	var err error
 	if p.Since, err = parseWhen(*since); err != nil {

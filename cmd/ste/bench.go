@@ -114,6 +114,9 @@ func bench(ctx context.Context, args []string) error {
 	if *mix != "standard" && *mix != "realistic" {
 		return usageError{"--mix must be standard or realistic"}
 	}
+	if *rate < 0 || *rampTo < 0 || *rampOver < 0 || *interval <= 0 || *window <= 0 {
+		return usageError{"--rate, --ramp-to and --ramp-over must not be negative; --monitor-interval and --window must be positive"}
+	}
 	home := filepath.Join(steHome(), "bench")
 	if err := os.MkdirAll(home, 0o755); err != nil {
 		return err
@@ -514,6 +517,9 @@ func runMonitor(ctx context.Context, args []string) error {
 	quiet := fs.Bool("quiet", false, "print only the final table")
 	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if *interval <= 0 || *duration < 0 {
+		return usageError{"--interval must be positive and --duration not negative"}
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err

@@ -86,6 +86,9 @@ func runBroker(ctx context.Context, args []string) error {
 	if err := fs.parse(args); err != nil {
 		return err
 	}
+	if *parts < 1 {
+		return usageError{"--partitions must be positive"}
+	}
 	c, err := broker.Start(broker.Options{Addr: *addr, DataDir: *data, Partitions: *parts})
 	if err != nil {
 		return err
@@ -115,8 +118,11 @@ func topicsCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	ret, err := parseDuration(*retention)
-	if err != nil || *parts < 1 {
-		return usageError{"--retention or --partitions out of range"}
+	if err != nil {
+		return usageError{"--retention: " + err.Error()}
+	}
+	if *parts < 1 {
+		return usageError{"--partitions must be positive"}
 	}
 	adm, closeFn, err := admin(ctx, *brokers)
 	if err != nil {
@@ -416,6 +422,9 @@ func drive(ctx context.Context, args []string) error {
 	}
 	if *in == "" {
 		return usageError{"--in is required"}
+	}
+	if *rate < 0 {
+		return usageError{"--rate must be 0 (full speed) or positive"}
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
