@@ -193,7 +193,13 @@ func Client(brokers string, extra ...kgo.Opt) (*kgo.Client, error) {
 	opts := append([]kgo.Opt{kgo.SeedBrokers(SplitBrokers(brokers)...),
 		kgo.FetchMaxBytes(64 << 20), kgo.FetchMaxPartitionBytes(16 << 20),
 		// Topics created a moment ago may not be known to every broker yet.
-		kgo.UnknownTopicRetries(20)}, ProducerOpts()...)
+		kgo.UnknownTopicRetries(20),
+		// kadm answers metadata (ListTopics, waiting for new topics' leaders)
+		// from the client's cache, kept for MetadataMinAge (default 5 s): a
+		// namespace created just after a lookup that found nothing looked
+		// absent for 5 s, and every `ste topics create` or first
+		// `ste process` waited that long.
+		kgo.MetadataMinAge(250 * time.Millisecond)}, ProducerOpts()...)
 	return kgo.NewClient(append(opts, extra...)...)
 }
 
