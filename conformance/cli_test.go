@@ -34,6 +34,21 @@ func noStackTrace(t *testing.T, what, stderr string) {
 	}
 }
 
+// failsWithOneLine runs ste with args and checks cli.md's rule for a user
+// error: a non-zero exit, a one-line reason on stderr, no stack trace.
+func failsWithOneLine(t *testing.T, args ...string) {
+	t.Helper()
+	r := execSte(t, args...)
+	what := "ste " + strings.Join(args, " ")
+	if r.code == 0 {
+		t.Errorf("%s: exit 0, want non-zero", what)
+	}
+	if n := len(nonEmptyLines(r.stderr)); n != 1 {
+		t.Errorf("%s: %d lines on stderr, want a one-line reason:\n%s", what, n, r.stderr)
+	}
+	noStackTrace(t, what, r.stderr)
+}
+
 // cli.md: every subcommand answers --help (exit 0).
 func TestCLI_HelpExitsZero(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"match", "--help"}, {"gen", "--help"}, {"refdata", "gen", "--help"}} {
@@ -76,15 +91,7 @@ func TestCLI_BadFlagsOneLineReason(t *testing.T) {
 		{"report", "throughput", "--window", "-5s"},
 	}
 	for _, args := range cases {
-		r := execSte(t, args...)
-		what := "ste " + strings.Join(args, " ")
-		if r.code == 0 {
-			t.Errorf("%s: exit 0, want non-zero", what)
-		}
-		if n := len(nonEmptyLines(r.stderr)); n != 1 {
-			t.Errorf("%s: %d lines on stderr, want one line:\n%s", what, n, r.stderr)
-		}
-		noStackTrace(t, what, r.stderr)
+		failsWithOneLine(t, args...)
 	}
 }
 
@@ -101,15 +108,7 @@ func TestCLI_MissingFilesOneLineReason(t *testing.T) {
 		{"gen", "--trades", "1", "--out", filepath.Join(dir, "g.txt"), "--refdata", in},
 	}
 	for _, args := range cases {
-		r := execSte(t, args...)
-		what := "ste " + strings.Join(args, " ")
-		if r.code == 0 {
-			t.Errorf("%s: exit 0, want non-zero", what)
-		}
-		if n := len(nonEmptyLines(r.stderr)); n != 1 {
-			t.Errorf("%s: %d lines on stderr, want a one-line reason:\n%s", what, n, r.stderr)
-		}
-		noStackTrace(t, what, r.stderr)
+		failsWithOneLine(t, args...)
 	}
 }
 
@@ -316,15 +315,7 @@ func TestCLI_BrokerSubcommands_BadFlagAndUnreachable(t *testing.T) {
 			append(append([]string{}, c.sub...), "--no-such-flag"),
 			append(append([]string{}, c.sub...), c.args...),
 		} {
-			r := execSte(t, args...)
-			what := "ste " + strings.Join(args, " ")
-			if r.code == 0 {
-				t.Errorf("%s: exit 0, want non-zero", what)
-			}
-			if n := len(nonEmptyLines(r.stderr)); n != 1 {
-				t.Errorf("%s: %d lines on stderr, want one:\n%s", what, n, r.stderr)
-			}
-			noStackTrace(t, what, r.stderr)
+			failsWithOneLine(t, args...)
 		}
 	}
 }
