@@ -58,15 +58,10 @@ type DegradationWindow struct {
 
 // Degradation runs the degradation report.
 func Degradation(ctx context.Context, st *store.Store, p Params) (*DegradationResult, error) {
-	win := p.Window
-	if win <= 0 {
-		first, last, _, err := span(ctx, st, p)
-		if err != nil {
-			return nil, err
-		}
-		win = niceWindow(last.Sub(first) / 30)
+	win, err := window(ctx, st, p)
+	if err != nil {
+		return nil, err
 	}
-	win = max(win.Round(time.Second), time.Second)
 	res := &DegradationResult{Namespace: p.Namespace, WindowSeconds: win.Seconds()}
 	if !p.Since.IsZero() {
 		r, err := query(ctx, st, degradationBaseSQL, p, nil)

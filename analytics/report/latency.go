@@ -111,15 +111,10 @@ func Latency(ctx context.Context, st *store.Store, p Params) (*LatencyResult, er
 		res.Min, res.Mean, res.Max = 0, 0, 0
 		return res, nil
 	}
-	win := p.Window
-	if win <= 0 {
-		first, last, _, err := span(ctx, st, p)
-		if err != nil {
-			return nil, err
-		}
-		win = niceWindow(last.Sub(first) / 30)
+	win, err := window(ctx, st, p)
+	if err != nil {
+		return nil, err
 	}
-	win = max(win.Round(time.Second), time.Second)
 	res.Window = win.Seconds()
 	r, err = query(ctx, st, latencySeriesSQL, p, map[string]string{"window": strconv.Itoa(int(win / time.Second))})
 	if err != nil {

@@ -175,6 +175,20 @@ func sortStages(s []string) {
 	})
 }
 
+// window is the report's window: --window, or about 30 windows over the
+// data in range; whole seconds, at least one (the SQL groups by seconds).
+func window(ctx context.Context, st *store.Store, p Params) (time.Duration, error) {
+	win := p.Window
+	if win <= 0 {
+		first, last, _, err := span(ctx, st, p)
+		if err != nil {
+			return 0, err
+		}
+		win = niceWindow(last.Sub(first) / 30)
+	}
+	return max(win.Round(time.Second), time.Second), nil
+}
+
 // niceWindow rounds a window to 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30
 // min or whole hours, so that windows are easy to read.
 func niceWindow(d time.Duration) time.Duration {
