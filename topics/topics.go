@@ -53,42 +53,36 @@ func (o *Options) defaults() {
 	}
 }
 
-// Specs lists every topic of namespace ns.
+// Specs lists every topic of namespace ns, derived from the topology
+// (pipeline.Describe): a stream or table changelog has the namespace's
+// partition count, a shared topic one partition; tables and shared state
+// are compacted, streams kept for the retention (the replay window).
 func Specs(ns string, o Options) []Spec {
 	o.defaults()
-	n := pipeline.Names{NS: ns}
 	ret := strconv.FormatInt(o.Retention.Milliseconds(), 10)
 	// Every topic takes any batch our producers build (pipeline.TopicMaxBytes).
 	maxBytes := strconv.Itoa(pipeline.TopicMaxBytes)
-	stream := func() map[string]string {
-		return map[string]string{"cleanup.policy": "delete", "retention.ms": ret, "max.message.bytes": maxBytes}
+	var specs []Spec
+	for _, t := range pipeline.Describe(ns).Topics {
+		cfg := map[string]string{"cleanup.policy": "delete", "retention.ms": ret, "max.message.bytes": maxBytes}
+		if t.Compacted {
+			cfg = map[string]string{"cleanup.policy": "compact", "max.message.bytes": maxBytes,
+				"min.cleanable.dirty.ratio": "0.1", "segment.ms": "3600000"}
+		}
+		// Inbound records are stamped by the broker: a message's time in the
+		// system starts when the utility received it, whatever the sender's
+		// clock says (critical time, audit and the monitor agree on it).
+		if t.BrokerTime {
+			cfg["message.timestamp.type"] = "LogAppendTime"
+		}
+		keyed := t.Kind != pipeline.KindShared
+		parts := int32(1)
+		if keyed {
+			parts = o.Partitions
+		}
+		specs = append(specs, Spec{Name: t.Name, Partitions: parts, Keyed: keyed, Configs: cfg})
 	}
-	compact := func() map[string]string {
-		return map[string]string{"cleanup.policy": "compact", "max.message.bytes": maxBytes,
-			"min.cleanable.dirty.ratio": "0.1", "segment.ms": "3600000"}
-	}
-	p := o.Partitions
-	// Inbound records are stamped by the broker: a message's time in the
-	// system starts when the utility received it, whatever the sender's
-	// clock says (critical time, audit and the monitor agree on it).
-	inbound := stream()
-	inbound["message.timestamp.type"] = "LogAppendTime"
-	return []Spec{
-		{n.Inbound(), p, true, inbound},
-		{n.CLS(), p, true, stream()},
-		{n.Outbound(), p, true, stream()},
-		{n.Exceptions(), p, true, stream()},
-		{n.Audit(), p, true, stream()},
-		{n.Monitor(), 1, false, stream()},
-		// Every instance reads all of it: one partition keeps it simple and ordered.
-		{n.Refdata(), 1, false, compact()},
-		// Internal, versioned.
-		{n.Verdicts(), p, true, stream()},
-		{n.Accepted(), p, true, stream()},
-		{pipeline.Table(n.IdentityGroup()), p, true, compact()},
-		{pipeline.Table(n.MatchGroup()), p, true, compact()},
-		{pipeline.Loop(n.MatchGroup()), p, true, stream()},
-	}
+	return specs
 }
 
 // Create creates the namespace's topics. It is idempotent: existing topics are
@@ -287,4 +281,21 @@ func Dump(ctx context.Context, brokers, topic string, fn func(r *kgo.Record) err
 		}
 	}
 	return n, nil
+}
+
+// Ensure creates a namespace's missing topics. With partitions 0 it follows
+// an existing inbound topic, so that a process started against topics made
+// by `ste topics create --partitions N` never disagrees with them.
+func Ensure(ctx context.Context, adm *kadm.Client, ns string, partitions int32) error {
+	if partitions == 0 {
+		partitions = DefaultPartitions
+		inbound := pipeline.Names{NS: ns}.Inbound()
+		if td, err := adm.ListTopics(ctx, inbound); err == nil {
+			if d, ok := td[inbound]; ok && d.Err == nil && len(d.Partitions) > 0 {
+				partitions = int32(len(d.Partitions))
+			}
+		}
+	}
+	_, err := Create(ctx, adm, ns, Options{Partitions: partitions})
+	return err
 }

@@ -13,15 +13,15 @@ package monitor
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/measure/oplaw"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topics/lag"
 )
 
 // Stage is one monitored queue.
@@ -31,15 +31,16 @@ type Stage struct {
 	Topic string
 }
 
-// Stages of a namespace, in pipeline order, then the network.
+// Stages of a namespace, from the topology: each group on its input stream
+// (its loopback only carries retention checks), in pipeline order, then the
+// network.
 func Stages(ns string) []Stage {
-	n := pipeline.Names{NS: ns}
-	return []Stage{
-		{"validate", n.ValidateGroup(), n.Inbound()},
-		{"identity", n.IdentityGroup(), n.Verdicts()},
-		{"match", n.MatchGroup(), n.Accepted()},
-		{"network", "", n.Inbound()},
+	t := pipeline.Describe(ns)
+	var out []Stage
+	for _, g := range t.Groups {
+		out = append(out, Stage{g.Stage.String(), g.Name, g.Inputs[0]})
 	}
+	return append(out, Stage{"network", "", t.Names.Inbound()})
 }
 
 // Monitor keeps the previous sample to compute deltas.
@@ -47,6 +48,7 @@ type Monitor struct {
 	adm    *kadm.Client
 	ns     string
 	stages []Stage
+	groups []lag.Group
 	prev   map[string]snapshot
 	prevAt time.Time
 }
@@ -57,7 +59,13 @@ type snapshot struct {
 
 // New returns a monitor of namespace ns.
 func New(adm *kadm.Client, ns string) *Monitor {
-	return &Monitor{adm: adm, ns: ns, stages: Stages(ns), prev: map[string]snapshot{}}
+	m := &Monitor{adm: adm, ns: ns, stages: Stages(ns), prev: map[string]snapshot{}}
+	for _, st := range m.stages {
+		if st.Group != "" {
+			m.groups = append(m.groups, lag.Group{Name: st.Group, Stage: st.Name, Topics: []string{st.Topic}})
+		}
+	}
+	return m
 }
 
 // Sample reads the offsets once and returns one sample per stage. The first
@@ -65,13 +73,14 @@ func New(adm *kadm.Client, ns string) *Monitor {
 func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
 	n := pipeline.Names{NS: m.ns}
 	now := time.Now()
-	ends, err := m.adm.ListEndOffsets(ctx, n.Inbound(), n.Verdicts(), n.Accepted(), n.Audit())
+	lags, err := lag.Read(ctx, m.adm, m.groups)
 	if err != nil {
 		return nil, err
 	}
-	endOf := func(topic string, p int32) int64 {
-		o, _ := ends.Lookup(topic, p)
-		return o.Offset
+	// The network's offsets are read after the groups' (see lag.Read).
+	ends, err := m.adm.ListEndOffsets(ctx, n.Inbound(), n.Audit())
+	if err != nil {
+		return nil, err
 	}
 	var out []schemas.MonitorSample
 	interval := 0.0
@@ -93,28 +102,15 @@ func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
 				}
 			})
 		} else {
-			committed, err := m.adm.FetchOffsets(ctx, st.Group)
-			if errors.Is(err, kerr.GroupIDNotFound) {
-				committed, err = nil, nil // no processor has joined yet: nothing done
-			}
-			if err != nil {
-				return nil, fmt.Errorf("group %s: %w", st.Group, err)
-			}
-			ends.Each(func(o kadm.ListedOffset) {
-				if o.Topic != st.Topic {
-					return
+			for _, p := range lags.Partitions {
+				if p.Group != st.Group || p.Topic != st.Topic {
+					continue
 				}
-				c, ok := committed.Lookup(st.Topic, o.Partition)
-				done := int64(0)
-				if ok && c.At >= 0 {
-					done = c.At
-				}
-				lag := max(o.Offset-done, 0)
-				s.Partitions = append(s.Partitions, schemas.PartitionSample{Partition: o.Partition,
-					End: endOf(st.Topic, o.Partition), Committed: done, Lag: lag})
-				cur.end += o.Offset
-				cur.done += done
-			})
+				s.Partitions = append(s.Partitions, schemas.PartitionSample{Partition: p.Partition,
+					End: p.End, Committed: p.Done(), Lag: p.Lag})
+				cur.end += p.End
+				cur.done += p.Done()
+			}
 		}
 		s.Queue = max(cur.end-cur.done, 0)
 		if p, ok := m.prev[st.Name]; ok {
@@ -125,4 +121,57 @@ func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
 	}
 	m.prevAt = now
 	return out, nil
+}
+
+// Loop samples the queues every interval until ctx ends, publishing every
+// sample to <ns>.monitor and handing it to collect (may be nil). The
+// returned channel closes when it has stopped.
+func Loop(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interval time.Duration,
+	collect func([]schemas.MonitorSample)) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			if ss, err := mon.Sample(ctx); err == nil {
+				if collect != nil {
+					collect(ss)
+				}
+				Publish(ctx, cl, ns, ss)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return done
+}
+
+// Publish writes samples to <ns>.monitor, keyed by stage.
+func Publish(ctx context.Context, cl *kgo.Client, ns string, ss []schemas.MonitorSample) {
+	topic := pipeline.Names{NS: ns}.Monitor()
+	for i := range ss {
+		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte(ss[i].Stage), Value: ss[i].Marshal()}, nil)
+	}
+}
+
+// Laws computes the operational laws per stage from samples of several
+// stages, in the order the stages first appear.
+func Laws(samples []schemas.MonitorSample) []oplaw.Laws {
+	by := map[string][]schemas.MonitorSample{}
+	var order []string
+	for _, s := range samples {
+		if _, ok := by[s.Stage]; !ok {
+			order = append(order, s.Stage)
+		}
+		by[s.Stage] = append(by[s.Stage], s)
+	}
+	var laws []oplaw.Laws
+	for _, st := range order {
+		laws = append(laws, oplaw.Compute(st, oplaw.TrimIdle(by[st])))
+	}
+	return laws
 }

@@ -6,11 +6,11 @@
 package plots
 
 import (
-	"encoding/json"
 	"fmt"
 	"image/color"
-	"os"
 	"slices"
+
+	"github.com/ste-utility/ste/measure/bench"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -18,59 +18,11 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 )
 
-// Run is the part of a `ste bench` result the plots read.
-type Run struct {
-	Messages   float64            `json:"messages"`
-	Seconds    float64            `json:"seconds"`
-	MsgsPerSec float64            `json:"msgs_per_sec"`
-	Rate       float64            `json:"rate"`
-	Instances  int                `json:"processor_instances"`
-	LatencyMs  map[string]float64 `json:"latency_ms"`
-	Queues     []struct {
-		Stage string  `json:"stage"`
-		X     float64 `json:"X"`
-		R     float64 `json:"R"`
-		N     float64 `json:"N"`
-	} `json:"queues"`
-	Windows []struct {
-		EndSeconds float64 `json:"end_s"`
-		Stored     float64 `json:"stored_messages"`
-		MsgsPerSec float64 `json:"msgs_per_sec"`
-	} `json:"windows"`
-	Timeline []struct {
-		T      float64          `json:"t"`
-		Queues map[string]int64 `json:"queues"`
-		CLS    int              `json:"cls"`
-		P50Ms  float64          `json:"p50_ms"`
-		MaxMs  float64          `json:"max_ms"`
-	} `json:"timeline"`
-}
+// Run is a `ste bench` result, as the plots read it.
+type Run = bench.Result
 
 // Load reads bench results.
-func Load(paths ...string) ([]Run, error) {
-	var runs []Run
-	for _, p := range paths {
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return nil, err
-		}
-		var r Run
-		if err := json.Unmarshal(b, &r); err != nil {
-			return nil, fmt.Errorf("%s: %w", p, err)
-		}
-		runs = append(runs, r)
-	}
-	return runs, nil
-}
-
-func (r Run) network() (x, resp float64) {
-	for _, q := range r.Queues {
-		if q.Stage == "network" {
-			return q.X, q.R
-		}
-	}
-	return 0, 0
-}
+func Load(paths ...string) ([]Run, error) { return bench.Load(paths...) }
 
 func newPlot(title, x, y string) *plot.Plot {
 	p := plot.New()
@@ -119,7 +71,7 @@ func Littles(runs []Run, file string) (knee float64, err error) {
 	slices.SortFunc(runs, func(a, b Run) int { return int(a.Rate - b.Rate) })
 	var r, p50, p99 plotter.XYs
 	for _, run := range runs {
-		_, resp := run.network()
+		_, resp := run.Network()
 		r = append(r, plotter.XY{X: run.Rate, Y: resp * 1e3})
 		p50 = append(p50, plotter.XY{X: run.Rate, Y: run.LatencyMs["p50"]})
 		p99 = append(p99, plotter.XY{X: run.Rate, Y: run.LatencyMs["p99"]})
@@ -156,10 +108,10 @@ func Littles(runs []Run, file string) (knee float64, err error) {
 
 // Instances plots throughput against processor instances.
 func Instances(runs []Run, file string) error {
-	slices.SortFunc(runs, func(a, b Run) int { return a.Instances - b.Instances })
+	slices.SortFunc(runs, func(a, b Run) int { return a.ProcessorInstances - b.ProcessorInstances })
 	var pts plotter.XYs
 	for _, r := range runs {
-		pts = append(pts, plotter.XY{X: float64(r.Instances), Y: r.MsgsPerSec})
+		pts = append(pts, plotter.XY{X: float64(r.ProcessorInstances), Y: r.MsgsPerSec})
 	}
 	p := newPlot("Throughput against processor instances (one 2-core machine)", "instances", "msg/s")
 	if err := line(p, "STE", pts, 0, true); err != nil {
@@ -174,7 +126,7 @@ func Instances(runs []Run, file string) error {
 func Degradation(run Run, file string) error {
 	var pts plotter.XYs
 	for _, w := range run.Windows {
-		pts = append(pts, plotter.XY{X: w.Stored / 1e6, Y: w.MsgsPerSec})
+		pts = append(pts, plotter.XY{X: float64(w.Stored) / 1e6, Y: w.MsgsPerSec})
 	}
 	p := newPlot("Throughput as stored volume grows", "messages stored, millions", "msg/s")
 	if err := line(p, "STE (this machine, 2 cores)", pts, 0, false); err != nil {

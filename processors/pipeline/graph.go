@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -29,26 +30,6 @@ func (raw) Encode(v any) ([]byte, error) {
 
 func (raw) Decode(b []byte) (any, error) { return b, nil }
 
-// Graphs declares the three groups: their inputs, tables and outputs.
-func (s *stages) Graphs() []*goka.GroupGraph {
-	n := s.cfg.Names
-	out := func(topic string) goka.Edge { return goka.Output(goka.Stream(topic), raw{}) }
-	return []*goka.GroupGraph{
-		goka.DefineGroup(goka.Group(n.ValidateGroup()),
-			goka.Input(goka.Stream(n.Inbound()), raw{}, s.validate),
-			out(n.Verdicts()), out(n.Exceptions()), out(n.Outbound()), out(n.Audit())),
-		goka.DefineGroup(goka.Group(n.IdentityGroup()),
-			goka.Input(goka.Stream(n.Verdicts()), raw{}, s.identity),
-			goka.Persist(raw{}),
-			out(n.Accepted()), out(n.Exceptions()), out(n.Outbound()), out(n.Audit())),
-		goka.DefineGroup(goka.Group(n.MatchGroup()),
-			goka.Input(goka.Stream(n.Accepted()), raw{}, s.match),
-			goka.Loop(raw{}, s.match),
-			goka.Persist(raw{}),
-			out(n.CLS()), out(n.Outbound()), out(n.Exceptions()), out(n.Audit())),
-	}
-}
-
 // SaramaConfig is goka's client configuration for STE, measured against
 // Apache Kafka 4 and kfake: protocol version 4.0 (Kafka 4 dropped the old
 // versions goka's default asks for), streams from the oldest offset so that a
@@ -56,6 +37,9 @@ func (s *stages) Graphs() []*goka.GroupGraph {
 // acks=all producer (set explicitly: the contract asks for it).
 func SaramaConfig() *sarama.Config {
 	cfg := goka.DefaultConfig()
+	// goka's default config is one shared value; every client gets its own.
+	cp := *cfg
+	cfg = &cp
 	cfg.Version = sarama.V4_0_0_0
 	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
 	cfg.Consumer.Offsets.AutoCommit.Interval = time.Second
@@ -83,11 +67,26 @@ type Options struct {
 	Brokers []string
 	Config  Config
 	Logger  *slog.Logger
+	// Stages are the groups to run, in any order; nil runs all three.
+	// Deploying groups apart (validate scaled by replicas, identity and
+	// match where state lives) is running different sets in different
+	// processes.
+	Stages []Stage
+	// InstanceID names this instance's Kafka clients ste-<id>-<stage>, so
+	// that an operator (and the lag code) can tell members apart. Default
+	// "anon".
+	InstanceID string
+	// OnAssign is told a stage's partitions after every rebalance (nil
+	// after the group is left).
+	OnAssign func(st Stage, partitions []int32)
 	// Ready is closed once every group has recovered its tables and runs.
 	Ready chan<- struct{}
 }
 
-// Run runs the three groups until ctx ends (a graceful stop: in-flight
+// ClientID is the Kafka client id of one stage's clients in an instance.
+func ClientID(instanceID string, st Stage) string { return "ste-" + instanceID + "-" + st.String() }
+
+// Run runs the chosen groups until ctx ends (a graceful stop: in-flight
 // callbacks finish, offsets are committed and the groups are left), or one
 // fails.
 func Run(ctx context.Context, o Options) error {
@@ -96,43 +95,21 @@ func Run(ctx context.Context, o Options) error {
 	if log == nil {
 		log = slog.Default()
 	}
-	tmc := goka.NewTopicManagerConfig()
-	tmc.Table.Replication = 1
-	tmc.Stream.Replication = 1
-	common := []goka.ProcessorOption{
-		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(SaramaConfig(), tmc)),
-		goka.WithProducerBuilder(ProducerBuilder()),
-		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(SaramaConfig())),
-		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(SaramaConfig())),
-		goka.WithHasher(KeyHash),
-		goka.WithLogger(gokaLogger{log}),
-		goka.WithRebalanceCallback(func(a goka.Assignment) {
-			if s.cfg.Metrics != nil {
-				s.cfg.Metrics.Rebalances.Inc()
-			}
-			log.Info("partitions assigned", "assignment", fmt.Sprint(a))
-		}),
+	if o.InstanceID == "" {
+		o.InstanceID = "anon"
 	}
-	stores := []goka.ProcessorOption{
-		nil, // validate: stateless
-		goka.WithStorageBuilder(memstore.Builder(s.identityIndex, func(_ string, p int32, st *memstore.Store) {
-			s.mu.Lock()
-			s.idStore[p] = st
-			s.mu.Unlock()
-		})),
-		goka.WithStorageBuilder(memstore.Builder(s.matchIndex, func(_ string, p int32, st *memstore.Store) {
-			s.mu.Lock()
-			s.matchStore[p] = st
-			s.mu.Unlock()
-		})),
+	want := o.Stages
+	if len(want) == 0 {
+		want = Stages
 	}
+	graphs := Graphs(s.cfg.Names, Callbacks{Validate: s.validate, Identity: s.identity, Match: s.match})
 	var procs []*goka.Processor
-	for i, g := range s.Graphs() {
-		opts := append([]goka.ProcessorOption(nil), common...)
-		if stores[i] != nil {
-			opts = append(opts, stores[i])
+	for i, g := range graphs {
+		st := Stages[i]
+		if !slices.Contains(want, st) {
+			continue
 		}
-		p, err := goka.NewProcessor(o.Brokers, g, opts...)
+		p, err := goka.NewProcessor(o.Brokers, g, s.processorOptions(st, o, log)...)
 		if err != nil {
 			return fmt.Errorf("group %s: %w", g.Group(), err)
 		}
@@ -173,6 +150,54 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	return first
+}
+
+// processorOptions are one group's goka options. Every group gets its own
+// sarama configurations: goka's builders write the client id into the
+// configuration they are given, so builders shared between groups made
+// every group's consumers carry the id of whichever group was built first.
+func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.ProcessorOption {
+	tmc := goka.NewTopicManagerConfig()
+	tmc.Table.Replication = 1
+	tmc.Stream.Replication = 1
+	opts := []goka.ProcessorOption{
+		goka.WithClientID(ClientID(o.InstanceID, st)),
+		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(SaramaConfig(), tmc)),
+		goka.WithProducerBuilder(ProducerBuilder()),
+		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(SaramaConfig())),
+		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(SaramaConfig())),
+		goka.WithHasher(KeyHash),
+		goka.WithLogger(gokaLogger{log.With("stage", st.String())}),
+		goka.WithRebalanceCallback(func(a goka.Assignment) {
+			if s.cfg.Metrics != nil {
+				s.cfg.Metrics.Rebalances.Inc()
+			}
+			parts := make([]int32, 0, len(a))
+			for p := range a {
+				parts = append(parts, p)
+			}
+			slices.Sort(parts)
+			log.Info("partitions assigned", "stage", st.String(), "partitions", fmt.Sprint(parts))
+			if o.OnAssign != nil {
+				o.OnAssign(st, parts)
+			}
+		}),
+	}
+	switch st {
+	case StageIdentity:
+		opts = append(opts, goka.WithStorageBuilder(memstore.Builder(s.identityIndex, func(_ string, p int32, ms *memstore.Store) {
+			s.mu.Lock()
+			s.idStore[p] = ms
+			s.mu.Unlock()
+		})))
+	case StageMatch:
+		opts = append(opts, goka.WithStorageBuilder(memstore.Builder(s.matchIndex, func(_ string, p int32, ms *memstore.Store) {
+			s.mu.Lock()
+			s.matchStore[p] = ms
+			s.mu.Unlock()
+		})))
+	}
+	return opts
 }
 
 // reportOpenTrades samples the trade tables for the open-trades gauge.

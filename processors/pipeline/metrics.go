@@ -27,6 +27,7 @@ type Metrics struct {
 	OpenTrades *prometheus.GaugeVec
 	Rebalances prometheus.Counter
 	Lag        *prometheus.GaugeVec
+	GroupLag   *prometheus.GaugeVec
 }
 
 // NewMetrics registers the metrics with reg.
@@ -58,10 +59,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Rebalances: prometheus.NewCounter(prometheus.CounterOpts{Name: "ste_rebalances_total",
 			Help: "Partition assignments received by this instance's groups."}),
 		Lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_consumer_lag",
-			Help: "Records behind the end of each stage's input, per partition."}, []string{"stage", "partition"}),
+			Help: "Records behind the end of a stage's input, per partition this instance owns."}, []string{"stage", "topic", "partition"}),
+		GroupLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_lag",
+			Help: "Records behind the end of a stage's input topic, over the whole group (every instance)."}, []string{"stage", "topic"}),
 	}
 	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
-		m.Corrupt, m.OpenTrades, m.Rebalances, m.Lag)
+		m.Corrupt, m.OpenTrades, m.Rebalances, m.Lag, m.GroupLag)
 	return m
 }
 

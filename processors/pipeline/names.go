@@ -34,6 +34,10 @@ func (n Names) Audit() string      { return n.NS + ".audit" }
 func (n Names) Refdata() string    { return n.NS + ".refdata" }
 func (n Names) Monitor() string    { return n.NS + ".monitor" }
 
+// Instances is the instance registry: every running `ste process` announces
+// itself there (compacted, keyed by instance id).
+func (n Names) Instances() string { return n.NS + ".instances" }
+
 func (n Names) internal(s string) string { return n.NS + "." + StateVersion + "." + s }
 
 // Internal streams.

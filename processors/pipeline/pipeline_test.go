@@ -30,7 +30,7 @@ func newGraph(t *testing.T) *graph {
 		Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	for _, g := range s.Graphs() {
+	for _, g := range Graphs(n, Callbacks{Validate: s.validate, Identity: s.identity, Match: s.match}) {
 		p, err := goka.NewProcessor(nil, g, goka.WithTester(tt))
 		if err != nil {
 			t.Fatal(err)
