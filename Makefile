@@ -20,9 +20,12 @@ deps:
 
 # bin/ste and, beside it, bin/ste-chdb (the embedded ClickHouse endpoint,
 # kept out of ste because chdb-go loads its library at start-up).
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
+LDFLAGS := -X github.com/ste-utility/ste/instance.version=$(VERSION)
+
 build: deps
 	@mkdir -p $(BIN)
-	$(GO) build -o $(BIN)/ste ./cmd/ste
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ste ./cmd/ste
 	$(GO) build -o $(BIN)/ste-chdb ./cmd/ste-chdb
 
 tools: $(BIN)/staticcheck

@@ -128,7 +128,13 @@ type proc struct {
 
 func startProcess(t *testing.T, env []string) *proc {
 	t.Helper()
-	cmd := exec.Command(steBin, "process", "--http", "")
+	return startCmd(t, exec.Command(steBin, "process", "--http", ""), env)
+}
+
+// startCmd starts a long-running ste command (process) and stops it with
+// SIGKILL at the end of the test if it still runs.
+func startCmd(t *testing.T, cmd *exec.Cmd, env []string) *proc {
+	t.Helper()
 	cmd.Env = append(os.Environ(), env...)
 	p := &proc{cmd: cmd, log: &bytes.Buffer{}, done: make(chan error, 1)}
 	cmd.Stdout, cmd.Stderr = p.log, p.log

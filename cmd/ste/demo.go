@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/analytics"
+	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
@@ -114,8 +115,8 @@ func demo(ctx context.Context, args []string) error {
 	ready := make(chan struct{})
 	procDone := make(chan error, 1)
 	go func() {
-		procDone <- runProcess(pctx, processOptions{brokers: brokers, ns: ns, retention: 72 * time.Hour,
-			signer: signer, httpAddr: "127.0.0.1:0", verify: true, log: log, ready: ready})
+		procDone <- instance.Run(pctx, instance.Options{Brokers: brokers, Namespace: ns, Retention: 72 * time.Hour,
+			Signer: signer, HTTPAddr: "127.0.0.1:0", Verify: true, Home: steHome(), Logger: log, Ready: ready})
 	}()
 	select {
 	case <-ready:
@@ -152,7 +153,7 @@ func demo(ctx context.Context, args []string) error {
 	// 5. Watch the outputs and sample the queues while driving.
 	mctx, stopMon := context.WithCancel(ctx)
 	defer stopMon()
-	monDone := sampleLoop(mctx, monitor.New(kadm.NewClient(cl), ns), cl, ns, time.Second, nil)
+	monDone := monitor.Loop(mctx, monitor.New(kadm.NewClient(cl), ns), cl, ns, time.Second, nil)
 	watch := newWatcher(brokers, ns)
 	defer watch.close()
 	go watch.run(ctx)

@@ -2,27 +2,21 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
-	"runtime/debug"
 	"strings"
-	"sync/atomic"
+	"text/tabwriter"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/processors/pipeline"
-	"github.com/ste-utility/ste/processors/validation"
-	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
@@ -34,6 +28,7 @@ func init() {
 	register(command{"topics create", "create every topic of a namespace (idempotent)", topicsCreate})
 	register(command{"refdata load", "publish a reference data directory to <ns>.refdata", refdataLoad})
 	register(command{"process", "run the processor groups (validate, identity, match) until interrupted", process})
+	register(command{"instances", "list the running instances of a namespace from the instance registry", listInstances})
 	register(command{"drive", "send a message set to <ns>.inbound", drive})
 }
 
@@ -168,43 +163,37 @@ func publishRefdata(ctx context.Context, brokers, ns string, set *refdata.Set) (
 		return 0, err
 	}
 	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	if err := ensureTopics(ctx, adm, ns, 0); err != nil {
+	if err := topics.Ensure(ctx, kadm.NewClient(cl), ns, 0); err != nil {
 		return 0, err
 	}
 	return topics.PublishRefdata(ctx, cl, ns, set)
 }
 
-// ensureTopics creates a namespace's missing topics. With partitions 0 it
-// follows an existing inbound topic, so that a process started against topics
-// made by `ste topics create --partitions N` never disagrees with them.
-func ensureTopics(ctx context.Context, adm *kadm.Client, ns string, partitions int32) error {
-	if partitions == 0 {
-		partitions = topics.DefaultPartitions
-		if td, err := adm.ListTopics(ctx, pipeline.Names{NS: ns}.Inbound()); err == nil {
-			if d, ok := td[pipeline.Names{NS: ns}.Inbound()]; ok && d.Err == nil && len(d.Partitions) > 0 {
-				partitions = int32(len(d.Partitions))
-			}
-		}
-	}
-	_, err := topics.Create(ctx, adm, ns, topics.Options{Partitions: partitions})
-	return err
-}
-
 func process(ctx context.Context, args []string) error {
-	fs := flags("process", "[--brokers B] [--namespace NS] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE]")
+	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR]")
 	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
+	groups := fs.String("groups", envOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)")
+	instanceID := fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME")
 	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
 	retention := fs.String("retention", "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
 	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC")
 	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file; default: the public demo key, with a warning")
-	httpAddr := fs.String("http", "127.0.0.1:0", "address of /healthz, /readyz and /metrics (\"\" turns it off)")
+	httpAddr := fs.String("http", envOr("STE_HTTP", "127.0.0.1:0"), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)")
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
+	}
+	stages, err := pipeline.ParseStages(*groups)
+	if err != nil {
+		return usageError{"--groups: " + err.Error()}
+	}
+	if *instanceID != "" {
+		if err := instance.ValidID(*instanceID); err != nil {
+			return usageError{"--instance-id: " + err.Error()}
+		}
 	}
 	ret, err := parseDuration(*retention)
 	if err != nil {
@@ -215,201 +204,13 @@ func process(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	return runProcess(ctx, processOptions{brokers: *brokers, ns: *ns, refDir: *refDir, retention: ret,
-		signer: signer, httpAddr: *httpAddr, verify: !*noVerify, log: log})
-}
-
-type processOptions struct {
-	brokers, ns, refDir string
-	retention           time.Duration
-	signer              *schemas.Signer
-	httpAddr            string
-	verify              bool
-	log                 *slog.Logger
-	ready               chan<- struct{} // closed when ready (demo, bench)
-}
-
-func runProcess(ctx context.Context, o processOptions) error {
-	log := o.log.With("namespace", o.ns)
-	tuneGC()
-	adm, closeAdm, err := admin(ctx, o.brokers)
+	id, err := instance.Claim(steHome(), *instanceID)
 	if err != nil {
 		return err
 	}
-	defer closeAdm()
-	if err := ensureTopics(ctx, adm, o.ns, 0); err != nil {
-		return err
-	}
-	if o.refDir != "" {
-		set, err := refdata.LoadDir(o.refDir)
-		if err != nil {
-			return err
-		}
-		if _, err := publishRefdata(ctx, o.brokers, o.ns, set); err != nil {
-			return err
-		}
-		log.Info("reference data published", "dir", o.refDir)
-	}
-
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	metrics := pipeline.NewMetrics(reg)
-	var ready, failed atomic.Bool
-	if o.httpAddr != "" {
-		ln, err := net.Listen("tcp", o.httpAddr)
-		if err != nil {
-			return fmt.Errorf("--http %s: %v", o.httpAddr, err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
-		mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-			if failed.Load() {
-				http.Error(w, "failed", http.StatusServiceUnavailable)
-				return
-			}
-			fmt.Fprintln(w, "ok")
-		})
-		mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
-			if !ready.Load() {
-				http.Error(w, "not ready: reading reference data or recovering tables", http.StatusServiceUnavailable)
-				return
-			}
-			fmt.Fprintln(w, "ready")
-		})
-		srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-		go srv.Serve(ln)
-		defer srv.Close()
-		log.Info("http endpoints", "addr", ln.Addr().String(), "paths", "/healthz /readyz /metrics")
-	}
-
-	// Reference data first: no inbound message is consumed before it is read
-	// to its end.
-	var vopts []validation.Option
-	if !o.verify {
-		vopts = append(vopts, validation.WithoutSignatureVerification())
-		log.Warn("signature verification is OFF (benchmarking only)")
-	}
-	loaded := make(chan *refdata.Set, 1)
-	var validator atomic.Pointer[validation.Validator]
-	rctx, stopRef := context.WithCancel(ctx)
-	defer stopRef()
-	refErr := make(chan error, 1)
-	go func() {
-		refErr <- topics.FollowRefdata(rctx, o.brokers, o.ns,
-			func(s *refdata.Set) { loaded <- s },
-			func(s *refdata.Set) {
-				if v := validator.Load(); v != nil {
-					v.SetRefdata(s)
-					log.Info("reference data updated", "participants", len(s.Participants()), "securities", len(s.Securities()))
-				}
-			},
-			func(key []byte, err error) {
-				log.Warn("bad reference data record skipped", "key", string(key), "err", err)
-			})
-	}()
-	var set *refdata.Set
-	select {
-	case set = <-loaded:
-	case err := <-refErr:
-		if err == nil {
-			err = ctx.Err()
-		}
-		return err
-	case <-ctx.Done():
-		return nil
-	}
-	if len(set.Participants()) == 0 {
-		log.Warn("reference data topic is empty: every message will be rejected (load it with ste refdata load)")
-	}
-	v := validation.New(set, vopts...)
-	validator.Store(v)
-	log.Info("reference data loaded", "participants", len(set.Participants()), "securities", len(set.Securities()))
-
-	procReady := make(chan struct{})
-	go func() {
-		select {
-		case <-procReady:
-			ready.Store(true)
-			if o.ready != nil {
-				close(o.ready)
-			}
-		case <-ctx.Done():
-		}
-	}()
-	go reportLag(ctx, adm, o.ns, metrics)
-	err = pipeline.Run(ctx, pipeline.Options{
-		Brokers: topics.SplitBrokers(o.brokers),
-		Config: pipeline.Config{Names: pipeline.Names{NS: o.ns}, Validator: v, Signer: o.signer,
-			Retention: o.retention, Metrics: metrics},
-		Logger: log,
-		Ready:  procReady,
-	})
-	if err != nil {
-		failed.Store(true)
-		return err
-	}
-	log.Info("processors stopped cleanly")
-	return nil
-}
-
-// tuneGC trades memory for CPU unless the operator chose: profiles of a
-// saturated run spent ~14 % in the collector at GOGC=100; at 400 a run drained
-// ~10 % faster. The soft limit keeps large runs from growing without bound;
-// at three quarters of the machine's memory it stays out of the way of a
-// 7 M-message run (a collector working near its limit is what makes
-// throughput fall as stored volume grows).
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(400)
-	}
-	if os.Getenv("GOMEMLIMIT") == "" {
-		debug.SetMemoryLimit(max(memTotal()/4*3, 2<<30))
-	}
-}
-
-// memTotal is the machine's memory from /proc/meminfo (0 if unknown).
-func memTotal() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	var kb int64
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "MemTotal:") {
-			fmt.Sscan(strings.TrimSpace(strings.TrimPrefix(line, "MemTotal:")), &kb)
-		}
-	}
-	return kb << 10
-}
-
-// reportLag samples each group's lag into the metrics.
-func reportLag(ctx context.Context, adm *kadm.Client, ns string, m *pipeline.Metrics) {
-	n := pipeline.Names{NS: ns}
-	groups := map[string]string{n.ValidateGroup(): "validate", n.IdentityGroup(): "identity", n.MatchGroup(): "match"}
-	t := time.NewTicker(5 * time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		names := make([]string, 0, len(groups))
-		for g := range groups {
-			names = append(names, g)
-		}
-		lags, err := adm.Lag(ctx, names...)
-		if err != nil {
-			continue
-		}
-		lags.Each(func(l kadm.DescribedGroupLag) {
-			for _, ps := range l.Lag {
-				for p, ml := range ps {
-					m.Lag.WithLabelValues(groups[l.Group], fmt.Sprint(p)).Set(float64(ml.Lag))
-				}
-			}
-		})
-	}
+	defer id.Release()
+	return instance.Run(ctx, instance.Options{Brokers: *brokers, Namespace: *ns, Stages: stages, RefdataDir: *refDir,
+		Retention: ret, Signer: signer, Verify: !*noVerify, HTTPAddr: *httpAddr, Identity: id, Logger: log})
 }
 
 func drive(ctx context.Context, args []string) error {
@@ -439,7 +240,7 @@ func drive(ctx context.Context, args []string) error {
 		return err
 	}
 	defer cl.Close()
-	if err := ensureTopics(ctx, kadm.NewClient(cl), *ns, 0); err != nil {
+	if err := topics.Ensure(ctx, kadm.NewClient(cl), *ns, 0); err != nil {
 		return err
 	}
 	var progress func(int64, time.Duration)
@@ -503,4 +304,48 @@ func topicsDump(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "%d records from %s\n", n, *topic)
 	}
 	return nil
+}
+
+func listInstances(ctx context.Context, args []string) error {
+	fs := flags("instances", "[--brokers B] [--namespace NS] [--json]")
+	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
+	asJSON := fs.Bool("json", false, "one JSON array instead of a table")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := validNamespace(*ns); err != nil {
+		return err
+	}
+	cl, err := topics.Connect(ctx, *brokers)
+	if err != nil {
+		return err
+	}
+	cl.Close()
+	list, err := registry.List(ctx, *brokers, *ns)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if list == nil {
+			list = []registry.Entry{}
+		}
+		b, _ := json.MarshalIndent(list, "", "  ")
+		fmt.Println(string(b))
+		return nil
+	}
+	if len(list) == 0 {
+		fmt.Printf("no instances of namespace %s have announced themselves\n", *ns)
+		return nil
+	}
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tGROUPS\tHTTP\tREADY\tHEALTH\tVERSION\tHOST\tPID\tLAST SEEN")
+	for _, e := range list {
+		seen := fmt.Sprintf("%.0fs ago", time.Since(e.LastSeen).Seconds())
+		if e.Stale {
+			seen += " (stale)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%s\t%s\t%s\t%d\t%s\n", e.ID, strings.Join(e.Groups, ","), e.HTTP, e.Ready,
+			e.Health, e.Version, e.Host, e.PID, seen)
+	}
+	return w.Flush()
 }

@@ -1,0 +1,92 @@
+package instance
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topics/lag"
+)
+
+// Status is what /status answers: who the instance is, what it runs and
+// owns, and its last lag sample.
+type Status struct {
+	ID        string             `json:"id"`
+	Namespace string             `json:"namespace"`
+	Groups    []string           `json:"groups"`
+	Version   string             `json:"version"`
+	Ready     bool               `json:"ready"`
+	Health    string             `json:"health"`
+	Started   time.Time          `json:"started"`
+	Assigned  map[string][]int32 `json:"assigned"` // stage -> partitions this instance owns
+	Lag       []lag.Partition    `json:"lag"`      // of the partitions it owns
+	GroupLag  map[string]int64   `json:"group_lag"`
+	LagAt     time.Time          `json:"lag_at"`
+}
+
+func (r *runtime) status() Status {
+	e := r.entry()
+	s := Status{ID: e.ID, Namespace: e.Namespace, Groups: e.Groups, Version: e.Version, Ready: e.Ready,
+		Health: e.Health, Started: e.Started, Assigned: map[string][]int32{}, GroupLag: map[string]int64{}}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for st, parts := range r.assigned {
+		s.Assigned[st.String()] = parts
+	}
+	s.LagAt = r.lastLag.At
+	for _, p := range r.lastLag.Partitions {
+		s.GroupLag[p.Stage] += p.Lag
+		for _, st := range r.o.Stages {
+			if p.ClientID == pipeline.ClientID(r.id.ID, st) {
+				s.Lag = append(s.Lag, p)
+			}
+		}
+	}
+	return s
+}
+
+// serveHTTP serves the endpoints on ln until the returned stop is called.
+func (r *runtime) serveHTTP(ln net.Listener) (stop func()) {
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", promhttp.HandlerFor(r.reg, promhttp.HandlerOpts{}))
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		if h := r.health(); h != "ok" {
+			http.Error(w, h, http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("/readyz", func(w http.ResponseWriter, _ *http.Request) {
+		if !r.ready.Load() {
+			http.Error(w, "not ready: reading reference data or recovering tables", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ready")
+	})
+	mux.HandleFunc("/status", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(r.status())
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	return func() { srv.Close() }
+}
+
+// ExposureWarning is a warning when addr listens beyond loopback: /metrics
+// and /status tell anyone who can reach them what the utility processes.
+// Loopback is the default; operators opt in to more.
+func ExposureWarning(addr string) string {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return ""
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() || host == "localhost" {
+		return ""
+	}
+	return "HTTP endpoints (/metrics, /status) are reachable beyond this host: put them behind a network policy or bind 127.0.0.1"
+}

@@ -1,0 +1,350 @@
+// Package instance is the process runtime of STE: one running `ste process`
+// (or one of the instances `ste demo` and `ste bench` run inside their own
+// process). It claims an identity, makes sure the namespace's topics exist,
+// reads reference data to its end before anything consumes inbound and
+// follows it afterwards, runs the chosen processor groups, serves /healthz,
+// /readyz, /metrics and /status, reports lag — of the partitions it owns and
+// of each group as a whole — and announces itself in the instance registry.
+package instance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"runtime/debug"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/validation"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topics/lag"
+)
+
+// Options configure Run. Brokers, Namespace and Signer are required.
+type Options struct {
+	Brokers   string
+	Namespace string
+	// Stages are the groups to run; nil runs all three.
+	Stages []pipeline.Stage
+	// RefdataDir, if set, is published to <ns>.refdata first.
+	RefdataDir string
+	Retention  time.Duration
+	Signer     *schemas.Signer
+	// Verify inbound signatures (off only to benchmark).
+	Verify bool
+	// HTTPAddr serves /healthz, /readyz, /metrics, /status; "" serves none.
+	HTTPAddr string
+	// Identity of the instance; nil claims one under Home (see Claim).
+	Identity *Identity
+	Home     string
+	Logger   *slog.Logger
+	// Ready is closed once the instance is ready (demo, bench).
+	Ready chan<- struct{}
+	// RegistryEvery is the registry refresh period (default
+	// registry.DefaultEvery); LagEvery the lag sampling period (default 5 s).
+	RegistryEvery, LagEvery time.Duration
+}
+
+func (o *Options) validate() error {
+	switch {
+	case o.Brokers == "":
+		return errors.New("instance: no brokers")
+	case o.Namespace == "":
+		return errors.New("instance: no namespace")
+	case o.Signer == nil:
+		return errors.New("instance: no signer")
+	}
+	if len(o.Stages) == 0 {
+		o.Stages = slices.Clone(pipeline.Stages)
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.LagEvery <= 0 {
+		o.LagEvery = 5 * time.Second
+	}
+	return nil
+}
+
+// runtime is one running instance's shared state.
+type runtime struct {
+	o       Options
+	id      *Identity
+	log     *slog.Logger
+	adm     *kadm.Client
+	metrics *pipeline.Metrics
+	reg     *prometheus.Registry
+	started time.Time
+	addr    string // the HTTP address actually bound
+
+	ready  atomic.Bool
+	failed atomic.Pointer[string]
+
+	mu       sync.Mutex
+	assigned map[pipeline.Stage][]int32
+	lastLag  lag.Sample
+}
+
+// Run runs one instance until ctx ends (exit nil after a clean stop) or it
+// fails. A broker that does not answer at start is an error at once.
+func Run(ctx context.Context, o Options) error {
+	if err := o.validate(); err != nil {
+		return err
+	}
+	id := o.Identity
+	if id == nil {
+		var err error
+		if id, err = Claim(o.Home, ""); err != nil {
+			return err
+		}
+		defer id.Release()
+	}
+	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[pipeline.Stage][]int32{}}
+	r.log = o.Logger.With("namespace", o.Namespace, "instance", id.ID)
+	return r.run(ctx)
+}
+
+func (r *runtime) run(ctx context.Context) error {
+	o := r.o
+	cl, err := topics.Connect(ctx, o.Brokers)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	r.adm = kadm.NewClient(cl)
+	if err := topics.Ensure(ctx, r.adm, o.Namespace, 0); err != nil {
+		return err
+	}
+	if o.RefdataDir != "" {
+		set, err := refdata.LoadDir(o.RefdataDir)
+		if err != nil {
+			return err
+		}
+		if _, err := topics.PublishRefdata(ctx, cl, o.Namespace, set); err != nil {
+			return err
+		}
+		r.log.Info("reference data published", "dir", o.RefdataDir)
+	}
+
+	r.reg = prometheus.NewRegistry()
+	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	r.metrics = pipeline.NewMetrics(r.reg)
+	if o.HTTPAddr != "" {
+		ln, err := net.Listen("tcp", o.HTTPAddr)
+		if err != nil {
+			return fmt.Errorf("--http %s: %v", o.HTTPAddr, err)
+		}
+		r.addr = ln.Addr().String()
+		if w := ExposureWarning(r.addr); w != "" {
+			r.log.Warn(w, "addr", r.addr)
+		}
+		stopHTTP := r.serveHTTP(ln)
+		defer stopHTTP()
+		r.log.Info("http endpoints", "addr", r.addr, "paths", "/healthz /readyz /metrics /status")
+	}
+
+	ann := registry.NewAnnouncer(cl, o.Namespace, o.RegistryEvery, r.entry)
+	actx, stopAnn := context.WithCancel(context.Background())
+	annDone := make(chan struct{})
+	go func() { defer close(annDone); ann.Run(actx) }()
+	defer func() { stopAnn(); <-annDone }()
+
+	v, err := r.followRefdata(ctx)
+	if err != nil || v == nil {
+		return err // nil, nil: stopped while waiting
+	}
+
+	procReady := make(chan struct{})
+	go func() {
+		select {
+		case <-procReady:
+			r.ready.Store(true)
+			ann.Poke()
+			if o.Ready != nil {
+				close(o.Ready)
+			}
+		case <-ctx.Done():
+		}
+	}()
+	go r.reportLag(ctx)
+	tuneGC()
+	err = pipeline.Run(ctx, pipeline.Options{
+		Brokers: topics.SplitBrokers(o.Brokers),
+		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
+			Retention: o.Retention, Metrics: r.metrics},
+		Logger:     r.log,
+		Stages:     o.Stages,
+		InstanceID: r.id.ID,
+		OnAssign:   r.onAssign,
+		Ready:      procReady,
+	})
+	r.ready.Store(false)
+	if err != nil {
+		msg := err.Error()
+		r.failed.Store(&msg)
+		return err
+	}
+	r.log.Info("processors stopped cleanly")
+	return nil
+}
+
+// followRefdata reads reference data to its end — no inbound message is
+// consumed before — and keeps applying later changes to the validator.
+// An instance without the validate group reads none: only validation uses
+// it. It returns nil, nil when ctx ends first.
+func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, error) {
+	var vopts []validation.Option
+	if !r.o.Verify {
+		vopts = append(vopts, validation.WithoutSignatureVerification())
+		r.log.Warn("signature verification is OFF (benchmarking only)")
+	}
+	if !slices.Contains(r.o.Stages, pipeline.StageValidate) {
+		return validation.New(refdata.NewSet(), vopts...), nil
+	}
+	loaded := make(chan *refdata.Set, 1)
+	var validator atomic.Pointer[validation.Validator]
+	refErr := make(chan error, 1)
+	go func() {
+		refErr <- topics.FollowRefdata(ctx, r.o.Brokers, r.o.Namespace,
+			func(s *refdata.Set) { loaded <- s },
+			func(s *refdata.Set) {
+				if v := validator.Load(); v != nil {
+					v.SetRefdata(s)
+					r.log.Info("reference data updated", "participants", len(s.Participants()), "securities", len(s.Securities()))
+				}
+			},
+			func(key []byte, err error) {
+				r.log.Warn("bad reference data record skipped", "key", string(key), "err", err)
+			})
+	}()
+	var set *refdata.Set
+	select {
+	case set = <-loaded:
+	case err := <-refErr:
+		if err == nil || ctx.Err() != nil {
+			return nil, nil
+		}
+		return nil, err
+	case <-ctx.Done():
+		return nil, nil
+	}
+	if len(set.Participants()) == 0 {
+		r.log.Warn("reference data topic is empty: every message will be rejected (load it with ste refdata load)")
+	}
+	v := validation.New(set, vopts...)
+	validator.Store(v)
+	r.log.Info("reference data loaded", "participants", len(set.Participants()), "securities", len(set.Securities()))
+	return v, nil
+}
+
+func (r *runtime) onAssign(st pipeline.Stage, parts []int32) {
+	r.mu.Lock()
+	r.assigned[st] = parts
+	r.mu.Unlock()
+}
+
+// entry is the instance's registry announcement now.
+func (r *runtime) entry() registry.Entry {
+	host, _ := os.Hostname()
+	e := registry.Entry{ID: r.id.ID, Namespace: r.o.Namespace, HTTP: r.addr, Version: Version(),
+		Ready: r.ready.Load(), Health: r.health(), Host: host, PID: os.Getpid(), Started: r.started}
+	for _, st := range r.o.Stages {
+		e.Groups = append(e.Groups, st.String())
+	}
+	return e
+}
+
+// health is "ok" or why the instance is not healthy.
+func (r *runtime) health() string {
+	if msg := r.failed.Load(); msg != nil {
+		return "failed: " + *msg
+	}
+	return "ok"
+}
+
+// reportLag samples the lag of this instance's groups: per partition it
+// owns (ste_consumer_lag; partitions it no longer owns disappear) and per
+// group and topic in total (ste_group_lag).
+func (r *runtime) reportLag(ctx context.Context) {
+	groups := lag.Groups(r.o.Namespace, r.o.Stages...)
+	mine := map[string]bool{}
+	for _, st := range r.o.Stages {
+		mine[pipeline.ClientID(r.id.ID, st)] = true
+	}
+	t := time.NewTicker(r.o.LagEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		s, err := lag.Read(ctx, r.adm, groups)
+		if err != nil {
+			r.log.Debug("lag not read", "err", err)
+			continue
+		}
+		r.mu.Lock()
+		r.lastLag = s
+		r.mu.Unlock()
+		r.metrics.Lag.Reset()
+		totals := map[[2]string]int64{}
+		for _, p := range s.Partitions {
+			totals[[2]string{p.Stage, p.Topic}] += p.Lag
+			if mine[p.ClientID] {
+				r.metrics.Lag.WithLabelValues(p.Stage, p.Topic, fmt.Sprint(p.Partition)).Set(float64(p.Lag))
+			}
+		}
+		for k, v := range totals {
+			r.metrics.GroupLag.WithLabelValues(k[0], k[1]).Set(float64(v))
+		}
+	}
+}
+
+// version is set at link time by the Makefile (git describe).
+var version string
+
+// Version is the build's version: what the Makefile stamped, else the
+// module version and VCS revision Go recorded.
+func Version() string {
+	if version != "" {
+		return version
+	}
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "+dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		return strings.TrimSpace(v + " " + rev + dirty)
+	}
+	return v
+}

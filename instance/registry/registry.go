@@ -1,0 +1,153 @@
+// Package registry is how STE's instances find each other: every running
+// `ste process` announces itself — id, groups, HTTP address, version,
+// readiness — on the compacted topic <ns>.instances, keyed by its id, and
+// refreshes the announcement periodically; a clean stop writes a tombstone.
+// An operator console or a script reads the topic to find every instance's
+// /metrics without fixed ports. An instance killed without a clean stop
+// leaves its last announcement, which ages: List marks it stale once it is
+// older than three refresh periods.
+package registry
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topics"
+)
+
+// DefaultEvery is how often an instance refreshes its announcement.
+const DefaultEvery = 10 * time.Second
+
+// Entry is one instance's announcement.
+type Entry struct {
+	ID        string    `json:"id"`
+	Namespace string    `json:"namespace"`
+	Groups    []string  `json:"groups"` // stage names: validate, identity, match
+	HTTP      string    `json:"http,omitempty"`
+	Version   string    `json:"version"`
+	Ready     bool      `json:"ready"`
+	Health    string    `json:"health,omitempty"` // "ok", or why not
+	Host      string    `json:"host"`
+	PID       int       `json:"pid"`
+	Started   time.Time `json:"started"`
+	LastSeen  time.Time `json:"last_seen"`
+	// Every is the refresh period the instance promised.
+	Every float64 `json:"refresh_seconds"`
+	// Stale is set by List: no refresh for three periods (killed, or cut off).
+	Stale bool `json:"stale"`
+}
+
+// Marshal encodes an entry as the topic's value.
+func (e Entry) Marshal() []byte {
+	b, _ := json.Marshal(e)
+	return b
+}
+
+// Announcer keeps one instance's entry on the topic.
+type Announcer struct {
+	cl      *kgo.Client
+	topic   string
+	every   time.Duration
+	current func() Entry
+	poke    chan struct{}
+}
+
+// NewAnnouncer announces the entries current returns, every period (and
+// when poked), on namespace ns's registry topic.
+func NewAnnouncer(cl *kgo.Client, ns string, every time.Duration, current func() Entry) *Announcer {
+	if every <= 0 {
+		every = DefaultEvery
+	}
+	return &Announcer{cl: cl, topic: pipeline.Names{NS: ns}.Instances(), every: every, current: current,
+		poke: make(chan struct{}, 1)}
+}
+
+// Poke asks for an announcement now (readiness changed).
+func (a *Announcer) Poke() {
+	select {
+	case a.poke <- struct{}{}:
+	default:
+	}
+}
+
+// Run announces until ctx ends, then removes the entry (a clean stop).
+// Failures to announce are retried at the next period: the registry is for
+// finding instances, never a reason to stop one.
+func (a *Announcer) Run(ctx context.Context) {
+	t := time.NewTicker(a.every)
+	defer t.Stop()
+	var id string
+	for {
+		e := a.current()
+		e.Every = a.every.Seconds()
+		e.LastSeen = time.Now().UTC()
+		id = e.ID
+		a.cl.Produce(ctx, &kgo.Record{Topic: a.topic, Key: []byte(e.ID), Value: e.Marshal()}, nil)
+		select {
+		case <-ctx.Done():
+			a.remove(id)
+			return
+		case <-t.C:
+		case <-a.poke:
+		}
+	}
+}
+
+// remove writes the tombstone, with a short deadline of its own: the
+// instance is stopping.
+func (a *Announcer) remove(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	a.cl.ProduceSync(ctx, &kgo.Record{Topic: a.topic, Key: []byte(id), Value: nil})
+}
+
+// List reads namespace ns's registry to its end and returns the instances
+// that announced themselves and did not stop cleanly, sorted by id.
+func List(ctx context.Context, brokers, ns string) ([]Entry, error) {
+	latest := map[string][]byte{}
+	_, err := topics.Dump(ctx, brokers, pipeline.Names{NS: ns}.Instances(), func(r *kgo.Record) error {
+		latest[string(r.Key)] = r.Value
+		return nil
+	})
+	if errors.Is(err, kerr.UnknownTopicOrPartition) {
+		return nil, nil // a namespace made before the registry: nobody announced
+	}
+	if err != nil {
+		return nil, fmt.Errorf("instance registry: %w", err)
+	}
+	now := time.Now()
+	var out []Entry
+	for _, v := range latest {
+		if v == nil {
+			continue
+		}
+		var e Entry
+		if json.Unmarshal(v, &e) != nil || e.ID == "" {
+			continue // not an announcement: nothing to list
+		}
+		every := time.Duration(e.Every * float64(time.Second))
+		if every <= 0 {
+			every = DefaultEvery
+		}
+		e.Stale = now.Sub(e.LastSeen) > 3*every
+		out = append(out, e)
+	}
+	slices.SortFunc(out, func(a, b Entry) int {
+		if a.ID < b.ID {
+			return -1
+		}
+		if a.ID > b.ID {
+			return 1
+		}
+		return 0
+	})
+	return out, nil
+}
