@@ -161,6 +161,10 @@ func (c *Cluster) handleDescribeTopicPartitions(creq *clientReq) (kmsg.Response,
 				sp.Replicas = append(sp.Replicas, c.bs[idx].node)
 			}
 			sp.ISR = sp.Replicas
+			// Kafka answers empty lists, never null: the Java admin
+			// client (kafka-topics --describe) calls .stream() on both.
+			sp.EligibleLeaderReplicas = []int32{}
+			sp.LastKnownELR = []int32{}
 			st.Partitions = append(st.Partitions, sp)
 			emitted++
 		}
