@@ -372,10 +372,12 @@ func (gs *groups) handleList(creq *clientReq) *kmsg.ListGroupsResponse {
 		if e := g.c.deny(creq, g.name, kmsg.ACLResourceTypeGroup, kmsg.ACLOperationDescribe, faultKey{group: g.name}); e != nil {
 			continue
 		}
-		if len(req.StatesFilter) > 0 && !slices.Contains(req.StatesFilter, g.state.String()) {
+		// Kafka matches both filters case-insensitively; the Java admin
+		// client (kafka-consumer-groups --list) sends "Classic", "Consumer".
+		if len(req.StatesFilter) > 0 && !containsFold(req.StatesFilter, g.state.String()) {
 			continue
 		}
-		if len(req.TypesFilter) > 0 && !slices.Contains(req.TypesFilter, g.typ) {
+		if len(req.TypesFilter) > 0 && !containsFold(req.TypesFilter, g.typ) {
 			continue
 		}
 		sg := kmsg.NewListGroupsResponseGroup()

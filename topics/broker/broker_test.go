@@ -75,3 +75,31 @@ func TestDescribeTopicPartitionsAnswersEmptyELRLists(t *testing.T) {
 		}
 	}
 }
+
+// Patch 2: kafka-consumer-groups --list printed nothing: the Java admin
+// client filters by the types "Classic" and "Consumer", which Kafka matches
+// case-insensitively.
+func TestListGroupsFiltersIgnoreCase(t *testing.T) {
+	cl := start(t, "t", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	// An offset commit outside any generation, as kafka-consumer-groups
+	// --reset-offsets makes, leaves an empty classic group.
+	offsets := kadm.Offsets{}
+	offsets.AddOffset("t", 0, 1, -1)
+	if err := kadm.NewClient(cl).CommitAllOffsets(ctx, "g", offsets); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []struct{ states, types []string }{
+		{nil, []string{"Classic", "Consumer"}},               // kafka-consumer-groups --list
+		{[]string{"Empty"}, []string{"Classic", "Consumer"}}, // --list --state Empty
+		{[]string{"empty"}, []string{"classic"}},
+	} {
+		req := kmsg.NewPtrListGroupsRequest()
+		req.StatesFilter, req.TypesFilter = f.states, f.types
+		resp := request[*kmsg.ListGroupsResponse](t, cl, req)
+		if len(resp.Groups) != 1 || resp.Groups[0].Group != "g" {
+			t.Errorf("ListGroups states %q types %q: %+v, want group g", f.states, f.types, resp.Groups)
+		}
+	}
+}
