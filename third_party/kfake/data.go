@@ -723,7 +723,9 @@ func (d *data) configs(t string, fn func(k string, v *string, src kmsg.ConfigSou
 	}
 	for k, v := range d.c.bcfgs {
 		if topicEquiv, ok := validBrokerConfigs[k]; ok && topicEquiv != "" {
-			fn(k, v, kmsg.ConfigSourceDynamicBrokerConfig, false)
+			// A topic's config carries its topic name, as in Kafka
+			// (max.message.bytes, not the broker's message.max.bytes).
+			fn(topicEquiv, v, kmsg.ConfigSourceDynamicBrokerConfig, false)
 		}
 	}
 	for k, v := range d.tcfgs[t] {

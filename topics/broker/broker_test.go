@@ -103,3 +103,35 @@ func TestListGroupsFiltersIgnoreCase(t *testing.T) {
 		}
 	}
 }
+
+// Patch 3: a broker setting with a topic equivalent (STE's broker sets
+// message.max.bytes) appeared in a topic's configs under the broker's name;
+// kafka-topics --describe listed message.max.bytes, not a topic config.
+func TestTopicConfigsUseTopicNames(t *testing.T) {
+	cl := start(t, "t", nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	rcs, err := kadm.NewClient(cl).DescribeTopicConfigs(ctx, "t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := rcs.On("t", nil)
+	if err == nil {
+		err = rc.Err
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got *kadm.Config
+	for i, c := range rc.Configs {
+		if c.Key == "message.max.bytes" {
+			t.Errorf("topic config named by the broker setting: %s=%s", c.Key, c.MaybeValue())
+		}
+		if c.Key == "max.message.bytes" {
+			got = &rc.Configs[i]
+		}
+	}
+	if got == nil || got.MaybeValue() != "33554432" || got.Source != kmsg.ConfigSourceDynamicBrokerConfig {
+		t.Fatalf("max.message.bytes = %+v, want 33554432 from the broker's message.max.bytes", got)
+	}
+}
