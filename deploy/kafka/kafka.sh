@@ -206,7 +206,8 @@ do_fetch() {
 
 # ---------------------------------------------------------------- tools
 
-# The classes Kafka's bin/NAME.sh scripts run (Kafka 4.x: all in kafka-tools).
+# The classes Kafka's bin/NAME.sh scripts run (as of Kafka 4.4, all in kafka-tools;
+# kafka-configs ran kafka.admin.ConfigCommand of the broker jar in older releases).
 declare -A TOOL_CLASS=(
 	[kafka-topics]=org.apache.kafka.tools.TopicCommand
 	[kafka-consumer-groups]=org.apache.kafka.tools.consumer.group.ConsumerGroupCommand
