@@ -128,7 +128,11 @@ func runScript(ctx context.Context, script string, args ...string) (string, erro
 		if msg == "" {
 			msg = err.Error()
 		}
-		return stdout.String(), fmt.Errorf("kafka.sh %s: %s", strings.Join(args[:min(2, len(args))], " "), msg)
+		what := args[0]
+		if what == "tool" && len(args) > 1 {
+			what += " " + args[1]
+		}
+		return stdout.String(), fmt.Errorf("kafka.sh %s: %s", what, msg)
 	}
 	return stdout.String(), nil
 }
