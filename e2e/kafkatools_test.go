@@ -34,9 +34,9 @@ type toolView struct {
 	Configs    map[string][]string   // kafka-configs --describe, per topic: key=value, sorted
 	Groups     []string              // kafka-consumer-groups --list
 	Members    map[string]groupShape // --describe --members, while ste process runs
-	Lag        []string              // --describe of the stopped groups: group topic partition lag
-	Reset      []string              // --reset-offsets --to-earliest --execute: group topic partition new-offset
-	AfterReset []string              // --describe after the reset: group topic partition current-offset
+	Reset      []string              // --reset-offsets --to-earliest --execute of the match group: group topic partition new-offset
+	Lag        []string              // --describe of the other stopped groups: group topic partition lag
+	AfterReset []string              // --describe of the match group after the reset: group topic partition current-offset
 	// kafka-console-consumer printed every record of <ns>.cls, the MsgIds
 	// franz-go reads there (which CLS versions a run writes depends on the
 	// order messages met in, so the records themselves are not compared).
@@ -89,8 +89,8 @@ func TestKafkaTools(t *testing.T) {
 		{"kafka-configs --describe", kf.Configs, k4.Configs},
 		{"kafka-consumer-groups --list", kf.Groups, k4.Groups},
 		{"kafka-consumer-groups --describe --members (members, partitions)", shapesOnly(kf.Members), shapesOnly(k4.Members)},
-		{"kafka-consumer-groups --describe (lag)", kf.Lag, k4.Lag},
 		{"kafka-consumer-groups --reset-offsets", kf.Reset, k4.Reset},
+		{"kafka-consumer-groups --describe (lag)", kf.Lag, k4.Lag},
 		{"kafka-consumer-groups --describe after the reset", kf.AfterReset, k4.AfterReset},
 		{"kafka-console-consumer", kf.ConsoleReadAll, k4.ConsoleReadAll},
 	} {
@@ -143,17 +143,19 @@ func toolsScenario(t *testing.T, b backend) *toolView {
 	v.Described = described(t, tool("kafka-topics", "--describe", "--topic", regexp.QuoteMeta(f.ns)+`\..*`))
 	v.Configs = configs(tool("kafka-configs", "--describe", "--entity-type", "topics"))
 	v.Groups = namespaced(strings.Fields(tool("kafka-consumer-groups", "--list")))
+	// The match group goes back to the start of its input; the other two
+	// have read everything. One --describe then shows lag both ways.
+	v.Reset = columns(tool("kafka-consumer-groups", "--reset-offsets", "--group", n.MatchGroup(),
+		"--topic", n.Accepted(), "--to-earliest", "--execute"), 4)
 	rows := offsetTable(t, tool("kafka-consumer-groups", groupArgs()...))
 	checkOffsets(t, f.brokers, f.ns, rows)
+	match := strings.ReplaceAll(n.MatchGroup(), f.ns, "<ns>")
 	for _, r := range rows {
-		v.Lag = append(v.Lag, fmt.Sprintf("%s %s %d %d", r.group, r.topic, r.partition, r.lag))
-	}
-	v.Reset = columns(tool("kafka-consumer-groups", "--reset-offsets", "--group", groups[2],
-		"--topic", n.Accepted(), "--to-earliest", "--execute"), 4)
-	rows = offsetTable(t, tool("kafka-consumer-groups", "--describe", "--group", groups[2]))
-	checkOffsets(t, f.brokers, f.ns, rows)
-	for _, r := range rows {
-		v.AfterReset = append(v.AfterReset, fmt.Sprintf("%s %s %d %d", r.group, r.topic, r.partition, r.current))
+		if r.group == match {
+			v.AfterReset = append(v.AfterReset, fmt.Sprintf("%s %s %d %d", r.group, r.topic, r.partition, r.current))
+		} else {
+			v.Lag = append(v.Lag, fmt.Sprintf("%s %s %d %d", r.group, r.topic, r.partition, r.lag))
+		}
 	}
 
 	// Every CLS record, read with the console consumer's own (random) group.
@@ -174,7 +176,7 @@ func toolsScenario(t *testing.T, b backend) *toolView {
 			strings.Count(out, "\n"), n.CLS(), len(got), records, len(want))
 	}
 
-	if records == 0 || len(v.Lag) == 0 || len(v.Reset) == 0 {
+	if records == 0 || len(v.Lag) == 0 || len(v.Reset) == 0 || len(v.AfterReset) == 0 {
 		t.Fatalf("the scenario left nothing to compare: %+v", v)
 	}
 	return v
