@@ -161,7 +161,11 @@ func toolsScenario(t *testing.T, b backend) *toolView {
 	// Every CLS record, read with the console consumer's own (random) group.
 	want := map[string]int{}
 	records, err := topics.Dump(context.Background(), f.brokers, n.CLS(), func(r *kgo.Record) error {
-		want[msgID.FindStringSubmatch(string(r.Value))[1]]++
+		m := msgID.FindSubmatch(r.Value)
+		if m == nil {
+			return fmt.Errorf("a record of %s without MsgId: %.200s", n.CLS(), r.Value)
+		}
+		want[string(m[1])]++
 		return nil
 	})
 	must(t, err)
