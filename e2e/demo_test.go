@@ -70,6 +70,21 @@ func TestDemoFeedsAnalytics(t *testing.T) {
 	if !bytes.Contains([]byte(out), []byte("trades matched")) {
 		t.Fatalf("demo output lacks its summary:\n%s", out)
 	}
+
+	// The demo says what it leaves running, and ste stop ends it.
+	m = regexp.MustCompile(`Still running: ste-chdb, the analytics endpoint \(pid ([0-9]+), .*it stops by itself after \S+ without queries`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the demo does not say that the analytics endpoint keeps running, and until when:\n%s", out)
+	}
+	if stop := ste(t, env, "stop"); !strings.Contains(stop, "stopped the analytics endpoint ste-chdb (pid "+m[1]+",") {
+		t.Fatalf("ste stop: %q, want pid %s stopped", stop, m[1])
+	}
+	if st, err := os.ReadFile("/proc/" + m[1] + "/stat"); err == nil && !bytes.Contains(st, []byte(") Z")) {
+		t.Fatalf("ste-chdb (pid %s) still running after ste stop", m[1])
+	}
+	if stop := ste(t, env, "stop"); !strings.Contains(stop, "nothing running") {
+		t.Fatalf("ste stop with nothing running: %q", stop)
+	}
 }
 
 // TestBenchReportsCounts: `ste bench --json` writes every field of cli.md and

@@ -214,6 +214,12 @@ func demo(ctx context.Context, args []string) error {
 	say("  ste report throughput|degradation|queues|latency|exceptions [--plot FILE.png]   reports on this run")
 	say("  ste match --in %s --out DIR                          the same set offline", setPath)
 	say("  docs/ARCHITECTURE.md (topology), docs/matching.md (the 17 criteria), docs/analytics.md (SQL)")
+	say("\nStopped with the demo: the embedded broker (its data stays in %s) and the processors.", filepath.Join(home, "broker"))
+	if s := leftRunning(ctx, steHome()); s != "" {
+		say("Still running: %s.", s)
+	} else {
+		say("Nothing keeps running.")
+	}
 	return nil
 }
 
