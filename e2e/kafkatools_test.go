@@ -58,9 +58,9 @@ type topicShape struct {
 type groupShape struct {
 	Members    int
 	Partitions int
-	// ClientIDs are not compared: Kafka 4 showed the validate group's client
-	// id on every group (issue 16, item 2). Once each group's clients carry
-	// their own id (ste-<instance id>-<group>), check them here.
+	// ClientIDs differ between runs (they carry the instance id); each must
+	// name its own group: ste-<instance id>-<stage> (Kafka 4 once showed the
+	// validate group's client id on every group).
 	ClientIDs []string
 }
 
@@ -96,6 +96,19 @@ func TestKafkaTools(t *testing.T) {
 	} {
 		if !reflect.DeepEqual(f.got, f.ref) {
 			t.Errorf("%s differs:\n ste broker: %v\n Kafka 4:    %v", f.name, f.got, f.ref)
+		}
+	}
+	for name, v := range views {
+		for group, s := range v.Members {
+			stage := group[strings.LastIndex(group, ".")+1:]
+			for _, id := range s.ClientIDs {
+				if !strings.HasPrefix(id, "ste-") || !strings.HasSuffix(id, "-"+stage) {
+					t.Errorf("%s: a member of %s has client id %q, want ste-<instance id>-%s", name, group, id, stage)
+				}
+			}
+			if len(s.ClientIDs) == 0 {
+				t.Errorf("%s: no member of %s seen", name, group)
+			}
 		}
 	}
 }
