@@ -2,7 +2,7 @@
 // ends up believing about each trade: the CLS that stands, the last status,
 // and the exceptions. Outputs may repeat (at-least-once); the ledger dedupes
 // by MsgId and reports a MsgId seen with two contents, which the contract
-// forbids. Tests use it to compare `ste match` with the Kafka pipeline.
+// forbids. schemas/outcome builds on it to compare two runs.
 package ledger
 
 import (
