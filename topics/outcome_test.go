@@ -19,7 +19,6 @@ import (
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -59,24 +58,15 @@ func TestReadOutcome(t *testing.T) {
 		out = append(out, &kgo.Record{Topic: r.Topic, Key: []byte(fmt.Sprint(i + 1)), Value: r.Value})
 	}
 
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	addr, cl := startBroker(t)
 	ctx := context.Background()
-	cl, err := topics.Connect(ctx, broker.Addr(c))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	if _, err := topics.Create(ctx, kadm.NewClient(cl), ns.NS, topics.Options{Partitions: 3}); err != nil {
 		t.Fatal(err)
 	}
 	if err := cl.ProduceSync(ctx, out...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := topics.ReadOutcome(ctx, broker.Addr(c), ns.NS)
+	got, err := topics.ReadOutcome(ctx, addr, ns.NS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +81,7 @@ func TestReadOutcome(t *testing.T) {
 	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: ns.Outbound(), Key: []byte("x"), Value: []byte("not xml")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := topics.ReadOutcome(ctx, broker.Addr(c), ns.NS); err == nil || !strings.Contains(err.Error(), ns.Outbound()+" partition") {
+	if _, err := topics.ReadOutcome(ctx, addr, ns.NS); err == nil || !strings.Contains(err.Error(), ns.Outbound()+" partition") {
 		t.Fatalf("a bad record: %v", err)
 	}
 }
