@@ -21,11 +21,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topics/lag"
 )
 
 var steBin, chdbBin string
@@ -228,31 +230,24 @@ func (f *fixture) waitComplete(timeout time.Duration) *outcome.Set {
 	f.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	want := f.expected.Counts()
-	var last *outcome.Set
-	for {
-		o, err := topics.ReadOutcome(ctx, f.brokers, f.ns)
-		if err == nil {
-			last = o
-			got := o.Counts()
-			// A trade may pass through other outcomes before its last
-			// message is processed: complete is when none differs.
-			if got.ACKs >= want.ACKs && got.Exceptions >= want.Exceptions && len(f.compare(o).Trades) == 0 {
-				return o
-			}
+	cl, err := topics.Connect(ctx, f.brokers)
+	must(f.t, err)
+	defer cl.Close()
+	// Every group at lag 0: everything driven has been processed and its
+	// outputs written. What the topics hold then is the final outcome.
+	if _, err := lag.WaitZero(ctx, kadm.NewClient(cl), lag.Groups(f.ns), lag.WaitOptions{}); err != nil {
+		o, rerr := topics.ReadOutcome(context.Background(), f.brokers, f.ns)
+		if rerr != nil {
+			f.t.Fatalf("%v; no outputs readable: %v", err, rerr)
 		}
-		select {
-		case <-ctx.Done():
-			if last == nil {
-				f.t.Fatalf("no outputs readable: %v", err)
-			}
-			got := last.Counts()
-			f.t.Fatalf("not complete after %v: ACKs %d/%d, exceptions %d/%d, settled trades %d/%d\n%s",
-				timeout, got.ACKs, want.ACKs, got.Exceptions, want.Exceptions,
-				got.Settled, want.Settled, f.compare(last).Report(5))
-		case <-time.After(time.Second):
-		}
+		got, want := o.Counts(), f.expected.Counts()
+		f.t.Fatalf("not processed after %v (%v): ACKs %d/%d, exceptions %d/%d, settled trades %d/%d\n%s",
+			timeout, err, got.ACKs, want.ACKs, got.Exceptions, want.Exceptions,
+			got.Settled, want.Settled, f.compare(o).Report(5))
 	}
+	o, err := topics.ReadOutcome(ctx, f.brokers, f.ns)
+	must(f.t, err)
+	return o
 }
 
 // check holds the observed outputs to ste match's.
