@@ -109,7 +109,9 @@ func keyPEM(key *ecdsa.PrivateKey) []byte {
 	return block("PRIVATE KEY", p8)
 }
 
-func block(typ string, der []byte) []byte { return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}) }
+func block(typ string, der []byte) []byte {
+	return pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der})
+}
 
 // ServerTLS is the broker side of f (kfake.TLS): its certificate, and
 // client certificates verified against the CA when presented.
