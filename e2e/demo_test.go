@@ -18,6 +18,7 @@ import (
 
 	"github.com/ste-utility/ste/analytics/embedded"
 	"github.com/ste-utility/ste/analytics/embedded/chdblib"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
 )
@@ -52,7 +53,7 @@ func TestDemoFeedsAnalytics(t *testing.T) {
 	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	must(t, err)
-	brokers := strings.TrimSpace(line)
+	brokers := kafkaconn.Plaintext(strings.TrimSpace(line))
 	ids := map[string]bool{}
 	_, err = topics.Dump(context.Background(), brokers, ns+".cls", func(r *kgo.Record) error {
 		o, err := schemas.ParseOutput(r.Value)

@@ -25,6 +25,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/ledger"
 	"github.com/ste-utility/ste/topics"
 )
@@ -166,6 +167,7 @@ func (p *proc) stop(t *testing.T, sig syscall.Signal) error {
 type fixture struct {
 	t        *testing.T
 	brokers  string
+	conn     kafkaconn.Config // how the test itself reads the topics
 	ns       string
 	env      []string
 	set      string
@@ -188,7 +190,7 @@ func newFixture(t *testing.T, b backend, trades int) *fixture {
 	ns := fmt.Sprintf("e2e%d%d", time.Now().UnixNano()%1e6, nsSeq.n)
 	nsSeq.Unlock()
 	dir := t.TempDir()
-	f := &fixture{t: t, brokers: brokers, ns: ns, set: filepath.Join(dir, "set.xml"), refdata: filepath.Join(dir, "ref"),
+	f := &fixture{t: t, brokers: brokers, conn: kafkaconn.Plaintext(brokers), ns: ns, set: filepath.Join(dir, "set.xml"), refdata: filepath.Join(dir, "ref"),
 		env: []string{"STE_BROKERS=" + brokers, "STE_NAMESPACE=" + ns}}
 	ste(t, nil, "refdata", "gen", "--out", f.refdata, "--seed", "3")
 	ste(t, nil, "gen", "--trades", fmt.Sprint(trades), "--mix", "realistic", "--seed", "5", "--refdata", f.refdata, "--out", f.set)
@@ -258,14 +260,14 @@ type observed struct {
 func (f *fixture) observe(ctx context.Context) (*observed, error) {
 	o := &observed{led: ledger.New()}
 	for _, tp := range []string{f.ns + ".cls", f.ns + ".outbound"} {
-		n, err := topics.Dump(ctx, f.brokers, tp, func(r *kgo.Record) error { return o.led.Add(r.Value) })
+		n, err := topics.Dump(ctx, f.conn, tp, func(r *kgo.Record) error { return o.led.Add(r.Value) })
 		if err != nil {
 			return nil, err
 		}
 		o.records += n
 	}
 	seen := map[string]bool{}
-	_, err := topics.Dump(ctx, f.brokers, f.ns+".exceptions", func(r *kgo.Record) error {
+	_, err := topics.Dump(ctx, f.conn, f.ns+".exceptions", func(r *kgo.Record) error {
 		var e struct {
 			ID string `json:"id"`
 		}
@@ -350,7 +352,7 @@ func (f *fixture) waitProgress(share float64, p *proc) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		n := 0
-		topics.Dump(context.Background(), f.brokers, f.ns+".outbound", func(r *kgo.Record) error {
+		topics.Dump(context.Background(), f.conn, f.ns+".outbound", func(r *kgo.Record) error {
 			if bytes.Contains(r.Value, []byte("<MsgType>ACK</MsgType>")) {
 				n++
 			}

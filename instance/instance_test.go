@@ -17,6 +17,7 @@ import (
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
@@ -43,7 +44,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	brokers := broker.Addr(c)
+	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	const ns = "inst"
 	cl, err := topics.Connect(ctx, brokers)
 	if err != nil {
@@ -64,7 +65,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 		ready := make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
-			done <- instance.Run(ictx, instance.Options{Brokers: brokers, Namespace: ns, Stages: stages, Signer: signer,
+			done <- instance.Run(ictx, instance.Options{Kafka: brokers, Namespace: ns, Stages: stages, Signer: signer,
 				Verify: true, HTTPAddr: "127.0.0.1:0", Home: home, Ready: ready,
 				Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 				RegistryEvery: 200 * time.Millisecond, LagEvery: 200 * time.Millisecond})

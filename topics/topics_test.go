@@ -7,6 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
@@ -19,7 +20,7 @@ func TestCreateIsIdempotentAndNeverRepartitions(t *testing.T) {
 	}
 	defer c.Close()
 	ctx := context.Background()
-	cl, err := topics.Connect(ctx, broker.Addr(c))
+	cl, err := topics.Connect(ctx, kafkaconn.Plaintext(broker.Addr(c)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	_ "net/http/pprof"
 	"os"
@@ -136,13 +137,17 @@ func usage(w io.Writer) {
 type flagSet struct {
 	*flag.FlagSet
 	name, synopsis string
+	// log is the command's logger: --log-format and --log-level where the
+	// command has them (logFlags), else text at info, on stderr.
+	log                 *slog.Logger
+	logFormat, logLevel *string
 }
 
 func flags(name, synopsis string) *flagSet {
 	fs := flag.NewFlagSet("ste "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	return &flagSet{fs, name, synopsis}
+	return &flagSet{FlagSet: fs, name: name, synopsis: synopsis}
 }
 
 // parse parses args; a bad flag or a stray argument is a usage error.
@@ -159,6 +164,15 @@ func (f *flagSet) parse(args []string) error {
 	if f.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", f.Arg(0))}
 	}
+	format, level := "text", "info"
+	if f.logFormat != nil {
+		format, level = *f.logFormat, *f.logLevel
+	}
+	log, err := newLogger(format, level)
+	if err != nil {
+		return err
+	}
+	f.log = log
 	return nil
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/memstore"
 )
 
@@ -64,9 +65,11 @@ func SaramaConfig() *sarama.Config {
 
 // Options configure Run.
 type Options struct {
-	Brokers []string
-	Config  Config
-	Logger  *slog.Logger
+	// Kafka is the cluster and how to reach it (TLS, SASL), for goka's
+	// sarama clients and its franz-go producer alike.
+	Kafka  kafkaconn.Config
+	Config Config
+	Logger *slog.Logger
 	// Stages are the groups to run, in any order; nil runs all three.
 	// Deploying groups apart (validate scaled by replicas, identity and
 	// match where state lives) is running different sets in different
@@ -109,7 +112,7 @@ func Run(ctx context.Context, o Options) error {
 		if !slices.Contains(want, st) {
 			continue
 		}
-		p, err := goka.NewProcessor(o.Brokers, g, s.processorOptions(st, o, log)...)
+		p, err := goka.NewProcessor(o.Kafka.Brokers, g, s.processorOptions(st, o, log)...)
 		if err != nil {
 			return fmt.Errorf("group %s: %w", g.Group(), err)
 		}
@@ -160,12 +163,21 @@ func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.
 	tmc := goka.NewTopicManagerConfig()
 	tmc.Table.Replication = 1
 	tmc.Stream.Replication = 1
+	// Topics are made in one place, topics.Create, with the operator's
+	// replication and configs (or by the operator: --no-create-topics); a
+	// topic goka created would have its defaults, so it creates none.
+	tmc.NoCreate = true
+	saramaCfg := func() *sarama.Config {
+		cfg := SaramaConfig()
+		o.Kafka.Sarama(cfg)
+		return cfg
+	}
 	opts := []goka.ProcessorOption{
 		goka.WithClientID(ClientID(o.InstanceID, st)),
-		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(SaramaConfig(), tmc)),
-		goka.WithProducerBuilder(ProducerBuilder()),
-		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(SaramaConfig())),
-		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(SaramaConfig())),
+		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(saramaCfg(), tmc)),
+		goka.WithProducerBuilder(ProducerBuilder(o.Kafka.Security()...)),
+		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(saramaCfg())),
+		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(saramaCfg())),
 		goka.WithHasher(KeyHash),
 		goka.WithLogger(gokaLogger{log.With("stage", st.String())}),
 		goka.WithRebalanceCallback(func(a goka.Assignment) {
