@@ -101,6 +101,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.InstanceID == "" {
 		o.InstanceID = "anon"
 	}
+	routeSaramaLog(log)
 	want := o.Stages
 	if len(want) == 0 {
 		want = Stages
@@ -170,6 +171,13 @@ func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.
 	saramaCfg := func() *sarama.Config {
 		cfg := SaramaConfig()
 		o.Kafka.Sarama(cfg)
+		// goka's default sets the deprecated single Strategy, which sarama
+		// warns about on every client; the same strategy as the one-element
+		// list it prefers (Strategy wins over GroupStrategies, so this is
+		// the same assignment).
+		if r := &cfg.Consumer.Group.Rebalance; r.Strategy != nil {
+			r.GroupStrategies, r.Strategy = []sarama.BalanceStrategy{r.Strategy}, nil
+		}
 		return cfg
 	}
 	opts := []goka.ProcessorOption{
@@ -233,12 +241,13 @@ func (s *stages) reportOpenTrades(ctx context.Context) {
 	}
 }
 
-// gokaLogger sends goka's and sarama's chatter to slog at debug level.
+// gokaLogger sends goka's messages to slog: problems at warn or error,
+// the rest at debug (levelOf).
 type gokaLogger struct{ l *slog.Logger }
 
-func (g gokaLogger) Print(v ...any)                   { g.l.Debug(fmt.Sprint(v...)) }
-func (g gokaLogger) Println(v ...any)                 { g.l.Debug(fmt.Sprint(v...)) }
-func (g gokaLogger) Printf(f string, v ...any)        { g.l.Debug(fmt.Sprintf(f, v...)) }
+func (g gokaLogger) Print(v ...any)                   { logAt(g.l, "goka", fmt.Sprint(v...)) }
+func (g gokaLogger) Println(v ...any)                 { logAt(g.l, "goka", fmt.Sprint(v...)) }
+func (g gokaLogger) Printf(f string, v ...any)        { logAt(g.l, "goka", fmt.Sprintf(f, v...)) }
 func (g gokaLogger) Debugf(f string, v ...any)        { g.l.Debug(fmt.Sprintf(f, v...)) }
 func (g gokaLogger) PrefixDebugf(f string, v ...any)  { g.l.Debug(fmt.Sprintf(f, v...)) }
 func (g gokaLogger) Prefix(p string) goka.Logger      { return gokaLogger{g.l.With("component", p)} }
