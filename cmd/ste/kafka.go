@@ -22,11 +22,13 @@ import (
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topics/strimzi"
 )
 
 func init() {
 	register(command{"broker", "run the embedded Kafka-protocol broker (kfake) until interrupted", runBroker})
 	register(command{"topics create", "create every topic of a namespace (idempotent)", topicsCreate})
+	register(command{"topics manifest", "print a namespace's topics as Strimzi KafkaTopic resources (for topics an operator owns)", topicsManifest})
 	register(command{"refdata load", "publish a reference data directory to <ns>.refdata", refdataLoad})
 	register(command{"process", "run the processor groups (validate, identity, match) until interrupted", process})
 	register(command{"instances", "list the running instances of a namespace from the instance registry", listInstances})
@@ -140,6 +142,43 @@ func topicsCreate(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("namespace %s: %d topics created, %d already there\n", *ns, len(created), len(topics.Specs(*ns, topics.Options{}))-len(created))
 	return nil
+}
+
+func topicsManifest(_ context.Context, args []string) error {
+	fs := flags("topics manifest", "--cluster NAME [--namespace NS] [--partitions N] [--replication N] [--min-insync N] [--retention DUR] [--k8s-namespace NS]")
+	ns := namespaceFlag(fs)
+	cluster := fs.String("cluster", "", "the Strimzi Kafka cluster (the strimzi.io/cluster label) (required)")
+	k8sNS := fs.String("k8s-namespace", "", "Kubernetes namespace of the resources (default: kubectl's)")
+	parts := fs.Int("partitions", topics.DefaultPartitions, "partitions of keyed topics")
+	retention := fs.String("retention", "7d", "retention of inbound and other streams (replay window)")
+	rf := fs.Int("replication", topics.MaxReplication, "replication factor")
+	minISR := fs.Int("min-insync", 0, "min.insync.replicas (default: 2, or 1 below 3 replicas)")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *cluster == "" {
+		return usageError{"--cluster is required (the name of the Strimzi Kafka resource)"}
+	}
+	if err := validNamespace(*ns); err != nil {
+		return err
+	}
+	ret, err := parseDuration(*retention)
+	if err != nil {
+		return usageError{"--retention: " + err.Error()}
+	}
+	if *parts < 1 || *rf < 1 || *rf > 32767 || *minISR < 0 {
+		return usageError{"--partitions and --replication must be positive"}
+	}
+	o := topics.Options{Partitions: int32(*parts), Retention: ret, Replication: int16(*rf), MinInsync: *minISR}
+	if err := o.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	out, err := strimzi.Manifest(topics.Specs(*ns, o), strimzi.Options{Cluster: *cluster, Namespace: *k8sNS})
+	if err != nil {
+		return err
+	}
+	_, err = os.Stdout.Write(out)
+	return err
 }
 
 func refdataLoad(ctx context.Context, args []string) error {
