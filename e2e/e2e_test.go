@@ -127,9 +127,9 @@ type proc struct {
 	done chan error
 }
 
-func startProcess(t *testing.T, env []string) *proc {
+func startProcess(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
-	return startCmd(t, exec.Command(steBin, "process", "--http", ""), env)
+	return startCmd(t, exec.Command(steBin, append([]string{"process", "--http", ""}, args...)...), env)
 }
 
 // startCmd starts a long-running ste command (process) and stops it with
@@ -182,9 +182,20 @@ var nsSeq struct {
 	n int
 }
 
+// newFixture prepares a scenario on backend b and creates its topics and
+// reference data with ste topics create and ste refdata load.
 func newFixture(t *testing.T, b backend, trades int) *fixture {
 	t.Helper()
-	brokers := b.brokers(t)
+	f := prepareFixture(t, b.brokers(t), trades)
+	ste(t, f.env, "topics", "create")
+	ste(t, f.env, "refdata", "load", "--dir", f.refdata)
+	return f
+}
+
+// prepareFixture makes a namespace name, a message set and its expected
+// outcome (ste match), and touches no broker.
+func prepareFixture(t *testing.T, brokers string, trades int) *fixture {
+	t.Helper()
 	nsSeq.Lock()
 	nsSeq.n++
 	ns := fmt.Sprintf("e2e%d%d", time.Now().UnixNano()%1e6, nsSeq.n)
@@ -212,8 +223,6 @@ func newFixture(t *testing.T, b backend, trades int) *fixture {
 	if len(f.excs) != sum.Exceptions {
 		t.Fatalf("ste match wrote %d exceptions, summary says %d", len(f.excs), sum.Exceptions)
 	}
-	ste(t, f.env, "topics", "create")
-	ste(t, f.env, "refdata", "load", "--dir", f.refdata)
 	return f
 }
 
@@ -390,6 +399,20 @@ func TestConformance(t *testing.T) {
 				f.check(f.waitComplete(3 * time.Minute))
 				must(t, p1.stop(t, syscall.SIGTERM))
 				must(t, p2.stop(t, syscall.SIGTERM))
+			})
+			t.Run("groups apart: two validate, one identity+match", func(t *testing.T) {
+				f := newFixture(t, b, 200)
+				procs := []*proc{
+					startProcess(t, f.env, "--groups", "validate", "--http", "127.0.0.1:0"),
+					startProcess(t, f.env, "--groups", "validate", "--http", "127.0.0.1:0"),
+					startProcess(t, f.env, "--groups", "identity,match", "--http", "127.0.0.1:0"),
+				}
+				f.drive(0)
+				f.check(f.waitComplete(3 * time.Minute))
+				f.checkGroupsApart(procs)
+				for _, p := range procs {
+					must(t, p.stop(t, syscall.SIGTERM))
+				}
 			})
 			t.Run("graceful restart mid-stream", func(t *testing.T) {
 				f := newFixture(t, b, 300)

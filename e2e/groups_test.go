@@ -1,0 +1,65 @@
+package e2e
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+)
+
+// checkGroupsApart holds the instances of the groups-apart scenario to what
+// they were started with: the registry lists two validate-only instances
+// and one identity+match instance, each ready; no instance's /metrics shows
+// work of a group it does not run, and every group's work shows somewhere
+// (a validate instance that joined last may have found nothing left).
+func (f *fixture) checkGroupsApart(procs []*proc) {
+	f.t.Helper()
+	var list []listed
+	deadline := time.Now().Add(time.Minute)
+	for {
+		list = nil
+		if err := json.Unmarshal([]byte(ste(f.t, f.env, "instances", "--json")), &list); err != nil {
+			f.t.Fatal(err)
+		}
+		list = slices.DeleteFunc(list, func(l listed) bool { return l.Stale || !l.Ready })
+		if len(list) == len(procs) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	groups, done := map[string]int{}, map[string]bool{}
+	for _, l := range list {
+		g := strings.Join(l.Groups, ",")
+		groups[g]++
+		m := scrape(f.t, l.HTTP)
+		for _, stage := range []string{"validate", "identity", "match"} {
+			worked := strings.Contains(m, `ste_stage_records_in_total{stage="`+stage+`"}`)
+			if worked && !slices.Contains(l.Groups, stage) {
+				f.t.Fatalf("instance %s (groups %s) processed %s records", l.ID, g, stage)
+			}
+			done[stage] = done[stage] || worked
+		}
+	}
+	if len(done) != 3 || !done["validate"] || !done["identity"] || !done["match"] {
+		f.t.Fatalf("stages with work: %v", done)
+	}
+	if groups["validate"] != 2 || groups["identity,match"] != 1 || len(list) != 3 {
+		f.t.Fatalf("instances by groups %v, want 2 validate and 1 identity,match: %+v", groups, list)
+	}
+}
+
+// scrape reads an instance's /metrics.
+func scrape(t interface{ Fatal(...any) }, addr string) string {
+	resp, err := http.Get("http://" + addr + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
