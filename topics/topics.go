@@ -65,13 +65,13 @@ func Connect(ctx context.Context, c kafkaconn.Config, extra ...kgo.Opt) (*kgo.Cl
 }
 
 // Ping checks that the cluster answers within the context's deadline, for a
-// one-line "unreachable" error instead of a hang. A refused TLS handshake
+// one-line "cannot connect" error instead of a hang. A refused TLS handshake
 // or SASL login fails here, at once, with its reason.
 func Ping(ctx context.Context, cl *kgo.Client, c kafkaconn.Config) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := cl.Ping(ctx); err != nil {
-		return fmt.Errorf("brokers %s unreachable: %v", strings.Join(c.Brokers, ","), c.Explain(err))
+		return fmt.Errorf("cannot connect to brokers %s: %v", strings.Join(c.Brokers, ","), c.Explain(err))
 	}
 	return nil
 }

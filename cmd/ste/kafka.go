@@ -269,6 +269,13 @@ func process(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// The cluster first: a refused login or certificate is the one line
+	// the operator sees, not preceded by warnings about the key.
+	cl, err := topics.Connect(ctx, k)
+	if err != nil {
+		return err
+	}
+	cl.Close()
 	log := fs.log
 	signer, err := utilitySigner(*bic, *keyFile, log)
 	if err != nil {
