@@ -269,13 +269,20 @@ func process(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// The cluster first: a refused login or certificate is the one line
-	// the operator sees, not preceded by warnings about the key.
+	// The cluster first: a refused login or certificate, or a topic the
+	// operator has not made, is the one line the operator sees, not
+	// preceded by warnings about the key.
 	cl, err := topics.Connect(ctx, k)
 	if err != nil {
 		return err
 	}
+	if to.NoCreate {
+		err = topics.Check(ctx, kadm.NewClient(cl), *ns, 0)
+	}
 	cl.Close()
+	if err != nil {
+		return err
+	}
 	log := fs.log
 	signer, err := utilitySigner(*bic, *keyFile, log)
 	if err != nil {
