@@ -152,6 +152,7 @@ func (r *runtime) run(ctx context.Context) error {
 	r.reg = prometheus.NewRegistry()
 	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.metrics = pipeline.NewMetrics(r.reg)
+	r.registerInstanceMetrics()
 	if o.HTTPAddr != "" {
 		ln, err := net.Listen("tcp", o.HTTPAddr)
 		if err != nil {

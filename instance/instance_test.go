@@ -155,7 +155,8 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	}
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`ste_group_lag{stage="match",topic="inst.v1.accepted"}`, `ste_consumer_lag{partition="0",stage="identity",topic="inst.v1.verdicts"}`} {
+	for _, want := range []string{`ste_group_lag{stage="match",topic="inst.v1.accepted"}`, `ste_consumer_lag{partition="0",stage="identity",topic="inst.v1.verdicts"}`,
+		"ste_instance_ready 1", `groups="identity,match",instance_id="` + m.ID + `"`} {
 		if !bytes.Contains(metrics, []byte(want)) {
 			t.Errorf("/metrics of identity+match lacks %s", want)
 		}
