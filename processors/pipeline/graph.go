@@ -144,6 +144,7 @@ func Run(ctx context.Context, o Options) error {
 			close(o.Ready)
 		}
 	}()
+	s.cfg.Metrics.initialise(want)
 	go s.reportOpenTrades(ctx)
 	wg.Wait()
 	close(errs)
