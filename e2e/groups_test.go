@@ -3,11 +3,15 @@ package e2e
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
 	"strings"
+	"testing"
 	"time"
+
+	"github.com/ste-utility/ste/deploy/monitoring"
 )
 
 // checkGroupsApart holds the instances of the groups-apart scenario to what
@@ -30,11 +34,12 @@ func (f *fixture) checkGroupsApart(procs []*proc) {
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
-	groups, done := map[string]int{}, map[string]bool{}
+	groups, done, exposed := map[string]int{}, map[string]bool{}, map[string]bool{}
 	for _, l := range list {
 		g := strings.Join(l.Groups, ",")
 		groups[g]++
 		m := scrape(f.t, l.HTTP)
+		maps.Copy(exposed, monitoring.ExposedNames(m))
 		for _, stage := range []string{"validate", "identity", "match"} {
 			worked := regexp.MustCompile(`(?m)^ste_stage_records_in_total\{stage="` + stage + `"\} [1-9]`).MatchString(m)
 			if worked && !slices.Contains(l.Groups, stage) {
@@ -48,6 +53,30 @@ func (f *fixture) checkGroupsApart(procs []*proc) {
 	}
 	if groups["validate"] != 2 || groups["identity,match"] != 1 || len(list) != 3 {
 		f.t.Fatalf("instances by groups %v, want 2 validate and 1 identity,match: %+v", groups, list)
+	}
+	checkDashboardMetrics(f.t, exposed)
+}
+
+// checkDashboardMetrics holds the dashboards and alert rules
+// (deploy/monitoring) to what running instances export: every metric an
+// expression names is on some instance's /metrics.
+func checkDashboardMetrics(t *testing.T, exposed map[string]bool) {
+	t.Helper()
+	qs, err := monitoring.PromQL()
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	for _, q := range qs {
+		for _, name := range monitoring.MetricNames(q.Text) {
+			checked++
+			if !exposed[name] {
+				t.Errorf("%s names %s, which no instance exports on /metrics", q.Where, name)
+			}
+		}
+	}
+	if checked < 20 {
+		t.Fatalf("only %d metric names found in the dashboards and alerts", checked)
 	}
 }
 
