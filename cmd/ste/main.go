@@ -125,11 +125,15 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-16s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nenvironment: STE_BROKERS (default 127.0.0.1:9092), STE_NAMESPACE (default ste),")
-	fmt.Fprintln(w, "             STE_HOME (default ~/.local/share/ste), STE_CLICKHOUSE (analytics DSN),")
-	fmt.Fprintln(w, "             STE_UTILITY_BIC, STE_UTILITY_KEY (the utility's signing key file),")
-	fmt.Fprintln(w, "             STE_INSTANCE_ID, STE_GROUPS, STE_HTTP (ste process: its id, groups, HTTP address),")
-	fmt.Fprintln(w, "             STE_CPUPROFILE=FILE, STE_PPROF=ADDR (profiling any command)")
+	fmt.Fprintln(w, "\nenvironment (each the default of its flag):")
+	fmt.Fprintln(w, "  STE_BROKERS (default 127.0.0.1:9092), STE_NAMESPACE (default ste),")
+	fmt.Fprintln(w, "  STE_KAFKA_TLS=true, STE_KAFKA_TLS_CA, STE_KAFKA_TLS_CERT, STE_KAFKA_TLS_KEY, STE_KAFKA_TLS_SERVER_NAME (TLS to Kafka),")
+	fmt.Fprintln(w, "  STE_KAFKA_SASL_MECHANISM, STE_KAFKA_SASL_USERNAME, STE_KAFKA_SASL_PASSWORD_FILE or STE_KAFKA_SASL_PASSWORD (SASL),")
+	fmt.Fprintln(w, "  STE_HOME (default ~/.local/share/ste), STE_CLICKHOUSE (analytics DSN),")
+	fmt.Fprintln(w, "  STE_UTILITY_BIC, STE_UTILITY_KEY (the utility's signing key file),")
+	fmt.Fprintln(w, "  STE_INSTANCE_ID, STE_GROUPS, STE_HTTP (ste process: its id, groups, HTTP address),")
+	fmt.Fprintln(w, "  STE_LOG_FORMAT (text or json), STE_LOG_LEVEL (debug, info, warn, error),")
+	fmt.Fprintln(w, "  STE_CPUPROFILE=FILE, STE_PPROF=ADDR (profiling any command)")
 }
 
 // flagSet is a command's flags; errors and help go where the contract wants
