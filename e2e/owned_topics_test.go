@@ -79,11 +79,15 @@ func manifest(t *testing.T, ns string, partitions int) []manifestTopic {
 }
 
 // operate creates the manifest's topics as the Strimzi topic operator
-// would: name, partitions, replicas and config as written. partitions
-// overrides the count of one topic (to get it wrong).
+// would: name, partitions, replicas and config as written, and waits, as
+// the operator does before it reports them ready, until every broker knows
+// them (Kafka answers CreateTopics before its metadata has them).
+// override sets the partition count of a topic (to get it wrong).
 func operate(t *testing.T, adm *kadm.Client, res []manifestTopic, override map[string]int32) {
 	t.Helper()
+	var names []string
 	for _, m := range res {
+		names = append(names, m.Spec.TopicName)
 		cfg := map[string]*string{}
 		for k, v := range m.Spec.Config {
 			cfg[k] = kadm.StringPtr(v)
@@ -97,6 +101,21 @@ func operate(t *testing.T, adm *kadm.Client, res []manifestTopic, override map[s
 			err = r.Err
 		}
 		must(t, err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		td, err := adm.ListTopics(context.Background(), names...)
+		ready := err == nil
+		for _, n := range names {
+			if d, ok := td[n]; !ok || d.Err != nil || len(d.Partitions) == 0 {
+				ready = false
+			}
+		}
+		if ready {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("topics %v not known to the cluster after 30 s", names)
+		}
 	}
 }
 
