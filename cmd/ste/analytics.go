@@ -17,7 +17,6 @@ import (
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
-	"github.com/ste-utility/ste/topics"
 )
 
 func init() {
@@ -61,15 +60,10 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	}
 	// Brokers first: an unreachable cluster should not start an embedded
 	// store as a side effect of a command that cannot run.
-	k, err := kafka()
+	k, err := reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}
-	cl, err := topics.Connect(ctx, k)
-	if err != nil {
-		return err
-	}
-	cl.Close()
 	log := fs.log
 	st, err := analytics.Open(ctx, *dsn, steHome(), store.Options{Retention: ret})
 	if err != nil {

@@ -4,6 +4,7 @@ package main
 // (kafkaconn), who creates topics (topics.Options), and the log.
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"os"
@@ -46,6 +47,22 @@ func kafkaSecurityFlags(fs *flagSet, brokers *string) func() (kafkaconn.Config, 
 	}
 }
 
+// reachable loads the connection settings and checks that the cluster
+// answers: a refused login or certificate is the command's one-line error,
+// before it does anything else.
+func reachable(ctx context.Context, kafka func() (kafkaconn.Config, error)) (kafkaconn.Config, error) {
+	k, err := kafka()
+	if err != nil {
+		return k, err
+	}
+	cl, err := topics.Connect(ctx, k)
+	if err != nil {
+		return k, err
+	}
+	cl.Close()
+	return k, nil
+}
+
 // envBool reads a true/false variable: "true" or "1" is true.
 func envBool(name string) bool {
 	v := strings.ToLower(os.Getenv(name))
@@ -53,21 +70,53 @@ func envBool(name string) bool {
 }
 
 // topicFlags registers the flags of commands that create the namespace's
-// topics: --replication and --min-insync, and with mayOwn (commands that
-// create missing topics as a side effect: process, drive, refdata load)
-// --no-create-topics.
-func topicFlags(fs *flagSet, mayOwn bool) func() (topics.Options, error) {
-	rf := fs.Int("replication", 0, fmt.Sprintf("replication factor of the topics created (default: min(%d, brokers in the cluster))", topics.MaxReplication))
-	minISR := fs.Int("min-insync", 0, "min.insync.replicas of the topics created (default: 2, or 1 below 3 replicas)")
-	noCreate := new(bool)
-	if mayOwn {
-		noCreate = fs.Bool("no-create-topics", false, "create no topic: an operator owns them (ste topics manifest); a missing topic or a wrong partition count is an error")
-	}
+// missing topics as a side effect (process, drive, refdata load):
+// --replication, --min-insync and --no-create-topics.
+func topicFlags(fs *flagSet) func() (topics.Options, error) {
+	replication := replicationFlags(fs, 0)
+	noCreate := fs.Bool("no-create-topics", false, "create no topic: an operator owns them (ste topics manifest); a missing topic or a wrong partition count is an error")
 	return func() (topics.Options, error) {
-		if *rf < 0 || *rf > 32767 || *minISR < 0 {
+		o, err := replication()
+		o.NoCreate = *noCreate
+		return o, err
+	}
+}
+
+// layoutFlags registers the flags that describe a namespace's topics
+// (topics create, topics manifest): --partitions, --retention,
+// --replication (default rf; 0 asks the cluster) and --min-insync.
+func layoutFlags(fs *flagSet, rf int) func() (topics.Options, error) {
+	parts := fs.Int("partitions", topics.DefaultPartitions, "partitions of keyed topics")
+	retention := fs.String("retention", "7d", "retention of inbound and other streams (replay window)")
+	replication := replicationFlags(fs, rf)
+	return func() (topics.Options, error) {
+		ret, err := parseDuration(*retention)
+		if err != nil {
+			return topics.Options{}, usageError{"--retention: " + err.Error()}
+		}
+		if *parts < 1 {
+			return topics.Options{}, usageError{"--partitions must be positive"}
+		}
+		o, err := replication()
+		o.Partitions, o.Retention = int32(*parts), ret
+		return o, err
+	}
+}
+
+// replicationFlags registers --replication (default rf; 0 asks the
+// cluster) and --min-insync.
+func replicationFlags(fs *flagSet, rf int) func() (topics.Options, error) {
+	help := "replication factor of the topics created"
+	if rf == 0 {
+		help += fmt.Sprintf(" (default: min(%d, brokers in the cluster))", topics.MaxReplication)
+	}
+	n := fs.Int("replication", rf, help)
+	minISR := fs.Int("min-insync", 0, "min.insync.replicas of the topics created (default: 2, or 1 below 3 replicas)")
+	return func() (topics.Options, error) {
+		if *n < 0 || *n > 32767 || *n == 0 && rf > 0 || *minISR < 0 {
 			return topics.Options{}, usageError{"--replication and --min-insync must be positive"}
 		}
-		o := topics.Options{Replication: int16(*rf), MinInsync: *minISR, NoCreate: *noCreate}
+		o := topics.Options{Replication: int16(*n), MinInsync: *minISR}
 		if err := o.Validate(); err != nil {
 			return o, usageError{err.Error()}
 		}

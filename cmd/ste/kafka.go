@@ -105,9 +105,7 @@ func runBroker(ctx context.Context, args []string) error {
 func topicsCreate(ctx context.Context, args []string) error {
 	fs := flags("topics create", "[--brokers B] [--namespace NS] [--partitions N] [--replication N] [--min-insync N]")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
-	parts := fs.Int("partitions", topics.DefaultPartitions, "partitions of keyed topics")
-	retention := fs.String("retention", "7d", "retention of inbound and other streams (replay window)")
-	topicOpts := topicFlags(fs, false)
+	layout := layoutFlags(fs, 0)
 	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
@@ -115,18 +113,11 @@ func topicsCreate(ctx context.Context, args []string) error {
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	ret, err := parseDuration(*retention)
-	if err != nil {
-		return usageError{"--retention: " + err.Error()}
-	}
-	if *parts < 1 {
-		return usageError{"--partitions must be positive"}
-	}
-	o, err := topicOpts()
+	o, err := layout()
 	if err != nil {
 		return err
 	}
-	o.Partitions, o.Retention, o.Log = int32(*parts), ret, fs.log
+	o.Log = fs.log
 	k, err := kafka()
 	if err != nil {
 		return err
@@ -149,10 +140,7 @@ func topicsManifest(_ context.Context, args []string) error {
 	ns := namespaceFlag(fs)
 	cluster := fs.String("cluster", "", "the Strimzi Kafka cluster (the strimzi.io/cluster label) (required)")
 	k8sNS := fs.String("k8s-namespace", "", "Kubernetes namespace of the resources (default: kubectl's)")
-	parts := fs.Int("partitions", topics.DefaultPartitions, "partitions of keyed topics")
-	retention := fs.String("retention", "7d", "retention of inbound and other streams (replay window)")
-	rf := fs.Int("replication", topics.MaxReplication, "replication factor")
-	minISR := fs.Int("min-insync", 0, "min.insync.replicas (default: 2, or 1 below 3 replicas)")
+	layout := layoutFlags(fs, topics.MaxReplication)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -162,16 +150,9 @@ func topicsManifest(_ context.Context, args []string) error {
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	ret, err := parseDuration(*retention)
+	o, err := layout()
 	if err != nil {
-		return usageError{"--retention: " + err.Error()}
-	}
-	if *parts < 1 || *rf < 1 || *rf > 32767 || *minISR < 0 {
-		return usageError{"--partitions and --replication must be positive"}
-	}
-	o := topics.Options{Partitions: int32(*parts), Retention: ret, Replication: int16(*rf), MinInsync: *minISR}
-	if err := o.Validate(); err != nil {
-		return usageError{err.Error()}
+		return err
 	}
 	out, err := strimzi.Manifest(topics.Specs(*ns, o), strimzi.Options{Cluster: *cluster, Namespace: *k8sNS})
 	if err != nil {
@@ -185,7 +166,7 @@ func refdataLoad(ctx context.Context, args []string) error {
 	fs := flags("refdata load", "--dir DIR [--brokers B] [--namespace NS] [--no-create-topics]")
 	dir := fs.String("dir", "", "reference data directory (the five CSV files) (required)")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
-	topicOpts := topicFlags(fs, true)
+	topicOpts := topicFlags(fs)
 	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
@@ -232,7 +213,7 @@ func publishRefdata(ctx context.Context, k kafkaconn.Config, ns string, to topic
 func process(ctx context.Context, args []string) error {
 	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--no-create-topics]")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
-	topicOpts := topicFlags(fs, true)
+	topicOpts := topicFlags(fs)
 	groups := fs.String("groups", envOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)")
 	instanceID := fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME")
 	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
@@ -265,23 +246,23 @@ func process(ctx context.Context, args []string) error {
 	if err != nil {
 		return usageError{"--retention: " + err.Error()}
 	}
-	k, err := kafka()
-	if err != nil {
-		return err
-	}
 	// The cluster first: a refused login or certificate, or a topic the
 	// operator has not made, is the one line the operator sees, not
 	// preceded by warnings about the key.
-	cl, err := topics.Connect(ctx, k)
+	k, err := reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}
 	if to.NoCreate {
-		err = topics.Check(ctx, kadm.NewClient(cl), *ns, 0)
-	}
-	cl.Close()
-	if err != nil {
-		return err
+		adm, closeFn, err := admin(ctx, k)
+		if err != nil {
+			return err
+		}
+		err = topics.Check(ctx, adm, *ns, 0)
+		closeFn()
+		if err != nil {
+			return err
+		}
 	}
 	log := fs.log
 	signer, err := utilitySigner(*bic, *keyFile, log)
@@ -301,7 +282,7 @@ func drive(ctx context.Context, args []string) error {
 	fs := flags("drive", "--in FILE [--brokers B] [--namespace NS] [--rate MSG_PER_S] [--no-create-topics]")
 	in := fs.String("in", "", "message set file (.gz/.zst allowed) (required)")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
-	topicOpts := topicFlags(fs, true)
+	topicOpts := topicFlags(fs)
 	rate := fs.Float64("rate", 0, "messages per second (0: full speed)")
 	fs.logFlags()
 	if err := fs.parse(args); err != nil {
@@ -415,15 +396,10 @@ func listInstances(ctx context.Context, args []string) error {
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	k, err := kafka()
+	k, err := reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}
-	cl, err := topics.Connect(ctx, k)
-	if err != nil {
-		return err
-	}
-	cl.Close()
 	list, err := registry.List(ctx, k, *ns)
 	if err != nil {
 		return err
