@@ -1,7 +1,8 @@
 # STE — two commands matter: `make demo` and `make test`. Everything a fresh
 # machine lacks is installed here, idempotently, into caches:
-#   Go modules (module cache), staticcheck (bin/), the Apache Kafka 4 broker
-#   and tools jars from Maven Central and libchdb from npm (~/.cache/ste).
+#   Go modules (module cache), staticcheck and helm (bin/, built from their Go
+#   modules), promtool (Debian's prometheus package), the Apache Kafka 4
+#   broker and tools jars from Maven Central and libchdb from npm (~/.cache/ste).
 SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
@@ -9,9 +10,10 @@ export PATH := $(BIN):$(PATH)
 STE_CACHE ?= $(HOME)/.cache/ste
 export STE_CACHE
 STATICCHECK_VERSION := v0.8.2
+HELM_VERSION := v3.22.0
 CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
-.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb clean
+.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool clean
 
 all: build
 
@@ -19,20 +21,36 @@ deps:
 	$(GO) mod download
 
 # bin/ste and, beside it, bin/ste-chdb (the embedded ClickHouse endpoint,
-# kept out of ste because chdb-go loads its library at start-up).
+# kept out of ste because chdb-go loads its library at start-up). Built as
+# deploy/Dockerfile builds them (static, no cgo, -trimpath), so the
+# Dockerfile check in make test finds the packages compiled already.
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/ste-utility/ste/instance.version=$(VERSION)
 
 build: deps
 	@mkdir -p $(BIN)
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ste ./cmd/ste
-	$(GO) build -o $(BIN)/ste-chdb ./cmd/ste-chdb
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/ste ./cmd/ste
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ste-chdb ./cmd/ste-chdb
 
-tools: $(BIN)/staticcheck
+tools: $(BIN)/staticcheck $(BIN)/helm
 
 $(BIN)/staticcheck:
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# helm for the chart checks (deploy/helm), from its Go module, once.
+$(BIN)/helm:
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+# promtool for the alert-rule checks: Debian's prometheus package, installed
+# only where promtool is missing (apt-get as root, else through sudo).
+promtool:
+	@command -v promtool >/dev/null 2>&1 || { \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus >/dev/null || \
+		{ $$SUDO apt-get update >/dev/null && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus >/dev/null; }; }
+	@promtool --version 2>&1 | head -n1
 
 # The real Kafka 4 broker jars and Kafka's own command-line tools (the
 # kafka-tools jar: kafka-topics, kafka-consumer-groups, ...), needs java and
@@ -52,11 +70,14 @@ lint: tools
 	$(BIN)/staticcheck ./...
 
 # Every test: unit, fuzz seed corpora, contract conformance, the end-to-end
-# suite on the embedded broker and on real Kafka 4 (STE_KAFKA=1), and the
-# analytics suite on the embedded ClickHouse. Packages run one at a time:
-# several suites start brokers and measure, and the machine has two cores.
-test: build lint kafka chdb
+# suite on the embedded broker and on real Kafka 4 (STE_KAFKA=1), the
+# analytics suite on the embedded ClickHouse, and the deploy/ checks (helm,
+# promtool: STE_DEPLOY_CHECKS=1 makes a missing tool a failure). Packages
+# run one at a time: several suites start brokers and measure, and the
+# machine has two cores.
+test: build lint kafka chdb promtool $(BIN)/helm
 	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
+		STE_DEPLOY_CHECKS=1 STE_HELM=$(BIN)/helm \
 		$(GO) test -count=1 -p 1 -timeout 30m ./...
 
 # The fast part only (no brokers, no analytics): the edit-test loop.

@@ -21,6 +21,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 )
@@ -173,7 +174,7 @@ func toolsScenario(t *testing.T, b backend) *toolView {
 
 	// Every CLS record, read with the console consumer's own (random) group.
 	want := map[string]int{}
-	records, err := topics.Dump(context.Background(), f.brokers, n.CLS(), func(r *kgo.Record) error {
+	records, err := topics.Dump(context.Background(), f.conn, n.CLS(), func(r *kgo.Record) error {
 		m := msgID.FindSubmatch(r.Value)
 		if m == nil {
 			return fmt.Errorf("a record of %s without MsgId: %.200s", n.CLS(), r.Value)
@@ -241,7 +242,7 @@ func offsetTable(t *testing.T, out string) []offsetRow {
 // difference.
 func checkOffsets(t *testing.T, brokers, ns string, rows []offsetRow) {
 	t.Helper()
-	cl, err := topics.Client(brokers)
+	cl, err := topics.Client(kafkaconn.Plaintext(brokers))
 	must(t, err)
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
@@ -277,7 +278,7 @@ func checkOffsets(t *testing.T, brokers, ns string, rows []offsetRow) {
 // a group that has.
 func waitEmpty(t *testing.T, brokers string, groups []string) {
 	t.Helper()
-	cl, err := topics.Client(brokers)
+	cl, err := topics.Client(kafkaconn.Plaintext(brokers))
 	must(t, err)
 	defer cl.Close()
 	adm := kadm.NewClient(cl)

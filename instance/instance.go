@@ -26,6 +26,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
@@ -34,10 +35,14 @@ import (
 	"github.com/ste-utility/ste/topics/lag"
 )
 
-// Options configure Run. Brokers, Namespace and Signer are required.
+// Options configure Run. Kafka, Namespace and Signer are required.
 type Options struct {
-	Brokers   string
+	// Kafka is the cluster and how to reach it (TLS, SASL).
+	Kafka     kafkaconn.Config
 	Namespace string
+	// Topics says how missing topics are made (replication,
+	// min.insync.replicas), or that an operator owns them (NoCreate).
+	Topics topics.Options
 	// Stages are the groups to run; nil runs all three.
 	Stages []pipeline.Stage
 	// RefdataDir, if set, is published to <ns>.refdata first.
@@ -61,7 +66,7 @@ type Options struct {
 
 func (o *Options) validate() error {
 	switch {
-	case o.Brokers == "":
+	case len(o.Kafka.Brokers) == 0:
 		return errors.New("instance: no brokers")
 	case o.Namespace == "":
 		return errors.New("instance: no namespace")
@@ -120,13 +125,17 @@ func Run(ctx context.Context, o Options) error {
 
 func (r *runtime) run(ctx context.Context) error {
 	o := r.o
-	cl, err := topics.Connect(ctx, o.Brokers)
+	cl, err := topics.Connect(ctx, o.Kafka)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 	r.adm = kadm.NewClient(cl)
-	if err := topics.Ensure(ctx, r.adm, o.Namespace, 0); err != nil {
+	to := o.Topics
+	if to.Log == nil {
+		to.Log = r.log
+	}
+	if err := topics.Ensure(ctx, r.adm, o.Namespace, to); err != nil {
 		return err
 	}
 	if o.RefdataDir != "" {
@@ -143,6 +152,7 @@ func (r *runtime) run(ctx context.Context) error {
 	r.reg = prometheus.NewRegistry()
 	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.metrics = pipeline.NewMetrics(r.reg)
+	r.registerInstanceMetrics()
 	if o.HTTPAddr != "" {
 		ln, err := net.Listen("tcp", o.HTTPAddr)
 		if err != nil {
@@ -183,7 +193,7 @@ func (r *runtime) run(ctx context.Context) error {
 	go r.reportLag(ctx)
 	tuneGC()
 	err = pipeline.Run(ctx, pipeline.Options{
-		Brokers: topics.SplitBrokers(o.Brokers),
+		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
 			Retention: o.Retention, Metrics: r.metrics},
 		Logger:     r.log,
@@ -219,7 +229,7 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 	var validator atomic.Pointer[validation.Validator]
 	refErr := make(chan error, 1)
 	go func() {
-		refErr <- topics.FollowRefdata(ctx, r.o.Brokers, r.o.Namespace,
+		refErr <- topics.FollowRefdata(ctx, r.o.Kafka, r.o.Namespace,
 			func(s *refdata.Set) { loaded <- s },
 			func(s *refdata.Set) {
 				if v := validator.Load(); v != nil {

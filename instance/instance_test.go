@@ -17,6 +17,7 @@ import (
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
@@ -43,7 +44,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	brokers := broker.Addr(c)
+	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	const ns = "inst"
 	cl, err := topics.Connect(ctx, brokers)
 	if err != nil {
@@ -64,7 +65,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 		ready := make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
-			done <- instance.Run(ictx, instance.Options{Brokers: brokers, Namespace: ns, Stages: stages, Signer: signer,
+			done <- instance.Run(ictx, instance.Options{Kafka: brokers, Namespace: ns, Stages: stages, Signer: signer,
 				Verify: true, HTTPAddr: "127.0.0.1:0", Home: home, Ready: ready,
 				Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 				RegistryEvery: 200 * time.Millisecond, LagEvery: 200 * time.Millisecond})
@@ -154,7 +155,8 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	}
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`ste_group_lag{stage="match",topic="inst.v1.accepted"}`, `ste_consumer_lag{partition="0",stage="identity",topic="inst.v1.verdicts"}`} {
+	for _, want := range []string{`ste_group_lag{stage="match",topic="inst.v1.accepted"}`, `ste_consumer_lag{partition="0",stage="identity",topic="inst.v1.verdicts"}`,
+		"ste_instance_ready 1", `groups="identity,match",instance_id="` + m.ID + `"`} {
 		if !bytes.Contains(metrics, []byte(want)) {
 			t.Errorf("/metrics of identity+match lacks %s", want)
 		}

@@ -19,6 +19,7 @@ import (
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/rows"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 )
 
@@ -106,7 +107,7 @@ func (s *suite) testMigrations(t *testing.T) {
 
 func (s *suite) startIngest(t *testing.T, ctx context.Context, st *store.Store, ns string, mod func(*ingest.Options)) *ingest.Ingester {
 	t.Helper()
-	o := ingest.Options{Brokers: s.brokers, Namespace: ns, Store: st, BatchRows: 500,
+	o := ingest.Options{Kafka: kafkaconn.Plaintext(s.brokers), Namespace: ns, Store: st, BatchRows: 500,
 		FlushInterval: 100 * time.Millisecond, Logger: logger(t)}
 	if mod != nil {
 		mod(&o)

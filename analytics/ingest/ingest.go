@@ -49,6 +49,7 @@ import (
 
 	"github.com/ste-utility/ste/analytics/rows"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 )
@@ -61,8 +62,8 @@ const (
 
 // Options configure an ingest.
 type Options struct {
-	// Brokers, comma-separated.
-	Brokers string
+	// Kafka is the cluster and how to reach it (TLS, SASL).
+	Kafka kafkaconn.Config
 	// Namespace whose topics are ingested.
 	Namespace string
 	// Store receives the rows. It is not closed by the ingest.
@@ -199,16 +200,16 @@ func Start(ctx context.Context, o Options) (*Ingester, error) {
 	// The admin client comes first and apart: the group may join, and call
 	// resumeOffsets (which needs it), while the consumer client is still
 	// being set up.
-	admCl, err := topics.Client(o.Brokers)
+	admCl, err := topics.Client(o.Kafka)
 	if err != nil {
 		return nil, err
 	}
-	if err := topics.Ping(ctx, admCl, o.Brokers); err != nil {
+	if err := topics.Ping(ctx, admCl, o.Kafka); err != nil {
 		admCl.Close()
 		return nil, err
 	}
 	in.admCl, in.adm = admCl, kadm.NewClient(admCl)
-	cl, err := topics.Client(o.Brokers, opts...)
+	cl, err := topics.Client(o.Kafka, opts...)
 	if err != nil {
 		admCl.Close()
 		return nil, err

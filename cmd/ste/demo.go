@@ -16,6 +16,7 @@ import (
 
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
@@ -85,7 +86,7 @@ func demo(ctx context.Context, args []string) error {
 		return err
 	}
 	defer c.Close()
-	brokers := broker.Addr(c)
+	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	say("1. embedded broker (kfake) listening on %s", brokers)
 
 	// 2. Topics and reference data.
@@ -115,7 +116,7 @@ func demo(ctx context.Context, args []string) error {
 	ready := make(chan struct{})
 	procDone := make(chan error, 1)
 	go func() {
-		procDone <- instance.Run(pctx, instance.Options{Brokers: brokers, Namespace: ns, Retention: 72 * time.Hour,
+		procDone <- instance.Run(pctx, instance.Options{Kafka: brokers, Namespace: ns, Retention: 72 * time.Hour,
 			Signer: signer, HTTPAddr: "127.0.0.1:0", Verify: true, Home: steHome(), Logger: log, Ready: ready})
 	}()
 	select {
@@ -238,7 +239,7 @@ type watcher struct {
 	ch  chan func()
 }
 
-func newWatcher(brokers, ns string) *watcher {
+func newWatcher(brokers kafkaconn.Config, ns string) *watcher {
 	n := pipeline.Names{NS: ns}
 	cl, _ := topics.Client(brokers, kgo.ConsumeTopics(n.CLS(), n.Outbound(), n.Exceptions()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))

@@ -158,10 +158,6 @@ func utilitySigner(bic, keyFile string, log *slog.Logger) (*schemas.Signer, erro
 	return &schemas.Signer{BIC: bic, Key: key}, nil
 }
 
-func logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
 func match(ctx context.Context, args []string) error {
 	fs := flags("match", "--in FILE --out DIR [--refdata DIR] [--retention DUR]")
 	in := fs.String("in", "", "message set file (.gz/.zst allowed) (required)")
@@ -171,6 +167,7 @@ func match(ctx context.Context, args []string) error {
 	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC")
 	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file (PEM PKCS#8 or base64); default: the demo key, with a warning")
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification (benchmarking only)")
+	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -191,7 +188,7 @@ func match(ctx context.Context, args []string) error {
 		return err
 	}
 	defer src.Close()
-	log := logger()
+	log := fs.log
 	signer, err := utilitySigner(*bic, *keyFile, log)
 	if err != nil {
 		return err

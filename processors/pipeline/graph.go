@@ -13,6 +13,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/memstore"
 )
 
@@ -64,9 +65,11 @@ func SaramaConfig() *sarama.Config {
 
 // Options configure Run.
 type Options struct {
-	Brokers []string
-	Config  Config
-	Logger  *slog.Logger
+	// Kafka is the cluster and how to reach it (TLS, SASL), for goka's
+	// sarama clients and its franz-go producer alike.
+	Kafka  kafkaconn.Config
+	Config Config
+	Logger *slog.Logger
 	// Stages are the groups to run, in any order; nil runs all three.
 	// Deploying groups apart (validate scaled by replicas, identity and
 	// match where state lives) is running different sets in different
@@ -98,6 +101,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.InstanceID == "" {
 		o.InstanceID = "anon"
 	}
+	routeSaramaLog(log)
 	want := o.Stages
 	if len(want) == 0 {
 		want = Stages
@@ -109,7 +113,7 @@ func Run(ctx context.Context, o Options) error {
 		if !slices.Contains(want, st) {
 			continue
 		}
-		p, err := goka.NewProcessor(o.Brokers, g, s.processorOptions(st, o, log)...)
+		p, err := goka.NewProcessor(o.Kafka.Brokers, g, s.processorOptions(st, o, log)...)
 		if err != nil {
 			return fmt.Errorf("group %s: %w", g.Group(), err)
 		}
@@ -140,6 +144,7 @@ func Run(ctx context.Context, o Options) error {
 			close(o.Ready)
 		}
 	}()
+	s.cfg.Metrics.initialise(want)
 	go s.reportOpenTrades(ctx)
 	wg.Wait()
 	close(errs)
@@ -160,12 +165,28 @@ func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.
 	tmc := goka.NewTopicManagerConfig()
 	tmc.Table.Replication = 1
 	tmc.Stream.Replication = 1
+	// Topics are made in one place, topics.Create, with the operator's
+	// replication and configs (or by the operator: --no-create-topics); a
+	// topic goka created would have its defaults, so it creates none.
+	tmc.NoCreate = true
+	saramaCfg := func() *sarama.Config {
+		cfg := SaramaConfig()
+		o.Kafka.Sarama(cfg)
+		// goka's default sets the deprecated single Strategy, which sarama
+		// warns about on every client; the same strategy as the one-element
+		// list it prefers (Strategy wins over GroupStrategies, so this is
+		// the same assignment).
+		if r := &cfg.Consumer.Group.Rebalance; r.Strategy != nil {
+			r.GroupStrategies, r.Strategy = []sarama.BalanceStrategy{r.Strategy}, nil
+		}
+		return cfg
+	}
 	opts := []goka.ProcessorOption{
 		goka.WithClientID(ClientID(o.InstanceID, st)),
-		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(SaramaConfig(), tmc)),
-		goka.WithProducerBuilder(ProducerBuilder()),
-		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(SaramaConfig())),
-		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(SaramaConfig())),
+		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(saramaCfg(), tmc)),
+		goka.WithProducerBuilder(ProducerBuilder(o.Kafka.Security()...)),
+		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(saramaCfg())),
+		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(saramaCfg())),
 		goka.WithHasher(KeyHash),
 		goka.WithLogger(gokaLogger{log.With("stage", st.String())}),
 		goka.WithRebalanceCallback(func(a goka.Assignment) {
@@ -221,12 +242,13 @@ func (s *stages) reportOpenTrades(ctx context.Context) {
 	}
 }
 
-// gokaLogger sends goka's and sarama's chatter to slog at debug level.
+// gokaLogger sends goka's messages to slog: problems at warn or error,
+// the rest at debug (levelOf).
 type gokaLogger struct{ l *slog.Logger }
 
-func (g gokaLogger) Print(v ...any)                   { g.l.Debug(fmt.Sprint(v...)) }
-func (g gokaLogger) Println(v ...any)                 { g.l.Debug(fmt.Sprint(v...)) }
-func (g gokaLogger) Printf(f string, v ...any)        { g.l.Debug(fmt.Sprintf(f, v...)) }
+func (g gokaLogger) Print(v ...any)                   { logAt(g.l, "goka", fmt.Sprint(v...)) }
+func (g gokaLogger) Println(v ...any)                 { logAt(g.l, "goka", fmt.Sprint(v...)) }
+func (g gokaLogger) Printf(f string, v ...any)        { logAt(g.l, "goka", fmt.Sprintf(f, v...)) }
 func (g gokaLogger) Debugf(f string, v ...any)        { g.l.Debug(fmt.Sprintf(f, v...)) }
 func (g gokaLogger) PrefixDebugf(f string, v ...any)  { g.l.Debug(fmt.Sprintf(f, v...)) }
 func (g gokaLogger) Prefix(p string) goka.Logger      { return gokaLogger{g.l.With("component", p)} }
