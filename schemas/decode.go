@@ -1,6 +1,8 @@
 package schemas
 
 import (
+	"errors"
+	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -224,7 +226,12 @@ func (r *raw) check(m *Message) *Rejection {
 		return reject(Schema, "Sender "+strconv.Quote(m.Sender)+" is not a BIC (8 or 11 of A-Z 0-9)")
 	}
 	created, err := ParseTimestamp(r.header[hCreated])
-	if err != nil {
+	switch {
+	case err == ErrTimestampRange:
+		// Well-formed but beyond int64 nanoseconds: BAD_DATE in validation
+		// (it used to wrap around and pass the 24 h rule).
+		m.CreatedOutOfRange = true
+	case err != nil:
 		return reject(Schema, "Created "+strconv.Quote(r.header[hCreated])+" is not an RFC 3339 timestamp")
 	}
 	m.Created = created
@@ -369,9 +376,11 @@ func (m *Message) setField(f Field, v string) *Rejection {
 		m.Market = v
 	case FExecTime:
 		t, err := ParseTimestamp(v)
-		if err != nil {
+		if err != nil && err != ErrTimestampRange {
 			return reject(Schema, "ExecTime "+strconv.Quote(v)+" is not an RFC 3339 timestamp")
 		}
+		// Out of range, t is the nearest time STE holds: ExecTime is carried
+		// by the NOE but compared and written nowhere.
 		m.ExecTime = t
 	case FCustodian, FPSET:
 		if !IsBIC(v) {
@@ -572,8 +581,21 @@ func ParseInteger(s string) (int64, bool) {
 	return n, true
 }
 
+// ErrTimestampRange is a well-formed timestamp outside the times Unix
+// nanoseconds in an int64 can hold (MinTime to MaxTime).
+var ErrTimestampRange = errors.New("timestamp outside 1677-09-21T00:12:43Z to 2262-04-11T23:47:16Z")
+
+// MinTime and MaxTime bound the timestamps STE holds exactly.
+var (
+	MinTime = time.Unix(0, math.MinInt64).UTC()
+	MaxTime = time.Unix(0, math.MaxInt64).UTC()
+)
+
 // ParseTimestamp reads an RFC 3339 timestamp into Unix nanoseconds. RFC 3339
 // allows a lower-case "t" and "z" (section 5.6), which Go's parser does not.
+// A well-formed timestamp outside MinTime..MaxTime returns the nearest bound
+// and ErrTimestampRange (time.Time.UnixNano is undefined there: 9999 wrapped
+// into the past).
 func ParseTimestamp(s string) (int64, error) {
 	if len(s) > 10 && (s[10] == 't' || s[len(s)-1] == 'z') {
 		b := []byte(s)
@@ -586,8 +608,13 @@ func ParseTimestamp(s string) (int64, error) {
 		s = string(b)
 	}
 	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
+	switch {
+	case err != nil:
 		return 0, err
+	case t.Before(MinTime):
+		return math.MinInt64, ErrTimestampRange
+	case t.After(MaxTime):
+		return math.MaxInt64, ErrTimestampRange
 	}
 	return t.UnixNano(), nil
 }

@@ -137,6 +137,14 @@ func TestRules(t *testing.T) {
 		{"created 25h ahead", signed(with(noe(), func(d *schemas.Draft) { d.Created = "2026-11-30T13:00:01Z" })), schemas.BadDate, "24 h"},
 		{"created 23h ahead", signed(with(noe(), func(d *schemas.Draft) { d.Created = "2026-11-30T11:00:00Z" })), 0, ""},
 		{"old created", signed(with(noe(), func(d *schemas.Draft) { d.Created = "2020-01-01T00:00:00Z" })), 0, ""},
+		// Issue 15, defect 1: past the range of int64 nanoseconds the time
+		// wrapped around and passed the 24 h rule.
+		{"created at the last nanosecond STE holds", signed(with(noe(), func(d *schemas.Draft) { d.Created = "2262-04-11T23:47:16Z" })), schemas.BadDate, "24 h"},
+		{"created one second past it", signed(with(noe(), func(d *schemas.Draft) { d.Created = "2262-04-11T23:47:17Z" })), schemas.BadDate, "2262"},
+		{"created 9999", signed(with(noe(), func(d *schemas.Draft) { d.Created = "9999-12-31T23:59:59Z" })), schemas.BadDate, "2262"},
+		{"created 9999 with an offset", signed(with(noe(), func(d *schemas.Draft) { d.Created = "9999-12-31T23:59:59+14:00" })), schemas.BadDate, "2262"},
+		{"created before 1678", signed(with(noe(), func(d *schemas.Draft) { d.Created = "0001-01-01T00:00:00Z" })), schemas.BadDate, "1677"},
+		{"execution time in 9999 is held as the latest time", signed(with(noe(), func(d *schemas.Draft) { d.Set("ExecTime", "9999-12-31T23:59:59Z") })), 0, ""},
 		{"negative quantity", signed(with(noe(), func(d *schemas.Draft) { d.Set("Quantity", "-5") })), schemas.BadAmount, "positive"},
 		{"zero price", signed(with(noe(), func(d *schemas.Draft) { d.Set("Price", "0.00") })), schemas.BadAmount, "positive"},
 		{"amount in half cents", signed(with(set(), func(d *schemas.Draft) { d.Set("NetAmount", "10506.295") })), schemas.BadAmount, "minor units"},
