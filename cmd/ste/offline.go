@@ -145,7 +145,7 @@ func utilitySigner(bic, keyFile string, log *slog.Logger) (*schemas.Signer, erro
 	}
 	var key ed25519.PrivateKey
 	if keyFile != "" {
-		k, err := schemas.LoadPrivateKey(keyFile)
+		k, err := schemas.LoadUtilityKey(keyFile)
 		if err != nil {
 			return nil, err
 		}

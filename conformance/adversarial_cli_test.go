@@ -1,0 +1,153 @@
+package conformance
+
+// The adversarial suite, command-line half (issue 15): what a careless
+// operator or an attacker can hand the binary — bad keys, special and huge
+// files, bad namespaces, short retentions, brokers that are down or silent.
+// Each must end in a one-line reason within a bounded time, never a hang, a
+// stack trace or key material on the screen. The broker half is in
+// adversarial_broker_test.go, hostile records in adversarial_records_test.go.
+
+import (
+	"crypto/ed25519"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/pem"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// promptly bounds a command that must fail fast: a FIFO or /dev/zero must not
+// make ste block or read until it runs out of memory.
+const promptly = 20 * time.Second
+
+// utilitySeed is the demo seed of the utility (messages.md §2).
+func utilitySeed() []byte {
+	s := sha256.Sum256([]byte("ste-demo-key:" + utilityBIC))
+	return s[:]
+}
+
+func writeFile(t *testing.T, path string, b []byte) string {
+	t.Helper()
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func fifo(t *testing.T, dir, name string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	return p
+}
+
+// oneNOE writes a message-set file of one valid NOE.
+func oneNOE(t *testing.T, dir string) string {
+	t.Helper()
+	return writeFile(t, filepath.Join(dir, "in.txt"), []byte(stdTrade("ADV-CLI").NOE().Line()+"\n"))
+}
+
+// The utility's key is accepted in its documented forms (the demo key of the
+// utility here, so the usual signature invariants hold).
+func TestAdversarial_UtilityKeyGoodForms(t *testing.T) {
+	dir := t.TempDir()
+	seed := utilitySeed()
+	priv := ed25519.NewKeyFromSeed(seed)
+	der, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string][]byte{
+		"seed.b64":  []byte(base64.StdEncoding.EncodeToString(seed) + "\n"),
+		"key64.b64": []byte(base64.StdEncoding.EncodeToString(priv)),
+		"key.pem":   pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}),
+	} {
+		t.Run(name, func(t *testing.T) {
+			path := writeFile(t, filepath.Join(dir, name), content)
+			r := runMatch(t, lines(stdTrade("KEY-1").All()...), func(o *runOpt) { o.extra = []string{"--utility-key", path} })
+			if len(r.CLS) != 1 {
+				t.Fatalf("with key file %s: %d CLS, want 1", name, len(r.CLS))
+			}
+		})
+	}
+}
+
+// Issue 15, defects 2 and 5: a corrupt key, or a key path naming something
+// that is not a key file, is refused with one line and promptly.
+func TestAdversarial_UtilityKeyRefused(t *testing.T) {
+	dir := t.TempDir()
+	in := oneNOE(t, dir)
+	random := make([]byte, 64)
+	rand.Read(random)
+	otherSeed := sha256.Sum256([]byte("other"))
+	other := ed25519.NewKeyFromSeed(otherSeed[:])[32:]
+	mixed := append(append([]byte(nil), utilitySeed()...), other...) // seed of one key, public half of another
+	big := make([]byte, 1<<20)
+	for i := range big {
+		big[i] = 'A'
+	}
+	rsaLike := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: []byte("not DER")})
+	for _, c := range []struct{ name, path string }{
+		{"64 random bytes", writeFile(t, filepath.Join(dir, "random.b64"), []byte(base64.StdEncoding.EncodeToString(random)))},
+		{"public half of another key", writeFile(t, filepath.Join(dir, "mixed.b64"), []byte(base64.StdEncoding.EncodeToString(mixed)))},
+		{"16 bytes", writeFile(t, filepath.Join(dir, "short.b64"), []byte(base64.StdEncoding.EncodeToString(random[:16])))},
+		{"empty file", writeFile(t, filepath.Join(dir, "empty"), nil)},
+		{"1 MiB file", writeFile(t, filepath.Join(dir, "big"), big)},
+		{"bad PEM", writeFile(t, filepath.Join(dir, "bad.pem"), rsaLike)},
+		{"missing file", filepath.Join(dir, "no-such-key")},
+		{"a directory", dir},
+		{"/dev/zero", "/dev/zero"},
+		{"a FIFO nobody writes", fifo(t, dir, "key.fifo")},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			for _, r := range []execResult{
+				execSteEnv(t, nil, promptly, "match", "--in", in, "--out", filepath.Join(t.TempDir(), "o"), "--utility-key", c.path),
+				execSteEnv(t, []string{"STE_UTILITY_KEY=" + c.path}, promptly, "match", "--in", in, "--out", filepath.Join(t.TempDir(), "o")),
+			} {
+				isUserError(t, "ste match --utility-key "+c.name, r)
+				if !strings.Contains(r.stderr, "key") {
+					t.Errorf("%s: the reason does not say it is about the key: %s", c.name, r.stderr)
+				}
+			}
+		})
+	}
+}
+
+// Key material given where a path belongs (STE_UTILITY_KEY=<the key>) is
+// refused without being repeated on the screen or in logs.
+func TestAdversarial_UtilityKeyContentNeverEchoed(t *testing.T) {
+	dir := t.TempDir()
+	in := oneNOE(t, dir)
+	seed := utilitySeed()
+	der, _ := x509.MarshalPKCS8PrivateKey(ed25519.NewKeyFromSeed(seed))
+	pemText := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+	for name, secret := range map[string]string{
+		"base64 seed":  base64.StdEncoding.EncodeToString(seed),
+		"base64 key":   base64.StdEncoding.EncodeToString(ed25519.NewKeyFromSeed(seed)),
+		"PEM document": pemText,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := execSteEnv(t, []string{"STE_UTILITY_KEY=" + secret}, promptly, "match", "--in", in, "--out", filepath.Join(t.TempDir(), "o"))
+			isUserError(t, "ste match with key material in STE_UTILITY_KEY", r)
+			out := r.stdout + r.stderr
+			for _, part := range strings.Split(secret, "\n") {
+				if len(part) >= 16 && strings.Contains(out, part) {
+					t.Fatalf("key material echoed: %q appears in %q", part, out)
+				}
+			}
+			// ste process refuses it the same way, before dialling anything.
+			r = execSteEnv(t, []string{"STE_UTILITY_KEY=" + secret}, promptly, "process", "--brokers", "127.0.0.1:1", "--http", "")
+			if r.code == 0 || strings.Contains(r.stderr, base64.StdEncoding.EncodeToString(seed)[:16]) {
+				t.Fatalf("ste process: exit %d, stderr %q", r.code, r.stderr)
+			}
+		})
+	}
+}
