@@ -151,3 +151,49 @@ func TestAdversarial_UtilityKeyContentNeverEchoed(t *testing.T) {
 		})
 	}
 }
+
+// Message-set and reference-data paths naming special files are refused
+// promptly: /dev/zero would be read until memory runs out, a FIFO would block.
+func TestAdversarial_SpecialInputFiles(t *testing.T) {
+	dir := t.TempDir()
+	in := oneNOE(t, dir)
+	badRef := filepath.Join(dir, "ref-fifo")
+	if err := os.CopyFS(badRef, os.DirFS(refDir)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(badRef, "participants.csv"))
+	fifo(t, badRef, "participants.csv")
+	zeroRef := filepath.Join(dir, "ref-zero")
+	if err := os.CopyFS(zeroRef, os.DirFS(refDir)); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(zeroRef, "securities.csv"))
+	if err := os.Symlink("/dev/zero", filepath.Join(zeroRef, "securities.csv")); err != nil {
+		t.Fatal(err)
+	}
+	out := func() string { return filepath.Join(t.TempDir(), "o") }
+	for _, args := range [][]string{
+		{"match", "--in", "/dev/zero", "--out", out()},
+		{"match", "--in", fifo(t, dir, "in.fifo"), "--out", out()},
+		{"match", "--in", dir, "--out", out()},
+		{"match", "--in", in, "--out", out(), "--refdata", badRef},
+		{"match", "--in", in, "--out", out(), "--refdata", zeroRef},
+		{"gen", "--trades", "1", "--out", filepath.Join(dir, "g.txt"), "--refdata", zeroRef},
+		{"refdata", "load", "--dir", zeroRef, "--brokers", "127.0.0.1:1"},
+		{"drive", "--in", "/dev/zero", "--brokers", "127.0.0.1:1"},
+	} {
+		isUserError(t, "ste "+strings.Join(args, " "), execSteEnv(t, nil, promptly, args...))
+	}
+}
+
+// A record far over the limit is TOO_LARGE like any other (the first 64 KiB
+// kept), and the records after it are still processed.
+func TestAdversarial_HugeRecordInFile(t *testing.T) {
+	tr := oneAllocTrade("HUGE-1")
+	huge := tr.NOE().Clone()
+	huge.Tail = "<Pad>" + strings.Repeat("x", 8<<20) + "</Pad>"
+	r := runMatch(t, append([]string{huge.Line()}, lines(tr.All()...)...))
+	if r.Reason(1) != "TOO_LARGE" || len(r.CLS) != 1 {
+		t.Fatalf("huge line: reason %q, %d CLS (want TOO_LARGE, then the trade matched)", r.Reason(1), len(r.CLS))
+	}
+}

@@ -25,8 +25,15 @@ type Reader struct {
 	buf    []byte
 }
 
-// Open opens a message-set file, decompressing by suffix.
+// Open opens a message-set file, decompressing by suffix. Only regular files
+// are opened: a device such as /dev/zero has no end (and no newline, so one
+// endless line), and a FIFO blocks until someone writes to it.
 func Open(path string) (*Reader, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: a message set is a file of one message per line", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
