@@ -197,3 +197,40 @@ func TestAdversarial_HugeRecordInFile(t *testing.T) {
 		t.Fatalf("huge line: reason %q, %d CLS (want TOO_LARGE, then the trade matched)", r.Reason(1), len(r.CLS))
 	}
 }
+
+// Retention below an hour expires everything almost at once: refused unless
+// asked for by name, by every command that takes --retention.
+func TestAdversarial_ShortRetentionRefused(t *testing.T) {
+	dir := t.TempDir()
+	in := oneNOE(t, dir)
+	for _, ret := range []string{"0s", "1ns", "59m59s", "0d"} {
+		for _, args := range [][]string{
+			{"match", "--in", in, "--out", filepath.Join(t.TempDir(), "o"), "--retention", ret},
+			{"process", "--brokers", "127.0.0.1:1", "--http", "", "--retention", ret},
+			{"topics", "create", "--brokers", "127.0.0.1:1", "--retention", ret},
+			{"analytics", "--brokers", "127.0.0.1:1", "--retention", ret},
+		} {
+			r := execSteEnv(t, nil, promptly, args...)
+			isUserError(t, "ste "+strings.Join(args, " "), r)
+			if want := "--allow-short-retention"; !strings.HasPrefix(ret, "0") && !strings.Contains(r.stderr, want) {
+				t.Errorf("ste %s: the reason does not name %s: %s", strings.Join(args, " "), want, r.stderr)
+			}
+			// Zero is never a retention: no flag makes it one.
+			if strings.HasPrefix(ret, "0") {
+				isUserError(t, "ste "+strings.Join(args, " ")+" --allow-short-retention",
+					execSteEnv(t, nil, promptly, append(args, "--allow-short-retention")...))
+			}
+		}
+	}
+	// Asked for by name, a short retention runs: the first trade expires
+	// once the second one's messages move the clock a minute on.
+	a, b := oneAllocTrade("SHORT-1"), oneAllocTrade("SHORT-2")
+	b.Base = a.Base.Add(time.Hour)
+	r := runMatch(t, lines(a.NOE(), b.NOE()), func(o *runOpt) {
+		o.retention = "1m"
+		o.extra = []string{"--allow-short-retention"}
+	})
+	if len(r.StatusRounds(a.Key())) != 1 {
+		t.Fatalf("with --retention 1m --allow-short-retention the first trade did not expire:\n%s", r.dump())
+	}
+}

@@ -110,16 +110,16 @@ func topicsCreate(ctx context.Context, args []string) error {
 	fs := flags("topics create", "[--brokers B] [--namespace NS] [--partitions N]")
 	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
 	parts := fs.Int("partitions", topics.DefaultPartitions, "partitions of keyed topics")
-	retention := fs.String("retention", "7d", "retention of inbound and other streams (replay window)")
+	retention := addRetentionFlag(fs, "7d", "retention of inbound and other streams (replay window)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	ret, err := parseDuration(*retention)
+	ret, err := retention.get()
 	if err != nil {
-		return usageError{"--retention: " + err.Error()}
+		return err
 	}
 	if *parts < 1 {
 		return usageError{"--partitions must be positive"}
@@ -195,7 +195,7 @@ func process(ctx context.Context, args []string) error {
 	fs := flags("process", "[--brokers B] [--namespace NS] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE]")
 	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
 	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
-	retention := fs.String("retention", "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
+	retention := addRetentionFlag(fs, "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
 	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC")
 	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file; default: the public demo key, with a warning")
 	httpAddr := fs.String("http", "127.0.0.1:0", "address of /healthz, /readyz and /metrics (\"\" turns it off)")
@@ -206,9 +206,9 @@ func process(ctx context.Context, args []string) error {
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	ret, err := parseDuration(*retention)
+	ret, err := retention.get()
 	if err != nil {
-		return usageError{"--retention: " + err.Error()}
+		return err
 	}
 	log := logger()
 	signer, err := utilitySigner(*bic, *keyFile, log)
