@@ -14,9 +14,11 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -232,5 +234,97 @@ func TestAdversarial_ShortRetentionRefused(t *testing.T) {
 	})
 	if len(r.StatusRounds(a.Key())) != 1 {
 		t.Fatalf("with --retention 1m --allow-short-retention the first trade did not expire:\n%s", r.dump())
+	}
+}
+
+// Namespaces become topic names: anything but letters, digits, - and _ is
+// refused before a broker is dialled.
+func TestAdversarial_BadNamespaces(t *testing.T) {
+	dir := t.TempDir()
+	in := oneNOE(t, dir)
+	for _, ns := range []string{"", "a.b", "../etc", "a b", "ünï", "ste.inbound", strings.Repeat("n", 101)} {
+		for _, args := range [][]string{
+			{"topics", "create", "--namespace", ns},
+			{"refdata", "load", "--dir", refDir, "--namespace", ns},
+			{"drive", "--in", in, "--namespace", ns},
+			{"process", "--http", "", "--namespace", ns},
+		} {
+			args = append(args, "--brokers", "127.0.0.1:1")
+			r := execSteEnv(t, nil, promptly, args...)
+			isUserError(t, "ste "+strings.Join(args[:2], " ")+" --namespace "+ns, r)
+			if !strings.Contains(r.stderr, "namespace") {
+				t.Errorf("namespace %q: the reason does not name it: %s", ns, r.stderr)
+			}
+		}
+	}
+}
+
+// silentBroker accepts connections and never answers a byte: the worst
+// broker there is, for bounded waits.
+func silentBroker(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+	})
+	return ln.Addr().String()
+}
+
+// Unreachable and silent brokers: every broker-facing command gives up with a
+// one-line reason in bounded time. (ste process logs its key warning first;
+// its reason is the last line.)
+func TestAdversarial_UnreachableAndSilentBrokers(t *testing.T) {
+	dir := t.TempDir()
+	in := oneNOE(t, dir)
+	keyFile := writeFile(t, filepath.Join(dir, "key"), []byte(base64.StdEncoding.EncodeToString(utilitySeed())))
+	silent := silentBroker(t)
+	for _, b := range []struct{ name, addr string }{{"unreachable", "127.0.0.1:1"}, {"silent", silent}} {
+		for _, args := range [][]string{
+			{"topics", "create"},
+			{"refdata", "load", "--dir", refDir},
+			{"drive", "--in", in},
+			{"topics", "dump", "--topic", "ste.cls"},
+			{"process", "--http", "", "--utility-key", keyFile},
+		} {
+			t.Run(b.name+" "+strings.Join(args[:2], " "), func(t *testing.T) {
+				t.Parallel() // a silent broker costs each command its whole timeout
+				args := append(append([]string(nil), args...), "--brokers", b.addr)
+				start := time.Now()
+				r := execSteEnv(t, nil, time.Minute, args...)
+				what := "ste " + strings.Join(args, " ")
+				if took := time.Since(start); r.code <= 0 || took > 45*time.Second {
+					t.Fatalf("%s: exit %d after %v, want a non-zero exit within 45 s\n%s", what, r.code, took, r.stderr)
+				}
+				noStackTrace(t, what, r.stderr)
+				ls := nonEmptyLines(r.stderr)
+				if args[0] != "process" && len(ls) != 1 {
+					t.Errorf("%s: %d lines on stderr, want one:\n%s", what, len(ls), r.stderr)
+				}
+				if len(ls) == 0 || !strings.HasPrefix(ls[len(ls)-1], "ste "+args[0]) {
+					t.Errorf("%s: no one-line reason at the end of stderr:\n%s", what, r.stderr)
+				}
+			})
+		}
 	}
 }
