@@ -71,7 +71,7 @@ func (d *Decoder) Decode(rec []byte) (*Message, *Rejection) {
 	}
 	els := d.doc.Elements
 	if string(els[0].Name) != "Msg" {
-		return nil, reject(Malformed, "root element is <"+string(els[0].Name)+">, want <Msg>")
+		return nil, reject(Malformed, "root element is <"+Echo(string(els[0].Name))+">, want <Msg>")
 	}
 	// One copy of the record as a string: every field is a substring of it, so
 	// decoding costs one allocation for text however many fields there are.
@@ -166,6 +166,10 @@ func (d *Decoder) Decode(rec []byte) (*Message, *Rejection) {
 	return m, nil
 }
 
+// quote is a value of the record as a detail shows it: quoted, and cut to
+// MaxEcho characters so that no output amplifies its input.
+func quote(v string) string { return strconv.Quote(Echo(v)) }
+
 func (r *raw) note(problem string) {
 	if r.problem == "" {
 		r.problem = problem
@@ -213,17 +217,17 @@ func (r *raw) check(m *Message) *Rejection {
 		}
 	}
 	if !IsMsgId(m.MsgId) {
-		return reject(Schema, "MsgId "+strconv.Quote(m.MsgId)+" must be 1 to 64 characters of A-Z a-z 0-9 . _ : -")
+		return reject(Schema, "MsgId "+quote(m.MsgId)+" must be 1 to 64 characters of A-Z a-z 0-9 . _ : -")
 	}
 	var ok bool
 	if m.Type, ok = ParseMsgType(r.header[hMsgType]); !ok {
-		return reject(Schema, "MsgType "+strconv.Quote(r.header[hMsgType])+" is not NOE, ALC, NPR or SET")
+		return reject(Schema, "MsgType "+quote(r.header[hMsgType])+" is not NOE, ALC, NPR or SET")
 	}
 	if m.Function, ok = ParseFunction(r.header[hFunction]); !ok {
-		return reject(Schema, "Function "+strconv.Quote(r.header[hFunction])+" is not NEW, CANCEL or REPLACE")
+		return reject(Schema, "Function "+quote(r.header[hFunction])+" is not NEW, CANCEL or REPLACE")
 	}
 	if !IsBIC(m.Sender) {
-		return reject(Schema, "Sender "+strconv.Quote(m.Sender)+" is not a BIC (8 or 11 of A-Z 0-9)")
+		return reject(Schema, "Sender "+quote(m.Sender)+" is not a BIC (8 or 11 of A-Z 0-9)")
 	}
 	created, err := ParseTimestamp(r.header[hCreated])
 	switch {
@@ -232,7 +236,7 @@ func (r *raw) check(m *Message) *Rejection {
 		// (it used to wrap around and pass the 24 h rule).
 		m.CreatedOutOfRange = true
 	case err != nil:
-		return reject(Schema, "Created "+strconv.Quote(r.header[hCreated])+" is not an RFC 3339 timestamp")
+		return reject(Schema, "Created "+quote(r.header[hCreated])+" is not an RFC 3339 timestamp")
 	}
 	m.Created = created
 	if m.Function != NEW {
@@ -241,7 +245,7 @@ func (r *raw) check(m *Message) *Rejection {
 			return reject(Schema, "RelatedMsgId is required on "+m.Function.String())
 		}
 		if !IsMsgId(m.RelatedMsgId) {
-			return reject(Schema, "RelatedMsgId "+strconv.Quote(m.RelatedMsgId)+" is not of the MsgId form")
+			return reject(Schema, "RelatedMsgId "+quote(m.RelatedMsgId)+" is not of the MsgId form")
 		}
 	}
 
@@ -257,10 +261,10 @@ func (r *raw) check(m *Message) *Rejection {
 		return reject(Schema, "TradeRef is longer than 35 characters")
 	}
 	if m.TradeDate, err = date.Parse(k.TradeDate); err != nil {
-		return reject(Schema, "TradeDate "+strconv.Quote(k.TradeDate)+" is not a YYYY-MM-DD date")
+		return reject(Schema, "TradeDate "+quote(k.TradeDate)+" is not a YYYY-MM-DD date")
 	}
 	if !IsISIN(k.ISIN) {
-		return reject(Schema, "ISIN "+strconv.Quote(k.ISIN)+" is not 12 of A-Z 0-9")
+		return reject(Schema, "ISIN "+quote(k.ISIN)+" is not 12 of A-Z 0-9")
 	}
 	switch k.Side {
 	case "BUY":
@@ -268,13 +272,13 @@ func (r *raw) check(m *Message) *Rejection {
 	case "SELL":
 		m.Side = SELL
 	default:
-		return reject(Schema, "Side "+strconv.Quote(k.Side)+" is not BUY or SELL")
+		return reject(Schema, "Side "+quote(k.Side)+" is not BUY or SELL")
 	}
 	if !IsBIC(k.Broker) {
-		return reject(Schema, "Broker "+strconv.Quote(k.Broker)+" is not a BIC (8 or 11 of A-Z 0-9)")
+		return reject(Schema, "Broker "+quote(k.Broker)+" is not a BIC (8 or 11 of A-Z 0-9)")
 	}
 	if !IsBIC(k.InvMgr) {
-		return reject(Schema, "InvMgr "+strconv.Quote(k.InvMgr)+" is not a BIC (8 or 11 of A-Z 0-9)")
+		return reject(Schema, "InvMgr "+quote(k.InvMgr)+" is not a BIC (8 or 11 of A-Z 0-9)")
 	}
 
 	// A CANCEL needs only the key fields (and a SET CANCEL its Custodian, which
@@ -313,7 +317,7 @@ func (m *Message) setField(f Field, v string) *Rejection {
 		n, ok := ParseInteger(v)
 		if !ok {
 			if !isInteger(v) {
-				return reject(Schema, "Quantity "+strconv.Quote(v)+" is not a whole number of shares")
+				return reject(Schema, "Quantity "+quote(v)+" is not a whole number of shares")
 			}
 			m.OutOfRange |= 1 << f // well-formed but beyond what STE holds: BAD_AMOUNT later
 		}
@@ -321,16 +325,16 @@ func (m *Message) setField(f Field, v string) *Rejection {
 	case FAllocCount:
 		n, ok := ParseInteger(v)
 		if !ok || n < 1 || n > 1<<20 {
-			return reject(Schema, "AllocCount "+strconv.Quote(v)+" is not a positive integer")
+			return reject(Schema, "AllocCount "+quote(v)+" is not a positive integer")
 		}
 		m.AllocCount = int(n)
 	case FPrice:
 		d, written, err := decimal.Parse(v)
 		if err == decimal.ErrSyntax {
-			return reject(Schema, "Price "+strconv.Quote(v)+" is not a decimal number")
+			return reject(Schema, "Price "+quote(v)+" is not a decimal number")
 		}
 		if written > 6 {
-			return reject(Schema, "Price "+strconv.Quote(v)+" has more than 6 decimals")
+			return reject(Schema, "Price "+quote(v)+" has more than 6 decimals")
 		}
 		if err != nil {
 			m.OutOfRange |= 1 << f
@@ -339,7 +343,7 @@ func (m *Message) setField(f Field, v string) *Rejection {
 	case FGrossAmount, FCommission, FFees, FNetAmount:
 		d, _, err := decimal.Parse(v)
 		if err == decimal.ErrSyntax {
-			return reject(Schema, f.String()+" "+strconv.Quote(v)+" is not a decimal number")
+			return reject(Schema, f.String()+" "+quote(v)+" is not a decimal number")
 		}
 		if err != nil {
 			m.OutOfRange |= 1 << f
@@ -356,7 +360,7 @@ func (m *Message) setField(f Field, v string) *Rejection {
 		}
 	case FTradeCcy, FSettleCcy:
 		if !IsCurrencyCode(v) {
-			return reject(Schema, f.String()+" "+strconv.Quote(v)+" is not 3 of A-Z")
+			return reject(Schema, f.String()+" "+quote(v)+" is not 3 of A-Z")
 		}
 		if f == FTradeCcy {
 			m.TradeCcy = v
@@ -366,25 +370,25 @@ func (m *Message) setField(f Field, v string) *Rejection {
 	case FSettleDate:
 		d, err := date.Parse(v)
 		if err != nil {
-			return reject(Schema, "SettleDate "+strconv.Quote(v)+" is not a YYYY-MM-DD date")
+			return reject(Schema, "SettleDate "+quote(v)+" is not a YYYY-MM-DD date")
 		}
 		m.SettleDate = d
 	case FMarket:
 		if !IsMIC(v) {
-			return reject(Schema, "Market "+strconv.Quote(v)+" is not a MIC (4 of A-Z 0-9)")
+			return reject(Schema, "Market "+quote(v)+" is not a MIC (4 of A-Z 0-9)")
 		}
 		m.Market = v
 	case FExecTime:
 		t, err := ParseTimestamp(v)
 		if err != nil && err != ErrTimestampRange {
-			return reject(Schema, "ExecTime "+strconv.Quote(v)+" is not an RFC 3339 timestamp")
+			return reject(Schema, "ExecTime "+quote(v)+" is not an RFC 3339 timestamp")
 		}
 		// Out of range, t is the nearest time STE holds: ExecTime is carried
 		// by the NOE but compared and written nowhere.
 		m.ExecTime = t
 	case FCustodian, FPSET:
 		if !IsBIC(v) {
-			return reject(Schema, f.String()+" "+strconv.Quote(v)+" is not a BIC (8 or 11 of A-Z 0-9)")
+			return reject(Schema, f.String()+" "+quote(v)+" is not a BIC (8 or 11 of A-Z 0-9)")
 		}
 		if f == FCustodian {
 			m.Custodian = v

@@ -87,7 +87,7 @@ func readKeyFile(path string) ([]byte, error) {
 func parseKey(data []byte) (ed25519.PrivateKey, error) {
 	if blk, _ := pem.Decode(data); blk != nil {
 		if blk.Type != "PRIVATE KEY" {
-			return nil, fmt.Errorf("PEM block %q, want \"PRIVATE KEY\" (PKCS#8 Ed25519)", trimEcho(blk.Type, 40))
+			return nil, fmt.Errorf("PEM block %q, want \"PRIVATE KEY\" (PKCS#8 Ed25519)", Echo(blk.Type))
 		}
 		k, err := x509.ParsePKCS8PrivateKey(blk.Bytes)
 		if err != nil {
@@ -161,13 +161,6 @@ func fileKind(m fs.FileMode) string {
 		return "a socket"
 	}
 	return m.Type().String()
-}
-
-func trimEcho(s string, n int) string {
-	if len(s) > n {
-		return s[:n] + "…"
-	}
-	return s
 }
 
 // EncodePrivateKeyPEM writes k as PKCS#8 PEM.

@@ -18,7 +18,7 @@ func SignatureProblem(pub ed25519.PublicKey, m *Message) string {
 	case !m.HasSig || m.Sig == "":
 		return "<Sig> is missing or empty"
 	case m.HasSigAlg && m.SigAlg != "ed25519":
-		return `<Sig alg="` + m.SigAlg + `"> is not supported; use alg="ed25519"`
+		return `<Sig alg="` + Echo(m.SigAlg) + `"> is not supported; use alg="ed25519"`
 	case m.SignedStart < 0:
 		return "<Header> must come before <Body>: the signature covers <Header> through </Body>"
 	}

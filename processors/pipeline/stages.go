@@ -86,7 +86,8 @@ func (s *stages) validate(ctx goka.Context, msg any) {
 		InboundTS: ctx.Timestamp().UnixMicro(), Digest: vd.Digest, SenderKnown: vd.SenderKnown,
 		NetUnits: int8(vd.NetUnits), Raw: raw}
 	if vd.Msg != nil {
-		e.Sender, e.MsgId, e.Created = vd.Msg.Sender, vd.Msg.MsgId, vd.Msg.Created
+		// Cut as outputs echo them: the audit event carries them too.
+		e.Sender, e.MsgId, e.Created = schemas.Echo(vd.Msg.Sender), schemas.Echo(vd.Msg.MsgId), vd.Msg.Created
 		e.Type, e.Function = vd.Msg.Type, vd.Msg.Function
 		if vd.Rej == nil || vd.Rej.Reason > schemas.Schema {
 			e.TradeKey = vd.Msg.Key.TradeKey()

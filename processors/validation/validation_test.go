@@ -266,4 +266,22 @@ func TestNACK(t *testing.T) {
 	}
 }
 
+// Issue 15, defect 6: a NACK repeats at most 128 characters of a value of
+// the record, in its RelatedMsgId and its Detail.
+func TestNACKDoesNotAmplify(t *testing.T) {
+	v := New(testRef(), WithClock(clock))
+	var dec schemas.Decoder
+	long := strings.Repeat("M", 63<<10)
+	for _, rec := range [][]byte{
+		signed(with(noe(), func(d *schemas.Draft) { d.MsgId = long })),
+		signed(with(noe(), func(d *schemas.Draft) { d.Set("Quantity", long) })),
+	} {
+		vd := v.Inspect(&dec, rec)
+		_, nack := vd.Rejected("line-1", rec, -1, -1, clock())
+		if nack == nil || len(nack.Body) > 2*schemas.MaxEcho+200 || strings.Contains(string(nack.Body), long[:schemas.MaxEcho+1]) {
+			t.Fatalf("%v: NACK body of %d bytes", vd.Rej, len(nack.Body))
+		}
+	}
+}
+
 func kv(name, value string) schemas.Pair { return schemas.Pair{Name: name, Value: value} }
