@@ -66,6 +66,9 @@ func (d *Decoder) Decode(rec []byte) (*Message, *Rejection) {
 	if len(rec) > MaxRecord {
 		return nil, reject(TooLarge, "record is "+strconv.Itoa(len(rec))+" bytes; the limit is 65536")
 	}
+	if len(rec) == 0 {
+		return nil, reject(Malformed, "empty record: no value, so no XML message")
+	}
 	if err := d.doc.Parse(rec); err != nil {
 		return nil, reject(Malformed, "not well-formed XML: "+err.Error())
 	}

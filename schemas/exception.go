@@ -58,6 +58,9 @@ func NewException(id string, rec []byte, m *Message, rej *Rejection, partition i
 		ReceivedAt:      received.UTC().Format(time.RFC3339Nano),
 		SourcePartition: partition, SourceOffset: offset, Payload: rec,
 	}
+	if rec == nil {
+		e.Payload = []byte{} // "payload":"" — a record with no value has empty bytes, not null
+	}
 	if m != nil {
 		e.Sender, e.MsgId = Echo(m.Sender), Echo(m.MsgId)
 	}

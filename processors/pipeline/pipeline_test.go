@@ -3,11 +3,15 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"log/slog"
 	"strings"
 	"testing"
 
 	"github.com/lovoo/goka"
 	"github.com/lovoo/goka/tester"
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
 
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
@@ -18,20 +22,25 @@ import (
 // graph runs the three groups in goka's broker-free tester: the topology and
 // the stages' logic, not partitioning, rebalances or crashes (e2e does those).
 type graph struct {
-	tt    *tester.Tester
-	names Names
-	out   map[string]*tester.QueueTracker
+	tt      *tester.Tester
+	names   Names
+	out     map[string]*tester.QueueTracker
+	metrics *Metrics
+	log     *bytes.Buffer // what the stages logged
 }
 
 func newGraph(t *testing.T) *graph {
 	tt := tester.New(t)
 	n := Names{NS: "t"}
+	var logBuf bytes.Buffer
+	metrics := NewMetrics(prometheus.NewRegistry())
 	s := newStages(Config{Names: n, Validator: validation.New(refdata.Default()),
-		Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
+		Signer:  &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")},
+		Metrics: metrics, Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	for _, g := range s.Graphs() {
-		p, err := goka.NewProcessor(nil, g, goka.WithTester(tt))
+		p, err := goka.NewProcessor(nil, g, append(processorOptions(), goka.WithTester(tt))...)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +49,7 @@ func newGraph(t *testing.T) *graph {
 			t.Fatal(err)
 		}
 	}
-	gr := &graph{tt: tt, names: n, out: map[string]*tester.QueueTracker{}}
+	gr := &graph{tt: tt, names: n, out: map[string]*tester.QueueTracker{}, metrics: metrics, log: &logBuf}
 	for _, topic := range []string{n.CLS(), n.Outbound(), n.Exceptions(), n.Audit()} {
 		gr.out[topic] = tt.NewQueueTracker(topic)
 	}
@@ -136,4 +145,66 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 			t.Fatalf("truncated at %d accepted", i)
 		}
 	}
+}
+
+// Issue 15, defect 3: goka drops a record with no value before any callback
+// by default; on <ns>.inbound it must end as a MALFORMED exception with its
+// audit event and its count, like any record that is not a message.
+func TestGraphEmptyInboundRecordIsMalformed(t *testing.T) {
+	g := newGraph(t)
+	g.tt.Consume(g.names.Inbound(), "K", nil)
+	g.send("K", []byte{})
+	excs := g.drain(g.names.Exceptions())
+	if len(excs) != 2 {
+		t.Fatalf("%d exceptions for two empty records, want 2", len(excs))
+	}
+	for _, b := range excs {
+		var e map[string]any
+		if err := json.Unmarshal(b, &e); err != nil {
+			t.Fatal(err)
+		}
+		if e["reason"] != "MALFORMED" || e["payload"] != "" || e["sender"] != "" || e["msg_id"] != "" {
+			t.Fatalf("exception %s", b)
+		}
+	}
+	if n := len(g.drain(g.names.Audit())); n != 2 {
+		t.Fatalf("%d audit events, want 2", n)
+	}
+	if got := count(g.metrics.Rejected.WithLabelValues("MALFORMED")); got != 2 {
+		t.Fatalf("ste_rejected_total{reason=MALFORMED} = %v, want 2", got)
+	}
+	if out := g.drain(g.names.Outbound()); len(out) != 0 {
+		t.Fatalf("%d outputs for records with no sender", len(out))
+	}
+}
+
+// Garbage on internal topics is counted and logged with topic, partition and
+// offset, and processing goes on.
+func TestGraphCorruptInternalRecordsLogged(t *testing.T) {
+	g := newGraph(t)
+	g.tt.Consume(g.names.Verdicts(), "BRKASGSGXXX:X", []byte("garbage"))
+	g.tt.Consume(g.names.Accepted(), "0123456789abcdef", []byte("garbage"))
+	g.tt.Consume(g.names.Accepted(), "not a trade key", nil)
+	for _, topic := range []string{g.names.Verdicts(), g.names.Accepted()} {
+		if !strings.Contains(g.log.String(), "topic="+topic+" partition=0 offset=") {
+			t.Fatalf("corrupt record on %s not logged with its place:\n%s", topic, g.log)
+		}
+	}
+	if got := count(g.metrics.Corrupt.WithLabelValues("match")); got != 2 {
+		t.Fatalf("ste_corrupt_records_total{stage=match} = %v, want 2", got)
+	}
+	var recs [][]byte
+	workload.Generate(workload.Options{Trades: 1}, func(b []byte) error { recs = append(recs, b); return nil }, nil)
+	for _, r := range recs {
+		g.send("any", r)
+	}
+	if len(g.drain(g.names.CLS())) != 1 {
+		t.Fatal("no CLS after garbage on internal topics")
+	}
+}
+
+func count(c prometheus.Counter) float64 {
+	var m dto.Metric
+	c.Write(&m)
+	return m.GetCounter().GetValue()
 }

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -25,7 +26,8 @@ type Config struct {
 	// IdentityMargin is how much longer than the retention an accepted
 	// (Sender, MsgId) is remembered by the identity stage. Default 24h.
 	IdentityMargin time.Duration
-	Metrics        *Metrics // nil: none
+	Metrics        *Metrics     // nil: none
+	Logger         *slog.Logger // corrupt records and state; slog.Default() when nil
 	Now            func() time.Time
 }
 
@@ -42,6 +44,9 @@ func (c *Config) defaults() {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
 }
 
 // stages holds the callbacks of the three groups and what they share.
@@ -54,6 +59,8 @@ type stages struct {
 	mu         sync.Mutex
 	matchStore map[int32]*memstore.Store
 	idStore    map[int32]*memstore.Store
+
+	corruptLog rateLimit
 }
 
 func newStages(cfg Config) *stages {
@@ -160,9 +167,10 @@ func (s *stages) audit(ctx goka.Context, st Stage, e *Envelope, outcome, reason 
 
 func (s *stages) identity(ctx goka.Context, msg any) {
 	start := time.Now()
-	e, err := UnmarshalEnvelope(msg.([]byte))
+	raw, _ := msg.([]byte)
+	e, err := UnmarshalEnvelope(raw)
 	if err != nil {
-		s.cfg.Metrics.corrupt(StageIdentity)
+		s.corrupt(ctx, StageIdentity, "", "record is not an envelope")
 		return // not ours: nothing to answer, never crash on input
 	}
 	var known identityEntry
@@ -209,14 +217,15 @@ func (s *stages) forgetIdentities(p int32) {
 
 func (s *stages) match(ctx goka.Context, msg any) {
 	start := time.Now()
-	e, err := UnmarshalEnvelope(msg.([]byte))
+	raw, _ := msg.([]byte)
+	e, err := UnmarshalEnvelope(raw)
 	if err != nil {
-		s.cfg.Metrics.corrupt(StageMatch)
+		s.corrupt(ctx, StageMatch, "", "record is not an envelope")
 		return
 	}
 	key, ok := schemas.ParseTradeKey(ctx.Key())
 	if !ok {
-		s.cfg.Metrics.corrupt(StageMatch)
+		s.corrupt(ctx, StageMatch, "", "key is not a trade key")
 		return
 	}
 	it := s.interns.Get().(matching.Interner)
@@ -229,7 +238,7 @@ func (s *stages) match(ctx goka.Context, msg any) {
 	m, rej := dec.Decode(e.Raw)
 	s.decoders.Put(dec)
 	if rej != nil || m.Key.TradeKey() != key {
-		s.cfg.Metrics.corrupt(StageMatch)
+		s.corrupt(ctx, StageMatch, "", "envelope holds no message of this trade")
 		return
 	}
 	t := s.load(ctx, key, it)
@@ -278,12 +287,58 @@ func (s *stages) load(ctx goka.Context, key schemas.TradeKey, it matching.Intern
 	}
 	t, err := matching.UnmarshalTrade(v, it)
 	if err != nil {
-		// A value we cannot read is not ours to lose silently: count it and
-		// start the trade afresh (its counters continue from nothing).
-		s.cfg.Metrics.corrupt(StageMatch)
+		// A value we cannot read is not ours to lose silently: count it, log
+		// it and start the trade afresh (its counters continue from nothing).
+		s.corrupt(ctx, StageMatch, Table(s.cfg.Names.MatchGroup()), "trade state unreadable: trade started afresh")
 		return matching.NewTrade(key, nil)
 	}
 	return t
+}
+
+// corrupt counts a record, or a table value (table != ""), that the stage
+// cannot read, and logs where it is: the input record's topic, partition and
+// offset (a table value's changelog offset is not known to the callback, its
+// key and partition are). The log is rate-limited: garbage arrives in bursts.
+func (s *stages) corrupt(ctx goka.Context, st Stage, table, what string) {
+	s.cfg.Metrics.corrupt(st)
+	suppressed, ok := s.corruptLog.allow(s.cfg.Now())
+	if !ok {
+		return
+	}
+	args := []any{"stage", st.String(), "what", what, "topic", ctx.Topic(), "partition", ctx.Partition(),
+		"offset", ctx.Offset(), "key", schemas.Echo(ctx.Key())}
+	if table != "" {
+		args = append(args, "table", table)
+	}
+	if suppressed > 0 {
+		args = append(args, "suppressed_since_last", suppressed)
+	}
+	s.cfg.Logger.Warn("corrupt record or state skipped", args...)
+}
+
+// rateLimit lets through a burst of log lines per minute and counts the rest.
+type rateLimit struct {
+	mu         sync.Mutex
+	window     time.Time
+	n          int
+	suppressed int
+}
+
+const logBurst = 20 // lines per minute
+
+func (r *rateLimit) allow(now time.Time) (suppressed int, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if now.Sub(r.window) >= time.Minute {
+		r.window, r.n = now, 0
+	}
+	if r.n >= logBurst {
+		r.suppressed++
+		return 0, false
+	}
+	r.n++
+	suppressed, r.suppressed = r.suppressed, 0
+	return suppressed, true
 }
 
 func (s *stages) emit(ctx goka.Context, outs []schemas.Output) []string {
