@@ -178,6 +178,73 @@ func TestGraphEmptyInboundRecordIsMalformed(t *testing.T) {
 	}
 }
 
+// Issue 15, defect 4: an identity-table entry that cannot be read is
+// poisoned, not absent. It is counted and logged; a message under it is
+// decided by its trade when the trade can (the genuine message's resend is
+// re-ACKed, another content is a CONFLICTING_DUPLICATE) and is otherwise an
+// INTERNAL exception — never accepted over the entry, never NACKed.
+func TestGraphCorruptIdentityEntryIsPoisoned(t *testing.T) {
+	g := newGraph(t)
+	var recs [][]byte
+	if _, err := workload.Generate(workload.Options{Trades: 2}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	var dec schemas.Decoder
+	genuine := recs[0]
+	m, rej := dec.Decode(genuine)
+	if rej != nil {
+		t.Fatal(rej)
+	}
+	g.send("K", genuine)
+	g.drain(g.names.Outbound())
+	g.drain(g.names.Audit())
+	table := goka.GroupTable(goka.Group(g.names.IdentityGroup()))
+	idKey := IdentityKey(m.Sender, m.MsgId)
+	g.tt.SetTableValue(table, idKey, []byte("\x01garbage"))
+
+	// Other content under the genuine identity (outside the signed range, so
+	// it is valid): the trade holds the genuine message, so it is a conflict.
+	other := append(append([]byte(nil), genuine[:len(genuine)-len("</Msg>")]...), "<X/></Msg>"...)
+	g.send("K", other)
+	excs := g.drain(g.names.Exceptions())
+	if len(excs) != 1 || !bytes.Contains(excs[0], []byte(`"reason":"CONFLICTING_DUPLICATE"`)) {
+		t.Fatalf("other content under a poisoned identity: exceptions %s", excs)
+	}
+	g.drain(g.names.Outbound())
+	// The genuine message again: re-ACKed, not NACKed.
+	g.send("K", genuine)
+	out := g.drain(g.names.Outbound())
+	if len(out) == 0 || !bytes.Contains(out[0], []byte("<MsgId>ACK:"+m.Sender+":"+m.MsgId+"</MsgId>")) {
+		t.Fatalf("genuine resend under a poisoned identity: outputs %s", out)
+	}
+	if excs := g.drain(g.names.Exceptions()); len(excs) != 0 {
+		t.Fatalf("genuine resend under a poisoned identity: exceptions %s", excs)
+	}
+	if v, _ := g.tt.TableValue(table, idKey).([]byte); string(v) != "\x01garbage" {
+		t.Fatalf("the poisoned entry was overwritten: %x", v)
+	}
+
+	// A message whose entry is poisoned and whose trade never held it cannot
+	// be decided: INTERNAL, no NACK, no ACK.
+	fresh := recs[1] // never sent
+	fm, _ := dec.Decode(fresh)
+	g.tt.SetTableValue(table, IdentityKey(fm.Sender, fm.MsgId), []byte("short"))
+	g.send("K", fresh)
+	excs = g.drain(g.names.Exceptions())
+	if len(excs) != 1 || !bytes.Contains(excs[0], []byte(`"reason":"INTERNAL"`)) {
+		t.Fatalf("undecidable message: exceptions %s", excs)
+	}
+	if out := g.drain(g.names.Outbound()); len(out) != 0 {
+		t.Fatalf("undecidable message: outputs %s", out)
+	}
+	if got := count(g.metrics.Corrupt.WithLabelValues("identity")); got != 3 {
+		t.Fatalf("ste_corrupt_records_total{stage=identity} = %v, want 3", got)
+	}
+	if !strings.Contains(g.log.String(), "table="+string(table)) {
+		t.Fatalf("poisoned entry not logged with its table:\n%s", g.log)
+	}
+}
+
 // Garbage on internal topics is counted and logged with topic, partition and
 // offset, and processing goes on.
 func TestGraphCorruptInternalRecordsLogged(t *testing.T) {

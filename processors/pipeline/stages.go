@@ -176,7 +176,12 @@ func (s *stages) identity(ctx goka.Context, msg any) {
 	var known identityEntry
 	isKnown := false
 	if v, _ := ctx.Value().([]byte); v != nil {
-		known, isKnown = unmarshalIdentity(v)
+		if known, isKnown = unmarshalIdentity(v); !isKnown {
+			s.corrupt(ctx, StageIdentity, Table(s.cfg.Names.IdentityGroup()), "identity entry unreadable: poisoned")
+			s.poisoned(ctx, e)
+			s.cfg.Metrics.observe(StageIdentity, ctx.Partition(), start, e.InboundTS)
+			return
+		}
 	}
 	vd := validation.Verdict{Msg: &schemas.Message{Sender: e.Sender, MsgId: e.MsgId}, Digest: e.Digest}
 	if e.Reason != 0 {
@@ -198,6 +203,26 @@ func (s *stages) identity(ctx goka.Context, msg any) {
 		s.reject(ctx, StageIdentity, e, nil, vd.Rej)
 	}
 	s.cfg.Metrics.observe(StageIdentity, ctx.Partition(), start, e.InboundTS)
+}
+
+// poisoned handles a message whose identity entry cannot be read. The entry
+// is neither absent (accepting the message would overwrite what an accepted
+// message claimed, and the genuine message's resend would then be NACKed)
+// nor known: it stays as it is. Only the bytes of the record decide what
+// they can: a record rejected before its trade is known (MALFORMED, SCHEMA)
+// can never be an accepted message's copy, so it is rejected as usual; any
+// other goes to its trade, which recognises an exact duplicate or another
+// content under an identity it holds, and turns anything else into an
+// INTERNAL exception (docs/matching.md).
+func (s *stages) poisoned(ctx goka.Context, e *Envelope) {
+	if e.Reason != 0 && e.Reason <= schemas.Schema {
+		s.step(e, StageIdentity, EventRejected)
+		s.reject(ctx, StageIdentity, e, nil, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
+		return
+	}
+	e.Kind = KindPoisoned
+	s.step(e, StageIdentity, EventPoisoned)
+	s.out(ctx, StageIdentity, s.cfg.Names.Accepted(), e.TradeKey.String(), e.Marshal())
 }
 
 // forgetIdentities drops identities accepted more than retention+margin of
@@ -242,6 +267,9 @@ func (s *stages) match(ctx goka.Context, msg any) {
 		return
 	}
 	t := s.load(ctx, key, it)
+	if e.Kind == KindPoisoned && !s.decidable(ctx, t, m, e) {
+		return
+	}
 	outs, res := t.Apply(&matching.Inbound{Msg: m, Digest: e.Digest, NetUnits: int(e.NetUnits)}, &s.engine, it)
 	switch res {
 	case matching.Conflict:
@@ -269,6 +297,32 @@ func (s *stages) match(ctx goka.Context, msg any) {
 	s.cfg.Metrics.accepted(res == matching.Duplicate)
 	s.sweep(ctx)
 	s.cfg.Metrics.observe(StageMatch, ctx.Partition(), start, e.InboundTS)
+}
+
+// decidable answers a message whose identity entry is poisoned as far as its
+// trade can (see poisoned): it reports whether Apply may go on, which it may
+// for an exact duplicate of a message the trade holds and for other valid
+// content under a held identity (Apply's Conflict). Otherwise it has written
+// the rejection or the INTERNAL exception.
+func (s *stages) decidable(ctx goka.Context, t *matching.Trade, m *schemas.Message, e *Envelope) bool {
+	held, ok := t.Holds(m.Sender, m.MsgId)
+	switch {
+	case ok && held == e.Digest:
+		return true
+	case ok && e.Reason == 0:
+		return true
+	case ok:
+		// Not the held message's bytes, and invalid: its own code, as the
+		// contract's order puts CONFLICTING_DUPLICATE last.
+		s.step(e, StageMatch, EventRejected)
+		s.reject(ctx, StageMatch, e, m, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
+		return false
+	}
+	s.step(e, StageMatch, EventRejected)
+	s.reject(ctx, StageMatch, e, m, &schemas.Rejection{Reason: schemas.Internal,
+		Detail: "the identity table entry of " + m.Sender + ":" + m.MsgId + " cannot be read (corrupt state), and its trade does not hold the message: " +
+			"whether it is new, a duplicate or a conflict cannot be decided; retry it once the entry is repaired"})
+	return false
 }
 
 // load returns the trade for key: decoded from the table, continued from a
