@@ -280,6 +280,7 @@ func runProcess(ctx context.Context, o processOptions) error {
 		go srv.Serve(ln)
 		defer srv.Close()
 		log.Info("http endpoints", "addr", ln.Addr().String(), "paths", "/healthz /readyz /metrics")
+		pipeline.WarnIfExposed(log, ln.Addr().String())
 	}
 
 	// Reference data first: no inbound message is consumed before it is read
