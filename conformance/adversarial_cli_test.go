@@ -14,6 +14,7 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -197,6 +198,9 @@ func TestAdversarial_HugeRecordInFile(t *testing.T) {
 	r := runMatch(t, append([]string{huge.Line()}, lines(tr.All()...)...))
 	if r.Reason(1) != "TOO_LARGE" || len(r.CLS) != 1 {
 		t.Fatalf("huge line: reason %q, %d CLS (want TOO_LARGE, then the trade matched)", r.Reason(1), len(r.CLS))
+	}
+	if d, _ := r.ExcAt(1)["detail"].(string); !strings.Contains(d, fmt.Sprint(len(huge.Line()))) {
+		t.Errorf("TOO_LARGE detail %q does not give the record's size %d", d, len(huge.Line()))
 	}
 }
 

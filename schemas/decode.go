@@ -64,7 +64,7 @@ type raw struct {
 // exceptions and NACKs name them.
 func (d *Decoder) Decode(rec []byte) (*Message, *Rejection) {
 	if len(rec) > MaxRecord {
-		return nil, reject(TooLarge, "record is "+strconv.Itoa(len(rec))+" bytes; the limit is 65536")
+		return nil, reject(TooLarge, TooLargeDetail(int64(len(rec))))
 	}
 	if len(rec) == 0 {
 		return nil, reject(Malformed, "empty record: no value, so no XML message")
@@ -167,6 +167,11 @@ func (d *Decoder) Decode(rec []byte) (*Message, *Rejection) {
 		return m, rej
 	}
 	return m, nil
+}
+
+// TooLargeDetail is the detail of a TOO_LARGE record of n bytes.
+func TooLargeDetail(n int64) string {
+	return "record is " + strconv.FormatInt(n, 10) + " bytes; the limit is 65536"
 }
 
 // quote is a value of the record as a detail shows it: quoted, and cut to

@@ -93,3 +93,24 @@ func TestOpenRefusesSpecialFiles(t *testing.T) {
 		}
 	}
 }
+
+func TestLimitLinesKeepsSizes(t *testing.T) {
+	r, err := NewReader(strings.NewReader("abcdef\n\nxy\n"+strings.Repeat("z", 3<<20)), "s.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.LimitLines(4)
+	for _, want := range []struct {
+		line string
+		n    int
+		size int64
+	}{{"abcd", 1, 6}, {"xy", 3, 2}, {"zzzz", 4, 3 << 20}} {
+		line, n, err := r.Next()
+		if err != nil || string(line) != want.line || n != want.n || r.Size() != want.size {
+			t.Fatalf("got %q line %d size %d (%v), want %+v", line, n, r.Size(), err, want)
+		}
+	}
+	if _, _, err := r.Next(); err != io.EOF {
+		t.Fatalf("end: %v", err)
+	}
+}
