@@ -29,7 +29,7 @@ type graph struct {
 	log     *bytes.Buffer // what the stages logged
 }
 
-func newGraph(t *testing.T) *graph {
+func newGraph(t testing.TB) *graph {
 	tt := tester.New(t)
 	n := Names{NS: "t"}
 	var logBuf bytes.Buffer
@@ -40,7 +40,7 @@ func newGraph(t *testing.T) *graph {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	for _, g := range s.Graphs() {
-		p, err := goka.NewProcessor(nil, g, append(processorOptions(), goka.WithTester(tt))...)
+		p, err := goka.NewProcessor(nil, g, append(processorOptions(), goka.WithTester(tt), goka.WithLogger(gokaLogger{s.cfg.Logger}))...)
 		if err != nil {
 			t.Fatal(err)
 		}
