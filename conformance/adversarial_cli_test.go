@@ -296,14 +296,21 @@ func silentBroker(t *testing.T) string {
 }
 
 // Unreachable and silent brokers: every broker-facing command gives up with a
-// one-line reason in bounded time. (ste process logs its key warning first;
-// its reason is the last line.)
+// one-line reason in bounded time. (ste process logs its key message first;
+// its reason is the last line.) The commands run side by side: against a
+// silent broker each waits out its whole timeout.
 func TestAdversarial_UnreachableAndSilentBrokers(t *testing.T) {
 	dir := t.TempDir()
 	in := oneNOE(t, dir)
 	keyFile := writeFile(t, filepath.Join(dir, "key"), []byte(base64.StdEncoding.EncodeToString(utilitySeed())))
 	silent := silentBroker(t)
-	for _, b := range []struct{ name, addr string }{{"unreachable", "127.0.0.1:1"}, {"silent", silent}} {
+	type run struct {
+		args []string
+		r    execResult
+		took time.Duration
+	}
+	var runs []*run
+	for _, addr := range []string{"127.0.0.1:1", silent} {
 		for _, args := range [][]string{
 			{"topics", "create"},
 			{"refdata", "load", "--dir", refDir},
@@ -311,24 +318,33 @@ func TestAdversarial_UnreachableAndSilentBrokers(t *testing.T) {
 			{"topics", "dump", "--topic", "ste.cls"},
 			{"process", "--http", "", "--utility-key", keyFile},
 		} {
-			t.Run(b.name+" "+strings.Join(args[:2], " "), func(t *testing.T) {
-				t.Parallel() // a silent broker costs each command its whole timeout
-				args := append(append([]string(nil), args...), "--brokers", b.addr)
-				start := time.Now()
-				r := execSteEnv(t, nil, time.Minute, args...)
-				what := "ste " + strings.Join(args, " ")
-				if took := time.Since(start); r.code <= 0 || took > 45*time.Second {
-					t.Fatalf("%s: exit %d after %v, want a non-zero exit within 45 s\n%s", what, r.code, took, r.stderr)
-				}
-				noStackTrace(t, what, r.stderr)
-				ls := nonEmptyLines(r.stderr)
-				if args[0] != "process" && len(ls) != 1 {
-					t.Errorf("%s: %d lines on stderr, want one:\n%s", what, len(ls), r.stderr)
-				}
-				if len(ls) == 0 || !strings.HasPrefix(ls[len(ls)-1], "ste "+args[0]) {
-					t.Errorf("%s: no one-line reason at the end of stderr:\n%s", what, r.stderr)
-				}
-			})
+			runs = append(runs, &run{args: append(append([]string(nil), args...), "--brokers", addr)})
+		}
+	}
+	var wg sync.WaitGroup
+	for _, r := range runs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			start := time.Now()
+			r.r = execSteEnv(t, nil, time.Minute, r.args...)
+			r.took = time.Since(start)
+		}()
+	}
+	wg.Wait()
+	for _, r := range runs {
+		what := "ste " + strings.Join(r.args, " ")
+		if r.r.code <= 0 || r.took > 45*time.Second {
+			t.Errorf("%s: exit %d after %v, want a non-zero exit within 45 s\n%s", what, r.r.code, r.took, r.r.stderr)
+			continue
+		}
+		noStackTrace(t, what, r.r.stderr)
+		ls := nonEmptyLines(r.r.stderr)
+		if r.args[0] != "process" && len(ls) != 1 {
+			t.Errorf("%s: %d lines on stderr, want one:\n%s", what, len(ls), r.r.stderr)
+		}
+		if len(ls) == 0 || !strings.HasPrefix(ls[len(ls)-1], "ste "+r.args[0]) {
+			t.Errorf("%s: no one-line reason at the end of stderr:\n%s", what, r.r.stderr)
 		}
 	}
 }
