@@ -159,9 +159,7 @@ func (r *runtime) run(ctx context.Context) error {
 			return fmt.Errorf("--http %s: %v", o.HTTPAddr, err)
 		}
 		r.addr = ln.Addr().String()
-		if w := ExposureWarning(r.addr); w != "" {
-			r.log.Warn(w, "addr", r.addr)
-		}
+		WarnIfExposed(r.log, r.addr)
 		stopHTTP := r.serveHTTP(ln)
 		defer stopHTTP()
 		r.log.Info("http endpoints", "addr", r.addr, "paths", "/healthz /readyz /metrics /status")

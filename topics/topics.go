@@ -84,6 +84,11 @@ func Dump(ctx context.Context, c kafkaconn.Config, topic string, fn func(r *kgo.
 		return 0, err
 	}
 	defer cl.Close()
+	// A broker that accepts connections and never answers would otherwise
+	// hold the offset listing below for ever.
+	if err := Ping(ctx, cl, c); err != nil {
+		return 0, err
+	}
 	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
 	if err != nil {
 		return 0, err

@@ -35,7 +35,7 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	fs := flags("analytics", "[--brokers B] [--namespace NS] [--clickhouse DSN] [--retention DUR]")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	dsn := clickhouseFlag(fs)
-	retention := fs.String("retention", "", "keep rows this long (e.g. 30d, 720h); default: what the store has (90d for a new one)")
+	retention := addRetentionFlag(fs, "", "keep rows this long (e.g. 30d, 720h); default: what the store has (90d for a new one)")
 	batchRows := fs.Int("batch-rows", ingest.DefaultBatchRows, "rows per insert at most")
 	flush := fs.Duration("flush", ingest.DefaultFlushInterval, "insert a table's rows at least this often")
 	group := fs.String("group", "", "consumer group (default <ns>.analytics); one group per store: two stores fed by one group would each get part of the records")
@@ -47,13 +47,9 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	var ret time.Duration
-	if *retention != "" {
-		d, err := parseDuration(*retention)
-		if err != nil || d < time.Hour {
-			return usageError{fmt.Sprintf("--retention %q: a duration of at least 1h (e.g. 30d)", *retention)}
-		}
-		ret = d
+	ret, err := retention.get()
+	if err != nil {
+		return err
 	}
 	if *batchRows < 1 || *flush <= 0 {
 		return usageError{"--batch-rows and --flush must be positive"}

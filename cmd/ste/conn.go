@@ -87,12 +87,12 @@ func topicFlags(fs *flagSet) func() (topics.Options, error) {
 // --replication (default rf; 0 asks the cluster) and --min-insync.
 func layoutFlags(fs *flagSet, rf int) func() (topics.Options, error) {
 	parts := fs.Int("partitions", topics.DefaultPartitions, "partitions of keyed topics")
-	retention := fs.String("retention", "7d", "retention of inbound and other streams (replay window)")
+	retention := addRetentionFlag(fs, "7d", "retention of inbound and other streams (replay window)")
 	replication := replicationFlags(fs, rf)
 	return func() (topics.Options, error) {
-		ret, err := parseDuration(*retention)
+		ret, err := retention.get()
 		if err != nil {
-			return topics.Options{}, usageError{"--retention: " + err.Error()}
+			return topics.Options{}, err
 		}
 		if *parts < 1 {
 			return topics.Options{}, usageError{"--partitions must be positive"}

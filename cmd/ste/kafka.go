@@ -217,7 +217,7 @@ func process(ctx context.Context, args []string) error {
 	groups := fs.String("groups", envOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)")
 	instanceID := fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME")
 	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
-	retention := fs.String("retention", "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
+	retention := addRetentionFlag(fs, "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
 	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC ($STE_UTILITY_BIC)")
 	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file ($STE_UTILITY_KEY); default: the public demo key, with a warning")
 	httpAddr := fs.String("http", envOr("STE_HTTP", "127.0.0.1:0"), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)")
@@ -242,9 +242,9 @@ func process(ctx context.Context, args []string) error {
 			return usageError{"--instance-id: " + err.Error()}
 		}
 	}
-	ret, err := parseDuration(*retention)
+	ret, err := retention.get()
 	if err != nil {
-		return usageError{"--retention: " + err.Error()}
+		return err
 	}
 	// The cluster first: a refused login or certificate, or a topic the
 	// operator has not made, is the one line the operator sees, not

@@ -41,6 +41,7 @@ const (
 	KindAccepted                  // identity -> match: a new message
 	KindDuplicate                 // identity -> match: an exact duplicate of an accepted one
 	KindExpire                    // match loopback: look at this trade's retention
+	KindPoisoned                  // identity -> match: its identity entry is unreadable; the trade decides
 )
 
 // Step is one stage's handling of a message.
@@ -80,9 +81,10 @@ const (
 	EventApplied                    // applied to its trade
 	EventReemitted                  // duplicate answered from the trade
 	EventExpired                    // trade purged by retention
+	EventPoisoned                   // identity entry unreadable: sent to the trade to decide
 )
 
-var eventNames = [...]string{"", "valid", "invalid", "rejected", "accepted", "duplicate", "applied", "reemitted", "expired"}
+var eventNames = [...]string{"", "valid", "invalid", "rejected", "accepted", "duplicate", "applied", "reemitted", "expired", "poisoned"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {

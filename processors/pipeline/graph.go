@@ -31,6 +31,12 @@ func (raw) Encode(v any) ([]byte, error) {
 
 func (raw) Decode(b []byte) (any, error) { return b, nil }
 
+// nilHandling makes every group call its callback for a record with no
+// value: goka's default drops it before any callback, and on <ns>.inbound
+// that would lose it silently (messages.md §4 makes it MALFORMED); on
+// internal topics it is a corrupt record, counted.
+func nilHandling() goka.ProcessorOption { return goka.WithNilHandling(goka.NilProcess) }
+
 // SaramaConfig is goka's client configuration for STE, measured against
 // Apache Kafka 4 and kfake: protocol version 4.0 (Kafka 4 dropped the old
 // versions goka's default asks for), streams from the oldest offset so that a
@@ -93,11 +99,14 @@ func ClientID(instanceID string, st Stage) string { return "ste-" + instanceID +
 // callbacks finish, offsets are committed and the groups are left), or one
 // fails.
 func Run(ctx context.Context, o Options) error {
-	s := newStages(o.Config)
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
 	}
+	if o.Config.Logger == nil {
+		o.Config.Logger = log
+	}
+	s := newStages(o.Config)
 	if o.InstanceID == "" {
 		o.InstanceID = "anon"
 	}
@@ -182,6 +191,7 @@ func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.
 		return cfg
 	}
 	opts := []goka.ProcessorOption{
+		nilHandling(),
 		goka.WithClientID(ClientID(o.InstanceID, st)),
 		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(saramaCfg(), tmc)),
 		goka.WithProducerBuilder(ProducerBuilder(o.Kafka.Security()...)),

@@ -188,6 +188,13 @@ func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict) *sc
 			return reject(schemas.BadDate, "SettleDate "+m.SettleDate.String()+" is a holiday in "+sec.Country+", the country of "+m.Key.ISIN)
 		}
 	}
+	if m.CreatedOutOfRange {
+		if m.Created < 0 {
+			return reject(schemas.BadDate, "Created is before "+schemas.MinTime.Format(time.RFC3339)+", the earliest time STE holds")
+		}
+		return reject(schemas.BadDate, "Created is after "+schemas.MaxTime.Format(time.RFC3339)+
+			", the latest time STE holds, and so more than 24 h ahead of the utility's clock")
+	}
 	if m.Created > v.now().Add(MaxAhead).UnixNano() {
 		return reject(schemas.BadDate, "Created "+schemas.FormatTimestamp(m.Created)+" is more than 24 h ahead of the utility's clock")
 	}
