@@ -39,6 +39,11 @@ type Options struct {
 	Retention time.Duration
 	// Replication factor. Default 1 (single broker); use 3 on a real cluster.
 	Replication int16
+	// ProducerTime: inbound keeps the record times its producer sets
+	// (CreateTime) instead of the broker's arrival time. A sandbox's inbound
+	// is written by ste replay with the original records' times, which
+	// retention, the monitor and the Created rule read back.
+	ProducerTime bool
 }
 
 func (o *Options) defaults() {
@@ -72,7 +77,11 @@ func Specs(ns string, o Options) []Spec {
 		// Inbound records are stamped by the broker: a message's time in the
 		// system starts when the utility received it, whatever the sender's
 		// clock says (critical time, audit and the monitor agree on it).
-		if t.BrokerTime {
+		switch {
+		case t.BrokerTime && o.ProducerTime:
+			// Said explicitly: a cluster may default to LogAppendTime.
+			cfg["message.timestamp.type"] = "CreateTime"
+		case t.BrokerTime:
 			cfg["message.timestamp.type"] = "LogAppendTime"
 		}
 		keyed := t.Kind != pipeline.KindShared
