@@ -1,0 +1,121 @@
+package conformance
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/processors/offline"
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/validation"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/msgset"
+	"github.com/ste-utility/ste/schemas/outcome"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/workload"
+)
+
+// testOutcome: a run's outcome read from the store (ste diff --clickhouse)
+// is the one read from its topics (ste diff), and so is the comparison of
+// two runs — one set matched with and without a security suspended —
+// difference for difference.
+func (s *suite) testOutcome(t *testing.T) {
+	st, _ := s.open(t, store.Options{})
+	ctx := ctxFor(t, 2*time.Minute)
+	var set bytes.Buffer
+	if _, err := workload.Generate(workload.Options{Trades: 80, Mix: workload.Realistic, Seed: 13},
+		func(b []byte) error { set.Write(b); set.WriteByte('\n'); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	// The ISIN of the first valid message's trade is suspended in run B.
+	var dec schemas.Decoder
+	var isin string
+	for _, line := range bytes.Split(set.Bytes(), []byte("\n")) {
+		if m, rej := dec.Decode(line); rej == nil && m.Key.ISIN != "" {
+			isin = m.Key.ISIN
+			break
+		}
+	}
+	suspended := refdata.Default().Clone()
+	sec, ok := suspended.Security(isin)
+	if !ok {
+		t.Fatalf("ISIN %q not in the reference data", isin)
+	}
+	sec.Status = refdata.Suspended
+	suspended.PutSecurity(sec)
+
+	var fromTopics, fromStore []*outcome.Set
+	for i, ref := range []*refdata.Set{refdata.Default(), suspended} {
+		ns := s.name("outcome")
+		s.topicsFor(t, ns)
+		s.produce(t, matchRecords(t, ns, set.Bytes(), ref))
+		in := s.startIngest(t, ctx, st, ns, nil)
+		if err := in.CatchUp(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := in.Stop(); err != nil {
+			t.Fatal(err)
+		}
+		ft, err := topics.ReadOutcome(ctx, s.brokers, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := st.Outcome(ctx, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := outcome.Compare(ft, fs, outcome.Options{A: "topics", B: "clickhouse", Expiries: true}); !d.Equal() {
+			t.Fatalf("run %d: %s", i, d.Report(5))
+		}
+		if ft.Counts() != fs.Counts() || ft.Counts().Settled == 0 || ft.Counts().Repeats == 0 {
+			t.Fatalf("run %d: topics %+v, clickhouse %+v", i, ft.Counts(), fs.Counts())
+		}
+		fromTopics, fromStore = append(fromTopics, ft), append(fromStore, fs)
+	}
+	o := outcome.Options{A: "with", B: "suspended"}
+	dt, ds := outcome.Compare(fromTopics[0], fromTopics[1], o), outcome.Compare(fromStore[0], fromStore[1], o)
+	jt, _ := json.Marshal(dt)
+	js, _ := json.Marshal(ds)
+	if dt.Equal() || !bytes.Equal(jt, js) {
+		t.Fatalf("the suspension changed nothing, or the two sources disagree:\ntopics     %s\nclickhouse %s", dt, ds)
+	}
+}
+
+// matchRecords runs the engine over a message set (as ste match does) and
+// returns its outputs as the processors write them, keyed as they key them;
+// every fifth output is written twice (a re-emission after a crash).
+func matchRecords(t *testing.T, ns string, set []byte, ref *refdata.Set) []*kgo.Record {
+	t.Helper()
+	n := pipeline.Names{NS: ns}
+	var recs []*kgo.Record
+	sink := func(topic string) func([]byte) error {
+		return func(b []byte) error {
+			key := fmt.Sprint(len(recs))
+			r := &kgo.Record{Topic: topic, Key: []byte(key), Value: slices.Clone(b)}
+			recs = append(recs, r)
+			if len(recs)%5 == 0 {
+				recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(key + "'"), Value: r.Value})
+			}
+			return nil
+		}
+	}
+	src, err := msgset.NewReader(bytes.NewReader(set), "set.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
+	if _, _, err := offline.Run(context.Background(), src,
+		offline.Sinks{CLS: sink(n.CLS()), Outbound: sink(n.Outbound()), Exceptions: sink(n.Exceptions())},
+		offline.Options{Validator: validation.New(ref), Signer: signer}); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
