@@ -16,7 +16,6 @@ import (
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
@@ -172,45 +171,25 @@ func publishRefdata(ctx context.Context, brokers, ns string, set *refdata.Set) (
 func process(ctx context.Context, args []string) error {
 	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR]")
 	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
-	groups := fs.String("groups", envOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)")
-	instanceID := fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME")
 	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
-	retention := fs.String("retention", "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
-	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC")
-	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file; default: the public demo key, with a warning")
-	httpAddr := fs.String("http", envOr("STE_HTTP", "127.0.0.1:0"), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)")
-	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)")
+	pf := addProcessFlags(fs, "127.0.0.1:0")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	stages, err := pipeline.ParseStages(*groups)
-	if err != nil {
-		return usageError{"--groups: " + err.Error()}
-	}
-	if *instanceID != "" {
-		if err := instance.ValidID(*instanceID); err != nil {
-			return usageError{"--instance-id: " + err.Error()}
-		}
-	}
-	ret, err := parseDuration(*retention)
-	if err != nil {
-		return usageError{"--retention: " + err.Error()}
-	}
-	log := logger()
-	signer, err := utilitySigner(*bic, *keyFile, log)
+	o, err := pf.check()
 	if err != nil {
 		return err
 	}
-	id, err := instance.Claim(steHome(), *instanceID)
+	o, release, err := pf.instance(o, logger())
 	if err != nil {
 		return err
 	}
-	defer id.Release()
-	return instance.Run(ctx, instance.Options{Brokers: *brokers, Namespace: *ns, Stages: stages, RefdataDir: *refDir,
-		Retention: ret, Signer: signer, Verify: !*noVerify, HTTPAddr: *httpAddr, Identity: id, Logger: log})
+	defer release()
+	o.Brokers, o.Namespace, o.RefdataDir = *brokers, *ns, *refDir
+	return instance.Run(ctx, o)
 }
 
 func drive(ctx context.Context, args []string) error {
