@@ -1,0 +1,96 @@
+package main
+
+// ste migrate: scale-out into a namespace with more partitions
+// (docs/scale-out.md).
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/migrate"
+	"github.com/ste-utility/ste/topics"
+)
+
+func init() {
+	register(command{"migrate", "carry a stopped namespace's state into a new one with N partitions (scale-out); --follow bridges its inbound", migrateCmd})
+}
+
+func migrateCmd(ctx context.Context, args []string) error {
+	fs := flags("migrate", "--from NS --to NS2 --partitions N [--follow] [--rate R] [--brokers B] [--json]\n\n"+
+		"NS must be stopped (no live instance, no group member) at lag 0. Running it again after success changes\n"+
+		"nothing; a run that was interrupted is finished by running it again. With --follow it then copies records\n"+
+		"that still arrive on NS's inbound to NS2's until interrupted (for drivers not yet switched).")
+	brokers := brokersFlag(fs)
+	from := fs.String("from", "", "the namespace migrated, stopped at lag 0 (required)")
+	to := fs.String("to", "", "the new namespace (required)")
+	parts := fs.Int("partitions", 0, "partitions of the new namespace (required)")
+	follow := fs.Bool("follow", false, "after the migration, bridge NS's inbound to NS2's until interrupted")
+	rate := fs.Float64("rate", 0, "copy at most this many records per second (0: as fast as the cluster takes them)")
+	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *from == "" || *to == "" || *parts == 0 {
+		return usageError{"--from, --to and --partitions are required"}
+	}
+	for _, ns := range []string{*from, *to} {
+		if err := validNamespace(ns); err != nil {
+			return err
+		}
+	}
+	if *parts < 1 || *rate < 0 {
+		return usageError{"--partitions must be positive and --rate not negative"}
+	}
+	cl, err := topics.Connect(ctx, *brokers)
+	if err != nil {
+		return err
+	}
+	cl.Close()
+	say := func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
+	o := migrate.Options{Dial: dialer(*brokers), From: *from, To: *to, Partitions: int32(*parts), Rate: *rate,
+		Instances: func(ctx context.Context, ns string) ([]registry.Entry, error) {
+			return registry.List(ctx, *brokers, ns)
+		},
+		Log: func(format string, a ...any) { say("ste migrate: "+format, a...) }}
+	if isTerminal(os.Stderr) {
+		o.Progress = func(step string, n int64) { fmt.Fprintf(os.Stderr, "\r%s: %d written   ", step, n) }
+	}
+	res, err := migrate.Migrate(ctx, o)
+	if o.Progress != nil {
+		fmt.Fprint(os.Stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
+			return err
+		}
+	} else if res.AlreadyDone {
+		fmt.Printf("%s was migrated into %s (%d partitions) at %s: nothing to do\n", res.From, res.To, res.Partitions,
+			res.Origin.Completed.Format(time.RFC3339))
+	} else {
+		for _, id := range res.Removed {
+			fmt.Printf("removed the static member %s of an instance that no longer runs\n", id)
+		}
+		fmt.Printf("migrated %s into %s (%d partitions) in %.1fs: switch drivers and output consumers to %s, then start its processors\n",
+			res.From, res.To, res.Partitions, res.Seconds, res.To)
+	}
+	if !*follow {
+		return nil
+	}
+	say("ste migrate: following %s.inbound into %s.inbound until interrupted (group %s)", *from, *to, migrate.FollowGroup(*from, *to))
+	var last int64
+	err = migrate.Follow(ctx, o, func(n int64) {
+		last = n
+		if isTerminal(os.Stderr) {
+			fmt.Fprintf(os.Stderr, "\r%d records bridged   ", n)
+		}
+	})
+	say("\nste migrate: %d records bridged; run it again with --follow to resume", last)
+	return err
+}
