@@ -169,9 +169,9 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 		stage    pipeline.Stage // 0: no clock (reference data)
 		parts    int32
 	}{
-		{from.Refdata(), to.Refdata(), 0, 1},
 		{idTable, pipeline.Table(to.IdentityGroup()), pipeline.StageIdentity, o.Partitions},
 		{matchTable, pipeline.Table(to.MatchGroup()), pipeline.StageMatch, o.Partitions},
+		{from.Refdata(), to.Refdata(), 0, 1},
 	}
 	for _, s := range steps {
 		st, err := carry(ctx, o, s.src, s.dst, s.stage, s.parts)
