@@ -61,18 +61,19 @@ type Options struct {
 type Step struct {
 	Topic string `json:"topic"` // the new namespace's topic
 	copier.Converged
-	// Clocks are the event-time clocks the new partitions start at (µs
-	// since the epoch is what the tables hold: nanoseconds), by partition;
-	// only partitions that received values.
+	// Clocks are the event-time clocks the new partitions start at (Unix
+	// nanoseconds, as the tables hold them), by partition; only partitions
+	// that received values.
 	Clocks map[int32]int64 `json:"clocks,omitempty"`
-	// Markers is the number of clock markers written.
+	// Markers is the number of clock markers among the keys.
 	Markers int `json:"markers,omitempty"`
 }
 
 // Result says what a migration did.
 type Result struct {
-	From, To   string
-	Partitions int32
+	From       string `json:"from"`
+	To         string `json:"to"`
+	Partitions int32  `json:"partitions"`
 	// AlreadyDone: the new namespace's origin said complete; nothing was
 	// read or written.
 	AlreadyDone bool          `json:"already_done"`
@@ -178,9 +179,9 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 		if err != nil {
 			return res, err
 		}
-		o.logf("%s: %d keys, %d written, %d deleted, %d clock markers (%.1fs)", s.dst, st.Keys, st.Written, st.Deleted, st.Markers, st.Seconds)
+		o.logf("%s: %d values and %d clock markers; %d written, %d deleted (%.1fs)", s.dst, st.Keys-st.Markers, st.Markers, st.Written, st.Deleted, st.Seconds)
 		res.Steps = append(res.Steps, st)
-		rec.Copied[s.src] = int64(st.Keys)
+		rec.Copied[s.src] = int64(st.Keys - st.Markers)
 	}
 	rec.State, rec.Completed = origin.Complete, time.Now().UTC()
 	if err := origin.Write(ctx, cl, o.To, rec); err != nil {
