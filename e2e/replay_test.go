@@ -230,8 +230,9 @@ func backtestFromClickHouse(t *testing.T, f *fixture, a, b string, want *outcome
 // TestMigrateScaleOut is the scale-out acceptance: half of a set processed
 // in a namespace of 8 partitions, ste migrate into one of 16 (refused while
 // an instance runs; killed with kill -9 during its copy and run again; a
-// no-op once done), the rest sent partly to the old namespace and bridged
-// by --follow, partly to the new one, with a retention short enough that
+// no-op once done), the rest sent partly to the old namespace — while its
+// processors are stopped (carried by the migration) and after the cut-over
+// (bridged by --follow) — partly to the new one, with a retention short enough that
 // trades expire across the cut-over: both namespaces' outputs together are
 // what ste match gives the whole set with that retention — ACKs, NACKs,
 // settled trades, expiries, no MsgId with two contents (so CLS versions and
@@ -283,6 +284,8 @@ func migrateScaleOut(t *testing.T, b backend) {
 	}
 	must(t, p.stop(t, syscall.SIGTERM))
 	downtime := time.Now()
+	// Participants keep sending while the processors are stopped.
+	ste(t, env, "drive", "--in", parts.a2a)
 
 	// kill -9 during the copy (slowed down to be caught in it), then again.
 	killed := startCmd(t, exec.Command(steBin, "migrate", "--from", ns, "--to", ns2, "--partitions", "16", "--rate", "300"), env)
@@ -304,8 +307,8 @@ func migrateScaleOut(t *testing.T, b backend) {
 		t.Fatalf("after kill -9 the origin of %s is %+v (%v), want a started migration", ns2, rs, err)
 	}
 	out := ste(t, env, "migrate", "--from", ns, "--to", ns2, "--partitions", "16")
-	if !strings.Contains(out, "migrated "+ns+" into "+ns2) {
-		t.Fatalf("the second run: %s", out)
+	if m := regexp.MustCompile(`migrated \S+ into \S+ \(16 partitions\) in \S+, with ([0-9]+) inbound records`).FindStringSubmatch(out); m == nil || m[1] == "0" {
+		t.Fatalf("the second run did not carry the records sent while the processors were stopped: %s", out)
 	}
 	p2 := startCmd(t, exec.Command(steBin, "process", "--http", "", "--retention", retention), env2)
 	waitReady(t, brokers, ns2)
@@ -330,9 +333,9 @@ func migrateScaleOut(t *testing.T, b backend) {
 		t.Fatalf("a run after success: %s", out)
 	}
 
-	// Drivers not yet switched: A2 goes to the old namespace and is bridged.
+	// Drivers not yet switched: A2b goes to the old namespace and is bridged.
 	follow := startCmd(t, exec.Command(steBin, "migrate", "--from", ns, "--to", ns2, "--partitions", "16", "--follow"), env)
-	ste(t, env, "drive", "--in", parts.a2)
+	ste(t, env, "drive", "--in", parts.a2b)
 	waitProcessed(t, brokers, ns, lag.Group{Name: migrate.FollowGroup(ns, ns2), Stage: "follow", Topics: []string{pipeline.Names{NS: ns}.Inbound()}})
 	waitProcessed(t, brokers, ns2)
 	// Switched drivers: the late messages, then the next day.
@@ -425,14 +428,15 @@ func waitReady(t *testing.T, brokers, ns string) {
 }
 
 // scaleOut are the message sets of the migration scenario, each a file: X
-// (day 0) and A (day 1, split in two halves A1 and A2 by lines, so that
-// trades straddle the cut-over), late messages for trades of X that matched
+// (day 0) and A (day 1, split by lines into A1, processed before the
+// cut-over, and A2a and A2b after it, so that trades straddle it), late
+// messages for trades of X that matched
 // (a second NOE under a new MsgId, Created on day 1: X is purged by then,
 // so they start trades that continue from X's tombstones), and B (day 2).
 // With a 12 h retention, X's trades expire when A arrives and A's when B
 // does — in every partition, whatever the partition count, so expiries do
 // not depend on where the cut-over falls — and nothing expires within a day.
-type scaleOut struct{ x, a1, a2, late, b, whole string }
+type scaleOut struct{ x, a1, a2a, a2b, late, b, whole string }
 
 func scaleOutSets(t *testing.T, dir, refDir string) scaleOut {
 	t.Helper()
@@ -477,13 +481,14 @@ func scaleOutSets(t *testing.T, dir, refDir string) scaleOut {
 		}
 		must(t, w.Close())
 	}
-	a1, a2 := a[:len(a)/2], a[len(a)/2:]
+	a1, a2a, a2b := a[:len(a)/2], a[len(a)/2:len(a)*3/4], a[len(a)*3/4:]
 	write(&sets.x, "x.xml", x)
 	write(&sets.a1, "a1.xml", a1)
-	write(&sets.a2, "a2.xml", a2)
+	write(&sets.a2a, "a2a.xml", a2a)
+	write(&sets.a2b, "a2b.xml", a2b)
 	write(&sets.late, "late.xml", late)
 	write(&sets.b, "b.xml", b)
-	write(&sets.whole, "whole.xml", x, a1, a2, late, b)
+	write(&sets.whole, "whole.xml", x, a1, a2a, a2b, late, b)
 	return sets
 }
 

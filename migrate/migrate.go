@@ -5,12 +5,14 @@
 //
 // Migrate refuses while the old namespace runs (Check); otherwise it creates
 // the new namespace, records the cut-over in the new namespace's origin
-// (topics/origin), makes its reference data and its identity and match
-// table changelogs hold what the old ones hold — every value re-keyed with
+// (topics/origin), makes its identity and match table changelogs and its
+// reference data hold what the old ones hold — every value re-keyed with
 // the shared partitioner, tombstones included, so that retention, CLS
 // versions and status counts continue — starts each new partition's
 // event-time clock at the largest clock of the old partitions its values
-// come from (a clock marker, pipeline.ClockMarker), and records completion.
+// come from (a clock marker, pipeline.ClockMarker), copies the inbound
+// records that arrived after the old processors stopped (participants need
+// not pause), and records completion.
 // Every write is a convergence (copier.Converge): a run killed half way is
 // finished by running it again, and a run after success changes nothing.
 // Follow then bridges inbound records that still arrive on the old
@@ -81,8 +83,11 @@ type Result struct {
 	// Removed are the static members of stopped instances taken out of
 	// the old namespace's groups.
 	Removed []string `json:"removed,omitempty"`
-	Steps   []Step   `json:"steps,omitempty"`
-	Seconds float64  `json:"seconds"`
+	// Bridged counts inbound records that arrived after the old namespace
+	// stopped, copied to the new one's inbound.
+	Bridged int64   `json:"bridged"`
+	Steps   []Step  `json:"steps,omitempty"`
+	Seconds float64 `json:"seconds"`
 }
 
 // Refused is a migration that must not run: the reason says what to do.
@@ -132,7 +137,9 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 	if err := checkTarget(ctx, adm, o, recs, resumed); err != nil {
 		return res, err
 	}
-	if res.Removed, err = Check(ctx, adm, o.Instances, o.From); err != nil {
+	stopped, err := Check(ctx, adm, o.Instances, o.From)
+	res.Removed = stopped.Removed
+	if err != nil {
 		return res, err
 	}
 	if resumed {
@@ -144,11 +151,13 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 	if _, err := topics.Create(ctx, adm, o.To, topts); err != nil {
 		return res, err
 	}
-	// The cut-over: what the old namespace holds now (it is stopped and
-	// at lag 0, so this is everything it processed).
-	cut := map[string]map[int32]int64{}
+	// The cut-over: inbound up to where the old namespace validated it,
+	// and what its tables and reference data hold now (nothing is in
+	// flight between its stages, so that is the effect of every record
+	// validated).
+	cut := map[string]map[int32]int64{from.Inbound(): stopped.Processed}
 	idTable, matchTable := pipeline.Table(from.IdentityGroup()), pipeline.Table(from.MatchGroup())
-	for _, t := range []string{from.Inbound(), idTable, matchTable, from.Refdata()} {
+	for _, t := range []string{idTable, matchTable, from.Refdata()} {
 		spans, err := copier.EndSpans(ctx, adm, t)
 		if err != nil {
 			return res, err
@@ -183,6 +192,17 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 		res.Steps = append(res.Steps, st)
 		rec.Copied[s.src] = int64(st.Keys - st.Markers)
 	}
+	// Inbound records that arrived after the old namespace stopped go to
+	// the new one, through the bridge's group: --follow continues from
+	// there, and a run killed here resumes without copying twice.
+	res.Bridged, err = copier.CatchUp(ctx, followOptions(o, rec.Cutover[from.Inbound()], nil))
+	if err != nil {
+		return res, err
+	}
+	if res.Bridged > 0 || stopped.Unvalidated > 0 {
+		o.logf("%s: %d records that arrived after %s stopped copied to %s", from.Inbound(), res.Bridged, o.From, to.Inbound())
+	}
+	rec.Copied[from.Inbound()] = res.Bridged
 	rec.State, rec.Completed = origin.Complete, time.Now().UTC()
 	if err := origin.Write(ctx, cl, o.To, rec); err != nil {
 		return res, err
@@ -292,10 +312,16 @@ func Follow(ctx context.Context, o Options, progress func(copied int64)) error {
 	if !ok || rec.State != origin.Complete {
 		return &Refused{fmt.Sprintf("%s is not a completed migration of %s: run ste migrate without --follow first", o.To, o.From)}
 	}
+	o.Partitions = rec.Partitions
+	return copier.Follow(ctx, followOptions(o, rec.Cutover[pipeline.Names{NS: o.From}.Inbound()], progress))
+}
+
+// followOptions are the bridge's: from the old inbound to the new one, by
+// key, starting at the cut-over unless the bridge's group has a position.
+func followOptions(o Options, start map[int32]int64, progress func(int64)) copier.FollowOptions {
 	from, to := pipeline.Names{NS: o.From}, pipeline.Names{NS: o.To}
-	return copier.Follow(ctx, copier.FollowOptions{Dial: o.Dial, From: from.Inbound(), To: to.Inbound(),
-		Route: copier.Route{Partitions: rec.Partitions}, Group: FollowGroup(o.From, o.To),
-		Start: rec.Cutover[from.Inbound()], Progress: progress})
+	return copier.FollowOptions{Dial: o.Dial, From: from.Inbound(), To: to.Inbound(),
+		Route: copier.Route{Partitions: o.Partitions}, Group: FollowGroup(o.From, o.To), Start: start, Progress: progress}
 }
 
 // FollowGroup is the consumer group of the bridge from one namespace to

@@ -145,12 +145,29 @@ func TestMigrateCarriesTablesAndClocks(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.state("old")
+	// Records that arrived after the processors stopped (never validated).
+	var late []*kgo.Record
+	for i := range 5 {
+		late = append(late, &kgo.Record{Topic: "old.inbound", Partition: int32(i % 4), Key: []byte(fmt.Sprintf("S%d", i)), Value: []byte(fmt.Sprint(i))})
+	}
+	if err := e.cl.ProduceSync(ctx, late...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
 	res, err := migrate.Migrate(ctx, e.options("old", "new", 6))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.AlreadyDone || res.Origin.State != origin.Complete || len(res.Steps) != 3 {
+	if res.AlreadyDone || res.Origin.State != origin.Complete || len(res.Steps) != 3 || res.Bridged != 5 {
 		t.Fatalf("%+v", res)
+	}
+	if in, _, where := e.partitions("new.inbound", 0); len(where) != 5 || len(in) != 5 {
+		t.Fatalf("new.inbound holds %d records, want the 5 that arrived after the old namespace stopped", len(where))
+	} else {
+		for k, p := range where {
+			if p != copier.PartitionOf([]byte(k), 6) {
+				t.Fatalf("inbound record %s in partition %d", k, p)
+			}
+		}
 	}
 	from, to := pipeline.Names{NS: "old"}, pipeline.Names{NS: "new"}
 	markers := 0
@@ -305,11 +322,11 @@ func TestMigrateRefusesWhileTheNamespaceRuns(t *testing.T) {
 	refused(e.options("old", "new", 8), "member stray-consumer in group "+n.MatchGroup())
 	member.Close()
 
-	// Inbound not processed.
-	if err := e.cl.ProduceSync(ctx, &kgo.Record{Topic: n.Inbound(), Partition: 1, Value: []byte("<Msg/>")}).FirstErr(); err != nil {
+	// A record validated and not yet past identity: in flight.
+	if err := e.cl.ProduceSync(ctx, &kgo.Record{Topic: n.Verdicts(), Partition: 1, Value: []byte("x")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	refused(e.options("old", "new", 8), "1 records unprocessed (validate 1)")
+	refused(e.options("old", "new", 8), "1 records in flight between its stages (identity 1)")
 
 	// A target that is not new.
 	refused(e.options("old", "old", 8), "same namespace")

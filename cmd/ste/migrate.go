@@ -21,11 +21,12 @@ func init() {
 
 func migrateCmd(ctx context.Context, args []string) error {
 	fs := flags("migrate", "--from NS --to NS2 --partitions N [--follow] [--rate R] [--brokers B] [--json]\n\n"+
-		"NS must be stopped (no live instance, no group member) at lag 0. Running it again after success changes\n"+
-		"nothing; a run that was interrupted is finished by running it again. With --follow it then copies records\n"+
-		"that still arrive on NS's inbound to NS2's until interrupted (for drivers not yet switched).")
+		"NS's processors must be stopped (no live instance, no group member) with nothing in flight between\n"+
+		"their stages; inbound records that arrive after they stopped are carried to NS2. Running it again after\n"+
+		"success changes nothing; a run that was interrupted is finished by running it again. With --follow it\n"+
+		"then copies records that still arrive on NS's inbound to NS2's until interrupted (drivers not yet switched).")
 	brokers := brokersFlag(fs)
-	from := fs.String("from", "", "the namespace migrated, stopped at lag 0 (required)")
+	from := fs.String("from", "", "the namespace migrated, its processors stopped (required)")
 	to := fs.String("to", "", "the new namespace (required)")
 	parts := fs.Int("partitions", 0, "partitions of the new namespace (required)")
 	follow := fs.Bool("follow", false, "after the migration, bridge NS's inbound to NS2's until interrupted")
@@ -77,8 +78,8 @@ func migrateCmd(ctx context.Context, args []string) error {
 		for _, id := range res.Removed {
 			fmt.Printf("removed the static member %s of an instance that no longer runs\n", id)
 		}
-		fmt.Printf("migrated %s into %s (%d partitions) in %.1fs: switch drivers and output consumers to %s, then start its processors\n",
-			res.From, res.To, res.Partitions, res.Seconds, res.To)
+		fmt.Printf("migrated %s into %s (%d partitions) in %.1fs, with %d inbound records that arrived after %s stopped: start the processors of %s, switch drivers and output consumers to it\n",
+			res.From, res.To, res.Partitions, res.Seconds, res.Bridged, res.From, res.To)
 	}
 	if !*follow {
 		return nil

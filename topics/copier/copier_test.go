@@ -318,7 +318,21 @@ func TestFollowResumesFromItsCommits(t *testing.T) {
 		}
 	}
 	follow(30, 60)
-	follow(60, 75)
+	// Records that arrive while no bridge runs are caught up at once, then
+	// a bridge follows from there.
+	var recs []*kgo.Record
+	for i := 60; i < 68; i++ {
+		recs = append(recs, rec(i))
+	}
+	e.produce(recs...)
+	o := copier.FollowOptions{Dial: e.dial, From: "old.in", To: "new.in", Route: copier.Route{Partitions: 5}, Group: "new.follow", Start: cut}
+	if n, err := copier.CatchUp(context.Background(), o); err != nil || n != 8 {
+		t.Fatalf("caught up %d records, want 8: %v", n, err)
+	}
+	if n, err := copier.CatchUp(context.Background(), o); err != nil || n != 0 {
+		t.Fatalf("a second catch-up copied %d records: %v", n, err)
+	}
+	follow(68, 75)
 	seen := map[string]int{}
 	for p, rs := range e.read("new.in") {
 		for _, r := range rs {

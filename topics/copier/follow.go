@@ -10,13 +10,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// FollowOptions configure Follow.
+// FollowOptions configure Follow and CatchUp.
 type FollowOptions struct {
 	Dial     Dial
 	From, To string
 	Route    Route
-	// Group is the consumer group whose commits on From are Follow's
-	// position: a Follow stopped or killed resumes where it was.
+	// Group is the consumer group whose commits on From are the bridge's
+	// position: a bridge stopped or killed resumes where it was.
 	Group string
 	// Start is the position on From when Group has committed nothing yet
 	// (the cut-over: the offsets up to which the old namespace processed).
@@ -32,28 +32,44 @@ type FollowOptions struct {
 // least once: after a crash between a write and its commit the records are
 // copied again, and downstream they are exact duplicates.
 func Follow(ctx context.Context, o FollowOptions) error {
+	_, err := bridge(ctx, o, false)
+	return err
+}
+
+// CatchUp is Follow up to the end o.From has when it is called: it returns
+// once every record before that end is copied and committed, with their
+// number. A later Follow continues from there.
+func CatchUp(ctx context.Context, o FollowOptions) (int64, error) {
+	return bridge(ctx, o, true)
+}
+
+func bridge(ctx context.Context, o FollowOptions, bounded bool) (int64, error) {
 	if o.Group == "" || o.Route.Partitions < 1 {
-		return errors.New("copier: Follow needs a group and a target partition count")
+		return 0, errors.New("copier: a bridge needs a group and a target partition count")
 	}
-	if err := startAt(ctx, o); err != nil {
-		return err
+	remaining, err := startAt(ctx, o, bounded)
+	if err != nil || (bounded && len(remaining) == 0) {
+		return 0, err
 	}
 	cl, err := o.Dial(kgo.ConsumerGroup(o.Group), kgo.ConsumeTopics(o.From), kgo.DisableAutoCommit(),
 		kgo.BlockRebalanceOnPoll(), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer cl.CloseAllowingRebalance()
 	w, err := newWriter(o.Dial, o.To, 0)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer w.close()
 	var copied int64
-	for {
+	for !bounded || len(remaining) > 0 {
 		fs := cl.PollFetches(ctx)
 		if ctx.Err() != nil {
-			return nil
+			if bounded {
+				return copied, ctx.Err()
+			}
+			return copied, nil
 		}
 		var ferr error
 		fs.EachError(func(t string, p int32, err error) {
@@ -63,7 +79,7 @@ func Follow(ctx context.Context, o FollowOptions) error {
 		})
 		if ferr != nil {
 			cl.AllowRebalance()
-			return ferr
+			return copied, ferr
 		}
 		n := 0
 		var werr error
@@ -72,6 +88,9 @@ func Follow(ctx context.Context, o FollowOptions) error {
 				werr = w.write(ctx, &kgo.Record{Key: r.Key, Value: r.Value, Headers: r.Headers, Timestamp: r.Timestamp,
 					Partition: o.Route.Partition(r.Key, r.Partition)})
 				n++
+				if end, ok := remaining[r.Partition]; ok && r.Offset+1 >= end {
+					delete(remaining, r.Partition)
+				}
 			}
 		})
 		if werr == nil && n > 0 {
@@ -81,10 +100,10 @@ func Follow(ctx context.Context, o FollowOptions) error {
 		}
 		cl.AllowRebalance()
 		if werr != nil {
-			if ctx.Err() != nil {
-				return nil
+			if ctx.Err() != nil && !bounded {
+				return copied, nil
 			}
-			return werr
+			return copied, werr
 		}
 		if n > 0 {
 			copied += int64(n)
@@ -93,13 +112,16 @@ func Follow(ctx context.Context, o FollowOptions) error {
 			}
 		}
 	}
+	return copied, nil
 }
 
-// startAt commits o.Start for the group unless it has a position already.
-func startAt(ctx context.Context, o FollowOptions) error {
+// startAt commits o.Start for the group unless it has a position already,
+// and returns, for a bounded bridge, the end of every partition the group's
+// position is behind.
+func startAt(ctx context.Context, o FollowOptions, bounded bool) (map[int32]int64, error) {
 	cl, err := o.Dial()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
@@ -108,24 +130,40 @@ func startAt(ctx context.Context, o FollowOptions) error {
 		err, have = nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("group %s: %w", o.Group, err)
+		return nil, fmt.Errorf("group %s: %w", o.Group, err)
 	}
-	if len(have) > 0 {
-		return nil
+	if len(have) == 0 && len(o.Start) > 0 {
+		offs := kadm.Offsets{}
+		for p, at := range o.Start {
+			offs.Add(kadm.Offset{Topic: o.From, Partition: p, At: at, LeaderEpoch: -1})
+		}
+		resp, err := adm.CommitOffsets(ctx, o.Group, offs)
+		if err == nil {
+			err = resp.Error()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("group %s: commit the start position: %w", o.Group, err)
+		}
+		if have, err = adm.FetchOffsets(ctx, o.Group); err != nil {
+			return nil, fmt.Errorf("group %s: %w", o.Group, err)
+		}
 	}
-	offs := kadm.Offsets{}
-	for p, at := range o.Start {
-		offs.Add(kadm.Offset{Topic: o.From, Partition: p, At: at, LeaderEpoch: -1})
+	if !bounded {
+		return nil, nil
 	}
-	if len(offs) == 0 {
-		return nil
-	}
-	resp, err := adm.CommitOffsets(ctx, o.Group, offs)
-	if err == nil {
-		err = resp.Error()
-	}
+	spans, err := EndSpans(ctx, adm, o.From)
 	if err != nil {
-		return fmt.Errorf("group %s: commit the start position: %w", o.Group, err)
+		return nil, err
 	}
-	return nil
+	remaining := map[int32]int64{}
+	for _, s := range spans {
+		at := s.From // no position: the group starts at the oldest record
+		if c, ok := have.Lookup(o.From, s.Partition); ok && c.Err == nil && c.At >= 0 {
+			at = max(c.At, s.From)
+		}
+		if at < s.To {
+			remaining[s.Partition] = s.To
+		}
+	}
+	return remaining, nil
 }
