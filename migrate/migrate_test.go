@@ -19,7 +19,7 @@ import (
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/origin"
 )
@@ -34,18 +34,8 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	addr := broker.Addr(c)
-	dial := func(opts ...kgo.Opt) (*kgo.Client, error) { return topics.Client(addr, opts...) }
-	cl, err := dial(kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
+	_, dial := brokertest.Start(t)
+	cl := brokertest.Client(t, dial, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	return &env{t: t, dial: dial, cl: cl, adm: kadm.NewClient(cl)}
 }
 
@@ -306,19 +296,7 @@ func TestMigrateRefusesWhileTheNamespaceRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-		member.PollFetches(pctx)
-		cancel()
-		d, err := e.adm.DescribeGroups(ctx, n.MatchGroup())
-		if err == nil && len(d[n.MatchGroup()].Members) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the stray consumer did not join")
-		}
-	}
+	e.joined(member, n.MatchGroup())
 	refused(e.options("old", "new", 8), "member stray-consumer in group "+n.MatchGroup())
 	member.Close()
 
@@ -352,19 +330,7 @@ func TestMigrateRemovesStaticMembersOfStoppedInstances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
-		member.PollFetches(pctx)
-		cancel()
-		d, err := e.adm.DescribeGroups(ctx, n.IdentityGroup())
-		if err == nil && len(d[n.IdentityGroup()].Members) > 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the static member did not join")
-		}
-	}
+	e.joined(member, n.IdentityGroup())
 	member.Close() // a static member stays in the group after its client is gone
 	if d, err := e.adm.DescribeGroups(ctx, n.IdentityGroup()); err != nil || len(d[n.IdentityGroup()].Members) != 1 {
 		t.Fatalf("the static member left on close: %v %v", d, err)
@@ -375,5 +341,24 @@ func TestMigrateRemovesStaticMembersOfStoppedInstances(t *testing.T) {
 	}
 	if d, err := e.adm.DescribeGroups(ctx, n.IdentityGroup()); err != nil || len(d[n.IdentityGroup()].Members) != 0 {
 		t.Fatalf("still members: %v %v", d, err)
+	}
+}
+
+// joined polls with member until it is a member of group.
+func (e *env) joined(member *kgo.Client, group string) {
+	e.t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+		member.PollFetches(pctx)
+		cancel()
+		d, err := e.adm.DescribeGroups(ctx, group)
+		if err == nil && len(d[group].Members) > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("%s did not join group %s", member.OptValue(kgo.ClientID), group)
+		}
 	}
 }

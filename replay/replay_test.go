@@ -23,7 +23,7 @@ import (
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"
@@ -40,18 +40,8 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	addr := broker.Addr(c)
-	dial := func(opts ...kgo.Opt) (*kgo.Client, error) { return topics.Client(addr, opts...) }
-	cl, err := dial()
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
+	addr, dial := brokertest.Start(t)
+	cl := brokertest.Client(t, dial)
 	return &env{t: t, brokers: addr, dial: dial, cl: cl, adm: kadm.NewClient(cl)}
 }
 

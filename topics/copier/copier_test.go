@@ -12,7 +12,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/copier"
 )
 
@@ -25,18 +25,8 @@ type env struct {
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
-	addr := broker.Addr(c)
-	dial := func(opts ...kgo.Opt) (*kgo.Client, error) { return topics.Client(addr, opts...) }
-	cl, err := dial(kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(cl.Close)
+	_, dial := brokertest.Start(t)
+	cl := brokertest.Client(t, dial, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	return &env{t: t, dial: dial, cl: cl, adm: kadm.NewClient(cl)}
 }
 

@@ -6,10 +6,9 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/origin"
 )
 
@@ -17,17 +16,8 @@ import (
 // replaced by its "complete"; a replay beside it makes a sandbox; a
 // namespace without topics has no origin.
 func TestTheLatestRecordPerKindAndSourceIsRead(t *testing.T) {
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	dial := func(o ...kgo.Opt) (*kgo.Client, error) { return topics.Client(broker.Addr(c), o...) }
-	cl, err := dial()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
+	_, dial := brokertest.Start(t)
+	cl := brokertest.Client(t, dial)
 	ctx := context.Background()
 	if rs, err := origin.Read(ctx, dial, "none"); err != nil || rs != nil {
 		t.Fatalf("no namespace: %v %v", rs, err)
