@@ -11,6 +11,7 @@ import (
 	"os"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
@@ -103,7 +104,7 @@ func diff(ctx context.Context, args []string) error {
 			return err
 		}
 		defer cl.Close()
-		for i, ns := range names {
+		for _, ns := range names {
 			inbound := pipeline.Names{NS: ns}.Inbound()
 			td, err := kadm.NewClient(cl).ListTopics(ctx, inbound)
 			if err != nil {
@@ -112,9 +113,20 @@ func diff(ctx context.Context, args []string) error {
 			if !td.Has(inbound) {
 				return fmt.Errorf("namespace %s has no topics on %s", ns, *brokers)
 			}
-			if sets[i], err = topics.ReadOutcome(ctx, *brokers, ns); err != nil {
-				return err
-			}
+		}
+		// Both at once: reading is parsing millions of outputs.
+		errs := make([]error, 2)
+		var wg sync.WaitGroup
+		for i, ns := range names {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				sets[i], errs[i] = topics.ReadOutcome(ctx, *brokers, ns)
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return err
 		}
 	}
 	d := outcome.Compare(sets[0], sets[1], outcome.Options{A: names[0], B: names[1], Expiries: *expiries})
