@@ -212,13 +212,7 @@ func backtestFromClickHouse(t *testing.T, f *fixture, a, b string, want *outcome
 	_, chEnv := analyticsHome(t)
 	env := append(append([]string{}, f.env...), chEnv...)
 	for _, ns := range []string{a, b} {
-		p := startCmd(t, exec.Command(steBin, "analytics", "--namespace", ns, "--flush", "200ms"), env)
-		n := pipeline.Names{NS: ns}
-		waitProcessed(t, f.brokers, ns, lag.Group{Name: ns + ".analytics", Stage: "analytics",
-			Topics: []string{n.CLS(), n.Audit(), n.Exceptions(), n.Outbound(), n.Monitor()}})
-		if err := p.stop(t, syscall.SIGTERM); err != nil {
-			t.Fatalf("ste analytics: %v\n%s", err, p.log)
-		}
+		ste(t, env, "analytics", "--namespace", ns, "--catch-up", "--flush", "200ms")
 	}
 	code, out, errOut := steCode(t, env, "diff", a, b, "--clickhouse", "--json")
 	if code != 1 {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -67,7 +68,10 @@ type Result struct {
 	Copied     int64         `json:"copied"`
 	Refdata    string        `json:"refdata"` // "source" or the directory
 	Seconds    float64       `json:"seconds"`
-	MsgPerSec  float64       `json:"msgs_per_sec"`
+	MsgPerSec  float64       `json:"msgs_per_sec"` // of the copying alone
+	// Windows is the number of windows of record time copied one after
+	// another (1: all at once).
+	Windows int `json:"windows"`
 }
 
 // Refused is a replay (or a delete) that must not run.
@@ -75,22 +79,51 @@ type Refused struct{ Reason string }
 
 func (r *Refused) Error() string { return r.Reason }
 
-// Replay copies o.From's inbound records in the range into sandbox o.To.
+// Replay copies o.From's inbound records in the range into sandbox o.To
+// (Prepare, then Copy at once).
 func Replay(ctx context.Context, o Options) (Result, error) {
-	start := time.Now()
-	res := Result{From: o.From, To: o.To, Refdata: "source"}
+	p, err := Prepare(ctx, o)
+	if err != nil {
+		return p.Result(), err
+	}
+	return p.Copy(ctx, 0, nil)
+}
+
+// Prepared is a sandbox made and marked, its reference data published,
+// its records not yet copied.
+type Prepared struct {
+	o     Options
+	res   Result
+	rec   origin.Record
+	start time.Time
+}
+
+// Result is what the replay did so far.
+func (p *Prepared) Result() Result {
+	if p == nil {
+		return Result{}
+	}
+	return p.res
+}
+
+// Prepare checks the source and the sandbox, makes the sandbox's topics,
+// marks it a sandbox in its origin and publishes its reference data. Its
+// processors may start then (they must not before: a process makes missing
+// topics with the live specs).
+func Prepare(ctx context.Context, o Options) (*Prepared, error) {
+	p := &Prepared{o: o, start: time.Now(), res: Result{From: o.From, To: o.To, Refdata: "source"}}
 	if o.RefdataDir != "" {
-		res.Refdata = o.RefdataDir
+		p.res.Refdata = o.RefdataDir
 	}
 	if o.From == "" || o.To == "" {
-		return res, errors.New("replay: two namespaces are needed")
+		return p, errors.New("replay: two namespaces are needed")
 	}
 	if o.From == o.To {
-		return res, &Refused{"--from and --to are the same namespace: a replay goes into a sandbox of its own"}
+		return p, &Refused{"--from and --to are the same namespace: a replay goes into a sandbox of its own"}
 	}
 	cl, err := o.Dial()
 	if err != nil {
-		return res, err
+		return p, err
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
@@ -98,67 +131,167 @@ func Replay(ctx context.Context, o Options) (Result, error) {
 
 	spans, err := copier.Spans(ctx, adm, from.Inbound(), o.Since, o.Until)
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
-		return res, &Refused{fmt.Sprintf("namespace %s has no inbound topic %s", o.From, from.Inbound())}
+		return p, &Refused{fmt.Sprintf("namespace %s has no inbound topic %s", o.From, from.Inbound())}
 	}
 	if err != nil {
-		return res, err
+		return p, err
 	}
-	res.Spans = spans
+	p.res.Spans = spans
 	parts := o.Partitions
 	if parts <= 0 {
 		parts = int32(len(spans))
 	}
-	res.Partitions = parts
+	p.res.Partitions = parts
 	prev, err := checkSandbox(ctx, adm, o)
 	if err != nil {
-		return res, err
+		return p, err
 	}
 	topts := o.Topics
 	topts.Partitions, topts.ProducerTime = parts, true
 	if _, err := topics.Create(ctx, adm, o.To, topts); err != nil {
-		return res, err
+		return p, err
 	}
-	rec := origin.Record{Kind: origin.Replay, From: o.From, State: origin.Started, Partitions: parts,
-		Started: time.Now().UTC(), Refdata: res.Refdata, Spans: append(prev.Spans, spans...)}
+	p.rec = origin.Record{Kind: origin.Replay, From: o.From, State: origin.Started, Partitions: parts,
+		Started: time.Now().UTC(), Refdata: p.res.Refdata, Spans: append(prev.Spans, spans...)}
 	// Marked a sandbox before anything is in it: a replay cut short is
 	// still a sandbox (Delete removes it).
-	if err := origin.Write(ctx, cl, o.To, rec); err != nil {
-		return res, err
+	if err := origin.Write(ctx, cl, o.To, p.rec); err != nil {
+		return p, err
 	}
-
 	if o.Refdata != nil {
 		if _, err := topics.PublishRefdata(ctx, cl, o.To, o.Refdata); err != nil {
-			return res, err
+			return p, err
 		}
-	} else {
-		want, err := copier.Fold(ctx, o.Dial, from.Refdata(), nil)
-		if err != nil {
-			return res, err
-		}
-		if _, err := copier.Converge(ctx, copier.ConvergeOptions{Dial: o.Dial, Topic: to.Refdata(), Partitions: 1, Want: want}); err != nil {
-			return res, err
-		}
+		return p, nil
 	}
-
-	total := copier.Total(spans)
-	var progress func(int64)
-	if o.Progress != nil {
-		progress = func(n int64) { o.Progress(n, total) }
-	}
-	cr, err := copier.Copy(ctx, copier.Options{Dial: o.Dial, From: from.Inbound(), To: to.Inbound(), Spans: spans,
-		Route: copier.Route{Partitions: parts, Keep: parts == int32(len(spans))}, Rate: o.Rate, Progress: progress})
-	res.Copied = cr.Copied
+	want, err := copier.Fold(ctx, o.Dial, from.Refdata(), nil)
 	if err != nil {
-		return res, err
+		return p, err
 	}
-	rec.State, rec.Completed = origin.Complete, time.Now().UTC()
-	rec.Copied = map[string]int64{from.Inbound(): cr.Copied}
-	if err := origin.Write(ctx, cl, o.To, rec); err != nil {
-		return res, err
+	_, err = copier.Converge(ctx, copier.ConvergeOptions{Dial: o.Dial, Topic: to.Refdata(), Partitions: 1, Want: want})
+	return p, err
+}
+
+// Copy copies the records into the sandbox and marks it complete. With a
+// window above zero it copies them a window of record time after another,
+// across all partitions, and calls settle after each (the processors
+// running on the sandbox wait there until they are at lag 0): processed as
+// a backlog, partitions would run apart by hours of event time, and a trade
+// would be judged by a clock its own partition's messages had not reached
+// live; windowed, they stay within one window of each other.
+func (p *Prepared) Copy(ctx context.Context, window time.Duration, settle func(context.Context) error) (Result, error) {
+	o, res := p.o, &p.res
+	cl, err := o.Dial()
+	if err != nil {
+		return *res, err
 	}
-	res.Seconds = time.Since(start).Seconds()
-	res.MsgPerSec = float64(res.Copied) / max(cr.Seconds, 1e-9)
-	return res, nil
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	from, to := pipeline.Names{NS: o.From}, pipeline.Names{NS: o.To}
+	total := copier.Total(res.Spans)
+	var progress func(int64)
+	var done int64
+	if o.Progress != nil {
+		progress = func(n int64) { o.Progress(done+n, total) }
+	}
+	chunks := [][]copier.Span{res.Spans}
+	if window > 0 {
+		if chunks, err = windows(ctx, o.Dial, adm, from.Inbound(), res.Spans, window); err != nil {
+			return *res, err
+		}
+	}
+	var copySeconds float64
+	for _, chunk := range chunks {
+		cr, err := copier.Copy(ctx, copier.Options{Dial: o.Dial, From: from.Inbound(), To: to.Inbound(), Spans: chunk,
+			Route: copier.Route{Partitions: res.Partitions, Keep: res.Partitions == int32(len(res.Spans))}, Rate: o.Rate, Progress: progress})
+		done += cr.Copied
+		copySeconds += cr.Seconds
+		res.Copied = done
+		if err != nil {
+			return *res, err
+		}
+		if settle != nil {
+			if err := settle(ctx); err != nil {
+				return *res, err
+			}
+		}
+	}
+	p.rec.State, p.rec.Completed = origin.Complete, time.Now().UTC()
+	p.rec.Copied = map[string]int64{from.Inbound(): res.Copied}
+	if err := origin.Write(ctx, cl, o.To, p.rec); err != nil {
+		return *res, err
+	}
+	res.Windows = len(chunks)
+	res.Seconds = time.Since(p.start).Seconds()
+	res.MsgPerSec = float64(res.Copied) / max(copySeconds, 1e-9)
+	return *res, nil
+}
+
+// windows cuts spans at every window of record time, from the earliest
+// first record: chunk k holds each partition's records before start + k ×
+// window that no earlier chunk holds. A stretch without records (a night,
+// a weekend) is skipped, not walked through.
+func windows(ctx context.Context, dial copier.Dial, adm *kadm.Client, topic string, spans []copier.Span, window time.Duration) ([][]copier.Span, error) {
+	cur := map[int32]int64{}
+	for _, s := range spans {
+		cur[s.Partition] = s.From
+	}
+	var chunks [][]copier.Span
+	for {
+		next, err := earliest(ctx, dial, topic, spans, cur)
+		if err != nil || next.IsZero() {
+			return chunks, err // zero: every span copied
+		}
+		at := next.Add(window)
+		offs, err := adm.ListOffsetsAfterMilli(ctx, at.UnixMilli(), topic)
+		if err == nil {
+			err = offs.Error()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: offsets at %s: %w", topic, at.Format(time.RFC3339), err)
+		}
+		var chunk []copier.Span
+		for _, s := range spans {
+			end := s.To
+			if o, ok := offs.Lookup(topic, s.Partition); ok && o.Offset >= 0 {
+				end = min(end, o.Offset)
+			}
+			if end > cur[s.Partition] {
+				chunk = append(chunk, copier.Span{Partition: s.Partition, From: cur[s.Partition], To: end})
+				cur[s.Partition] = end
+			}
+		}
+		if len(chunk) == 0 {
+			// The time index put nothing before at (times out of order):
+			// take the rest at once rather than loop.
+			for _, s := range spans {
+				if cur[s.Partition] < s.To {
+					chunk = append(chunk, copier.Span{Partition: s.Partition, From: cur[s.Partition], To: s.To})
+					cur[s.Partition] = s.To
+				}
+			}
+		}
+		chunks = append(chunks, chunk)
+	}
+}
+
+// earliest is the earliest record time among the next record of each span
+// from cur (zero when every span is done).
+func earliest(ctx context.Context, dial copier.Dial, topic string, spans []copier.Span, cur map[int32]int64) (time.Time, error) {
+	var heads []copier.Span
+	for _, s := range spans {
+		if cur[s.Partition] < s.To {
+			heads = append(heads, copier.Span{Partition: s.Partition, From: cur[s.Partition], To: cur[s.Partition] + 1})
+		}
+	}
+	var first time.Time
+	_, err := copier.Read(ctx, dial, topic, heads, func(r *kgo.Record) error {
+		if first.IsZero() || r.Timestamp.Before(first) {
+			first = r.Timestamp
+		}
+		return nil
+	})
+	return first, err
 }
 
 // checkSandbox refuses a target that is not a sandbox (or a new

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"strings"
@@ -202,15 +203,21 @@ func TestReplayRunsToTheOutcomeOfSteMatch(t *testing.T) {
 		offline.Options{Validator: validation.New(refdata.Default()), Signer: signer}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := replay.Replay(ctx, replay.Options{Dial: e.dial, From: "live2", To: "sb2"}); err != nil {
+	p, err := replay.Prepare(ctx, replay.Options{Dial: e.dial, From: "live2", To: "sb2"})
+	if err != nil {
 		t.Fatal(err)
 	}
 	samples := 0
+	var res replay.Result
 	ran, err := replay.Run(ctx, e.adm, instance.Options{Brokers: e.brokers, Namespace: "sb2", Signer: signer, Verify: true,
 		Identity: &instance.Identity{ID: "test-replay"}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-		func(lag.Sample) { samples++ })
-	if err != nil || samples == 0 || ran.Last.Sum() != 0 {
-		t.Fatalf("run %+v (%d samples): %v", ran, samples, err)
+		func(lag.Sample) { samples++ },
+		func(ctx context.Context, settle func(context.Context) error) (err error) {
+			res, err = p.Copy(ctx, time.Hour, settle)
+			return err
+		})
+	if err != nil || samples == 0 || ran.Last.Sum() != 0 || res.Copied == 0 || res.Windows != 1 {
+		t.Fatalf("run %+v, copy %+v (%d samples): %v", ran, res, samples, err)
 	}
 	got, err := topics.ReadOutcome(ctx, e.brokers, "sb2")
 	if err != nil {
@@ -225,5 +232,66 @@ func TestReplayRunsToTheOutcomeOfSteMatch(t *testing.T) {
 		if spans, err := copier.EndSpans(ctx, e.adm, topic); err != nil || copier.Total(spans) != 0 {
 			t.Fatalf("%s holds %d records: %v", topic, copier.Total(spans), err)
 		}
+	}
+}
+
+// TestCopyByWindowsOfRecordTime: records copied a window of record time at
+// a time, across partitions: when a window settles, the sandbox holds every
+// record before the window's end and none after it; a night without records
+// is skipped.
+func TestCopyByWindowsOfRecordTime(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if _, err := topics.Create(ctx, e.adm, "rec", topics.Options{Partitions: 3, ProducerTime: true}); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2026, 11, 2, 1, 0, 0, 0, time.UTC)
+	var recs []*kgo.Record
+	at := func(i int) time.Time {
+		d := time.Duration(i) * 7 * time.Minute // 0 .. ~7 h
+		if i >= 60 {
+			d += 20 * time.Hour // the next day
+		}
+		return base.Add(d)
+	}
+	for i := range 90 {
+		recs = append(recs, &kgo.Record{Topic: "rec.inbound", Partition: int32(i % 3), Key: []byte(fmt.Sprint(i)), Value: []byte(fmt.Sprint(i)), Timestamp: at(i)})
+	}
+	cl := brokertest.Client(t, e.dial, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	p, err := replay.Prepare(ctx, replay.Options{Dial: e.dial, From: "rec", To: "rec-sb"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cuts []int // records in the sandbox at each settle
+	res, err := p.Copy(ctx, time.Hour, func(context.Context) error {
+		n := 0
+		var latest time.Time
+		for _, rs := range e.records("rec-sb.inbound") {
+			for _, r := range rs {
+				n++
+				if r.Timestamp.After(latest) {
+					latest = r.Timestamp
+				}
+			}
+		}
+		// Every record up to the latest copied is there: nothing of a later
+		// window came first.
+		for i := range recs {
+			if !at(i).After(latest) && i >= n {
+				t.Fatalf("at a settle %d records copied, but record %d (%v) is not later than the latest copied (%v)", n, i, at(i), latest)
+			}
+		}
+		cuts = append(cuts, n)
+		return nil
+	})
+	if err != nil || res.Copied != 90 {
+		t.Fatalf("%+v: %v", res, err)
+	}
+	// ~7 h of records in one-hour windows, a night skipped, ~3.5 h more.
+	if res.Windows != len(cuts) || res.Windows < 10 || res.Windows > 13 || cuts[len(cuts)-1] != 90 {
+		t.Fatalf("%d windows, records at each settle %v", res.Windows, cuts)
 	}
 }

@@ -32,7 +32,7 @@ func dialer(brokers string) copier.Dial {
 }
 
 func replayCmd(ctx context.Context, args []string) error {
-	fs := flags("replay", "--from NS --to SANDBOX [--since T] [--until T] [--refdata DIR] [--partitions N] [--append] [--rate R] [--run [ste process flags]]\n       ste replay --delete SANDBOX\n\n"+
+	fs := flags("replay", "--from NS --to SANDBOX [--since T] [--until T] [--refdata DIR] [--partitions N] [--append] [--rate R] [--run [--window DUR] [ste process flags]]\n       ste replay --delete SANDBOX\n\n"+
 		"T (--since, --until): a record time — RFC 3339, \"2006-01-02 15:04:05\" (UTC), a date, or a duration before now (30m, 3d) —\n"+
 		"or offsets per partition, PARTITION:OFFSET,… (partitions not named are open on that side)")
 	brokers := brokersFlag(fs)
@@ -44,7 +44,8 @@ func replayCmd(ctx context.Context, args []string) error {
 	parts := fs.Int("partitions", 0, "partitions of the sandbox (default: the source's)")
 	appendFlag := fs.Bool("append", false, "copy into a sandbox that already holds inbound records")
 	rate := fs.Float64("rate", 0, "copy at most this many records per second (0: as fast as the cluster takes them)")
-	run := fs.Bool("run", false, "then run the processors on the sandbox until every group is at lag 0 (ste process flags apply)")
+	run := fs.Bool("run", false, "run the processors on the sandbox while copying, until every group is at lag 0 (ste process flags apply)")
+	window := fs.String("window", "", "with --run: copy a window of record time at a time, each processed to lag 0 before the next, so that partitions stay within a window of each other in event time (default: a tenth of --retention; 0: all at once)")
 	del := fs.String("delete", "", "remove this sandbox's topics and consumer groups (only a namespace made by ste replay)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	pf := addProcessFlags(fs, "")
@@ -64,6 +65,9 @@ func replayCmd(ctx context.Context, args []string) error {
 		if err := validNamespace(ns); err != nil {
 			return err
 		}
+	}
+	if *window != "" && !*run {
+		return usageError{"--window applies to --run"}
 	}
 	if *parts < 0 || *rate < 0 {
 		return usageError{"--partitions and --rate must not be negative"}
@@ -96,7 +100,33 @@ func replayCmd(ctx context.Context, args []string) error {
 			fmt.Fprintf(os.Stderr, "\r%s %d/%d records copied   ", fractionBar(n, total), n, total)
 		}
 	}
-	res, err := replay.Replay(ctx, o)
+	var res replay.Result
+	var ran replay.Ran
+	if !*run {
+		res, err = replay.Replay(ctx, o)
+	} else {
+		w := po.Retention / 10
+		if *window != "" {
+			if w, err = parseDuration(*window); err != nil {
+				return usageError{"--window: " + err.Error()}
+			}
+		}
+		var p *replay.Prepared
+		if p, err = replay.Prepare(ctx, o); err != nil {
+			return err
+		}
+		var release func()
+		if po, release, err = pf.instance(po, logger()); err != nil {
+			return err
+		}
+		defer release()
+		po.Brokers, po.Namespace = *brokers, *to
+		progress := lagProgress()
+		ran, err = replay.Run(ctx, kadm.NewClient(cl), po, progress, func(ctx context.Context, settle func(context.Context) error) error {
+			res, err = p.Copy(ctx, w, settle)
+			return err
+		})
+	}
 	if o.Progress != nil {
 		fmt.Fprintln(os.Stderr)
 	}
@@ -104,28 +134,17 @@ func replayCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	out := map[string]any{"from": res.From, "to": res.To, "partitions": res.Partitions, "copied": res.Copied,
-		"refdata": res.Refdata, "seconds": round3(res.Seconds), "msgs_per_sec": int64(res.MsgPerSec)}
+		"refdata": res.Refdata, "seconds": round3(res.Seconds), "msgs_per_sec": int64(res.MsgPerSec), "windows": res.Windows}
 	if *run {
-		log := logger()
-		po, release, err := pf.instance(po, log)
-		if err != nil {
-			return err
-		}
-		defer release()
-		po.Brokers, po.Namespace = *brokers, *to
-		ran, err := replay.Run(ctx, kadm.NewClient(cl), po, lagProgress())
-		if err != nil {
-			return err
-		}
 		out["run_seconds"], out["ready_seconds"] = round3(ran.Seconds), round3(ran.Ready)
 	}
 	if *asJSON {
 		return json.NewEncoder(os.Stdout).Encode(out)
 	}
-	fmt.Printf("replayed %d inbound records of %s into sandbox %s (%d partitions, reference data: %s) in %.1fs, %d msg/s\n",
-		res.Copied, res.From, res.To, res.Partitions, res.Refdata, res.Seconds, int64(res.MsgPerSec))
+	fmt.Printf("replayed %d inbound records of %s into sandbox %s (%d partitions, reference data: %s), copied at %d msg/s\n",
+		res.Copied, res.From, res.To, res.Partitions, res.Refdata, int64(res.MsgPerSec))
 	if *run {
-		fmt.Printf("processed to lag 0 in %.1fs; compare with: ste diff %s %s\n", out["run_seconds"], res.From, res.To)
+		fmt.Printf("processed to lag 0 in %.1fs (%d windows of record time); compare with: ste diff %s %s\n", out["run_seconds"], res.Windows, res.From, res.To)
 	} else {
 		fmt.Printf("run its processors with: ste replay … --run, or ste process --namespace %s\n", res.To)
 	}
