@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/analytics/ingest"
+	"github.com/ste-utility/ste/analytics/rows"
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/processors/offline"
 	"github.com/ste-utility/ste/processors/pipeline"
@@ -53,8 +57,10 @@ func (s *suite) testOutcome(t *testing.T) {
 	suspended.PutSecurity(sec)
 
 	var fromTopics, fromStore []*outcome.Set
+	var names []string
 	for i, ref := range []*refdata.Set{refdata.Default(), suspended} {
 		ns := s.name("outcome")
+		names = append(names, ns)
 		s.topicsFor(t, ns)
 		s.produce(t, matchRecords(t, ns, set.Bytes(), ref))
 		in := s.startIngest(t, ctx, st, ns, nil)
@@ -68,7 +74,11 @@ func (s *suite) testOutcome(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fs, err := st.Outcome(ctx, ns)
+		ids, err := ingest.TopicIDs(ctx, s.admin(t), ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs, err := st.Outcome(ctx, ns, ids)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -80,6 +90,55 @@ func (s *suite) testOutcome(t *testing.T) {
 		}
 		fromTopics, fromStore = append(fromTopics, ft), append(fromStore, fs)
 	}
+	// The first namespace made again under its name: rows of another topic
+	// (the deleted one) stay in the store until their TTL. Read with the
+	// current topics' ids, the outcome is the current one.
+	stale := matchRecords(t, "stale", set.Bytes(), suspended)
+	var cls []rows.CLS
+	var out []rows.Outbound
+	staleID := uuid.New()
+	for i, r := range stale {
+		src := rows.Source{Namespace: names[0], TopicID: staleID, Offset: int64(i), Time: time.Now()}
+		switch r.Topic {
+		case "stale.cls":
+			c, err := rows.DecodeCLS(src, r.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cls = append(cls, c)
+		case "stale.outbound":
+			o, err := rows.DecodeOutbound(src, r.Value)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, o)
+		}
+	}
+	if err := errors.Join(st.InsertCLS(ctx, "", cls), st.InsertOutbound(ctx, "", out)); err != nil {
+		t.Fatal(err)
+	}
+	mixed, err := st.Outcome(ctx, names[0], nil)
+	if err != nil || outcome.Compare(fromTopics[0], mixed, outcome.Options{}).Equal() {
+		t.Fatalf("read whole, the rows of the old topics change nothing (%v): the test's stale rows test nothing", err)
+	}
+	ids, err := ingest.TopicIDs(ctx, s.admin(t), names[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids[store.TableCLS] == uuid.Nil || ids[store.TableOutbound] == uuid.Nil {
+		t.Fatalf("topic ids %v", ids)
+	}
+	current, err := st.Outcome(ctx, names[0], ids)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := outcome.Compare(fromTopics[0], current, outcome.Options{A: "topics", B: "clickhouse", Expiries: true}); !d.Equal() {
+		t.Fatalf("the current topics' rows: %s", d.Report(5))
+	}
+	if byTable, err := st.TopicIDs(ctx, names[0]); err != nil || len(byTable[store.TableCLS]) != 2 || len(byTable[store.TableExceptions]) != 1 {
+		t.Fatalf("topics of the rows: %d of CLS, %d of exceptions (%v), want 2 and 1", len(byTable[store.TableCLS]), len(byTable[store.TableExceptions]), err)
+	}
+
 	o := outcome.Options{A: "with", B: "suspended"}
 	dt, ds := outcome.Compare(fromTopics[0], fromTopics[1], o), outcome.Compare(fromStore[0], fromStore[1], o)
 	jt, _ := json.Marshal(dt)

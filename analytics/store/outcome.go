@@ -4,20 +4,31 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/outcome"
 )
+
+// OutcomeTables are the tables a run's outcome is read from.
+var OutcomeTables = []string{TableCLS, TableOutbound, TableExceptions}
 
 // Outcome folds what the store holds of namespace ns — its CLS, outbound
 // and exception rows — into an outcome.Set, the same Set topics.ReadOutcome
 // folds from the topics: ste diff --clickhouse compares two of them. Rows
 // are read as they are, re-emissions included (the Set deduplicates by
-// MsgId and exception id); a namespace whose topics were deleted and made
-// again under the same name has the rows of both until their TTL.
-func (s *Store) Outcome(ctx context.Context, ns string) (*outcome.Set, error) {
+// MsgId and exception id). A namespace whose topics were deleted and made
+// again under the same name (a sandbox replayed again) has the rows of both
+// until their TTL: ids, by table, names the topic whose rows are read (the
+// topic's current Kafka id); a table without one is read whole.
+func (s *Store) Outcome(ctx context.Context, ns string, ids map[string]uuid.UUID) (*outcome.Set, error) {
 	set := outcome.New()
 	q := func(table, cols string, scan func(func(...any) error) error) error {
-		rows, err := s.conn.Query(ctx, "SELECT "+cols+" FROM "+s.Table(table)+" WHERE namespace = ?", ns)
+		where, args := " WHERE namespace = ?", []any{ns}
+		if id, ok := ids[table]; ok && id != uuid.Nil {
+			where, args = where+" AND topic_id = toUUID(?)", append(args, id.String())
+		}
+		rows, err := s.conn.Query(ctx, "SELECT "+cols+" FROM "+s.Table(table)+where, args...)
 		if err != nil {
 			return fmt.Errorf("clickhouse: read %s of %s: %s", table, ns, oneLine(err))
 		}
@@ -73,4 +84,31 @@ func (s *Store) Outcome(ctx context.Context, ns string) (*outcome.Set, error) {
 		return nil, err
 	}
 	return set, nil
+}
+
+// TopicIDs lists, by table, the distinct topics (Kafka ids) whose rows the
+// store holds for namespace ns: more than one is a namespace made again
+// under its old name.
+func (s *Store) TopicIDs(ctx context.Context, ns string) (map[string][]uuid.UUID, error) {
+	out := map[string][]uuid.UUID{}
+	for _, table := range OutcomeTables {
+		rows, err := s.conn.Query(ctx, "SELECT DISTINCT topic_id FROM "+s.Table(table)+" WHERE namespace = ?", ns)
+		if err != nil {
+			return nil, fmt.Errorf("clickhouse: topics of %s in %s: %s", ns, table, oneLine(err))
+		}
+		for rows.Next() {
+			var id uuid.UUID
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			out[table] = append(out[table], id)
+		}
+		err = rows.Err()
+		rows.Close()
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }

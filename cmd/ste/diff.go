@@ -12,10 +12,13 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/ste-utility/ste/analytics"
+	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/outcome"
@@ -90,11 +93,33 @@ func diff(ctx context.Context, args []string) error {
 		if err != nil {
 			return err
 		}
+		// The namespaces' current topics, when the brokers answer: a
+		// namespace made again under its name (a sandbox replayed again)
+		// leaves the rows of its old topics in the store.
+		var adm *kadm.Client
+		pctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		if cl, err := topics.Connect(pctx, *brokers); err == nil {
+			defer cl.Close()
+			adm = kadm.NewClient(cl)
+		}
+		cancel()
 		for i, ns := range names {
 			if !slices.ContainsFunc(have, func(n store.Namespace) bool { return n.Name == ns }) {
-				return fmt.Errorf("namespace %s has no rows in the analytics store %s: run ste analytics --namespace %s until it has caught up", ns, st.Database(), ns)
+				return fmt.Errorf("namespace %s has no rows in the analytics store %s: run ste analytics --namespace %s --catch-up", ns, st.Database(), ns)
 			}
-			if sets[i], err = st.Outcome(ctx, ns); err != nil {
+			var ids map[string]uuid.UUID
+			if adm != nil {
+				if ids, err = ingest.TopicIDs(ctx, adm, ns); err != nil {
+					return err
+				}
+			} else if byTable, err := st.TopicIDs(ctx, ns); err == nil {
+				for _, table := range store.OutcomeTables {
+					if n := len(byTable[table]); n > 1 {
+						fmt.Fprintf(os.Stderr, "ste diff: the store holds %s rows of %d topics named %s.…: the namespace was made again; with the brokers unreachable all are read\n", table, n, ns)
+					}
+				}
+			}
+			if sets[i], err = st.Outcome(ctx, ns, ids); err != nil {
 				return err
 			}
 		}

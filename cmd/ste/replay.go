@@ -144,7 +144,11 @@ func replayCmd(ctx context.Context, args []string) error {
 	fmt.Printf("replayed %d inbound records of %s into sandbox %s (%d partitions, reference data: %s), copied at %d msg/s\n",
 		res.Copied, res.From, res.To, res.Partitions, res.Refdata, int64(res.MsgPerSec))
 	if *run {
-		fmt.Printf("processed to lag 0 in %.1fs (%d windows of record time); compare with: ste diff %s %s\n", out["run_seconds"], res.Windows, res.From, res.To)
+		windows := fmt.Sprintf("%d windows", res.Windows)
+		if res.Windows == 1 {
+			windows = "one window"
+		}
+		fmt.Printf("processed to lag 0 in %.1fs (%s of record time); compare with: ste diff %s %s\n", out["run_seconds"], windows, res.From, res.To)
 	} else {
 		fmt.Printf("run its processors with: ste replay … --run, or ste process --namespace %s\n", res.To)
 	}
