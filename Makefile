@@ -13,7 +13,7 @@ STATICCHECK_VERSION := v0.8.2
 HELM_VERSION := v3.22.0
 CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
-.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool clean
+.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool clean replay-kafka
 
 all: build
 
@@ -79,6 +79,12 @@ test: build lint kafka chdb promtool $(BIN)/helm
 	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
 		STE_DEPLOY_CHECKS=1 STE_HELM=$(BIN)/helm \
 		$(GO) test -count=1 -p 1 -timeout 30m ./...
+
+# The backtest and scale-out scenarios (ste replay, ste diff, ste migrate) on
+# real Kafka 4 as well; make test runs them on the embedded broker only.
+replay-kafka: build kafka chdb
+	STE_KAFKA=1 STE_REPLAY_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
+		$(GO) test -count=1 -p 1 -timeout 30m ./e2e -run 'TestBacktest|TestMigrateScaleOut' -v
 
 # The fast part only (no brokers, no analytics): the edit-test loop.
 unit:

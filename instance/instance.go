@@ -24,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
@@ -33,6 +34,7 @@ import (
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topics/origin"
 )
 
 // Options configure Run. Kafka, Namespace and Signer are required.
@@ -62,6 +64,10 @@ type Options struct {
 	// RegistryEvery is the registry refresh period (default
 	// registry.DefaultEvery); LagEvery the lag sampling period (default 5 s).
 	RegistryEvery, LagEvery time.Duration
+	// Sandbox runs the processors of a replay (pipeline.Config.Sandbox);
+	// a namespace whose origin says it was made by ste replay is run as
+	// one without being told.
+	Sandbox bool
 }
 
 func (o *Options) validate() error {
@@ -138,6 +144,17 @@ func (r *runtime) run(ctx context.Context) error {
 	if err := topics.Ensure(ctx, r.adm, o.Namespace, to); err != nil {
 		return err
 	}
+	if !o.Sandbox {
+		dial := func(opts ...kgo.Opt) (*kgo.Client, error) { return topics.Client(o.Kafka, opts...) }
+		rs, err := origin.Read(ctx, dial, o.Namespace)
+		if err != nil {
+			return err
+		}
+		r.o.Sandbox = origin.IsSandbox(rs)
+	}
+	if r.o.Sandbox {
+		r.log.Info("sandbox: the Created rule reads each inbound record's time, not the wall clock")
+	}
 	if o.RefdataDir != "" {
 		set, err := refdata.LoadDir(o.RefdataDir)
 		if err != nil {
@@ -193,7 +210,7 @@ func (r *runtime) run(ctx context.Context) error {
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
-			Retention: o.Retention, Metrics: r.metrics},
+			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox},
 		Logger:     r.log,
 		Stages:     o.Stages,
 		InstanceID: r.id.ID,

@@ -48,6 +48,11 @@ type Options struct {
 	// MinInsync is min.insync.replicas: with acks=all, a write succeeds
 	// once this many replicas have it. Default DefaultMinInsync.
 	MinInsync int
+	// ProducerTime: inbound keeps the record times its producer sets
+	// (CreateTime) instead of the broker's arrival time. A sandbox's inbound
+	// is written by ste replay with the original records' times, which
+	// retention, the monitor and the Created rule read back.
+	ProducerTime bool
 	// NoCreate: the topics belong to an operator (Strimzi, a platform
 	// team); Ensure only checks them and creates nothing.
 	NoCreate bool
@@ -114,7 +119,11 @@ func Specs(ns string, o Options) []Spec {
 		// Inbound records are stamped by the broker: a message's time in the
 		// system starts when the utility received it, whatever the sender's
 		// clock says (critical time, audit and the monitor agree on it).
-		if t.BrokerTime {
+		switch {
+		case t.BrokerTime && o.ProducerTime:
+			// Said explicitly: a cluster may default to LogAppendTime.
+			cfg["message.timestamp.type"] = "CreateTime"
+		case t.BrokerTime:
 			cfg["message.timestamp.type"] = "LogAppendTime"
 		}
 		keyed := t.Kind != pipeline.KindShared

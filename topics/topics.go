@@ -16,6 +16,7 @@ import (
 
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topics/copier"
 )
 
 // Partitioner is pipeline.Partitioner, the one partitioner of STE.
@@ -79,7 +80,7 @@ func Ping(ctx context.Context, cl *kgo.Client, c kafkaconn.Config) error {
 // Dump reads a topic from its start to the end offsets it has when called
 // and hands every record value to fn, partition by partition in offset order.
 func Dump(ctx context.Context, c kafkaconn.Config, topic string, fn func(r *kgo.Record) error) (int, error) {
-	cl, err := Client(c, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl, err := Client(c)
 	if err != nil {
 		return 0, err
 	}
@@ -89,45 +90,10 @@ func Dump(ctx context.Context, c kafkaconn.Config, topic string, fn func(r *kgo.
 	if err := Ping(ctx, cl, c); err != nil {
 		return 0, err
 	}
-	ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+	spans, err := copier.EndSpans(ctx, kadm.NewClient(cl), topic)
 	if err != nil {
 		return 0, err
 	}
-	if err := ends.Error(); err != nil {
-		return 0, fmt.Errorf("%s: %w", topic, err)
-	}
-	remaining := map[int32]int64{}
-	ends.Each(func(o kadm.ListedOffset) {
-		if o.Offset > 0 {
-			remaining[o.Partition] = o.Offset
-		}
-	})
-	n := 0
-	for len(remaining) > 0 {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			return n, ctx.Err()
-		}
-		var ferr error
-		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
-		if ferr != nil {
-			return n, ferr
-		}
-		var cbErr error
-		fs.EachRecord(func(r *kgo.Record) {
-			end, ok := remaining[r.Partition]
-			if !ok || r.Offset >= end || cbErr != nil {
-				return
-			}
-			n++
-			cbErr = fn(r)
-			if r.Offset+1 >= end {
-				delete(remaining, r.Partition)
-			}
-		})
-		if cbErr != nil {
-			return n, cbErr
-		}
-	}
-	return n, nil
+	n, err := copier.Read(ctx, func(opts ...kgo.Opt) (*kgo.Client, error) { return Client(c, opts...) }, topic, spans, fn)
+	return int(n), err
 }

@@ -69,6 +69,7 @@ func Run(t *testing.T, b Backend) {
 		{"Reports", s.testReports},
 		{"Kill9AnalyticsProcess", s.testKill9},
 		{"PipelineThroughBinaries", s.testPipelineThroughBinaries},
+		{"Outcome", s.testOutcome},
 	}
 	for _, tc := range tests {
 		t.Run(b.Name+"/"+tc.name, tc.fn)

@@ -1,5 +1,5 @@
-// Package ingest moves the records of a namespace's cls, audit, exceptions
-// and monitor topics into the analytics store: a franz-go consumer group of
+// Package ingest moves the records of a namespace's cls, audit, exceptions,
+// outbound and monitor topics into the analytics store: a franz-go consumer group of
 // its own (<ns>.analytics), batched columnar inserts, and offsets committed
 // only after the insert they cover succeeded.
 //
@@ -117,7 +117,7 @@ func Group(ns string) string { return ns + ".analytics" }
 // Topics are the topics ingested for a namespace.
 func Topics(ns string) []string {
 	n := pipeline.Names{NS: ns}
-	return []string{n.CLS(), n.Audit(), n.Exceptions(), n.Monitor()}
+	return []string{n.CLS(), n.Audit(), n.Exceptions(), n.Outbound(), n.Monitor()}
 }
 
 // Ingester is a running ingest.
@@ -176,6 +176,7 @@ func Start(ctx context.Context, o Options) (*Ingester, error) {
 		n.Audit():      newSink(n.Audit(), store.TableAudit, rows.DecodeAudit, st.InsertAudit),
 		n.CLS():        newSink(n.CLS(), store.TableCLS, one(rows.DecodeCLS), st.InsertCLS),
 		n.Exceptions(): newSink(n.Exceptions(), store.TableExceptions, one(rows.DecodeException), st.InsertExceptions),
+		n.Outbound():   newSink(n.Outbound(), store.TableOutbound, one(rows.DecodeOutbound), st.InsertOutbound),
 		n.Monitor():    newSink(n.Monitor(), store.TableMonitor, one(rows.DecodeMonitor), st.InsertMonitor),
 	}
 	opts := append([]kgo.Opt{

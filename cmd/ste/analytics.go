@@ -32,7 +32,7 @@ func clickhouseFlag(fs *flagSet) *string {
 }
 
 func analyticsCmd(ctx context.Context, args []string) error {
-	fs := flags("analytics", "[--brokers B] [--namespace NS] [--clickhouse DSN] [--retention DUR]")
+	fs := flags("analytics", "[--brokers B] [--namespace NS] [--clickhouse DSN] [--retention DUR] [--catch-up]")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	dsn := clickhouseFlag(fs)
 	retention := addRetentionFlag(fs, "", "keep rows this long (e.g. 30d, 720h); default: what the store has (90d for a new one)")
@@ -41,6 +41,7 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	group := fs.String("group", "", "consumer group (default <ns>.analytics); one group per store: two stores fed by one group would each get part of the records")
 	fromStore := fs.Bool("from-store", false, "ignore the group's committed offsets: resume after what the store holds (fill a new or rebuilt store; never doubles rows)")
 	fs.logFlags()
+	catchUp := fs.Bool("catch-up", false, "ingest what the topics hold now, then exit (a finished run or sandbox, before ste diff --clickhouse)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -71,8 +72,20 @@ func analyticsCmd(ctx context.Context, args []string) error {
 		where = "embedded store " + embedded.DataDir(steHome()) + " (" + st.DSN() + ")"
 	}
 	log.Info("analytics store open", "clickhouse", where, "database", st.Database(), "schema_version", store.SchemaVersion())
-	return ingest.Run(ctx, ingest.Options{Kafka: k, Namespace: *ns, Store: st, BatchRows: *batchRows,
-		FlushInterval: *flush, FromStore: *fromStore, Group: *group, Logger: log})
+	o := ingest.Options{Kafka: k, Namespace: *ns, Store: st, BatchRows: *batchRows,
+		FlushInterval: *flush, FromStore: *fromStore, Group: *group, Logger: log}
+	if !*catchUp {
+		return ingest.Run(ctx, o)
+	}
+	in, err := ingest.Start(ctx, o)
+	if err != nil {
+		return err
+	}
+	if err := in.CatchUp(ctx); err != nil {
+		in.Stop()
+		return err
+	}
+	return in.Stop()
 }
 
 func reportCmd(ctx context.Context, args []string) error {

@@ -17,7 +17,6 @@ import (
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
@@ -214,14 +213,8 @@ func process(ctx context.Context, args []string) error {
 	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--no-create-topics]")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	topicOpts := topicFlags(fs)
-	groups := fs.String("groups", envOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)")
-	instanceID := fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME")
 	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
-	retention := addRetentionFlag(fs, "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
-	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC ($STE_UTILITY_BIC)")
-	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file ($STE_UTILITY_KEY); default: the public demo key, with a warning")
-	httpAddr := fs.String("http", envOr("STE_HTTP", "127.0.0.1:0"), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)")
-	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)")
+	pf := addProcessFlags(fs, "127.0.0.1:0")
 	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
@@ -233,16 +226,7 @@ func process(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	stages, err := pipeline.ParseStages(*groups)
-	if err != nil {
-		return usageError{"--groups: " + err.Error()}
-	}
-	if *instanceID != "" {
-		if err := instance.ValidID(*instanceID); err != nil {
-			return usageError{"--instance-id: " + err.Error()}
-		}
-	}
-	ret, err := retention.get()
+	o, err := pf.check()
 	if err != nil {
 		return err
 	}
@@ -264,18 +248,13 @@ func process(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	log := fs.log
-	signer, err := utilitySigner(*bic, *keyFile, log)
+	o, release, err := pf.instance(o, fs.log)
 	if err != nil {
 		return err
 	}
-	id, err := instance.Claim(steHome(), *instanceID)
-	if err != nil {
-		return err
-	}
-	defer id.Release()
-	return instance.Run(ctx, instance.Options{Kafka: k, Namespace: *ns, Topics: to, Stages: stages, RefdataDir: *refDir,
-		Retention: ret, Signer: signer, Verify: !*noVerify, HTTPAddr: *httpAddr, Identity: id, Logger: log})
+	defer release()
+	o.Kafka, o.Namespace, o.RefdataDir, o.Topics = k, *ns, *refDir, to
+	return instance.Run(ctx, o)
 }
 
 func drive(ctx context.Context, args []string) error {

@@ -37,6 +37,23 @@ type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
 
+// exitCode ends a command with its own exit code: err, when set, is printed
+// like any error; without it the command's output has said everything (ste
+// diff exits 1 for "different", 2 for any error).
+type exitCode struct {
+	err  error
+	code int
+}
+
+func (e exitCode) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e exitCode) Unwrap() error { return e.err }
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -109,9 +126,16 @@ func execute(c *command, args []string, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	}
+	var ec exitCode
+	if errors.As(err, &ec) && ec.err == nil {
+		return ec.code
+	}
 	var ue usageError
 	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 	fmt.Fprintf(stderr, "ste %s: %s\n", c.name, msg)
+	if errors.As(err, &ec) {
+		return ec.code
+	}
 	if errors.As(err, &ue) {
 		return 2
 	}

@@ -29,6 +29,13 @@ type Config struct {
 	Metrics        *Metrics     // nil: none
 	Logger         *slog.Logger // corrupt records and state; slog.Default() when nil
 	Now            func() time.Time
+	// Sandbox: the namespace replays recorded inbound records (ste replay).
+	// The Created rule then takes the utility's clock from each record's
+	// time — when the live utility received it — instead of the wall
+	// clock, so a replay decides as the live run did whenever it runs.
+	// Nothing else reads the wall clock to decide: retention runs on event
+	// time everywhere.
+	Sandbox bool
 }
 
 func (c *Config) defaults() {
@@ -87,7 +94,12 @@ func (s *stages) validate(ctx goka.Context, msg any) {
 	start := time.Now()
 	raw, _ := msg.([]byte)
 	dec := s.decoders.Get().(*schemas.Decoder)
-	vd := s.cfg.Validator.Inspect(dec, raw)
+	var vd validation.Verdict
+	if s.cfg.Sandbox {
+		vd = s.cfg.Validator.InspectAt(dec, raw, ctx.Timestamp())
+	} else {
+		vd = s.cfg.Validator.Inspect(dec, raw)
+	}
 	s.decoders.Put(dec)
 	e := &Envelope{Kind: KindVerdict, Partition: ctx.Partition(), Offset: ctx.Offset(),
 		InboundTS: ctx.Timestamp().UnixMicro(), Digest: vd.Digest, SenderKnown: vd.SenderKnown,

@@ -285,3 +285,23 @@ func TestNACKDoesNotAmplify(t *testing.T) {
 }
 
 func kv(name, value string) schemas.Pair { return schemas.Pair{Name: name, Value: value} }
+
+// TestInspectAtJudgesCreatedAtTheGivenTime: the Created rule is the one
+// rule that reads a clock; InspectAt sets it, so a replay decides at the
+// time the message was received, not at the time of the replay.
+func TestInspectAtJudgesCreatedAtTheGivenTime(t *testing.T) {
+	v := New(testRef(), WithClock(clock))
+	var dec schemas.Decoder
+	rec := signed(noe()) // Created 2026-11-02T01:00Z or so
+	m, _ := dec.Decode(rec)
+	created := time.Unix(0, m.Created)
+	if vd := v.InspectAt(&dec, rec, created.Add(-MaxAhead+time.Minute)); vd.Rej != nil {
+		t.Fatalf("received 24 h less a minute before its Created: %v", vd.Rej)
+	}
+	if vd := v.InspectAt(&dec, rec, created.Add(-MaxAhead-time.Minute)); vd.Rej == nil || vd.Rej.Reason != schemas.BadDate {
+		t.Fatalf("received 24 h and a minute before its Created: %v", vd.Rej)
+	}
+	if a, b := v.Inspect(&dec, rec), v.InspectAt(&dec, rec, clock()); a.Rej != b.Rej && (a.Rej == nil || b.Rej == nil || *a.Rej != *b.Rej) {
+		t.Fatalf("Inspect %v, InspectAt the validator's clock %v", a.Rej, b.Rej)
+	}
+}
