@@ -180,6 +180,23 @@ func (f *flagSet) parse(args []string) error {
 	return nil
 }
 
+// parseArgs parses flags and positional arguments in any order (ste
+// exceptions show ID --json) and returns the positional ones.
+func (f *flagSet) parseArgs(args []string) ([]string, error) {
+	var pos []string
+	rest := args
+	for {
+		if err := f.Parse(rest); err != nil {
+			return nil, f.parse(args) // the same error, said as parse says it
+		}
+		if rest = f.Args(); len(rest) == 0 {
+			break
+		}
+		pos, rest = append(pos, rest[0]), rest[1:]
+	}
+	return pos, f.parse(nil)
+}
+
 // envOr returns $name, or def when unset or empty.
 func envOr(name, def string) string {
 	if v := os.Getenv(name); v != "" {
