@@ -11,6 +11,7 @@ package charts
 import (
 	"errors"
 	"fmt"
+	"io"
 	"image/color"
 	"math"
 	"path/filepath"
@@ -48,22 +49,7 @@ func Save(res report.Result, file string) error {
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("plot file %q: use .png or .svg", file)
 	}
-	var p *plot.Plot
-	var err error
-	switch r := res.(type) {
-	case *report.ThroughputResult:
-		p, err = throughput(r)
-	case *report.DegradationResult:
-		p, err = degradation(r)
-	case *report.QueuesResult:
-		p, err = queues(r)
-	case *report.LatencyResult:
-		p, err = latency(r)
-	case *report.ExceptionsResult:
-		p, err = exceptions(r)
-	default:
-		return fmt.Errorf("no chart for %T", res)
-	}
+	p, err := build(res)
 	if err != nil {
 		return err
 	}
@@ -71,6 +57,39 @@ func Save(res report.Result, file string) error {
 		return fmt.Errorf("plot %s: %w", file, err)
 	}
 	return nil
+}
+
+// Render draws res in format "png" or "svg" to w (the console serves it).
+func Render(res report.Result, format string, w io.Writer) error {
+	p, err := build(res)
+	if err != nil {
+		return err
+	}
+	wt, err := p.WriterTo(Width, Height, format)
+	if err != nil {
+		return err
+	}
+	_, err = wt.WriteTo(w)
+	return err
+}
+
+// ErrNoData: the report has nothing to draw in its range.
+var ErrNoData = errNoData
+
+func build(res report.Result) (*plot.Plot, error) {
+	switch r := res.(type) {
+	case *report.ThroughputResult:
+		return throughput(r)
+	case *report.DegradationResult:
+		return degradation(r)
+	case *report.QueuesResult:
+		return queues(r)
+	case *report.LatencyResult:
+		return latency(r)
+	case *report.ExceptionsResult:
+		return exceptions(r)
+	}
+	return nil, fmt.Errorf("no chart for %T", res)
 }
 
 var errNoData = errors.New("nothing to plot: no data in this range")
