@@ -247,11 +247,11 @@ func (b *Book) CaughtUp() bool {
 
 // Group is a count of exceptions sharing a reason or a sender.
 type Group struct {
-	Key   string        `json:"key"`
-	Total int           `json:"total"`
-	By    map[State]int `json:"by_state"`
-	First time.Time     `json:"first"`
-	Last  time.Time     `json:"last"`
+	Key   string         `json:"key"`
+	Total int            `json:"total"`
+	By    map[string]int `json:"by_state"` // by state name
+	First time.Time      `json:"first"`
+	Last  time.Time      `json:"last"`
 }
 
 // Groups counts a list of exceptions by reason and by sender, largest
@@ -265,12 +265,12 @@ func Groups(list []Exception) (byReason, bySender []Group) {
 			k := key(e)
 			g, ok := m[k]
 			if !ok {
-				g = &Group{Key: k, By: map[State]int{}}
+				g = &Group{Key: k, By: map[string]int{}}
 				m[k] = g
 				keys = append(keys, k)
 			}
 			g.Total++
-			g.By[e.State.State]++
+			g.By[string(e.State.State)]++
 			at := e.Received()
 			if g.First.IsZero() || at.Before(g.First) {
 				g.First = at

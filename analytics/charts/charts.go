@@ -11,8 +11,8 @@ package charts
 import (
 	"errors"
 	"fmt"
-	"io"
 	"image/color"
+	"io"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -59,13 +59,18 @@ func Save(res report.Result, file string) error {
 	return nil
 }
 
-// Render draws res in format "png" or "svg" to w (the console serves it).
-func Render(res report.Result, format string, w io.Writer) error {
+// Render draws res in format "png" or "svg" to w (the console serves it),
+// width by height inches (0: the size Save draws).
+func Render(res report.Result, format string, width, height float64, w io.Writer) error {
 	p, err := build(res)
 	if err != nil {
 		return err
 	}
-	wt, err := p.WriterTo(Width, Height, format)
+	wd, ht := Width, Height
+	if width > 0 && height > 0 {
+		wd, ht = vg.Length(width)*vg.Inch, vg.Length(height)*vg.Inch
+	}
+	wt, err := p.WriterTo(wd, ht, format)
 	if err != nil {
 		return err
 	}

@@ -119,13 +119,13 @@ func TestRenderWritesTheSameChart(t *testing.T) {
 	}
 	want, _ := os.ReadFile(file)
 	var got bytes.Buffer
-	if err := Render(res, "svg", &got); err != nil {
+	if err := Render(res, "svg", 0, 0, &got); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got.Bytes(), want) {
 		t.Fatalf("Render wrote %d bytes, Save %d", got.Len(), len(want))
 	}
-	if err := Render(&report.ThroughputResult{}, "svg", &got); err != ErrNoData {
+	if err := Render(&report.ThroughputResult{}, "svg", 0, 0, &got); err != ErrNoData {
 		t.Fatalf("empty report: %v", err)
 	}
 }

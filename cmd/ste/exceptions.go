@@ -161,7 +161,7 @@ func exceptionsList(ctx context.Context, args []string) error {
 	printGroups := func(title string, gs []exceptions.Group) {
 		var parts []string
 		for _, g := range gs {
-			parts = append(parts, fmt.Sprintf("%s %d (%d open)", g.Key, g.Total, g.By[exceptions.Open]))
+			parts = append(parts, fmt.Sprintf("%s %d (%d open)", g.Key, g.Total, g.By[string(exceptions.Open)]))
 		}
 		fmt.Printf("  by %s: %s\n", title, strings.Join(parts, ", "))
 	}
