@@ -152,14 +152,26 @@ func (c *collector) sample(ctx context.Context) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.at = now
+	prev := c.scraped
 	c.scraped = map[string]instanceRead{}
 	for i, e := range entries {
-		if reads[i].at.IsZero() {
+		r := reads[i]
+		if r.at.IsZero() {
 			continue
 		}
-		c.scraped[e.ID] = reads[i]
-		if reads[i].metrics != nil {
-			total.add(reads[i].metrics)
+		// An instance that does not answer keeps its last figures (its
+		// error says they are old) rather than vanishing from the totals.
+		if old, ok := prev[e.ID]; ok && r.err != "" {
+			if r.metrics == nil {
+				r.metrics = old.metrics
+			}
+			if r.status == nil {
+				r.status = old.status
+			}
+		}
+		c.scraped[e.ID] = r
+		if r.metrics != nil {
+			total.add(r.metrics)
 		}
 	}
 	c.totals = appendRing(c.totals, totalsAt{now, total}, historyLen)
