@@ -132,6 +132,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  STE_HOME (default ~/.local/share/ste), STE_CLICKHOUSE (analytics DSN),")
 	fmt.Fprintln(w, "  STE_UTILITY_BIC, STE_UTILITY_KEY (the utility's signing key file),")
 	fmt.Fprintln(w, "  STE_INSTANCE_ID, STE_GROUPS, STE_HTTP (ste process: its id, groups, HTTP address),")
+	fmt.Fprintln(w, "  STE_CONSOLE_ADDR, STE_CONSOLE_TOKENS (ste console: its address, its auth tokens file),")
+	fmt.Fprintln(w, "  STE_OPERATOR (the name ste exceptions and a loopback console record with retries and archives),")
 	fmt.Fprintln(w, "  STE_LOG_FORMAT (text or json), STE_LOG_LEVEL (debug, info, warn, error),")
 	fmt.Fprintln(w, "  STE_CPUPROFILE=FILE, STE_PPROF=ADDR (profiling any command)")
 }
