@@ -87,14 +87,9 @@ func (b *Book) read(ctx context.Context, conn kafkaconn.Config, ns string, follo
 	}
 	cl.AddConsumeTopics(present...)
 	for {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
+		fs, err := topics.Poll(ctx, cl)
+		if err != nil {
 			return err
-		}
-		var ferr error
-		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
-		if ferr != nil {
-			return ferr
 		}
 		fs.EachRecord(func(r *kgo.Record) {
 			b.apply(n, r)

@@ -93,6 +93,12 @@ var ErrNoOperator = errors.New("an operator name is required")
 // ste-retry-by headers, and records the retry. An exception already
 // retried, resolved or archived is refused unless o.Force.
 func (w *Workflow) Retry(ctx context.Context, ids []string, o Options) ([]Result, error) {
+	return w.each(ids, o, func(id string) Result { return w.retry(ctx, id, o) })
+}
+
+// each applies a change to each id, one at a time, under the workflow's
+// lock; every change names its operator.
+func (w *Workflow) each(ids []string, o Options, change func(id string) Result) ([]Result, error) {
 	if strings.TrimSpace(o.Operator) == "" {
 		return nil, ErrNoOperator
 	}
@@ -100,7 +106,7 @@ func (w *Workflow) Retry(ctx context.Context, ids []string, o Options) ([]Result
 	defer w.mu.Unlock()
 	var out []Result
 	for _, id := range ids {
-		out = append(out, w.retry(ctx, id, o))
+		out = append(out, change(id))
 	}
 	return out, nil
 }
@@ -113,8 +119,7 @@ func (w *Workflow) retry(ctx context.Context, id string, o Options) Result {
 		return res
 	}
 	if st := e.State; st.State != Open && !o.Force {
-		res.Outcome, res.Detail = OutcomeRefused, fmt.Sprintf("already %s by %s at %s (force to retry again)",
-			st.State, st.By, st.At.UTC().Format(time.RFC3339))
+		res.Outcome, res.Detail = OutcomeRefused, already(st)+" (force to retry again)"
 		return res
 	}
 	payload, err := w.Payload(ctx, e, true)
@@ -154,34 +159,33 @@ func (w *Workflow) retry(ctx context.Context, id string, o Options) Result {
 // Archive closes exceptions that need no retry (the sender resent the
 // message, or it was wrong). Archived and resolved ones are refused.
 func (w *Workflow) Archive(ctx context.Context, ids []string, o Options) ([]Result, error) {
-	if strings.TrimSpace(o.Operator) == "" {
-		return nil, ErrNoOperator
-	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	var out []Result
-	for _, id := range ids {
-		res := Result{ID: id}
-		e, ok := w.book.Get(id)
-		switch {
-		case !ok:
-			res.Outcome, res.Detail = OutcomeFailed, "no such exception"
-		case e.State.State == Archived || e.State.State == Resolved:
-			res.Outcome, res.Detail = OutcomeRefused, fmt.Sprintf("already %s by %s at %s", e.State.State, e.State.By,
-				e.State.At.UTC().Format(time.RFC3339))
-		case o.DryRun:
-			res.Outcome = OutcomeWouldArchive
-		default:
-			st := Record{ID: id, State: Archived, By: o.Operator, At: w.now().UTC(), Note: o.Note, Retries: e.State.Retries}
-			if err := w.record(ctx, st); err != nil {
-				res.Outcome, res.Detail = OutcomeFailed, err.Error()
-			} else {
-				res.Outcome = OutcomeArchived
-			}
+	return w.each(ids, o, func(id string) Result { return w.archive(ctx, id, o) })
+}
+
+func (w *Workflow) archive(ctx context.Context, id string, o Options) Result {
+	res := Result{ID: id}
+	e, ok := w.book.Get(id)
+	switch {
+	case !ok:
+		res.Outcome, res.Detail = OutcomeFailed, "no such exception"
+	case e.State.State == Archived || e.State.State == Resolved:
+		res.Outcome, res.Detail = OutcomeRefused, already(e.State)
+	case o.DryRun:
+		res.Outcome = OutcomeWouldArchive
+	default:
+		st := Record{ID: id, State: Archived, By: o.Operator, At: w.now().UTC(), Note: o.Note, Retries: e.State.Retries}
+		if err := w.record(ctx, st); err != nil {
+			res.Outcome, res.Detail = OutcomeFailed, err.Error()
+		} else {
+			res.Outcome = OutcomeArchived
 		}
-		out = append(out, res)
 	}
-	return out, nil
+	return res
+}
+
+// already says what was done to an exception, why a change is refused.
+func already(st Record) string {
+	return fmt.Sprintf("already %s by %s at %s", st.State, st.By, st.At.UTC().Format(time.RFC3339))
 }
 
 // record writes a state and applies it to the book at once (the book's own

@@ -106,14 +106,9 @@ func ReadPartition(ctx context.Context, c kafkaconn.Config, topic string, partit
 	}
 	cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{topic: {partition: kgo.NewOffset().At(offset)}})
 	for {
-		fs := cl.PollFetches(ctx)
-		if err := ctx.Err(); err != nil {
+		fs, err := Poll(ctx, cl)
+		if err != nil {
 			return err
-		}
-		var ferr error
-		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
-		if ferr != nil {
-			return ferr
 		}
 		for it := fs.RecordIter(); !it.Done(); {
 			r := it.Next()

@@ -104,14 +104,9 @@ func Dump(ctx context.Context, c kafkaconn.Config, topic string, fn func(r *kgo.
 	})
 	n := 0
 	for len(remaining) > 0 {
-		fs := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			return n, ctx.Err()
-		}
-		var ferr error
-		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
-		if ferr != nil {
-			return n, ferr
+		fs, err := Poll(ctx, cl)
+		if err != nil {
+			return n, err
 		}
 		var cbErr error
 		fs.EachRecord(func(r *kgo.Record) {
@@ -130,4 +125,16 @@ func Dump(ctx context.Context, c kafkaconn.Config, topic string, fn func(r *kgo.
 		}
 	}
 	return n, nil
+}
+
+// Poll fetches once: the records, or the context's error, or a fetch's
+// (the last one reported).
+func Poll(ctx context.Context, cl *kgo.Client) (kgo.Fetches, error) {
+	fs := cl.PollFetches(ctx)
+	if err := ctx.Err(); err != nil {
+		return fs, err
+	}
+	var ferr error
+	fs.EachError(func(_ string, _ int32, err error) { ferr = err })
+	return fs, ferr
 }

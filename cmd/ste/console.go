@@ -64,8 +64,9 @@ func serveConsole(ctx context.Context, o console.Options, started func(url strin
 	return s.Wait()
 }
 
-// localOperator is whom a loopback console without tokens records changes
-// under: the user running it.
+// localOperator is whom a change is recorded under when no one is named (a
+// loopback console without tokens, ste exceptions without --operator):
+// $STE_OPERATOR, else the user running it.
 func localOperator() string {
 	if name := os.Getenv("STE_OPERATOR"); name != "" {
 		return name

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/user"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -113,17 +112,11 @@ func (f *excFlags) load(ctx context.Context) (*exceptions.Book, kafkaconn.Config
 	return book, k, err
 }
 
-func (f *excFlags) operatorName() (string, error) {
+func (f *excFlags) operatorName() string {
 	if name := strings.TrimSpace(*f.operator); name != "" {
-		return name, nil
+		return name
 	}
-	if name := os.Getenv("STE_OPERATOR"); name != "" {
-		return name, nil
-	}
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username, nil
-	}
-	return "", usageError{"--operator is required (no $STE_OPERATOR and no user name)"}
+	return localOperator()
 }
 
 func printJSON(v any) error {
@@ -314,10 +307,7 @@ func exceptionsChange(ctx context.Context, f *excFlags, args []string, retry boo
 	if len(ids) == 0 && flt.Since.IsZero() && flt.Until.IsZero() && flt.Sender == "" && flt.Reason == "" && flt.MsgId == "" {
 		return usageError{"name exception ids, or select them with --reason, --sender, --msg-id, --since or --until"}
 	}
-	op, err := f.operatorName()
-	if err != nil {
-		return err
-	}
+	op := f.operatorName()
 	book, k, err := f.load(ctx)
 	if err != nil {
 		return err
