@@ -88,6 +88,7 @@ lint: tools
 # console's screenshots) go under test-output/_artifacts/, one directory
 # per test, named in the test's output ("=== ARTIFACTS").
 test: build lint kafka chdb promtool chromium $(BIN)/helm
+	@mkdir -p $(CURDIR)/test-output
 	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
 		STE_DEPLOY_CHECKS=1 STE_HELM=$(BIN)/helm \
 		$(GO) test -count=1 -p 1 -timeout 30m -artifacts -outputdir $(CURDIR)/test-output ./...

@@ -322,6 +322,17 @@ func (f filterForm) filter() (exceptions.Filter, error) {
 	return flt, nil
 }
 
+// actionFilter is what "all of the filter" acts on: the filter's
+// exceptions, the open ones unless it names a state (as ste exceptions
+// retry without ids).
+func (f filterForm) actionFilter() (exceptions.Filter, error) {
+	flt, err := f.filter()
+	if err == nil && f.State == "" {
+		flt.States = []exceptions.State{exceptions.Open}
+	}
+	return flt, err
+}
+
 // With returns the form's query with one field set (a group's link).
 func (f filterForm) With(field, value string) template.URL {
 	q := f.values()
@@ -358,6 +369,7 @@ const maxRows = 200
 type exceptionsData struct {
 	Form               filterForm
 	Total, Selected    int
+	ForAll             int // what "all of the filter" acts on
 	Rows               []exceptions.Exception
 	More               int
 	ByReason, BySender []exceptions.Group
@@ -387,6 +399,9 @@ func (s *Server) exceptionsPage(w http.ResponseWriter, r *http.Request) {
 	}
 	list := s.book.List(flt)
 	d.Selected = len(list)
+	if all, err := d.Form.actionFilter(); err == nil {
+		d.ForAll = len(s.book.List(all))
+	}
 	d.ByReason, d.BySender = exceptions.Groups(list)
 	if len(d.BySender) > maxGroups {
 		d.MoreSenders, d.BySender = len(d.BySender)-maxGroups, d.BySender[:maxGroups]
@@ -489,7 +504,7 @@ func (s *Server) change(retry bool) http.HandlerFunc {
 		form := formOf(r.PostForm.Get)
 		ids := r.PostForm["id"]
 		if r.PostForm.Get("all") != "" {
-			flt, err := form.filter()
+			flt, err := form.actionFilter()
 			if err != nil {
 				s.fail(w, r, http.StatusBadRequest, err.Error())
 				return

@@ -128,9 +128,11 @@ func TestConsoleInABrowser(t *testing.T) {
 	loadSecurity(t, env, kafkaArgs, sec)
 	waitRefdata(t, send, conn, ns, bad[0])
 
-	// Through the page.
-	b.open(t, console+"exceptions/"+ids[0])
-	b.click(t, "#retry")
+	// Through the page: ticked in the list, then Retry selected.
+	m0, _ := dec.Decode(bad[0])
+	b.open(t, console+"exceptions?msg_id="+url.QueryEscape(m0.MsgId))
+	b.eval(t, `document.querySelector('#exceptions input[name=id][value="`+ids[0]+`"]').click()`)
+	b.click(t, "#retry-selected")
 	if got := b.text(t, "#results .outcome"); got != "retried" {
 		t.Fatalf("retry from the page: %q", got)
 	}
@@ -140,14 +142,13 @@ func TestConsoleInABrowser(t *testing.T) {
 		time.Sleep(300 * time.Millisecond)
 		b.open(t, console+"exceptions/"+ids[0])
 	}
-	m0, _ := dec.Decode(bad[0])
 	ack := schemas.ACKId(m0.Sender, m0.MsgId)
 	if got := b.text(t, "#ack"); got != ack || b.text(t, "#state-by") != "browser-op" {
 		t.Errorf("resolved by %q with %q, want browser-op and %s", b.text(t, "#state-by"), got, ack)
 	}
 	b.shot(t, shots, "exception-resolved")
 	checkACKAndAudit(t, conn, ns, ack, ids[0], "browser-op")
-	// A second retry without force is refused.
+	// A second retry without force, from the exception's page, is refused.
 	b.click(t, "#retry")
 	if got := b.text(t, "#results .outcome"); got != "refused" {
 		t.Errorf("a second retry without force: %q", got)
