@@ -261,8 +261,8 @@ func (w *Workflow) Resolve(ctx context.Context) ([]string, error) {
 	var resolved []string
 	for _, e := range pending {
 		r, ok := e.State.LastRetry()
-		if !ok {
-			continue
+		if !ok || w.Outcome(e.ID).RejectedAs != "" {
+			continue // rejected again: the new exception is the one to work on
 		}
 		payload, err := w.Payload(ctx, e, false)
 		if err != nil {
