@@ -122,7 +122,7 @@ func (t *Trade) View() View {
 			m.Price = e.Price.String()
 		}
 		if e.Has.Has(schemas.FNetAmount) {
-			m.NetAmount = e.NetAmount.String()
+			m.NetAmount = e.NetAmount.Fixed(int(e.NetUnits)) // in the currency's minor units, as outputs write it
 		}
 		if e.Has.Has(schemas.FSettleDate) {
 			m.SettleDate = e.SettleDate.String()

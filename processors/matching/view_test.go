@@ -46,6 +46,11 @@ func TestTradeView(t *testing.T) {
 	if m := v.Messages[0]; m.Type != "NOE" || m.Price != "10.5" || m.Quantity != 1000 || m.SettleDate != "2026-11-04" {
 		t.Fatalf("NOE %+v", m)
 	}
+	for _, m := range v.Messages {
+		if m.Type == "NPR" && m.NetAmount != "6306.29" && m.NetAmount != "4204.61" {
+			t.Fatalf("NPR net amount %q, in the currency's minor units", m.NetAmount)
+		}
+	}
 
 	f.send(replaceOf(msgs[0], "T1-NOE-R", 40, func(d *schemas.Draft) { d.Set("Price", "10.60") }))
 	v = f.book.Trade(tradeKey("T1")).View()
