@@ -64,9 +64,9 @@ func TestConsoleInABrowser(t *testing.T) {
 	b.waitText(t, "#analytics-audit", num(counts.Audit)) // analytics is read every few seconds
 	metrics := instanceMetrics(t, b.evalStrings(t, `[...document.querySelectorAll('#instances tbody tr td:nth-child(6) code')].map(c => c.textContent)`))
 	for id, want := range map[string]string{
-		"#analytics-cls":        num(counts.CLS),
-		"#analytics-exceptions": num(counts.Exceptions),
-		"#rejected-total":       num(uint64(metrics.sum("ste_rejected_total"))),
+		"#analytics-cls":                      num(counts.CLS),
+		"#analytics-exceptions":               num(counts.Exceptions),
+		"#rejected-total":                     num(uint64(metrics.sum("ste_rejected_total"))),
 		"#stage-validate [data-k=records-in]": num(uint64(metrics.sum(`ste_stage_records_in_total{stage="validate"}`))),
 		"#stage-match [data-k=records-in]":    num(uint64(metrics.sum(`ste_stage_records_in_total{stage="match"}`))),
 		"#open-trades":                        num(uint64(metrics.sum("ste_open_trades"))),
