@@ -1,7 +1,7 @@
 # STE — two commands matter: `make demo` and `make test`. Everything a fresh
 # machine lacks is installed here, idempotently, into caches:
 #   Go modules (module cache), staticcheck and helm (bin/, built from their Go
-#   modules), promtool (Debian's prometheus package), the Apache Kafka 4
+#   modules), promtool and chromium (Debian packages), the Apache Kafka 4
 #   broker and tools jars from Maven Central and libchdb from npm (~/.cache/ste).
 SHELL := /bin/bash
 GO ?= go
@@ -13,7 +13,7 @@ STATICCHECK_VERSION := v0.8.2
 HELM_VERSION := v3.22.0
 CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
-.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool clean replay-kafka
+.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool chromium clean replay-kafka
 
 all: build
 
@@ -43,14 +43,24 @@ $(BIN)/helm:
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
-# promtool for the alert-rule checks: Debian's prometheus package, installed
-# only where promtool is missing (apt-get as root, else through sudo).
+# apt-install COMMAND,PACKAGE installs a Debian package only where its
+# command is missing (apt-get as root, else through sudo; the package lists
+# are updated only when the first try fails).
+apt-install = command -v $(1) >/dev/null 2>&1 || { \
+	SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(2) >/dev/null || \
+	{ $$SUDO apt-get update >/dev/null && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(2) >/dev/null; }; }
+
+# promtool for the alert-rule checks: Debian's prometheus package.
 promtool:
-	@command -v promtool >/dev/null 2>&1 || { \
-		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus >/dev/null || \
-		{ $$SUDO apt-get update >/dev/null && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends prometheus >/dev/null; }; }
+	@$(call apt-install,promtool,prometheus)
 	@promtool --version 2>&1 | head -n1
+
+# Chromium for the console's browser tests (e2e, chromedp): Debian's
+# chromium package. Under CI=true the tests fail without it.
+chromium:
+	@$(call apt-install,chromium,chromium)
+	@chromium --version 2>/dev/null | head -n1
 
 # The real Kafka 4 broker jars and Kafka's own command-line tools (the
 # kafka-tools jar: kafka-topics, kafka-consumer-groups, ...), needs java and
@@ -71,14 +81,17 @@ lint: tools
 
 # Every test: unit, fuzz seed corpora, contract conformance, the end-to-end
 # suite on the embedded broker and on real Kafka 4 (STE_KAFKA=1), the
-# analytics suite on the embedded ClickHouse, and the deploy/ checks (helm,
-# promtool: STE_DEPLOY_CHECKS=1 makes a missing tool a failure). Packages
-# run one at a time: several suites start brokers and measure, and the
-# machine has two cores.
-test: build lint kafka chdb promtool $(BIN)/helm
+# analytics suite on the embedded ClickHouse, the console in Chromium, and
+# the deploy/ checks (helm, promtool: STE_DEPLOY_CHECKS=1 makes a missing
+# tool a failure). Packages run one at a time: several suites start brokers
+# and measure, and the machine has two cores. Files the tests keep (the
+# console's screenshots) go under test-output/_artifacts/, one directory
+# per test, named in the test's output ("=== ARTIFACTS").
+test: build lint kafka chdb promtool chromium $(BIN)/helm
+	@mkdir -p $(CURDIR)/test-output
 	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
 		STE_DEPLOY_CHECKS=1 STE_HELM=$(BIN)/helm \
-		$(GO) test -count=1 -p 1 -timeout 30m ./...
+		$(GO) test -count=1 -p 1 -timeout 30m -artifacts -outputdir $(CURDIR)/test-output ./...
 
 # The backtest and scale-out scenarios (ste replay, ste diff, ste migrate) on
 # real Kafka 4 as well; make test runs them on the embedded broker only.
@@ -92,6 +105,7 @@ unit:
 
 demo: build chdb
 	CHDB_LIB_PATH=$(CHDB_LIB) $(BIN)/ste demo
+	@echo "The same with the operator console kept running: CHDB_LIB_PATH=$(CHDB_LIB) $(BIN)/ste demo --console (then http://127.0.0.1:8080)"
 
 # Per-message Go benchmarks (see docs/benchmarks.md for the experiments).
 bench:
@@ -113,4 +127,4 @@ fuzz:
 	$(GO) test ./processors/pipeline -run '^$$' -fuzz FuzzEnvelope -fuzztime $(FUZZTIME) -parallel 1
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) test-output

@@ -96,6 +96,15 @@ func TestCLI_BadFlagsOneLineReason(t *testing.T) {
 		{"bench", "--trades", "5", "--rate", "-3"},
 		{"monitor", "--interval", "0s"},
 		{"report", "throughput", "--window", "-5s"},
+		// The exceptions workflow and the console check their flags first.
+		{"exceptions", "retry"},
+		{"exceptions", "archive", "--brokers", "127.0.0.1:1"},
+		{"exceptions", "list", "--state", "bogus"},
+		{"exceptions", "list", "--since", "yesterday-ish"},
+		{"exceptions", "show"},
+		{"exceptions", "show", "1-2", "3-4"},
+		{"console", "--auth-tokens", filepath.Join(dir, "no-tokens-file")},
+		{"console", "--namespace", "bad namespace"},
 	}
 	for _, args := range cases {
 		failsWithOneLine(t, args...)

@@ -108,6 +108,8 @@ type runtime struct {
 	mu       sync.Mutex
 	assigned map[pipeline.Stage][]int32
 	lastLag  lag.Sample
+
+	tables pipeline.Tables // the match table, for /trades
 }
 
 // Run runs one instance until ctx ends (exit nil after a clean stop) or it
@@ -216,6 +218,7 @@ func (r *runtime) run(ctx context.Context) error {
 		InstanceID: r.id.ID,
 		OnAssign:   r.onAssign,
 		Ready:      procReady,
+		Tables:     &r.tables,
 	})
 	r.ready.Store(false)
 	if err != nil {

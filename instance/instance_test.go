@@ -113,6 +113,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	set := bytes.Clone(buf.Bytes())
 	src, _ := msgset.NewReader(&buf, "set")
 	if _, err := topics.Drive(ctx, cl, ns, src, topics.DriveOptions{}); err != nil {
 		t.Fatal(err)
@@ -164,6 +165,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	if bytes.Contains(metrics, []byte(`stage="validate"`)) {
 		t.Error("/metrics of identity+match reports the validate group")
 	}
+	checkTradeLookup(t, v, m, set)
 
 	stopV()
 	if err := <-doneV; err != nil {
@@ -181,4 +183,49 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	}
 	stopM()
 	<-doneM
+}
+
+// checkTradeLookup: the match instance answers /trades for a trade of the
+// set by key and by TradeRef, matched with its seven messages in force; the
+// validate instance holds no trades; an unknown key is a 404.
+func checkTradeLookup(t *testing.T, v, m registry.Entry, set []byte) {
+	t.Helper()
+	var dec schemas.Decoder
+	msg, rej := dec.Decode(bytes.SplitN(set, []byte("\n"), 2)[0])
+	if rej != nil {
+		t.Fatal(rej)
+	}
+	key := msg.Key.TradeKey().String()
+	get := func(host, path string) (int, instance.TradeAnswer) {
+		resp, err := http.Get("http://" + host + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ans instance.TradeAnswer
+		json.NewDecoder(resp.Body).Decode(&ans)
+		return resp.StatusCode, ans
+	}
+	for _, path := range []string{"/trades/" + key, "/trades?ref=" + msg.Key.TradeRef} {
+		code, ans := get(m.HTTP, path)
+		if code != http.StatusOK || ans.Instance != m.ID || len(ans.Trades) != 1 {
+			t.Fatalf("%s: %d %+v", path, code, ans)
+		}
+		tr := ans.Trades[0].Trade
+		inForce := 0
+		for _, mv := range tr.Messages {
+			if mv.InForce {
+				inForce++
+			}
+		}
+		if tr.TradeKey != key || tr.State != "matched" || inForce != 7 || len(tr.CLS) != 1 || !tr.CLS[0].Standing {
+			t.Fatalf("%s: trade %+v", path, tr)
+		}
+	}
+	if code, _ := get(m.HTTP, "/trades/0000000000000000"); code != http.StatusNotFound {
+		t.Fatalf("unknown trade: %d", code)
+	}
+	if code, _ := get(v.HTTP, "/trades/"+key); code != http.StatusNotFound {
+		t.Fatalf("the validate instance answered a trade lookup: %d", code)
+	}
 }

@@ -18,7 +18,18 @@ type Exception struct {
 	Payload          []byte `json:"payload"` // base64 in JSON
 	PayloadTruncated bool   `json:"payload_truncated,omitempty"`
 	NACK             string `json:"nack_msg_id,omitempty"` // MsgId of the NACK sent, if any
+	// RetryOf names the exception an operator retried when this record was
+	// rejected again (messages.md §7, the ste-retry-of header).
+	RetryOf string `json:"retry_of,omitempty"`
 }
+
+// Headers of an operator's retry on <ns>.inbound (messages.md §7): the
+// exception retried, and — the project's own — the operator who asked, so
+// the record's audit event names both.
+const (
+	RetryOfHeader = "ste-retry-of"
+	RetryByHeader = "ste-retry-by"
+)
 
 // MaxEcho is how many characters of a value taken from a rejected record the
 // utility repeats (messages.md §6): an output never amplifies its input.

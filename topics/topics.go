@@ -97,3 +97,15 @@ func Dump(ctx context.Context, c kafkaconn.Config, topic string, fn func(r *kgo.
 	n, err := copier.Read(ctx, func(opts ...kgo.Opt) (*kgo.Client, error) { return Client(c, opts...) }, topic, spans, fn)
 	return int(n), err
 }
+
+// Poll fetches once: the records, or the context's error, or a fetch's
+// (the last one reported).
+func Poll(ctx context.Context, cl *kgo.Client) (kgo.Fetches, error) {
+	fs := cl.PollFetches(ctx)
+	if err := ctx.Err(); err != nil {
+		return fs, err
+	}
+	var ferr error
+	fs.EachError(func(_ string, _ int32, err error) { ferr = err })
+	return fs, ferr
+}

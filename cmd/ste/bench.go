@@ -224,4 +224,12 @@ func (f *feed) finish(ctx context.Context) error {
 	return err
 }
 
+// catchUp waits until everything on the namespace's topics is stored, and
+// keeps ingesting.
+func (f *feed) catchUp(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	return f.in.CatchUp(cctx)
+}
+
 func (f *feed) close() { f.st.Close() }

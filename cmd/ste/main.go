@@ -156,6 +156,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  STE_HOME (default ~/.local/share/ste), STE_CLICKHOUSE (analytics DSN),")
 	fmt.Fprintln(w, "  STE_UTILITY_BIC, STE_UTILITY_KEY (the utility's signing key file),")
 	fmt.Fprintln(w, "  STE_INSTANCE_ID, STE_GROUPS, STE_HTTP (ste process: its id, groups, HTTP address),")
+	fmt.Fprintln(w, "  STE_CONSOLE_ADDR, STE_CONSOLE_TOKENS (ste console: its address, its auth tokens file),")
+	fmt.Fprintln(w, "  STE_OPERATOR (the name ste exceptions and a loopback console record with retries and archives),")
 	fmt.Fprintln(w, "  STE_LOG_FORMAT (text or json), STE_LOG_LEVEL (debug, info, warn, error),")
 	fmt.Fprintln(w, "  STE_CPUPROFILE=FILE, STE_PPROF=ADDR (profiling any command)")
 }
@@ -202,6 +204,23 @@ func (f *flagSet) parse(args []string) error {
 	}
 	f.log = log
 	return nil
+}
+
+// parseArgs parses flags and positional arguments in any order (ste
+// exceptions show ID --json) and returns the positional ones.
+func (f *flagSet) parseArgs(args []string) ([]string, error) {
+	var pos []string
+	rest := args
+	for {
+		if err := f.Parse(rest); err != nil {
+			return nil, f.parse(args) // the same error, said as parse says it
+		}
+		if rest = f.Args(); len(rest) == 0 {
+			break
+		}
+		pos, rest = append(pos, rest[0]), rest[1:]
+	}
+	return pos, f.parse(nil)
 }
 
 // envOr returns $name, or def when unset or empty.

@@ -90,6 +90,8 @@ type Options struct {
 	OnAssign func(st Stage, partitions []int32)
 	// Ready is closed once every group has recovered its tables and runs.
 	Ready chan<- struct{}
+	// Tables, if set, is filled in so the runtime can read the match table.
+	Tables *Tables
 }
 
 // ClientID is the Kafka client id of one stage's clients in an instance.
@@ -107,6 +109,9 @@ func Run(ctx context.Context, o Options) error {
 		o.Config.Logger = log
 	}
 	s := newStages(o.Config)
+	if o.Tables != nil {
+		o.Tables.s.Store(s)
+	}
 	if o.InstanceID == "" {
 		o.InstanceID = "anon"
 	}

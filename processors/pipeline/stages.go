@@ -112,6 +112,7 @@ func (s *stages) validate(ctx goka.Context, msg any) {
 			e.TradeKey = vd.Msg.Key.TradeKey()
 		}
 	}
+	e.RetryOf, e.RetriedBy = retryHeaders(ctx)
 	ev := EventValid
 	if vd.Rej != nil {
 		e.Reason, e.Detail, ev = vd.Rej.Reason, vd.Rej.Detail, EventInvalid
@@ -137,6 +138,7 @@ func (s *stages) reject(ctx goka.Context, st Stage, e *Envelope, m *schemas.Mess
 	vd := validation.Verdict{Msg: m, Rej: rej, Digest: e.Digest, Hash16: e.Hash16(), SenderKnown: e.SenderKnown}
 	id := strconv.Itoa(int(e.Partition)) + "-" + strconv.FormatInt(e.Offset, 10)
 	exc, nack := vd.Rejected(id, e.Raw, e.Partition, e.Offset, s.cfg.Now())
+	exc.RetryOf = e.RetryOf
 	key := ""
 	if schemas.IsBIC(m.Sender) {
 		key = m.Sender
@@ -159,7 +161,7 @@ func (s *stages) out(ctx goka.Context, st Stage, topic, key string, value []byte
 
 func (s *stages) audit(ctx goka.Context, st Stage, e *Envelope, outcome, reason string, outputs []string) {
 	a := schemas.AuditEvent{Sender: e.Sender, MsgId: e.MsgId, Partition: e.Partition, Offset: e.Offset,
-		Outcome: outcome, Reason: reason, Outputs: outputs}
+		Outcome: outcome, Reason: reason, Outputs: outputs, RetryOf: e.RetryOf, RetriedBy: e.RetriedBy}
 	if e.TradeKey != 0 {
 		a.TradeKey = e.TradeKey.String()
 	}
