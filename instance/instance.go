@@ -148,9 +148,12 @@ func (r *runtime) run(ctx context.Context) error {
 	}
 	if !o.Sandbox {
 		dial := func(opts ...kgo.Opt) (*kgo.Client, error) { return topics.Client(o.Kafka, opts...) }
-		rs, err := origin.Read(ctx, dial, o.Namespace)
+		rs, bad, err := origin.Scan(ctx, dial, o.Namespace)
 		if err != nil {
 			return err
+		}
+		if len(bad) > 0 {
+			r.log.Warn("unreadable records on the origin topic skipped", "topic", pipeline.Names{NS: o.Namespace}.Origin(), "keys", bad)
 		}
 		r.o.Sandbox = origin.IsSandbox(rs)
 	}

@@ -79,25 +79,38 @@ func Write(ctx context.Context, cl *kgo.Client, ns string, r Record) error {
 	return nil
 }
 
-// Read returns namespace ns's origin records, sorted by key; none when the
-// namespace or its origin topic does not exist.
+// Read returns the namespace's origin records, sorted by key; a namespace
+// without the topic has none. An unreadable record is an error: the tools
+// that write origins (replay, migrate) act on them and must not guess.
 func Read(ctx context.Context, dial copier.Dial, ns string) ([]Record, error) {
+	out, bad, err := Scan(ctx, dial, ns)
+	if err == nil && len(bad) > 0 {
+		err = fmt.Errorf("%s key %s: not an origin record", pipeline.Names{NS: ns}.Origin(), bad[0])
+	}
+	return out, err
+}
+
+// Scan is Read that skips unreadable records and returns their keys: the
+// runtime only asks whether a namespace is a sandbox, and garbage on the
+// topic must not stop it (it logs the keys).
+func Scan(ctx context.Context, dial copier.Dial, ns string) (out []Record, bad []string, err error) {
 	topic := pipeline.Names{NS: ns}.Origin()
 	held, err := copier.Fold(ctx, dial, topic, nil)
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", topic, err)
+		return nil, nil, fmt.Errorf("read %s: %w", topic, err)
 	}
-	var out []Record
 	for k, v := range held {
 		var r Record
-		if err := json.Unmarshal(v, &r); err != nil {
-			return nil, fmt.Errorf("%s key %s: %w", topic, k, err)
+		if err := json.Unmarshal(v, &r); err != nil || r.Kind == "" {
+			bad = append(bad, k)
+			continue
 		}
 		out = append(out, r)
 	}
+	slices.Sort(bad)
 	slices.SortFunc(out, func(a, b Record) int {
 		switch {
 		case a.Key() < b.Key():
@@ -107,7 +120,7 @@ func Read(ctx context.Context, dial copier.Dial, ns string) ([]Record, error) {
 		}
 		return 0
 	})
-	return out, nil
+	return out, bad, nil
 }
 
 // Find returns the record of that kind and source, if any.
