@@ -60,7 +60,18 @@ type Store struct {
 	minPendingDue int64
 	returned      map[string]struct{}
 
+	// The last value Get returned and the op count when it was read: a
+	// callback reads a key, then writes it, and the write needs the old
+	// value again (index entry, key count).
+	last atomic.Pointer[lastRead]
+
 	restored atomic.Int64
+}
+
+type lastRead struct {
+	key string
+	v   []byte
+	seq uint64
 }
 
 type pendVal struct {
@@ -198,13 +209,32 @@ func (s *Store) Has(key string) (bool, error) {
 func (s *Store) Get(key string) ([]byte, error) {
 	s.mu.RLock()
 	p, ok := s.pend[key]
+	seq := s.seq
 	s.mu.RUnlock()
 	if ok {
 		return p.v, nil
 	}
 	// A commit writes Pebble before it drops the value from pend, so a
 	// value missing from pend is in Pebble.
-	return s.committed(key)
+	v, err := s.committed(key)
+	if err == nil {
+		s.last.Store(&lastRead{key, v, seq})
+	}
+	return v, err
+}
+
+// old is the current value of key for a write: what Get just read if no
+// write came between.
+func (s *Store) old(key string) ([]byte, error) {
+	if l := s.last.Load(); l != nil && l.key == key {
+		s.mu.RLock()
+		fresh := l.seq == s.seq
+		s.mu.RUnlock()
+		if fresh {
+			return l.v, nil
+		}
+	}
+	return s.Get(key)
 }
 
 func (s *Store) committed(key string) ([]byte, error) {
@@ -232,7 +262,7 @@ func (s *Store) Delete(key string) error { return s.write(key, nil, opWrite) }
 func (s *Store) write(key string, value []byte, kind opKind) error {
 	// The old value decides the index entry to replace and the key count.
 	// Only this goroutine writes, so it cannot change before the lock.
-	old, err := s.Get(key)
+	old, err := s.old(key)
 	if err != nil {
 		return err
 	}
