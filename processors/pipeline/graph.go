@@ -12,8 +12,6 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
-
-	"github.com/ste-utility/ste/processors/memstore"
 )
 
 // raw is a goka codec that passes bytes through untouched: every value on
@@ -81,6 +79,11 @@ type Options struct {
 	OnAssign func(st Stage, partitions []int32)
 	// Ready is closed once every group has recovered its tables and runs.
 	Ready chan<- struct{}
+	// TableDir, if set, keeps the identity and match tables on disk there
+	// (processors/diskstore: resumed from their local offsets on restart)
+	// instead of in memory (processors/memstore: rebuilt from the
+	// changelogs). It must be this instance's own directory.
+	TableDir string
 }
 
 // ClientID is the Kafka client id of one stage's clients in an instance.
@@ -102,6 +105,12 @@ func Run(ctx context.Context, o Options) error {
 	if len(want) == 0 {
 		want = Stages
 	}
+	tables, closeTables, err := openTables(o, s.cfg.Metrics, log)
+	if err != nil {
+		return err
+	}
+	defer closeTables() // after every processor has stopped (wg.Wait below)
+	s.tables = tables
 	graphs := Graphs(s.cfg.Names, Callbacks{Validate: s.validate, Identity: s.identity, Match: s.match})
 	var procs []*goka.Processor
 	for i, g := range graphs {
@@ -183,21 +192,7 @@ func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.
 			}
 		}),
 	}
-	switch st {
-	case StageIdentity:
-		opts = append(opts, goka.WithStorageBuilder(memstore.Builder(s.identityIndex, func(_ string, p int32, ms *memstore.Store) {
-			s.mu.Lock()
-			s.idStore[p] = ms
-			s.mu.Unlock()
-		})))
-	case StageMatch:
-		opts = append(opts, goka.WithStorageBuilder(memstore.Builder(s.matchIndex, func(_ string, p int32, ms *memstore.Store) {
-			s.mu.Lock()
-			s.matchStore[p] = ms
-			s.mu.Unlock()
-		})))
-	}
-	return opts
+	return append(opts, s.tableOptions(st)...)
 }
 
 // reportOpenTrades samples the trade tables for the open-trades gauge.
