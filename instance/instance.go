@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -48,6 +49,10 @@ type Options struct {
 	Verify bool
 	// HTTPAddr serves /healthz, /readyz, /metrics, /status; "" serves none.
 	HTTPAddr string
+	// Tables is where the identity and match tables live: "memory" (the
+	// default: rebuilt from the changelogs on every start) or "disk" (under
+	// the instance's directory, resumed from there on restart).
+	Tables string
 	// Identity of the instance; nil claims one under Home (see Claim).
 	Identity *Identity
 	Home     string
@@ -77,7 +82,28 @@ func (o *Options) validate() error {
 	if o.LagEvery <= 0 {
 		o.LagEvery = 5 * time.Second
 	}
+	switch o.Tables {
+	case "":
+		o.Tables = TablesMemory
+	case TablesMemory, TablesDisk:
+	default:
+		return fmt.Errorf("instance: tables %q: want %s or %s", o.Tables, TablesMemory, TablesDisk)
+	}
 	return nil
+}
+
+// Where tables live (Options.Tables).
+const (
+	TablesMemory = "memory"
+	TablesDisk   = "disk"
+)
+
+// tableDir is the directory of the instance's disk tables ("" in memory).
+func (r *runtime) tableDir() string {
+	if r.o.Tables != TablesDisk {
+		return ""
+	}
+	return filepath.Join(r.id.Dir, "tables")
 }
 
 // runtime is one running instance's shared state.
@@ -191,6 +217,7 @@ func (r *runtime) run(ctx context.Context) error {
 		InstanceID: r.id.ID,
 		OnAssign:   r.onAssign,
 		Ready:      procReady,
+		TableDir:   r.tableDir(),
 	})
 	r.ready.Store(false)
 	if err != nil {

@@ -170,7 +170,7 @@ func publishRefdata(ctx context.Context, brokers, ns string, set *refdata.Set) (
 }
 
 func process(ctx context.Context, args []string) error {
-	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR]")
+	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--tables memory|disk]")
 	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
 	groups := fs.String("groups", envOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)")
 	instanceID := fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME")
@@ -180,11 +180,15 @@ func process(ctx context.Context, args []string) error {
 	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file; default: the public demo key, with a warning")
 	httpAddr := fs.String("http", envOr("STE_HTTP", "127.0.0.1:0"), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)")
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)")
+	tables := fs.String("tables", envOr("STE_TABLES", instance.TablesMemory), "where the identity and match tables live: memory (rebuilt from the changelogs at start) or disk (under the instance's directory in $STE_HOME, resumed from there) ($STE_TABLES)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
+	}
+	if *tables != instance.TablesMemory && *tables != instance.TablesDisk {
+		return usageError{"--tables: want memory or disk"}
 	}
 	stages, err := pipeline.ParseStages(*groups)
 	if err != nil {
@@ -210,7 +214,7 @@ func process(ctx context.Context, args []string) error {
 	}
 	defer id.Release()
 	return instance.Run(ctx, instance.Options{Brokers: *brokers, Namespace: *ns, Stages: stages, RefdataDir: *refDir,
-		Retention: ret, Signer: signer, Verify: !*noVerify, HTTPAddr: *httpAddr, Identity: id, Logger: log})
+		Retention: ret, Signer: signer, Verify: !*noVerify, HTTPAddr: *httpAddr, Identity: id, Logger: log, Tables: *tables})
 }
 
 func drive(ctx context.Context, args []string) error {

@@ -127,7 +127,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nenvironment: STE_BROKERS (default 127.0.0.1:9092), STE_NAMESPACE (default ste),")
 	fmt.Fprintln(w, "             STE_HOME (default ~/.local/share/ste), STE_CLICKHOUSE (analytics DSN),")
 	fmt.Fprintln(w, "             STE_UTILITY_BIC, STE_UTILITY_KEY (the utility's signing key file),")
-	fmt.Fprintln(w, "             STE_INSTANCE_ID, STE_GROUPS, STE_HTTP (ste process: its id, groups, HTTP address),")
+	fmt.Fprintln(w, "             STE_INSTANCE_ID, STE_GROUPS, STE_HTTP, STE_TABLES (ste process: its id, groups,")
+	fmt.Fprintln(w, "             HTTP address, tables in memory or on disk),")
 	fmt.Fprintln(w, "             STE_CPUPROFILE=FILE, STE_PPROF=ADDR (profiling any command)")
 }
 
