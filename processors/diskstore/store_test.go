@@ -145,6 +145,27 @@ func TestDueFollowsTheCurrentValue(t *testing.T) {
 	e.close()
 }
 
+// The tombstone an expired trade becomes is due later than the trade was:
+// it is indexed like any value.
+func TestValueAfterDueIsIndexed(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	must(t, s.Set("t", val(10)))
+	s.acked("t", 0, nil)
+	must(t, s.commit())
+	if got := s.Due(15); !slices.Equal(got, []string{"t"}) {
+		t.Fatal(got)
+	}
+	must(t, s.Set("t", val(50)))
+	s.acked("t", 1, nil)
+	must(t, s.commit())
+	if got := s.Due(60); !slices.Equal(got, []string{"t"}) {
+		t.Fatalf("the value written after the key fell due is never due: %v", got)
+	}
+	e.close()
+}
+
 func TestDropDue(t *testing.T) {
 	e := newEnv(t)
 	e.open()
