@@ -60,6 +60,11 @@ type Store struct {
 	minPendingDue int64
 	returned      map[string]struct{}
 
+	// hot holds committed values of keys read from Pebble (a trade's later
+	// messages come shortly after its first): two generations of at most
+	// hotKeys keys each, so a key read again soon is not read from Pebble.
+	hot, hotOld map[string][]byte
+
 	// The last value Get returned and the op count when it was read: a
 	// callback reads a key, then writes it, and the write needs the old
 	// value again (index entry, key count).
@@ -108,6 +113,7 @@ func newStore(db *DB, topic string, partition int32, index Index) (*Store, strin
 	}
 	s := &Store{db: db, topic: topic, partition: partition, pfx: pfx, index: index,
 		openedAt: db.o.Now(), pend: map[string]pendVal{}, returned: map[string]struct{}{},
+		hot: map[string][]byte{}, hotOld: map[string][]byte{},
 		scanFrom: math.MinInt64, nextDue: math.MinInt64, minPendingDue: math.MaxInt64}
 	m, why, err := s.readMeta()
 	if err != nil {
@@ -192,7 +198,7 @@ func (s *Store) Close() error {
 	err := s.commit()
 	s.mu.Lock()
 	s.closed = true
-	s.pend, s.ops, s.ready = nil, nil, 0
+	s.pend, s.ops, s.ready, s.hot, s.hotOld = nil, nil, 0, nil, nil
 	s.mu.Unlock()
 	s.db.closed(s)
 	return err
@@ -209,6 +215,11 @@ func (s *Store) Has(key string) (bool, error) {
 func (s *Store) Get(key string) ([]byte, error) {
 	s.mu.RLock()
 	p, ok := s.pend[key]
+	if !ok {
+		if p.v, ok = s.hot[key]; !ok {
+			p.v, ok = s.hotOld[key]
+		}
+	}
 	seq := s.seq
 	s.mu.RUnlock()
 	if ok {
@@ -217,10 +228,27 @@ func (s *Store) Get(key string) ([]byte, error) {
 	// A commit writes Pebble before it drops the value from pend, so a
 	// value missing from pend is in Pebble.
 	v, err := s.committed(key)
-	if err == nil {
-		s.last.Store(&lastRead{key, v, seq})
+	if err != nil {
+		return nil, err
 	}
-	return v, err
+	s.last.Store(&lastRead{key, v, seq})
+	if v != nil {
+		s.mu.Lock()
+		if s.seq == seq && !s.closed { // no write since: v is the newest value
+			s.keepHot(key, v)
+		}
+		s.mu.Unlock()
+	}
+	return v, nil
+}
+
+const hotKeys = 4096
+
+func (s *Store) keepHot(key string, v []byte) {
+	if len(s.hot) >= hotKeys {
+		s.hot, s.hotOld = make(map[string][]byte, hotKeys), s.hot
+	}
+	s.hot[key] = v
 }
 
 // old is the current value of key for a write: what Get just read if no
@@ -331,6 +359,10 @@ func (s *Store) GetOffset(def int64) (int64, error) {
 // the store cannot know what reached the changelog.
 func (s *Store) SetOffset(offset int64) error {
 	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
 	if s.recovered {
 		defer s.mu.Unlock()
 		if offset > s.lastAck && !s.poisoned {
@@ -475,6 +507,15 @@ func (s *Store) commit() error {
 	for _, o := range s.ops[:n] {
 		if p, ok := s.pend[o.key]; ok && p.seq == o.seq {
 			delete(s.pend, o.key)
+		}
+		// A hot key's committed value is the newest op's (ops are in order).
+		_, hot := s.hot[o.key]
+		if _, old := s.hotOld[o.key]; old || hot {
+			delete(s.hotOld, o.key)
+			delete(s.hot, o.key)
+			if o.val != nil {
+				s.keepHot(o.key, o.val)
+			}
 		}
 		if o.newIdx {
 			// Committed entries below the scan start must be looked at

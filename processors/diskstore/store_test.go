@@ -487,3 +487,42 @@ func TestPartitionsAreApart(t *testing.T) {
 	}
 	e.close()
 }
+
+// Values read back are kept in memory; each commit keeps them current.
+func TestHotValuesFollowCommits(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	off := int64(0)
+	write := func(k string, v []byte) {
+		if v == nil {
+			must(t, s.Delete(k))
+		} else {
+			must(t, s.Set(k, v))
+		}
+		s.acked(k, off, nil)
+		off++
+		must(t, s.commit())
+	}
+	write("k", val(1))
+	if v := get(t, s, "k"); binary.BigEndian.Uint64(v) != 1 { // read from Pebble, kept hot
+		t.Fatal(v)
+	}
+	if _, hot := s.hot["k"]; !hot {
+		t.Fatal("a value read back is not kept")
+	}
+	write("k", val(2))
+	if v := get(t, s, "k"); binary.BigEndian.Uint64(v) != 2 {
+		t.Fatalf("stale hot value %v", v)
+	}
+	for i := range hotKeys + 1 { // k moves to the older generation, then out
+		k := fmt.Sprint("x", i)
+		write(k, val(3))
+		get(t, s, k)
+	}
+	write("k", nil)
+	if v := get(t, s, "k"); v != nil {
+		t.Fatalf("deleted value still served: %v", v)
+	}
+	e.close()
+}
