@@ -98,12 +98,14 @@ const (
 	TablesDisk   = "disk"
 )
 
-// tableDir is the directory of the instance's disk tables ("" in memory).
+// tableDir is the directory of the instance's disk tables of its namespace
+// ("" in memory): one per namespace, so that a namespace given up (a bench
+// run, a demo reset) is one directory to remove.
 func (r *runtime) tableDir() string {
 	if r.o.Tables != TablesDisk {
 		return ""
 	}
-	return filepath.Join(r.id.Dir, "tables")
+	return filepath.Join(r.id.Dir, "tables", r.o.Namespace)
 }
 
 // runtime is one running instance's shared state.
