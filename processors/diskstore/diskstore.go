@@ -118,6 +118,7 @@ type DB struct {
 
 	mu     sync.Mutex
 	open   map[tp]*Store
+	catMu  sync.Mutex // partitions of different tables open concurrently
 	topics map[string]bool // changelogs whose writes the producer reports
 
 	kick chan *Store
@@ -284,6 +285,8 @@ func (db *DB) commitOrFail(s *Store) {
 // catalogue: each (topic, partition) gets a 4-byte id, the prefix of all its
 // keys. Ids are never reused.
 func (db *DB) prefixOf(topic string, partition int32) ([]byte, error) {
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
 	ck := catalogueKey(topic, partition)
 	v, closer, err := db.pdb.Get(ck)
 	if err == nil {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -476,6 +477,31 @@ func TestIteratorMergesPending(t *testing.T) {
 func TestPartitionsAreApart(t *testing.T) {
 	e := newEnv(t)
 	e.open()
+	// goka opens the partitions of different tables at the same time: each
+	// gets a prefix of its own.
+	var wg sync.WaitGroup
+	stores := make([]*Store, 16)
+	for i := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := e.db.openStore(fmt.Sprint("t", i%2), int32(i/2), index)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			stores[i] = s
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, s := range stores {
+		if s == nil || seen[string(s.pfx)] {
+			t.Fatal("two partitions share a prefix")
+		}
+		seen[string(s.pfx)] = true
+		s.Close()
+	}
 	a, b := e.store(0), e.store(1)
 	must(t, a.Set("k", val(1)))
 	a.acked("k", 0, nil)
