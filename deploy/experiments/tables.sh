@@ -56,7 +56,9 @@ metric() { # sum of a metric's samples
 	curl -sf "http://127.0.0.1:$PORT/metrics" | awk -v m="$1" '$1 ~ "^"m"([{]|$)" {s += $2} END {printf "%.0f", s}'
 }
 start() {
-	"$STE" process --tables "$KIND" --http "127.0.0.1:$PORT" --instance-id tables-bench 2>>"$WORK/process.log" &
+	# PROCESS_PPROF=ADDR serves the process's (not the broker's) pprof there.
+	env ${PROCESS_PPROF:+STE_PPROF=$PROCESS_PPROF} \
+		"$STE" process --tables "$KIND" --http "127.0.0.1:$PORT" --instance-id tables-bench 2>>"$WORK/process.log" &
 	pid=$!
 	pids+=($pid)
 }
