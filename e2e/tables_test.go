@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"path/filepath"
 	"slices"
 	"syscall"
@@ -70,30 +68,12 @@ func TestDiskTablesKillLoop(t *testing.T) {
 // tables.
 func localTable(t *testing.T, dir, table string) map[string][]byte {
 	t.Helper()
-	db, err := diskstore.Open(diskstore.Options{Dir: dir, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	out := map[string][]byte{}
-	build := db.Builder(nil, nil)
-	for p := int32(0); p < int32(topics.DefaultPartitions); p++ {
-		st, err := build(table, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		it, err := st.Iterator()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for it.Next() {
-			v, _ := it.Value()
-			out[string(it.Key())] = bytes.Clone(v)
-		}
-		it.Release()
-		if err := st.Close(); err != nil {
-			t.Fatal(err)
-		}
+	if err := diskstore.Dump(dir, table, topics.DefaultPartitions, func(_ int32, k, v []byte) error {
+		out[string(k)] = bytes.Clone(v)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -118,7 +118,7 @@ type DB struct {
 
 	mu     sync.Mutex
 	open   map[tp]*Store
-	catMu  sync.Mutex // partitions of different tables open concurrently
+	catMu  sync.Mutex      // partitions of different tables open concurrently
 	topics map[string]bool // changelogs whose writes the producer reports
 
 	kick chan *Store
@@ -148,18 +148,8 @@ func Open(o Options) (*DB, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("diskstore: %w", err)
 	}
-	cache := pebble.NewCache(o.CacheBytes)
-	po := &pebble.Options{
-		Cache:              cache,
-		MemTableSize:       o.MemTableBytes,
-		FormatMajorVersion: pebble.FormatNewest,
-		Logger:             pebbleLogger{o.Logger},
-	}
-	// Point reads of keys that are not there (a new trade, a new identity)
-	// stop at the filters instead of reading a block of every level.
-	for i := range po.Levels {
-		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
-	}
+	po := pebbleOptions(o)
+	cache := po.Cache
 	pdb, err := pebble.Open(o.Dir, po)
 	if err != nil {
 		cache.Unref()
@@ -169,6 +159,22 @@ func Open(o Options) (*DB, error) {
 		kick: make(chan *Store, 64), stop: make(chan struct{}), done: make(chan struct{})}
 	go db.committer()
 	return db, nil
+}
+
+// pebbleOptions are Pebble's settings for o (with a new block cache).
+func pebbleOptions(o Options) *pebble.Options {
+	po := &pebble.Options{
+		Cache:              pebble.NewCache(o.CacheBytes),
+		MemTableSize:       o.MemTableBytes,
+		FormatMajorVersion: pebble.FormatNewest,
+		Logger:             pebbleLogger{o.Logger},
+	}
+	// Point reads of keys that are not there (a new trade, a new identity)
+	// stop at the filters instead of reading a block of every level.
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	return po
 }
 
 // Close commits what may be committed in every open partition and closes the
@@ -332,4 +338,47 @@ func (p pebbleLogger) Errorf(f string, v ...any) {
 func (p pebbleLogger) Fatalf(f string, v ...any) {
 	p.l.Error(fmt.Sprintf(f, v...), "component", "pebble")
 	os.Exit(1)
+}
+
+// Dump hands every key and value of a table's partitions 0..partitions-1
+// kept in dir to fn, in key order per partition, as committed (what a
+// restart would start from): for comparing local state with a changelog.
+// It opens the database read-only and changes nothing, stale or not; no
+// process may have it open.
+func Dump(dir, topic string, partitions int32, fn func(partition int32, key, value []byte) error) error {
+	o := Options{Dir: dir, Logger: slog.New(slog.DiscardHandler)}
+	o.defaults()
+	po := pebbleOptions(o)
+	defer po.Cache.Unref()
+	po.ReadOnly = true
+	pdb, err := pebble.Open(dir, po)
+	if err != nil {
+		return fmt.Errorf("diskstore: open %s: %w", dir, err)
+	}
+	defer pdb.Close()
+	for p := range partitions {
+		id, closer, err := pdb.Get(catalogueKey(topic, p))
+		if errors.Is(err, pebble.ErrNotFound) {
+			continue // never opened here
+		}
+		if err != nil {
+			return err
+		}
+		vp := append(tablePrefix(id), 'v')
+		closer.Close()
+		it, err := pdb.NewIter(&pebble.IterOptions{LowerBound: vp, UpperBound: prefixEnd(vp)})
+		if err != nil {
+			return err
+		}
+		for ok := it.First(); ok; ok = it.Next() {
+			if err := fn(p, it.Key()[len(vp):], it.Value()); err != nil {
+				it.Close()
+				return err
+			}
+		}
+		if err := it.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
 }

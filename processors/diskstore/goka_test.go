@@ -216,28 +216,12 @@ func changelog(t *testing.T, brokers string) map[string]int64 {
 // local is the table as stored under dir.
 func local(t *testing.T, dir string) map[string]int64 {
 	t.Helper()
-	db, err := diskstore.Open(diskstore.Options{Dir: dir, Logger: quiet})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	out := map[string]int64{}
-	build := db.Builder(nil, nil)
-	for p := range int32(parts) {
-		st, err := build(table, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		it, err := st.Iterator()
-		if err != nil {
-			t.Fatal(err)
-		}
-		for it.Next() {
-			v, _ := it.Value()
-			out[string(it.Key())], _ = decode(v)
-		}
-		it.Release()
-		st.Close()
+	if err := diskstore.Dump(dir, table, parts, func(_ int32, k, v []byte) error {
+		out[string(k)], _ = decode(v)
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

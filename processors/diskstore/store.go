@@ -335,7 +335,7 @@ func (s *Store) advanceReady() {
 	for s.ready < len(s.ops) && s.ops[s.ready].acked {
 		s.ready++
 	}
-	if s.recovered && s.ready >= commitOps && s.ready%commitOps == 0 {
+	if s.recovered && s.ready >= commitOps {
 		select {
 		case s.db.kick <- s:
 		default:

@@ -93,11 +93,23 @@ func must(t *testing.T, err error) {
 	}
 }
 
+// put writes a value (nil deletes) and acknowledges its changelog record at
+// the next offset, as a processor's write whose record went through.
+func put(t *testing.T, s *Store, k string, v []byte) {
+	t.Helper()
+	if v == nil {
+		must(t, s.Delete(k))
+	} else {
+		must(t, s.Set(k, v))
+	}
+	s.acked(k, s.lastAck+1, nil)
+}
+
 func TestDueFollowsTheCurrentValue(t *testing.T) {
 	e := newEnv(t)
 	e.open()
 	s := e.store(0)
-	set := func(k string, d int64) { must(t, s.Set(k, val(d))); s.acked(k, s.lastAck+1, nil) }
+	set := func(k string, d int64) { put(t, s, k, val(d)) }
 	set("a", 10)
 	set("b", 20)
 	must(t, s.commit())
@@ -114,8 +126,7 @@ func TestDueFollowsTheCurrentValue(t *testing.T) {
 	if got := s.Due(25); !slices.Equal(got, []string{"b"}) {
 		t.Fatalf("due at 25: %v", got)
 	}
-	must(t, s.Delete("a"))
-	s.acked("a", s.lastAck+1, nil)
+	put(t, s, "a", nil)
 	if got := s.Due(100); len(got) != 0 {
 		t.Fatalf("deleted key due, or handed out again: %v", got)
 	}
@@ -152,14 +163,12 @@ func TestValueAfterDueIsIndexed(t *testing.T) {
 	e := newEnv(t)
 	e.open()
 	s := e.store(0)
-	must(t, s.Set("t", val(10)))
-	s.acked("t", 0, nil)
+	put(t, s, "t", val(10))
 	must(t, s.commit())
 	if got := s.Due(15); !slices.Equal(got, []string{"t"}) {
 		t.Fatal(got)
 	}
-	must(t, s.Set("t", val(50)))
-	s.acked("t", 1, nil)
+	put(t, s, "t", val(50))
 	must(t, s.commit())
 	if got := s.Due(60); !slices.Equal(got, []string{"t"}) {
 		t.Fatalf("the value written after the key fell due is never due: %v", got)
@@ -172,8 +181,7 @@ func TestDropDue(t *testing.T) {
 	e.open()
 	s := e.store(0)
 	for k, d := range map[string]int64{"x": 1, "y": 9} {
-		must(t, s.Set(k, val(d)))
-		s.acked(k, s.lastAck+1, nil)
+		put(t, s, k, val(d))
 	}
 	if n := s.DropDue(5); n != 1 || s.Len() != 1 || get(t, s, "x") != nil {
 		t.Fatalf("dropped %d, left %d", n, s.Len())
@@ -194,8 +202,7 @@ func TestOnlyAcknowledgedWritesAreKept(t *testing.T) {
 	e := newEnv(t)
 	e.open()
 	s := e.store(0)
-	must(t, s.Set("a", val(1)))
-	s.acked("a", 0, nil)
+	put(t, s, "a", val(1))
 	must(t, s.Set("b", val(2))) // its record is in flight
 	must(t, s.Delete("a"))      // and so is this one
 	if get(t, s, "b") == nil || get(t, s, "a") != nil {
@@ -212,8 +219,7 @@ func TestOnlyAcknowledgedWritesAreKept(t *testing.T) {
 		t.Fatalf("offset %d %v, want 0", off, ok)
 	}
 	// Deletions are acknowledged like values; the offset follows.
-	must(t, s.Delete("a"))
-	s.acked("a", 1, nil)
+	put(t, s, "a", nil)
 	must(t, s.commit())
 	e.close()
 	e.open()
@@ -231,8 +237,7 @@ func TestLocalDropWaitsForEarlierWrites(t *testing.T) {
 	e := newEnv(t)
 	e.open()
 	s := e.store(0)
-	must(t, s.Set("old", val(1)))
-	s.acked("old", 0, nil)
+	put(t, s, "old", val(1))
 	must(t, s.Set("new", val(50))) // not acknowledged
 	if n := s.DropDue(10); n != 1 {
 		t.Fatalf("dropped %d", n)
@@ -253,8 +258,7 @@ func TestForeignRecordsHoldTheOffset(t *testing.T) {
 	e := newEnv(t)
 	e.open()
 	s := e.store(0)
-	must(t, s.Set("a", val(1)))
-	s.acked("a", 0, nil)
+	put(t, s, "a", val(1))
 	must(t, s.Set("b", val(1)))
 	s.acked("b", 3, nil) // 1 and 2 were written by someone else
 	must(t, s.Set("c", val(1)))
@@ -285,8 +289,7 @@ func TestInconsistenciesRebuild(t *testing.T) {
 			e := newEnv(t)
 			e.open()
 			s := e.store(0)
-			must(t, s.Set("a", val(1)))
-			s.acked("a", 0, nil)
+			put(t, s, "a", val(1))
 			must(t, s.Set("b", val(1)))
 			spoil(s)
 			must(t, s.commit())
@@ -323,8 +326,7 @@ func TestStaleStateIsRebuilt(t *testing.T) {
 	e.opts = func(o *Options) { o.TombstoneRetention = 24 * time.Hour }
 	e.open()
 	s := e.store(0)
-	must(t, s.Set("a", val(1)))
-	s.acked("a", 0, nil)
+	put(t, s, "a", val(1))
 	e.close()
 	e.now = e.now.Add(17 * time.Hour)
 	e.open()
@@ -351,6 +353,32 @@ func TestStaleStateIsRebuilt(t *testing.T) {
 	e.close()
 }
 
+// Dump reads what is committed and changes nothing, stale or not.
+func TestDumpReadsWithoutWiping(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(3)
+	put(t, s, "a", val(1))
+	put(t, s, "b", val(2))
+	must(t, s.Set("c", val(3))) // not acknowledged
+	e.close()
+	dump := func() string {
+		var out []string
+		must(t, Dump(e.dir, "tab", 4, func(p int32, k, v []byte) error {
+			out = append(out, fmt.Sprintf("%d:%s=%d", p, k, binary.BigEndian.Uint64(v)))
+			return nil
+		}))
+		return strings.Join(out, " ")
+	}
+	if got := dump(); got != "3:a=1 3:b=2" {
+		t.Fatal(got)
+	}
+	e.now = e.now.Add(100 * time.Hour) // stale: an open would wipe it
+	if got := dump(); got != "3:a=1 3:b=2" {
+		t.Fatal(got)
+	}
+}
+
 func TestChangelogCheck(t *testing.T) {
 	e := newEnv(t)
 	var start, end int64
@@ -359,9 +387,8 @@ func TestChangelogCheck(t *testing.T) {
 	}
 	e.open()
 	s := e.store(0)
-	for i := range 3 {
-		must(t, s.Set("a", val(1)))
-		s.acked("a", int64(i), nil)
+	for range 3 {
+		put(t, s, "a", val(1))
 	}
 	e.close()
 	for _, c := range []struct {
@@ -385,8 +412,7 @@ func TestLayoutChangeRebuilds(t *testing.T) {
 	e := newEnv(t)
 	e.open()
 	s := e.store(0)
-	must(t, s.Set("a", val(1)))
-	s.acked("a", 0, nil)
+	put(t, s, "a", val(1))
 	must(t, s.commit())
 	m := s.meta
 	m.version++
