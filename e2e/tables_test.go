@@ -25,7 +25,13 @@ func TestDiskTablesKillLoop(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end suite: brokers and processes (drop -short to run)")
 	}
-	f := newFixture(t, backends[0], 300)
+	for _, b := range backends {
+		t.Run(b.name, func(t *testing.T) { diskTablesKillLoop(t, b) })
+	}
+}
+
+func diskTablesKillLoop(t *testing.T, b backend) {
+	f := newFixture(t, b, 300)
 	home := t.TempDir()
 	env := append(slices.Clone(f.env), "STE_TABLES=disk", "STE_HOME="+home, "STE_INSTANCE_ID=disk-e2e")
 	p := startProcess(t, env)
