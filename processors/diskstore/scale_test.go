@@ -3,7 +3,6 @@ package diskstore_test
 import (
 	"encoding/binary"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -208,5 +207,5 @@ func settledRSS() int {
 			return kb / 1024
 		}
 	}
-	panic(fmt.Sprint("no VmRSS in /proc/self/status"))
+	panic("no VmRSS in /proc/self/status")
 }

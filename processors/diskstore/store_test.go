@@ -339,7 +339,7 @@ func TestStaleStateIsRebuilt(t *testing.T) {
 	// was appended after it.
 	e.now = e.now.Add(17 * time.Hour)
 	e.open()
-	s = e.store(0)
+	e.store(0)
 	if e.wiped[0] != "" {
 		t.Fatalf("wiped after a restart 17 h after the last one: %s", e.wiped[0])
 	}
