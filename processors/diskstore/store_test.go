@@ -105,6 +105,14 @@ func put(t *testing.T, s *Store, k string, v []byte) {
 	s.acked(k, s.lastAck+1, nil)
 }
 
+// wantDue checks what Due(now) hands out, in order.
+func wantDue(t *testing.T, s *Store, now int64, keys ...string) {
+	t.Helper()
+	if got := s.Due(now); !slices.Equal(got, keys) && (len(got) > 0 || len(keys) > 0) {
+		t.Fatalf("due at %d: %v, want %v", now, got, keys)
+	}
+}
+
 func TestDueFollowsTheCurrentValue(t *testing.T) {
 	e := newEnv(t)
 	e.open()
@@ -116,20 +124,12 @@ func TestDueFollowsTheCurrentValue(t *testing.T) {
 	set("a", 30) // moved on: no longer due at 10 (pending, over a committed entry)
 	set("c", 5)
 	set("c", 1) // due earlier than before
-	if got := s.Due(15); !slices.Equal(got, []string{"c"}) {
-		t.Fatalf("due at 15: %v", got)
-	}
-	if got := s.Due(15); len(got) != 0 {
-		t.Fatalf("handed out twice: %v", got)
-	}
+	wantDue(t, s, 15, "c")
+	wantDue(t, s, 15)
 	must(t, s.commit())
-	if got := s.Due(25); !slices.Equal(got, []string{"b"}) {
-		t.Fatalf("due at 25: %v", got)
-	}
+	wantDue(t, s, 25, "b")
 	put(t, s, "a", nil)
-	if got := s.Due(100); len(got) != 0 {
-		t.Fatalf("deleted key due, or handed out again: %v", got)
-	}
+	wantDue(t, s, 100)
 	if s.Clock() != 30 || s.Len() != 2 {
 		t.Fatalf("clock %d, len %d", s.Clock(), s.Len())
 	}
@@ -141,19 +141,13 @@ func TestDueFollowsTheCurrentValue(t *testing.T) {
 	if s.Clock() != 30 || s.Len() != 2 {
 		t.Fatalf("after restart: clock %d, len %d", s.Clock(), s.Len())
 	}
-	if got := s.Due(100); !slices.Equal(got, []string{"c", "b"}) { // in due order
-		t.Fatalf("after restart due at 100: %v", got)
-	}
+	wantDue(t, s, 100, "c", "b") // in due order
 	// A value written due in the past is due at once, committed or not.
 	set("late", 2)
-	if got := s.Due(100); !slices.Equal(got, []string{"late"}) {
-		t.Fatalf("late value: %v", got)
-	}
+	wantDue(t, s, 100, "late")
 	set("later", 3)
 	must(t, s.commit())
-	if got := s.Due(100); !slices.Equal(got, []string{"later"}) {
-		t.Fatalf("late value committed before Due: %v", got)
-	}
+	wantDue(t, s, 100, "later")
 	e.close()
 }
 
@@ -165,14 +159,10 @@ func TestValueAfterDueIsIndexed(t *testing.T) {
 	s := e.store(0)
 	put(t, s, "t", val(10))
 	must(t, s.commit())
-	if got := s.Due(15); !slices.Equal(got, []string{"t"}) {
-		t.Fatal(got)
-	}
+	wantDue(t, s, 15, "t")
 	put(t, s, "t", val(50))
 	must(t, s.commit())
-	if got := s.Due(60); !slices.Equal(got, []string{"t"}) {
-		t.Fatalf("the value written after the key fell due is never due: %v", got)
-	}
+	wantDue(t, s, 60, "t")
 	e.close()
 }
 
