@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -55,6 +56,10 @@ type Options struct {
 	Verify bool
 	// HTTPAddr serves /healthz, /readyz, /metrics, /status; "" serves none.
 	HTTPAddr string
+	// Tables is where the identity and match tables live: "memory" (the
+	// default: rebuilt from the changelogs on every start) or "disk" (under
+	// the instance's directory, resumed from there on restart).
+	Tables string
 	// Identity of the instance; nil claims one under Home (see Claim).
 	Identity *Identity
 	Home     string
@@ -88,7 +93,30 @@ func (o *Options) validate() error {
 	if o.LagEvery <= 0 {
 		o.LagEvery = 5 * time.Second
 	}
+	switch o.Tables {
+	case "":
+		o.Tables = TablesMemory
+	case TablesMemory, TablesDisk:
+	default:
+		return fmt.Errorf("instance: tables %q: want %s or %s", o.Tables, TablesMemory, TablesDisk)
+	}
 	return nil
+}
+
+// Where tables live (Options.Tables).
+const (
+	TablesMemory = "memory"
+	TablesDisk   = "disk"
+)
+
+// tableDir is the directory of the instance's disk tables of its namespace
+// ("" in memory): one per namespace, so that a namespace given up (a bench
+// run, a demo reset) is one directory to remove.
+func (r *runtime) tableDir() string {
+	if r.o.Tables != TablesDisk {
+		return ""
+	}
+	return filepath.Join(r.id.Dir, "tables", r.o.Namespace)
 }
 
 // runtime is one running instance's shared state.
@@ -222,6 +250,7 @@ func (r *runtime) run(ctx context.Context) error {
 		OnAssign:   r.onAssign,
 		Ready:      procReady,
 		Tables:     &r.tables,
+		TableDir:   r.tableDir(),
 	})
 	r.ready.Store(false)
 	if err != nil {

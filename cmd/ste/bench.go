@@ -17,6 +17,7 @@ import (
 	"github.com/ste-utility/ste/analytics/rows"
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/measure/bench"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/measure/oplaw"
@@ -31,7 +32,7 @@ func init() {
 }
 
 func runBench(ctx context.Context, args []string) error {
-	fs := flags("bench", "--trades N [--json FILE] [--rate R] [--brokers B] [--instances N] [--partitions N] [--mix M]")
+	fs := flags("bench", "--trades N [--json FILE] [--rate R] [--brokers B] [--instances N] [--partitions N] [--mix M] [--tables memory|disk]")
 	trades := fs.Int("trades", 0, "trades to generate and drive (required)")
 	jsonOut := fs.String("json", "", "also write the result to this file")
 	rate := fs.Float64("rate", 0, "paced driver rate in msg/s (0: full speed)")
@@ -48,8 +49,12 @@ func runBench(ctx context.Context, args []string) error {
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification of inbound messages (results say so)")
 	interval := fs.Duration("monitor-interval", time.Second, "monitor sampling interval")
 	window := fs.Duration("window", 5*time.Second, "throughput window for the volume-degradation series")
+	tables := fs.String("tables", envOr("STE_TABLES", instance.TablesMemory), "where the processor instances keep their tables: memory or disk ($STE_TABLES)")
 	if err := fs.parse(args); err != nil {
 		return err
+	}
+	if *tables != instance.TablesMemory && *tables != instance.TablesDisk {
+		return usageError{"--tables: want memory or disk"}
 	}
 	if *trades <= 0 || *instances < 1 || *partitions < 1 {
 		return usageError{"--trades, --instances and --partitions must be positive"}
@@ -73,7 +78,7 @@ func runBench(ctx context.Context, args []string) error {
 	}
 	o := bench.Options{Trades: *trades, Rate: *rate, RampTo: *rampTo, RampOver: *rampOver, Kafka: k,
 		Instances: *instances, Partitions: *partitions, Mix: workload.Mix(*mix), Seed: *seed, Verify: !*noVerify,
-		Interval: *interval, Window: *window, Home: steHome(), Signer: signer,
+		Interval: *interval, Window: *window, Home: steHome(), Signer: signer, Tables: *tables,
 		Progress: func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }}
 	if !*noAnalytics {
 		o.Feed = &benchFeed{dsn: *chDSN}

@@ -12,7 +12,7 @@ import (
 // every command that runs them (ste replay --run): one list, so that any
 // ste process flag works there too.
 type processFlags struct {
-	groups, instanceID, bic, keyFile, httpAddr *string
+	groups, instanceID, bic, keyFile, httpAddr, tables *string
 	retention                                  retentionFlag
 	noVerify                                   *bool
 }
@@ -26,12 +26,16 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 		keyFile:    fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file ($STE_UTILITY_KEY); default: the public demo key, with a warning"),
 		httpAddr:   fs.String("http", envOr("STE_HTTP", httpDefault), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)"),
 		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
+		tables:     fs.String("tables", envOr("STE_TABLES", instance.TablesMemory), "where the identity and match tables live: memory (rebuilt from the changelogs at start) or disk (under the instance's directory in $STE_HOME, resumed from there) ($STE_TABLES)"),
 	}
 }
 
 // check reads the flags that need no service; call it before connecting.
 func (p *processFlags) check() (instance.Options, error) {
 	var o instance.Options
+	if *p.tables != instance.TablesMemory && *p.tables != instance.TablesDisk {
+		return o, usageError{"--tables: want memory or disk"}
+	}
 	stages, err := pipeline.ParseStages(*p.groups)
 	if err != nil {
 		return o, usageError{"--groups: " + err.Error()}
@@ -45,7 +49,7 @@ func (p *processFlags) check() (instance.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr}, nil
+	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, Tables: *p.tables}, nil
 }
 
 // instance completes o with the signer and a claimed identity; release

@@ -53,6 +53,7 @@ type Result struct {
 	Broker             string             `json:"broker"`
 	Analytics          bool               `json:"analytics"`
 	VerifySignatures   bool               `json:"verify_signatures"`
+	Tables             string             `json:"tables,omitempty"`
 
 	Mix               string       `json:"mix"`
 	Rate              float64      `json:"rate,omitempty"`
@@ -134,6 +135,7 @@ type Options struct {
 	Mix        workload.Mix
 	Seed       uint64
 	Verify     bool
+	Tables     string        // instance.TablesMemory (default) or instance.TablesDisk
 	Interval   time.Duration // monitor sampling
 	Window     time.Duration // throughput window of the degradation series
 	Home       string        // $STE_HOME: sets, logs, embedded broker data, instance slots
@@ -160,7 +162,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		progress = func(string, ...any) {}
 	}
 	res := Result{Trades: o.Trades, ProcessorInstances: o.Instances, Partitions: o.Partitions, Broker: "embedded",
-		Analytics: o.Feed != nil, VerifySignatures: o.Verify, Mix: string(o.Mix), Rate: o.Rate, Cores: runtime.GOMAXPROCS(0)}
+		Analytics: o.Feed != nil, VerifySignatures: o.Verify, Mix: string(o.Mix), Rate: o.Rate, Cores: runtime.GOMAXPROCS(0),
+		Tables: o.Tables}
 
 	// Generated sets are cached: signing a million trades takes minutes.
 	setPath := filepath.Join(home, fmt.Sprintf("set-%s-%d-seed%d.xml", o.Mix, o.Trades, o.Seed))
@@ -210,7 +213,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		go func(i int) {
 			defer wg.Done()
 			err := instance.Run(pctx, instance.Options{Kafka: k, Namespace: ns, Retention: 72 * time.Hour,
-				Signer: o.Signer, Verify: o.Verify, Home: o.Home, Logger: log.With("instance", i), Ready: ready})
+				Signer: o.Signer, Verify: o.Verify, Home: o.Home, Logger: log.With("instance", i), Ready: ready,
+				Tables: o.Tables})
 			if err != nil {
 				log.Error("processor instance failed", "instance", i, "err", err)
 				procErr <- fmt.Errorf("processor instance %d: %w", i, err)

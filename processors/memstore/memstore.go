@@ -33,10 +33,15 @@ type Store struct {
 	index     Index
 	due       dueHeap
 	clock     int64
+	// handedOut are keys Due returned, whose index entry is gone: their next
+	// value needs an entry whatever its due time.
+	handedOut map[string]bool
 }
 
 // New returns an empty store; index may be nil.
-func New(index Index) *Store { return &Store{m: map[string][]byte{}, index: index} }
+func New(index Index) *Store {
+	return &Store{m: map[string][]byte{}, index: index, handedOut: map[string]bool{}}
+}
 
 // Builder returns a goka storage builder making one Store per partition and
 // reporting each to onOpen (so the processor can reach its partition's store).
@@ -85,11 +90,12 @@ func (s *Store) Set(key string, value []byte) error {
 	// A value due later than the one it replaces needs no new entry: the old
 	// one pops early and Due re-indexes the key then. A trade updated seven
 	// times keeps one entry instead of seven.
-	if existed {
+	if existed && !s.handedOut[key] {
 		if oldDue, _, ok := s.index(old); ok && oldDue <= due {
 			return nil
 		}
 	}
+	delete(s.handedOut, key)
 	heap.Push(&s.due, entry{due, key})
 	return nil
 }
@@ -98,6 +104,7 @@ func (s *Store) Delete(key string) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	delete(s.m, key)
+	delete(s.handedOut, key)
 	return nil
 }
 
@@ -153,6 +160,7 @@ func (s *Store) Due(now int64) []string {
 					seen = map[string]bool{}
 				}
 				seen[e.key] = true
+				s.handedOut[e.key] = true
 				keys = append(keys, e.key)
 			}
 		default:
@@ -170,6 +178,7 @@ func (s *Store) DropDue(now int64) int {
 	defer s.mu.Unlock()
 	for _, k := range keys {
 		delete(s.m, k)
+		delete(s.handedOut, k)
 	}
 	return len(keys)
 }

@@ -58,3 +58,17 @@ func TestDropDue(t *testing.T) {
 		t.Fatalf("dropped %d, left %d", n, s.Len())
 	}
 }
+
+// A key Due handed out has no index entry left: its next value (the
+// tombstone an expired trade becomes) must get one even when it is due later.
+func TestValueAfterDueIsIndexed(t *testing.T) {
+	s := New(index)
+	s.Set("t", val(10))
+	if got := s.Due(15); !slices.Equal(got, []string{"t"}) {
+		t.Fatal(got)
+	}
+	s.Set("t", val(50))
+	if got := s.Due(60); !slices.Equal(got, []string{"t"}) {
+		t.Fatalf("the value written after the key fell due is never due: %v", got)
+	}
+}

@@ -14,7 +14,6 @@ import (
 	"github.com/lovoo/goka"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/memstore"
 )
 
 // raw is a goka codec that passes bytes through untouched: every value on
@@ -92,6 +91,11 @@ type Options struct {
 	Ready chan<- struct{}
 	// Tables, if set, is filled in so the runtime can read the match table.
 	Tables *Tables
+	// TableDir, if set, keeps the identity and match tables on disk there
+	// (processors/diskstore: resumed from their local offsets on restart)
+	// instead of in memory (processors/memstore: rebuilt from the
+	// changelogs). It must be this instance's own directory.
+	TableDir string
 }
 
 // ClientID is the Kafka client id of one stage's clients in an instance.
@@ -120,6 +124,12 @@ func Run(ctx context.Context, o Options) error {
 	if len(want) == 0 {
 		want = Stages
 	}
+	tables, closeTables, err := openTables(o, s.cfg.Metrics, log)
+	if err != nil {
+		return err
+	}
+	defer closeTables() // after every processor has stopped (wg.Wait below)
+	s.tables = tables
 	graphs := Graphs(s.cfg.Names, Callbacks{Validate: s.validate, Identity: s.identity, Match: s.match})
 	var procs []*goka.Processor
 	for i, g := range graphs {
@@ -183,6 +193,7 @@ func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.
 	// replication and configs (or by the operator: --no-create-topics); a
 	// topic goka created would have its defaults, so it creates none.
 	tmc.NoCreate = true
+	producer := ProducerBuilder(o.Kafka.Security()...)
 	saramaCfg := func() *sarama.Config {
 		cfg := SaramaConfig()
 		o.Kafka.Sarama(cfg)
@@ -199,7 +210,7 @@ func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.
 		nilHandling(),
 		goka.WithClientID(ClientID(o.InstanceID, st)),
 		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(saramaCfg(), tmc)),
-		goka.WithProducerBuilder(ProducerBuilder(o.Kafka.Security()...)),
+		goka.WithProducerBuilder(producer),
 		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(saramaCfg())),
 		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(saramaCfg())),
 		goka.WithHasher(KeyHash),
@@ -219,21 +230,7 @@ func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.
 			}
 		}),
 	}
-	switch st {
-	case StageIdentity:
-		opts = append(opts, goka.WithStorageBuilder(memstore.Builder(s.identityIndex, func(_ string, p int32, ms *memstore.Store) {
-			s.mu.Lock()
-			s.idStore[p] = ms
-			s.mu.Unlock()
-		})))
-	case StageMatch:
-		opts = append(opts, goka.WithStorageBuilder(memstore.Builder(s.matchIndex, func(_ string, p int32, ms *memstore.Store) {
-			s.mu.Lock()
-			s.matchStore[p] = ms
-			s.mu.Unlock()
-		})))
-	}
-	return opts
+	return append(opts, s.tableOptions(st, producer)...)
 }
 
 // reportOpenTrades samples the trade tables for the open-trades gauge.

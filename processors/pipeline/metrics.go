@@ -28,6 +28,9 @@ type Metrics struct {
 	Rebalances prometheus.Counter
 	Lag        *prometheus.GaugeVec
 	GroupLag   *prometheus.GaugeVec
+	// Disk tables (processors/diskstore) only.
+	TableRestored *prometheus.CounterVec
+	TableRebuilds *prometheus.CounterVec
 }
 
 // NewMetrics registers the metrics with reg.
@@ -62,9 +65,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Records behind the end of a stage's input, per partition this instance owns."}, []string{"stage", "topic", "partition"}),
 		GroupLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_lag",
 			Help: "Records behind the end of a stage's input topic, over the whole group (every instance)."}, []string{"stage", "topic"}),
+		TableRestored: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_table_records_restored_total",
+			Help: "Changelog records replayed into disk tables on start: those after each partition's local offset."}, []string{"table"}),
+		TableRebuilds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_table_rebuilds_total",
+			Help: "Disk table partitions whose local state was dropped and rebuilt from the changelog (stale, inconsistent or another layout; the log says why)."}, []string{"table"}),
 	}
 	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
-		m.Corrupt, m.OpenTrades, m.Rebalances, m.Lag, m.GroupLag)
+		m.Corrupt, m.OpenTrades, m.Rebalances, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds)
 	return m
 }
 

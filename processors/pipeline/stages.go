@@ -8,8 +8,8 @@ import (
 
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/matching"
-	"github.com/ste-utility/ste/processors/memstore"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 )
@@ -64,15 +64,16 @@ type stages struct {
 	interns  sync.Pool
 
 	mu         sync.Mutex
-	matchStore map[int32]*memstore.Store
-	idStore    map[int32]*memstore.Store
+	matchStore map[int32]table
+	idStore    map[int32]table
+	tables     *diskstore.DB // nil: tables in memory
 
 	corruptLog rateLimit
 }
 
 func newStages(cfg Config) *stages {
 	cfg.defaults()
-	s := &stages{cfg: cfg, matchStore: map[int32]*memstore.Store{}, idStore: map[int32]*memstore.Store{}}
+	s := &stages{cfg: cfg, matchStore: map[int32]table{}, idStore: map[int32]table{}}
 	// Duplicates re-emit everything a message may have caused: after a crash
 	// goka's state can be ahead of the outputs (field notes), and a replayed
 	// message is indistinguishable from a duplicate.

@@ -1,0 +1,384 @@
+// Package diskstore is a goka table storage on disk (Pebble), for state that
+// does not fit in RAM: one instance holding a million trades and seven
+// million identities keeps them in its directory and in a bounded cache, and
+// after a restart it resumes from the offset stored with them instead of
+// re-reading the changelog.
+//
+// Two dangers come with keeping state across restarts, and both are designed
+// out here rather than left to the stages:
+//
+//   - Local state ahead of the changelog. goka writes a table value to the
+//     storage before its changelog record is acknowledged; a crash in between
+//     leaves a value no changelog has, and the re-delivered input message then
+//     finds its effect already there (a duplicate), so nothing ever writes it
+//     to the changelog: an instance rebuilding from the changelog would hold
+//     other state. This store therefore never makes durable a write whose
+//     changelog record is not acknowledged. Writes are served at once from
+//     memory (the callback reads its own writes) and committed to Pebble in
+//     order, only up to the first write not yet acknowledged, together with
+//     the changelog offset they reach. The acknowledgements are seen by
+//     wrapping the processor's producer (DB.Producer): each changelog record
+//     is matched to its write by partition, order and key. After a crash the
+//     store is exactly the changelog's state at its stored offset, and goka's
+//     recovery replays the rest.
+//   - Local state older than the changelog's tombstone retention. A key
+//     deleted after the stored offset is a tombstone in the changelog, and
+//     compaction removes tombstones after delete.retention.ms: replaying from
+//     an old offset would miss the deletion and keep a key nobody else has.
+//     The store records the time after which every record past its offset was
+//     written; if that is older than the retention (less a margin), the
+//     partition is wiped and rebuilt from the changelog.
+//
+// Any inconsistency the store notices (a changelog write that failed, an
+// acknowledgement it cannot match, an offset going backwards) marks the
+// partition for a rebuild at its next start: slow, never wrong.
+//
+// Like processors/memstore, the store keeps for each value the event time it
+// falls due at (an index on disk, exact: one entry per key) and the
+// partition's event-time clock (the largest watermark written), both
+// committed atomically with the values.
+package diskstore
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/lovoo/goka/storage"
+
+	"github.com/ste-utility/ste/processors/memstore"
+)
+
+// Index reads from a stored value the event time it falls due at and its
+// watermark: the same contract as memstore's.
+type Index = memstore.Index
+
+// Options configure Open.
+type Options struct {
+	// Dir is the instance's table directory (one Pebble database for all of
+	// its tables and partitions). Required.
+	Dir string
+	// CacheBytes is Pebble's block cache, shared by every table. Default 64 MiB.
+	CacheBytes int64
+	// MemTableBytes is the size of one memtable. Default 16 MiB.
+	MemTableBytes uint64
+	// TombstoneRetention is the changelogs' delete.retention.ms (how long a
+	// compacted changelog keeps tombstones). Default 24 h, Kafka's default.
+	TombstoneRetention time.Duration
+	// Changelog, if set, is asked at a partition's open for its changelog's
+	// first and next offsets: a local offset at or past the end (the topic
+	// was recreated) or before the start (records deleted) is rebuilt.
+	Changelog func(topic string, partition int32) (start, end int64, err error)
+	// OnOpen is told each partition opened, and why it was wiped if it was
+	// (an empty reason: it was kept). OnRecovered is told, once goka has
+	// replayed the changelog past the local offset, how many records that was.
+	OnOpen      func(topic string, partition int32, s *Store, wiped string)
+	OnRecovered func(topic string, partition int32, restored int64, took time.Duration)
+	Logger      *slog.Logger
+	// Now is the wall clock (tests move it).
+	Now func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.CacheBytes <= 0 {
+		o.CacheBytes = 64 << 20
+	}
+	if o.MemTableBytes == 0 {
+		o.MemTableBytes = 16 << 20
+	}
+	if o.TombstoneRetention <= 0 {
+		o.TombstoneRetention = 24 * time.Hour
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// How much sooner than the tombstone retention local state counts as stale:
+// covers the broker's clock running ahead of ours and the time between a
+// record's append and its acknowledgement.
+func (o *Options) staleAfter() time.Duration {
+	return o.TombstoneRetention - min(time.Hour, o.TombstoneRetention/4)
+}
+
+// DB is one instance's table storage: a Pebble database holding every table
+// partition the instance has owned, each under its own key prefix.
+type DB struct {
+	o     Options
+	pdb   *pebble.DB
+	cache interface{ Unref() }
+
+	mu     sync.Mutex
+	open   map[tp]*Store
+	catMu  sync.Mutex      // partitions of different tables open concurrently
+	topics map[string]bool // changelogs whose writes the producer reports
+
+	kick chan *Store
+	stop chan struct{}
+	done chan struct{}
+}
+
+type tp struct {
+	topic     string
+	partition int32
+}
+
+// How often acknowledged writes are committed, and how many make a commit
+// happen sooner.
+const (
+	commitEvery   = 50 * time.Millisecond
+	commitOps     = 1024
+	recoveryBatch = 8192
+)
+
+// Open opens (or creates) the table storage in o.Dir.
+func Open(o Options) (*DB, error) {
+	o.defaults()
+	if o.Dir == "" {
+		return nil, errors.New("diskstore: no directory")
+	}
+	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("diskstore: %w", err)
+	}
+	po := pebbleOptions(o)
+	cache := po.Cache
+	pdb, err := pebble.Open(o.Dir, po)
+	if err != nil {
+		cache.Unref()
+		return nil, fmt.Errorf("diskstore: open %s: %w", o.Dir, err)
+	}
+	db := &DB{o: o, pdb: pdb, cache: cache, open: map[tp]*Store{}, topics: map[string]bool{},
+		kick: make(chan *Store, 64), stop: make(chan struct{}), done: make(chan struct{})}
+	go db.committer()
+	return db, nil
+}
+
+// pebbleOptions are Pebble's settings for o (with a new block cache).
+func pebbleOptions(o Options) *pebble.Options {
+	po := &pebble.Options{
+		Cache:              pebble.NewCache(o.CacheBytes),
+		MemTableSize:       o.MemTableBytes,
+		FormatMajorVersion: pebble.FormatNewest,
+		Logger:             pebbleLogger{o.Logger},
+	}
+	// Point reads of keys that are not there (a new trade, a new identity)
+	// stop at the filters instead of reading a block of every level.
+	for i := range po.Levels {
+		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+	}
+	return po
+}
+
+// Close commits what may be committed in every open partition and closes the
+// database.
+func (db *DB) Close() error {
+	close(db.stop)
+	<-db.done
+	db.mu.Lock()
+	var open []*Store
+	for _, s := range db.open {
+		open = append(open, s)
+	}
+	db.mu.Unlock()
+	var errs []error
+	for _, s := range open {
+		errs = append(errs, s.Close())
+	}
+	errs = append(errs, db.pdb.Close())
+	db.cache.Unref()
+	return errors.Join(errs...)
+}
+
+// Builder returns a goka storage builder for one table: each partition is a
+// Store under its own prefix, reported to onOpen (so the processor can reach
+// its partition's clock and due index). The processor must produce through
+// DB.Producer, or the store refuses to run.
+func (db *DB) Builder(index Index, onOpen func(topic string, partition int32, s *Store)) storage.Builder {
+	return func(topic string, partition int32) (storage.Storage, error) {
+		s, err := db.openStore(topic, partition, index)
+		if err != nil {
+			return nil, err
+		}
+		if onOpen != nil {
+			onOpen(topic, partition, s)
+		}
+		return s, nil
+	}
+}
+
+// Store returns the open store of a table partition, or nil.
+func (db *DB) Store(topic string, partition int32) *Store {
+	db.mu.Lock()
+	defer db.mu.Unlock()
+	return db.open[tp{topic, partition}]
+}
+
+func (db *DB) openStore(topic string, partition int32, index Index) (*Store, error) {
+	k := tp{topic, partition}
+	db.mu.Lock()
+	if db.open[k] != nil {
+		db.mu.Unlock()
+		return nil, fmt.Errorf("diskstore: %s/%d is already open", topic, partition)
+	}
+	db.topics[topic] = true
+	db.mu.Unlock()
+	s, wiped, err := newStore(db, topic, partition, index)
+	if err != nil {
+		return nil, err
+	}
+	db.mu.Lock()
+	db.open[k] = s
+	db.mu.Unlock()
+	if wiped != "" {
+		db.o.Logger.Info("table partition rebuilt from its changelog", "topic", topic, "partition", partition, "reason", wiped)
+	}
+	if db.o.OnOpen != nil {
+		db.o.OnOpen(topic, partition, s, wiped)
+	}
+	return s, nil
+}
+
+func (db *DB) closed(s *Store) {
+	db.mu.Lock()
+	if db.open[tp{s.topic, s.partition}] == s {
+		delete(db.open, tp{s.topic, s.partition})
+	}
+	db.mu.Unlock()
+}
+
+// committer commits acknowledged writes in the background: every
+// commitEvery, or sooner for a store with commitOps waiting.
+func (db *DB) committer() {
+	defer close(db.done)
+	t := time.NewTicker(commitEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-db.stop:
+			return
+		case s := <-db.kick:
+			db.commitOrFail(s)
+		case <-t.C:
+			db.mu.Lock()
+			open := make([]*Store, 0, len(db.open))
+			for _, s := range db.open {
+				open = append(open, s)
+			}
+			db.mu.Unlock()
+			for _, s := range open {
+				db.commitOrFail(s)
+			}
+		}
+	}
+}
+
+func (db *DB) commitOrFail(s *Store) {
+	if err := s.commit(); err != nil {
+		// The writes stay in memory and are served from there; the next
+		// commit (or Close) tries again.
+		db.o.Logger.Error("table commit failed", "topic", s.topic, "partition", s.partition, "err", err)
+	}
+}
+
+// catalogue: each (topic, partition) gets a 4-byte id, the prefix of all its
+// keys. Ids are never reused.
+func (db *DB) prefixOf(topic string, partition int32) ([]byte, error) {
+	db.catMu.Lock()
+	defer db.catMu.Unlock()
+	ck := catalogueKey(topic, partition)
+	v, closer, err := db.pdb.Get(ck)
+	if err == nil {
+		defer closer.Close()
+		if len(v) != 4 {
+			return nil, fmt.Errorf("diskstore: bad catalogue entry for %s/%d", topic, partition)
+		}
+		return tablePrefix(v), nil
+	}
+	if !errors.Is(err, pebble.ErrNotFound) {
+		return nil, err
+	}
+	next := uint32(1)
+	if v, closer, err := db.pdb.Get([]byte(nextIDKey)); err == nil {
+		if len(v) == 4 {
+			next = be32(v)
+		}
+		closer.Close()
+	} else if !errors.Is(err, pebble.ErrNotFound) {
+		return nil, err
+	}
+	id := put32(nil, next)
+	b := db.pdb.NewBatch()
+	defer b.Close()
+	b.Set(ck, id, nil)
+	b.Set([]byte(nextIDKey), put32(nil, next+1), nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return nil, err
+	}
+	return tablePrefix(id), nil
+}
+
+// pebbleLogger sends Pebble's chatter to slog at debug level; its errors and
+// fatal errors at error level.
+type pebbleLogger struct{ l *slog.Logger }
+
+func (p pebbleLogger) Infof(f string, v ...any) {
+	p.l.Debug(fmt.Sprintf(f, v...), "component", "pebble")
+}
+func (p pebbleLogger) Errorf(f string, v ...any) {
+	p.l.Error(fmt.Sprintf(f, v...), "component", "pebble")
+}
+func (p pebbleLogger) Fatalf(f string, v ...any) {
+	p.l.Error(fmt.Sprintf(f, v...), "component", "pebble")
+	os.Exit(1)
+}
+
+// Dump hands every key and value of a table's partitions 0..partitions-1
+// kept in dir to fn, in key order per partition, as committed (what a
+// restart would start from): for comparing local state with a changelog.
+// It opens the database read-only and changes nothing, stale or not; no
+// process may have it open.
+func Dump(dir, topic string, partitions int32, fn func(partition int32, key, value []byte) error) error {
+	o := Options{Dir: dir, Logger: slog.New(slog.DiscardHandler)}
+	o.defaults()
+	po := pebbleOptions(o)
+	defer po.Cache.Unref()
+	po.ReadOnly = true
+	pdb, err := pebble.Open(dir, po)
+	if err != nil {
+		return fmt.Errorf("diskstore: open %s: %w", dir, err)
+	}
+	defer pdb.Close()
+	for p := range partitions {
+		id, closer, err := pdb.Get(catalogueKey(topic, p))
+		if errors.Is(err, pebble.ErrNotFound) {
+			continue // never opened here
+		}
+		if err != nil {
+			return err
+		}
+		vp := append(tablePrefix(id), 'v')
+		closer.Close()
+		it, err := pdb.NewIter(&pebble.IterOptions{LowerBound: vp, UpperBound: prefixEnd(vp)})
+		if err != nil {
+			return err
+		}
+		for ok := it.First(); ok; ok = it.Next() {
+			if err := fn(p, it.Key()[len(vp):], it.Value()); err != nil {
+				it.Close()
+				return err
+			}
+		}
+		if err := it.Close(); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+package diskstore
+
+import (
+	"errors"
+	"hash"
+
+	"github.com/IBM/sarama"
+	"github.com/lovoo/goka"
+)
+
+// Producer wraps a processor's producer builder so that the stores see every
+// changelog record's fate: goka reports only the offsets of acknowledged
+// value writes (SetOffset), not which write they belong to, not deletions,
+// and not failures. A store commits a write only once this says its record
+// is in the changelog.
+func (db *DB) Producer(pb goka.ProducerBuilder) goka.ProducerBuilder {
+	return func(brokers []string, clientID string, hasher func() hash.Hash32) (goka.Producer, error) {
+		p, err := pb(brokers, clientID, hasher)
+		if err != nil {
+			return nil, err
+		}
+		return &producer{Producer: p, db: db}, nil
+	}
+}
+
+type producer struct {
+	goka.Producer
+	db *DB
+}
+
+func (p *producer) Emit(topic, key string, value []byte) *goka.Promise {
+	return p.EmitWithHeaders(topic, key, value, nil)
+}
+
+func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka.Headers) *goka.Promise {
+	inner := p.Producer.EmitWithHeaders(topic, key, value, headers)
+	p.db.mu.Lock()
+	tracked := p.db.topics[topic]
+	p.db.mu.Unlock()
+	if !tracked {
+		return inner
+	}
+	// The store hears first; goka's callbacks (SetOffset among them) run
+	// after, on the promise handed back.
+	outer, finish := goka.NewPromiseWithFinisher()
+	inner.ThenWithMessage(func(msg *sarama.ProducerMessage, err error) {
+		p.db.acked(topic, key, msg, err)
+		finish(msg, err)
+	})
+	return outer
+}
+
+// acked routes a changelog record's fate to its partition's store. A
+// failure marks every open partition of the table (its partition may be
+// unknown): the processor stops on it anyway.
+func (db *DB) acked(topic, key string, msg *sarama.ProducerMessage, err error) {
+	if err == nil && msg == nil {
+		err = errors.New("acknowledged without a record")
+	}
+	db.mu.Lock()
+	var stores []*Store
+	if err == nil {
+		if s := db.open[tp{topic, msg.Partition}]; s != nil {
+			stores = append(stores, s)
+		}
+	} else {
+		for k, s := range db.open {
+			if k.topic == topic {
+				stores = append(stores, s)
+			}
+		}
+	}
+	db.mu.Unlock()
+	for _, s := range stores {
+		if err != nil {
+			s.acked(key, -1, err)
+		} else {
+			s.acked(key, msg.Offset, nil)
+		}
+	}
+}

@@ -1,0 +1,635 @@
+package diskstore
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/cockroachdb/pebble/v2"
+)
+
+// Store is one table partition: goka's storage.Storage. goka writes from
+// the partition's goroutine and reads from it and others (metrics, views);
+// the producer's acknowledgements arrive from the producer's goroutine.
+//
+// A write is an op: applied to memory at once (pend), committed to Pebble
+// later, in order, once it may be: a replayed changelog record at any time,
+// a processor's write once its changelog record is acknowledged, a local
+// deletion (DropDue) once everything before it may be.
+type Store struct {
+	db        *DB
+	topic     string
+	partition int32
+	pfx       []byte
+	index     Index
+	openedAt  time.Time
+
+	commitMu sync.Mutex // one commit at a time
+
+	mu   sync.RWMutex
+	pend map[string]pendVal // newest uncommitted value of a key (nil: deleted)
+	ops  []op               // uncommitted, in order
+	// ops[:ready] may be committed.
+	ready int
+	seq   uint64
+	meta  meta // as committed
+
+	// Ahead of meta: the state with every op applied, and the offset and
+	// reference time the committable ops reach.
+	clock     int64
+	count     int64
+	offset    int64
+	hasOffset bool
+	ref       int64
+
+	recovered bool
+	closed    bool
+	poisoned  bool
+	frozen    bool  // another writer's records were seen: the offset stays
+	lastAck   int64 // the last acknowledged changelog offset
+
+	// The due index: entries below scanFrom were looked at; none committed
+	// lies in [scanFrom, nextDue); no uncommitted op is due before
+	// minPendingDue. returned holds keys Due handed out whose value has not
+	// changed since, so that they are handed out once.
+	scanFrom      int64
+	nextDue       int64
+	minPendingDue int64
+	returned      map[string]struct{}
+
+	// hot holds committed values of keys read from Pebble (a trade's later
+	// messages come shortly after its first): two generations of at most
+	// hotKeys keys each, so a key read again soon is not read from Pebble.
+	hot, hotOld map[string][]byte
+
+	// The last value Get returned and the op count when it was read: a
+	// callback reads a key, then writes it, and the write needs the old
+	// value again (index entry, key count).
+	last atomic.Pointer[lastRead]
+
+	restored atomic.Int64
+}
+
+type lastRead struct {
+	key string
+	v   []byte
+	seq uint64
+}
+
+type pendVal struct {
+	v   []byte
+	seq uint64
+}
+
+type opKind uint8
+
+const (
+	opReplay opKind = iota // a changelog record replayed by goka's recovery
+	opWrite                // a processor's write, with a changelog record of its own
+	opLocal                // a local deletion, with no changelog record (DropDue)
+)
+
+type op struct {
+	kind   opKind
+	acked  bool // may be committed (as far as this op goes)
+	key    string
+	val    []byte // nil: delete
+	seq    uint64
+	oldDue int64
+	newDue int64
+	oldIdx bool
+	newIdx bool
+	wm     int64
+	delta  int8
+}
+
+func newStore(db *DB, topic string, partition int32, index Index) (*Store, string, error) {
+	pfx, err := db.prefixOf(topic, partition)
+	if err != nil {
+		return nil, "", fmt.Errorf("diskstore: %s/%d: %w", topic, partition, err)
+	}
+	s := &Store{db: db, topic: topic, partition: partition, pfx: pfx, index: index,
+		openedAt: db.o.Now(), pend: map[string]pendVal{}, returned: map[string]struct{}{},
+		hot: map[string][]byte{}, hotOld: map[string][]byte{},
+		scanFrom: math.MinInt64, nextDue: math.MinInt64, minPendingDue: math.MaxInt64}
+	m, why, err := s.readMeta()
+	if err != nil {
+		return nil, "", err
+	}
+	if why != "" {
+		if m, err = s.wipe(); err != nil {
+			return nil, "", err
+		}
+	}
+	s.meta = m
+	s.clock, s.count, s.offset, s.hasOffset, s.ref = m.clock, m.count, m.offset, m.hasOffset, m.ref
+	return s, why, nil
+}
+
+// readMeta reads the partition's meta and says why the local state cannot
+// be used ("" if it can).
+func (s *Store) readMeta() (meta, string, error) {
+	fresh := meta{version: layoutVersion}
+	if _, closer, err := s.db.pdb.Get(s.sub('p')); err == nil {
+		closer.Close()
+		return fresh, "an earlier inconsistency marked it for a rebuild", nil
+	} else if !errors.Is(err, pebble.ErrNotFound) {
+		return meta{}, "", err
+	}
+	v, closer, err := s.db.pdb.Get(s.sub('m'))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return fresh, "", nil
+	}
+	if err != nil {
+		return meta{}, "", err
+	}
+	m, derr := decodeMeta(v)
+	closer.Close()
+	switch {
+	case derr != nil:
+		return fresh, derr.Error(), nil
+	case m.version != layoutVersion:
+		return fresh, fmt.Sprintf("written by layout %d, this build reads %d", m.version, layoutVersion), nil
+	case !m.hasOffset:
+		return m, "", nil
+	}
+	if age := s.openedAt.Sub(time.Unix(0, m.ref)); age > s.db.o.staleAfter() {
+		return fresh, fmt.Sprintf("its changelog may have dropped tombstones since (local offset %d is %s old, tombstones are kept %s)",
+			m.offset, age.Round(time.Second), s.db.o.TombstoneRetention), nil
+	}
+	if s.db.o.Changelog != nil {
+		start, end, err := s.db.o.Changelog(s.topic, s.partition)
+		if err != nil {
+			return meta{}, "", fmt.Errorf("diskstore: %s/%d: changelog offsets: %w", s.topic, s.partition, err)
+		}
+		switch {
+		case m.offset >= end:
+			return fresh, fmt.Sprintf("local offset %d is past the changelog's end %d (the topic was recreated?)", m.offset, end), nil
+		case m.offset+1 < start:
+			return fresh, fmt.Sprintf("local offset %d is before the changelog's start %d (records were deleted)", m.offset, start), nil
+		}
+	}
+	return m, "", nil
+}
+
+// wipe deletes the partition's local state (goka then replays the whole
+// changelog into it).
+func (s *Store) wipe() (meta, error) {
+	m := meta{version: layoutVersion}
+	b := s.db.pdb.NewBatch()
+	defer b.Close()
+	b.DeleteRange(s.pfx, prefixEnd(s.pfx), nil)
+	b.Set(s.sub('m'), m.encode(), nil)
+	if err := b.Commit(pebble.Sync); err != nil {
+		return meta{}, fmt.Errorf("diskstore: wipe %s/%d: %w", s.topic, s.partition, err)
+	}
+	return m, nil
+}
+
+func (s *Store) Open() error { return nil }
+
+// Close commits what may be committed and forgets the rest: writes whose
+// changelog records were not acknowledged are replayed from the changelog
+// at the next start if they reached it.
+func (s *Store) Close() error {
+	err := s.commit()
+	s.mu.Lock()
+	s.closed = true
+	s.pend, s.ops, s.ready, s.hot, s.hotOld = nil, nil, 0, nil, nil
+	s.mu.Unlock()
+	s.db.closed(s)
+	return err
+}
+
+func (s *Store) Has(key string) (bool, error) {
+	v, err := s.Get(key)
+	return v != nil, err
+}
+
+// Get returns the value of key, nil if there is none. A pending value is
+// returned as written (goka hands over buffers it does not reuse); a
+// committed one is a copy.
+func (s *Store) Get(key string) ([]byte, error) {
+	s.mu.RLock()
+	p, ok := s.pend[key]
+	if !ok {
+		if p.v, ok = s.hot[key]; !ok {
+			p.v, ok = s.hotOld[key]
+		}
+	}
+	seq := s.seq
+	s.mu.RUnlock()
+	if ok {
+		return p.v, nil
+	}
+	// A commit writes Pebble before it drops the value from pend, so a
+	// value missing from pend is in Pebble.
+	v, err := s.committed(key)
+	if err != nil {
+		return nil, err
+	}
+	s.last.Store(&lastRead{key, v, seq})
+	if v != nil {
+		s.mu.Lock()
+		if s.seq == seq && !s.closed { // no write since: v is the newest value
+			s.keepHot(key, v)
+		}
+		s.mu.Unlock()
+	}
+	return v, nil
+}
+
+const hotKeys = 4096
+
+func (s *Store) keepHot(key string, v []byte) {
+	if len(s.hot) >= hotKeys {
+		s.hot, s.hotOld = make(map[string][]byte, hotKeys), s.hot
+	}
+	s.hot[key] = v
+}
+
+// old is the current value of key for a write: what Get just read if no
+// write came between.
+func (s *Store) old(key string) ([]byte, error) {
+	if l := s.last.Load(); l != nil && l.key == key {
+		s.mu.RLock()
+		fresh := l.seq == s.seq
+		s.mu.RUnlock()
+		if fresh {
+			return l.v, nil
+		}
+	}
+	return s.Get(key)
+}
+
+func (s *Store) committed(key string) ([]byte, error) {
+	v, closer, err := s.db.pdb.Get(s.valueKey(key))
+	if errors.Is(err, pebble.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("diskstore: get %s/%d %q: %w", s.topic, s.partition, key, err)
+	}
+	out := append([]byte(nil), v...)
+	closer.Close()
+	return out, nil
+}
+
+func (s *Store) Set(key string, value []byte) error {
+	if value == nil {
+		value = []byte{} // nil means deleted here; goka never sets nil
+	}
+	return s.write(key, value, opWrite)
+}
+
+func (s *Store) Delete(key string) error { return s.write(key, nil, opWrite) }
+
+func (s *Store) write(key string, value []byte, kind opKind) error {
+	// The old value decides the index entry to replace and the key count.
+	// Only this goroutine writes, so it cannot change before the lock.
+	old, err := s.old(key)
+	if err != nil {
+		return err
+	}
+	o := op{kind: kind, key: key, val: value}
+	if old != nil && s.index != nil {
+		o.oldDue, _, o.oldIdx = s.index(old)
+	}
+	if value != nil && s.index != nil {
+		o.newDue, o.wm, o.newIdx = s.index(value)
+	}
+	switch {
+	case old == nil && value != nil:
+		o.delta = 1
+	case old != nil && value == nil:
+		o.delta = -1
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("diskstore: %s/%d is closed", s.topic, s.partition)
+	}
+	if !s.recovered && kind == opWrite {
+		o.kind = opReplay
+		s.restored.Add(1)
+	}
+	o.acked = o.kind != opWrite || s.poisoned
+	s.seq++
+	o.seq = s.seq
+	s.ops = append(s.ops, o)
+	s.pend[key] = pendVal{value, o.seq}
+	if o.newIdx {
+		s.clock = max(s.clock, o.wm)
+		s.minPendingDue = min(s.minPendingDue, o.newDue)
+	}
+	s.count += int64(o.delta)
+	delete(s.returned, key)
+	s.advanceReady()
+	return nil
+}
+
+func (s *Store) advanceReady() {
+	for s.ready < len(s.ops) && s.ops[s.ready].acked {
+		s.ready++
+	}
+	if s.recovered && s.ready >= commitOps {
+		select {
+		case s.db.kick <- s:
+		default:
+		}
+	}
+}
+
+// GetOffset is the offset of the last changelog record reflected.
+func (s *Store) GetOffset(def int64) (int64, error) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if !s.hasOffset {
+		return def, nil
+	}
+	return s.offset, nil
+}
+
+// SetOffset is goka's: during recovery after each replayed record, later
+// after each acknowledged table write. The latter the store has already
+// seen through DB.Producer; if it has not, the producer is not wrapped and
+// the store cannot know what reached the changelog.
+func (s *Store) SetOffset(offset int64) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	if s.recovered {
+		defer s.mu.Unlock()
+		if offset > s.lastAck && !s.poisoned {
+			s.poisonLocked("table writes are not tracked")
+			return fmt.Errorf("diskstore: %s/%d: table writes are not tracked: the processor must produce through diskstore.DB.Producer", s.topic, s.partition)
+		}
+		return nil
+	}
+	s.offset, s.hasOffset = offset, true
+	full := len(s.ops) >= recoveryBatch
+	s.mu.Unlock()
+	if full {
+		return s.commit()
+	}
+	return nil
+}
+
+// MarkRecovered ends goka's replay: what was replayed is committed, and from
+// now on every record after the offset is one appended after the partition
+// was opened (goka read the changelog's end after that).
+func (s *Store) MarkRecovered() error {
+	s.mu.Lock()
+	s.recovered = true
+	s.ref = s.openedAt.UnixNano()
+	s.lastAck = s.offset
+	if !s.hasOffset {
+		s.lastAck = -1
+	}
+	s.mu.Unlock()
+	err := s.commit()
+	if s.db.o.OnRecovered != nil {
+		s.db.o.OnRecovered(s.topic, s.partition, s.restored.Load(), s.db.o.Now().Sub(s.openedAt))
+	}
+	return err
+}
+
+// acked is the producer's report of one changelog record of this partition.
+func (s *Store) acked(key string, offset int64, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed || s.poisoned {
+		return
+	}
+	if err != nil {
+		s.poisonLocked("a changelog write failed: " + err.Error())
+		return
+	}
+	i := s.ready
+	for i < len(s.ops) && (s.ops[i].kind != opWrite || s.ops[i].acked) {
+		i++
+	}
+	if i == len(s.ops) || s.ops[i].key != key {
+		s.poisonLocked(fmt.Sprintf("acknowledgement of %q at offset %d matches no pending write", key, offset))
+		return
+	}
+	s.ops[i].acked = true
+	switch {
+	case offset <= s.lastAck:
+		s.poisonLocked(fmt.Sprintf("changelog offset went back from %d to %d", s.lastAck, offset))
+		return
+	case s.frozen:
+	case offset == s.lastAck+1 && (s.hasOffset || offset == 0):
+		s.offset, s.hasOffset, s.ref = offset, true, s.db.o.Now().UnixNano()
+	default:
+		// Records between ours that this store never applied (a previous
+		// owner still writing): the offset stays before them, so that the
+		// next start replays them. Acknowledged writes are still committed.
+		s.frozen = true
+		s.db.o.Logger.Warn("table changelog has records of another writer: local offset held",
+			"topic", s.topic, "partition", s.partition, "offset", s.offset, "record", offset)
+	}
+	s.lastAck = offset
+	s.advanceReady()
+}
+
+// poisonLocked marks the partition for a rebuild at its next open (durably,
+// at once) and makes every write committable: local state can no longer be
+// trusted to match the changelog, and the rebuild does not depend on it.
+func (s *Store) poisonLocked(why string) {
+	s.poisoned = true
+	if err := s.db.pdb.Set(s.sub('p'), []byte(why), pebble.Sync); err != nil {
+		s.db.o.Logger.Error("table partition: cannot mark for rebuild", "topic", s.topic, "partition", s.partition, "err", err)
+	}
+	s.db.o.Logger.Warn("table partition will be rebuilt from its changelog at its next start",
+		"topic", s.topic, "partition", s.partition, "reason", why)
+	for i := range s.ops {
+		s.ops[i].acked = true
+	}
+	s.advanceReady()
+}
+
+// commit writes the committable ops with the meta they reach, in one batch.
+func (s *Store) commit() error {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	n := s.ready
+	m := s.meta
+	for _, o := range s.ops[:n] {
+		if o.newIdx {
+			m.clock = max(m.clock, o.wm)
+		}
+		m.count += int64(o.delta)
+	}
+	m.offset, m.hasOffset, m.ref = s.offset, s.hasOffset, s.ref
+	if n == 0 && m == s.meta {
+		s.mu.Unlock()
+		return nil
+	}
+	b := s.db.pdb.NewBatch()
+	for _, o := range s.ops[:n] {
+		if o.val == nil {
+			b.Delete(s.valueKey(o.key), nil)
+		} else {
+			b.Set(s.valueKey(o.key), o.val, nil)
+		}
+		if o.oldIdx && (!o.newIdx || o.oldDue != o.newDue) {
+			b.Delete(s.dueKey(o.oldDue, o.key), nil)
+		}
+		if o.newIdx && (!o.oldIdx || o.oldDue != o.newDue) {
+			b.Set(s.dueKey(o.newDue, o.key), nil, nil)
+		}
+	}
+	b.Set(s.sub('m'), m.encode(), nil)
+	s.mu.Unlock()
+
+	err := b.Commit(pebble.NoSync)
+	b.Close()
+	if err != nil {
+		return fmt.Errorf("diskstore: commit %s/%d: %w", s.topic, s.partition, err)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return nil
+	}
+	for _, o := range s.ops[:n] {
+		if p, ok := s.pend[o.key]; ok && p.seq == o.seq {
+			delete(s.pend, o.key)
+		}
+		// A hot key's committed value is the newest op's (ops are in order).
+		_, hot := s.hot[o.key]
+		if _, old := s.hotOld[o.key]; old || hot {
+			delete(s.hotOld, o.key)
+			delete(s.hot, o.key)
+			if o.val != nil {
+				s.keepHot(o.key, o.val)
+			}
+		}
+		if o.newIdx {
+			// Committed entries below the scan start must be looked at
+			// again: the uncommitted ops Due saw them in are gone.
+			s.scanFrom = min(s.scanFrom, o.newDue)
+			s.nextDue = min(s.nextDue, o.newDue)
+		}
+	}
+	s.ops = append(s.ops[:0], s.ops[n:]...)
+	s.ready -= n
+	s.minPendingDue = math.MaxInt64
+	for _, o := range s.ops {
+		if o.newIdx {
+			s.minPendingDue = min(s.minPendingDue, o.newDue)
+		}
+	}
+	s.meta = m
+	return nil
+}
+
+// Clock is the largest watermark of any value written.
+func (s *Store) Clock() int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.clock
+}
+
+// Len is the number of keys.
+func (s *Store) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return int(s.count)
+}
+
+// Restored is how many changelog records goka replayed into this store
+// since it was opened: those after the local offset.
+func (s *Store) Restored() int64 { return s.restored.Load() }
+
+// Offset is the local offset as committed (ok false: none).
+func (s *Store) Offset() (int64, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.meta.offset, s.meta.hasOffset
+}
+
+// Due returns the keys whose current value is due at or before now, each
+// once while its value stays the same.
+func (s *Store) Due(now int64) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.index == nil || s.closed {
+		return nil
+	}
+	var keys []string
+	consider := func(key string) {
+		if _, done := s.returned[key]; done {
+			return
+		}
+		v, ok := s.pend[key]
+		if !ok {
+			var err error
+			if v.v, err = s.committed(key); err != nil {
+				s.db.o.Logger.Error("due index", "err", err)
+				return
+			}
+		}
+		if v.v == nil {
+			return
+		}
+		if due, _, ok := s.index(v.v); ok && due <= now {
+			s.returned[key] = struct{}{}
+			keys = append(keys, key)
+		}
+	}
+	if now >= s.minPendingDue {
+		for _, o := range s.ops {
+			if o.newIdx && o.newDue <= now {
+				consider(o.key)
+			}
+		}
+	}
+	if now >= s.nextDue && now >= s.scanFrom {
+		lo := s.sub('d')
+		it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: prefixEnd(lo)})
+		if err != nil {
+			s.db.o.Logger.Error("due index", "err", err)
+			return keys
+		}
+		next := int64(math.MaxInt64)
+		for ok := it.SeekGE(s.dueKey(s.scanFrom, "")); ok; ok = it.Next() {
+			due, key, ok := parseDue(it.Key()[len(lo):])
+			if !ok {
+				continue
+			}
+			if due > now {
+				next = due
+				break
+			}
+			consider(key)
+		}
+		it.Close()
+		s.scanFrom, s.nextDue = now+1, next
+	}
+	return keys
+}
+
+// DropDue deletes, with no changelog record, the keys due at or before now:
+// for tables whose changelog forgets by time on its own.
+func (s *Store) DropDue(now int64) int {
+	keys := s.Due(now)
+	for _, k := range keys {
+		if err := s.write(k, nil, opLocal); err != nil {
+			s.db.o.Logger.Error("drop due", "err", err)
+		}
+	}
+	return len(keys)
+}

@@ -1,0 +1,570 @@
+package diskstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// values are 8-byte big-endian due times; the watermark is the due time.
+func index(v []byte) (int64, int64, bool) {
+	if len(v) != 8 {
+		return 0, 0, false
+	}
+	d := int64(binary.BigEndian.Uint64(v))
+	return d, d, true
+}
+
+func val(d int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(d)) }
+
+var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
+
+// env is one table directory reopened as often as a test likes.
+type env struct {
+	t     *testing.T
+	dir   string
+	now   time.Time
+	opts  func(*Options)
+	db    *DB
+	wiped map[int32]string
+}
+
+func newEnv(t *testing.T) *env {
+	return &env{t: t, dir: t.TempDir(), now: time.Unix(1_700_000_000, 0)}
+}
+
+func (e *env) open() *DB {
+	e.t.Helper()
+	e.wiped = map[int32]string{}
+	o := Options{Dir: e.dir, Now: func() time.Time { return e.now }, Logger: quiet,
+		OnOpen: func(_ string, p int32, _ *Store, why string) { e.wiped[p] = why }}
+	if e.opts != nil {
+		e.opts(&o)
+	}
+	db, err := Open(o)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.db = db
+	return db
+}
+
+func (e *env) close() {
+	e.t.Helper()
+	if err := e.db.Close(); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// store opens partition p of table "tab" and ends its (empty) recovery, as
+// goka does before it runs callbacks.
+func (e *env) store(p int32) *Store {
+	e.t.Helper()
+	s, err := e.db.openStore("tab", p, index)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if err := s.MarkRecovered(); err != nil {
+		e.t.Fatal(err)
+	}
+	return s
+}
+
+func get(t *testing.T, s *Store, k string) []byte {
+	t.Helper()
+	v, err := s.Get(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func must(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// put writes a value (nil deletes) and acknowledges its changelog record at
+// the next offset, as a processor's write whose record went through.
+func put(t *testing.T, s *Store, k string, v []byte) {
+	t.Helper()
+	if v == nil {
+		must(t, s.Delete(k))
+	} else {
+		must(t, s.Set(k, v))
+	}
+	s.acked(k, s.lastAck+1, nil)
+}
+
+// wantDue checks what Due(now) hands out, in order.
+func wantDue(t *testing.T, s *Store, now int64, keys ...string) {
+	t.Helper()
+	if got := s.Due(now); !slices.Equal(got, keys) && (len(got) > 0 || len(keys) > 0) {
+		t.Fatalf("due at %d: %v, want %v", now, got, keys)
+	}
+}
+
+func TestDueFollowsTheCurrentValue(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	set := func(k string, d int64) { put(t, s, k, val(d)) }
+	set("a", 10)
+	set("b", 20)
+	must(t, s.commit())
+	set("a", 30) // moved on: no longer due at 10 (pending, over a committed entry)
+	set("c", 5)
+	set("c", 1) // due earlier than before
+	wantDue(t, s, 15, "c")
+	wantDue(t, s, 15)
+	must(t, s.commit())
+	wantDue(t, s, 25, "b")
+	put(t, s, "a", nil)
+	wantDue(t, s, 100)
+	if s.Clock() != 30 || s.Len() != 2 {
+		t.Fatalf("clock %d, len %d", s.Clock(), s.Len())
+	}
+	// The index, the clock and the count survive a restart; what was handed
+	// out before is handed out again (its loopback may not have been made).
+	e.close()
+	e.open()
+	s = e.store(0)
+	if s.Clock() != 30 || s.Len() != 2 {
+		t.Fatalf("after restart: clock %d, len %d", s.Clock(), s.Len())
+	}
+	wantDue(t, s, 100, "c", "b") // in due order
+	// A value written due in the past is due at once, committed or not.
+	set("late", 2)
+	wantDue(t, s, 100, "late")
+	set("later", 3)
+	must(t, s.commit())
+	wantDue(t, s, 100, "later")
+	e.close()
+}
+
+// The tombstone an expired trade becomes is due later than the trade was:
+// it is indexed like any value.
+func TestValueAfterDueIsIndexed(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	put(t, s, "t", val(10))
+	must(t, s.commit())
+	wantDue(t, s, 15, "t")
+	put(t, s, "t", val(50))
+	must(t, s.commit())
+	wantDue(t, s, 60, "t")
+	e.close()
+}
+
+func TestDropDue(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	for k, d := range map[string]int64{"x": 1, "y": 9} {
+		put(t, s, k, val(d))
+	}
+	if n := s.DropDue(5); n != 1 || s.Len() != 1 || get(t, s, "x") != nil {
+		t.Fatalf("dropped %d, left %d", n, s.Len())
+	}
+	e.close()
+	e.open()
+	s = e.store(0)
+	if s.Len() != 1 || get(t, s, "x") != nil || get(t, s, "y") == nil {
+		t.Fatalf("after restart: len %d", s.Len())
+	}
+	e.close()
+}
+
+// The first danger: a write whose changelog record was never acknowledged
+// must not survive a crash, or the re-delivered message finds its effect
+// already applied and nothing writes it to the changelog.
+func TestOnlyAcknowledgedWritesAreKept(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	put(t, s, "a", val(1))
+	must(t, s.Set("b", val(2))) // its record is in flight
+	must(t, s.Delete("a"))      // and so is this one
+	if get(t, s, "b") == nil || get(t, s, "a") != nil {
+		t.Fatal("a callback must read its own writes")
+	}
+	must(t, s.commit())
+	e.close() // a crash keeps only what was committed; Close commits no more
+	e.open()
+	s = e.store(0)
+	if get(t, s, "b") != nil || get(t, s, "a") == nil {
+		t.Fatalf("unacknowledged writes survived: b=%v a=%v", get(t, s, "b"), get(t, s, "a"))
+	}
+	if off, ok := s.Offset(); !ok || off != 0 {
+		t.Fatalf("offset %d %v, want 0", off, ok)
+	}
+	// Deletions are acknowledged like values; the offset follows.
+	put(t, s, "a", nil)
+	must(t, s.commit())
+	e.close()
+	e.open()
+	s = e.store(0)
+	if get(t, s, "a") != nil || s.Len() != 0 {
+		t.Fatal("acknowledged deletion lost")
+	}
+	if off, _ := s.Offset(); off != 1 {
+		t.Fatalf("offset %d, want 1", off)
+	}
+	e.close()
+}
+
+func TestLocalDropWaitsForEarlierWrites(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	put(t, s, "old", val(1))
+	must(t, s.Set("new", val(50))) // not acknowledged
+	if n := s.DropDue(10); n != 1 {
+		t.Fatalf("dropped %d", n)
+	}
+	must(t, s.commit())
+	e.close()
+	e.open()
+	s = e.store(0)
+	// The drop came after an unacknowledged write: it is replayed (by the
+	// stage, on its next message), not committed out of order.
+	if get(t, s, "old") == nil || get(t, s, "new") != nil {
+		t.Fatal("a local deletion was committed ahead of an earlier unacknowledged write")
+	}
+	e.close()
+}
+
+func TestForeignRecordsHoldTheOffset(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	put(t, s, "a", val(1))
+	must(t, s.Set("b", val(1)))
+	s.acked("b", 3, nil) // 1 and 2 were written by someone else
+	must(t, s.Set("c", val(1)))
+	s.acked("c", 4, nil)
+	must(t, s.commit())
+	e.close()
+	e.open()
+	s = e.store(0)
+	if off, _ := s.Offset(); off != 0 {
+		t.Fatalf("offset %d: records 1 and 2 were never applied here, want 0", off)
+	}
+	if get(t, s, "b") == nil || get(t, s, "c") == nil {
+		t.Fatal("acknowledged writes past a gap are kept (the replay rewrites them in order)")
+	}
+	if e.wiped[0] != "" {
+		t.Fatalf("wiped: %s", e.wiped[0])
+	}
+	e.close()
+}
+
+func TestInconsistenciesRebuild(t *testing.T) {
+	for name, spoil := range map[string]func(s *Store){
+		"unmatched ack":    func(s *Store) { s.acked("zzz", 1, nil) },
+		"failed write":     func(s *Store) { s.acked("b", -1, errors.New("broker said no")) },
+		"offset went back": func(s *Store) { s.acked("b", 0, nil) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := newEnv(t)
+			e.open()
+			s := e.store(0)
+			put(t, s, "a", val(1))
+			must(t, s.Set("b", val(1)))
+			spoil(s)
+			must(t, s.commit())
+			e.close()
+			e.open()
+			s = e.store(0)
+			if e.wiped[0] == "" || s.Len() != 0 || get(t, s, "a") != nil {
+				t.Fatalf("not rebuilt: %q len %d", e.wiped[0], s.Len())
+			}
+			if _, ok := s.Offset(); ok {
+				t.Fatal("a rebuilt partition has no offset")
+			}
+			e.close()
+		})
+	}
+}
+
+func TestUntrackedProducerIsRefused(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	must(t, s.Set("a", val(1)))
+	err := s.SetOffset(0) // goka's ack, with no report from DB.Producer first
+	if err == nil || !strings.Contains(err.Error(), "DB.Producer") {
+		t.Fatalf("err %v", err)
+	}
+	e.close()
+}
+
+// The second danger: tombstones written after the local offset may have
+// been compacted away, so an old local state is rebuilt instead of resumed.
+func TestStaleStateIsRebuilt(t *testing.T) {
+	e := newEnv(t)
+	e.opts = func(o *Options) { o.TombstoneRetention = 24 * time.Hour }
+	e.open()
+	s := e.store(0)
+	put(t, s, "a", val(1))
+	e.close()
+	e.now = e.now.Add(17 * time.Hour)
+	e.open()
+	s = e.store(0)
+	if e.wiped[0] != "" || get(t, s, "a") == nil {
+		t.Fatalf("17 h old state wiped: %s", e.wiped[0])
+	}
+	e.close()
+	// The reopening itself counts as fresh: every record after the offset
+	// was appended after it.
+	e.now = e.now.Add(17 * time.Hour)
+	e.open()
+	e.store(0)
+	if e.wiped[0] != "" {
+		t.Fatalf("wiped after a restart 17 h after the last one: %s", e.wiped[0])
+	}
+	e.close()
+	e.now = e.now.Add(25 * time.Hour)
+	e.open()
+	s = e.store(0)
+	if !strings.Contains(e.wiped[0], "tombstones") || get(t, s, "a") != nil {
+		t.Fatalf("25 h old state kept: %q", e.wiped[0])
+	}
+	e.close()
+}
+
+// Dump reads what is committed and changes nothing, stale or not.
+func TestDumpReadsWithoutWiping(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(3)
+	put(t, s, "a", val(1))
+	put(t, s, "b", val(2))
+	must(t, s.Set("c", val(3))) // not acknowledged
+	e.close()
+	dump := func() string {
+		var out []string
+		must(t, Dump(e.dir, "tab", 4, func(p int32, k, v []byte) error {
+			out = append(out, fmt.Sprintf("%d:%s=%d", p, k, binary.BigEndian.Uint64(v)))
+			return nil
+		}))
+		return strings.Join(out, " ")
+	}
+	if got := dump(); got != "3:a=1 3:b=2" {
+		t.Fatal(got)
+	}
+	e.now = e.now.Add(100 * time.Hour) // stale: an open would wipe it
+	if got := dump(); got != "3:a=1 3:b=2" {
+		t.Fatal(got)
+	}
+}
+
+func TestChangelogCheck(t *testing.T) {
+	e := newEnv(t)
+	var start, end int64
+	e.opts = func(o *Options) {
+		o.Changelog = func(string, int32) (int64, int64, error) { return start, end, nil }
+	}
+	e.open()
+	s := e.store(0)
+	for range 3 {
+		put(t, s, "a", val(1))
+	}
+	e.close()
+	for _, c := range []struct {
+		start, end int64
+		wiped      string
+	}{{0, 3, ""}, {3, 9, ""}, {4, 9, "before the changelog's start"}, {0, 2, "past the changelog's end"}} {
+		start, end = c.start, c.end
+		e.open()
+		e.store(0)
+		if got := e.wiped[0]; c.wiped == "" && got != "" || !strings.Contains(got, c.wiped) {
+			t.Fatalf("changelog [%d,%d): wiped %q, want %q", start, end, got, c.wiped)
+		}
+		e.close()
+		if c.wiped != "" {
+			break
+		}
+	}
+}
+
+func TestLayoutChangeRebuilds(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	put(t, s, "a", val(1))
+	must(t, s.commit())
+	m := s.meta
+	m.version++
+	must(t, e.db.pdb.Set(s.sub('m'), m.encode(), nil))
+	e.close()
+	e.open()
+	s = e.store(0)
+	if !strings.Contains(e.wiped[0], "layout") || get(t, s, "a") != nil {
+		t.Fatalf("wiped %q", e.wiped[0])
+	}
+	e.close()
+}
+
+func TestRecoveryCommitsAndCounts(t *testing.T) {
+	e := newEnv(t)
+	var restored int64
+	e.opts = func(o *Options) {
+		o.OnRecovered = func(_ string, _ int32, n int64, _ time.Duration) { restored = n }
+	}
+	e.open()
+	s, err := e.db.openStore("tab", 0, index)
+	must(t, err)
+	if off, _ := s.GetOffset(-3); off != -3 {
+		t.Fatalf("fresh offset %d", off)
+	}
+	n := recoveryBatch + 10
+	for i := range n { // goka's storeEvent: write, then the record's offset
+		must(t, s.Set(fmt.Sprint(i%100), val(int64(i))))
+		must(t, s.SetOffset(int64(i)))
+	}
+	must(t, s.Delete("7"))
+	must(t, s.SetOffset(int64(n)))
+	if len(s.ops) >= recoveryBatch {
+		t.Fatalf("%d ops pending during recovery", len(s.ops))
+	}
+	must(t, s.MarkRecovered())
+	if restored != int64(n+1) || s.Restored() != int64(n+1) {
+		t.Fatalf("restored %d", restored)
+	}
+	e.close()
+	e.open()
+	s, err = e.db.openStore("tab", 0, index)
+	must(t, err)
+	if off, _ := s.GetOffset(-3); off != int64(n) || s.Len() != 99 || s.Clock() != int64(n-1) {
+		t.Fatalf("offset %d len %d clock %d", off, s.Len(), s.Clock())
+	}
+	e.close()
+}
+
+func TestIteratorMergesPending(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	for i, k := range []string{"a", "c", "e", "g"} {
+		must(t, s.Set(k, val(int64(i))))
+		s.acked(k, int64(i), nil)
+	}
+	must(t, s.commit())
+	must(t, s.Set("b", val(9))) // pending
+	must(t, s.Delete("e"))      // pending deletion hides a committed value
+	must(t, s.Set("g", val(8))) // pending overwrite
+	walk := func(start, limit []byte, seek string) string {
+		it, err := s.IteratorWithRange(start, limit)
+		must(t, err)
+		defer it.Release()
+		var out []string
+		if seek != "" {
+			it.Seek([]byte(seek))
+		}
+		for it.Next() {
+			v, _ := it.Value()
+			out = append(out, fmt.Sprintf("%s=%d", it.Key(), binary.BigEndian.Uint64(v)))
+		}
+		return strings.Join(out, " ")
+	}
+	if got := walk(nil, nil, ""); got != "a=0 b=9 c=1 g=8" {
+		t.Fatal(got)
+	}
+	if got := walk([]byte("b"), []byte("g"), ""); got != "b=9 c=1" {
+		t.Fatal(got)
+	}
+	if got := walk(nil, nil, "c"); got != "c=1 g=8" {
+		t.Fatal(got)
+	}
+	e.close()
+}
+
+func TestPartitionsAreApart(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	// goka opens the partitions of different tables at the same time: each
+	// gets a prefix of its own.
+	var wg sync.WaitGroup
+	stores := make([]*Store, 16)
+	for i := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := e.db.openStore(fmt.Sprint("t", i%2), int32(i/2), index)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			stores[i] = s
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, s := range stores {
+		if s == nil || seen[string(s.pfx)] {
+			t.Fatal("two partitions share a prefix")
+		}
+		seen[string(s.pfx)] = true
+		s.Close()
+	}
+	a, b := e.store(0), e.store(1)
+	must(t, a.Set("k", val(1)))
+	a.acked("k", 0, nil)
+	if get(t, b, "k") != nil || b.Len() != 0 {
+		t.Fatal("partition 1 sees partition 0")
+	}
+	if _, err := e.db.openStore("tab", 0, index); err == nil {
+		t.Fatal("a partition opened twice")
+	}
+	e.close()
+}
+
+// Values read back are kept in memory; each commit keeps them current.
+func TestHotValuesFollowCommits(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	off := int64(0)
+	write := func(k string, v []byte) {
+		if v == nil {
+			must(t, s.Delete(k))
+		} else {
+			must(t, s.Set(k, v))
+		}
+		s.acked(k, off, nil)
+		off++
+		must(t, s.commit())
+	}
+	write("k", val(1))
+	if v := get(t, s, "k"); binary.BigEndian.Uint64(v) != 1 { // read from Pebble, kept hot
+		t.Fatal(v)
+	}
+	if _, hot := s.hot["k"]; !hot {
+		t.Fatal("a value read back is not kept")
+	}
+	write("k", val(2))
+	if v := get(t, s, "k"); binary.BigEndian.Uint64(v) != 2 {
+		t.Fatalf("stale hot value %v", v)
+	}
+	for i := range hotKeys + 1 { // k moves to the older generation, then out
+		k := fmt.Sprint("x", i)
+		write(k, val(3))
+		get(t, s, k)
+	}
+	write("k", nil)
+	if v := get(t, s, "k"); v != nil {
+		t.Fatalf("deleted value still served: %v", v)
+	}
+	e.close()
+}

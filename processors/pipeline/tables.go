@@ -1,0 +1,123 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/lovoo/goka"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/processors/diskstore"
+	"github.com/ste-utility/ste/processors/memstore"
+)
+
+// table is what the stages need of a partition's table storage besides
+// goka's interface: the event-time clock and the due index. Both storages
+// offer it: processors/memstore (in memory, rebuilt from the changelog on
+// every start) and processors/diskstore (on disk, resumed from its offset).
+type table interface {
+	Clock() int64
+	Due(now int64) []string
+	DropDue(now int64) int
+	Len() int
+}
+
+// openTables opens the disk table storage under o.TableDir (nil when the
+// tables are kept in memory) and returns what closes it.
+func openTables(o Options, m *Metrics, log *slog.Logger) (*diskstore.DB, func(), error) {
+	if o.TableDir == "" {
+		return nil, func() {}, nil
+	}
+	cl, err := kgo.NewClient(o.Kafka.Opts()...)
+	if err != nil {
+		return nil, nil, err
+	}
+	adm := kadm.NewClient(cl)
+	stage := map[string]string{} // changelog → stage, the metrics' label
+	for _, g := range Describe(o.Config.Names.NS).Groups {
+		if g.Table != "" {
+			stage[g.Table] = g.Stage.String()
+		}
+	}
+	db, err := diskstore.Open(diskstore.Options{Dir: o.TableDir, Logger: log,
+		Changelog: func(topic string, p int32) (int64, int64, error) { return changelogOffsets(adm, topic, p) },
+		OnOpen: func(topic string, p int32, _ *diskstore.Store, wiped string) {
+			if wiped != "" && m != nil {
+				m.TableRebuilds.WithLabelValues(stage[topic]).Inc()
+			}
+		},
+		OnRecovered: func(topic string, p int32, restored int64, took time.Duration) {
+			if m != nil {
+				m.TableRestored.WithLabelValues(stage[topic]).Add(float64(restored))
+			}
+			log.Info("table partition recovered", "table", stage[topic], "partition", p,
+				"restored", restored, "seconds", took.Seconds())
+		}})
+	if err != nil {
+		cl.Close()
+		return nil, nil, err
+	}
+	return db, func() {
+		if err := db.Close(); err != nil {
+			log.Error("closing the tables", "err", err)
+		}
+		cl.Close()
+	}, nil
+}
+
+// changelogOffsets are a changelog partition's first and next offsets.
+func changelogOffsets(adm *kadm.Client, topic string, p int32) (start, end int64, err error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, l := range []struct {
+		list func(context.Context, ...string) (kadm.ListedOffsets, error)
+		into *int64
+	}{{adm.ListStartOffsets, &start}, {adm.ListEndOffsets, &end}} {
+		offs, err := l.list(ctx, topic)
+		if err != nil {
+			return 0, 0, err
+		}
+		o, ok := offs.Lookup(topic, p)
+		if !ok {
+			return 0, 0, fmt.Errorf("%s/%d: no such partition", topic, p)
+		}
+		if o.Err != nil {
+			return 0, 0, o.Err
+		}
+		*l.into = o.Offset
+	}
+	return start, end, nil
+}
+
+// tableOptions are a stateful stage's goka options for its table: the
+// storage, and with disk tables the producer that tells the store which
+// changelog records were acknowledged (wrapping prod, the group's own
+// producer builder, so its connection settings are kept).
+func (s *stages) tableOptions(st Stage, prod goka.ProducerBuilder) []goka.ProcessorOption {
+	var index memstore.Index
+	var stores map[int32]table
+	switch st {
+	case StageIdentity:
+		index, stores = s.identityIndex, s.idStore
+	case StageMatch:
+		index, stores = s.matchIndex, s.matchStore
+	default:
+		return nil
+	}
+	opened := func(p int32, t table) {
+		s.mu.Lock()
+		stores[p] = t
+		s.mu.Unlock()
+	}
+	if s.tables == nil {
+		return []goka.ProcessorOption{goka.WithStorageBuilder(memstore.Builder(index,
+			func(_ string, p int32, t *memstore.Store) { opened(p, t) }))}
+	}
+	return []goka.ProcessorOption{
+		goka.WithStorageBuilder(s.tables.Builder(index, func(_ string, p int32, t *diskstore.Store) { opened(p, t) })),
+		goka.WithProducerBuilder(s.tables.Producer(prod)),
+	}
+}
