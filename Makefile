@@ -1,7 +1,7 @@
 # STE — two commands matter: `make demo` and `make test`. Everything a fresh
 # machine lacks is installed here, idempotently, into caches:
 #   Go modules (module cache), staticcheck (bin/), the Apache Kafka 4 broker
-#   jars from Maven Central and libchdb from npm (~/.cache/ste).
+#   and tools jars from Maven Central and libchdb from npm (~/.cache/ste).
 SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
@@ -34,9 +34,12 @@ $(BIN)/staticcheck:
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-# The real Kafka 4 broker jars (needs java and mvn; cached).
+# The real Kafka 4 broker jars and Kafka's own command-line tools (the
+# kafka-tools jar: kafka-topics, kafka-consumer-groups, ...), needs java and
+# mvn; cached. Run a tool with deploy/kafka/kafka.sh tool NAME ARG...
 kafka:
 	deploy/kafka/kafka.sh fetch >/dev/null
+	deploy/kafka/kafka.sh fetch-tools >/dev/null
 
 # libchdb.so for the embedded ClickHouse (needs npm; ~170 MB once, cached).
 chdb: $(CHDB_LIB)

@@ -26,6 +26,7 @@ package kafka
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	_ "embed"
 	"fmt"
 	"os"
@@ -113,7 +114,11 @@ func (b *Broker) Stop() error {
 }
 
 func (b *Broker) run(ctx context.Context, args ...string) (string, error) {
-	cmd := exec.CommandContext(ctx, "bash", append([]string{b.script}, args...)...)
+	return runScript(ctx, b.script, args...)
+}
+
+func runScript(ctx context.Context, script string, args ...string) (string, error) {
+	cmd := exec.CommandContext(ctx, "bash", append([]string{script}, args...)...)
 	cmd.Env = append(os.Environ(), "KAFKA_WATCH_PID="+strconv.Itoa(os.Getpid()))
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -123,9 +128,75 @@ func (b *Broker) run(ctx context.Context, args ...string) (string, error) {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return "", fmt.Errorf("kafka.sh %s: %s", args[0], msg)
+		return stdout.String(), fmt.Errorf("kafka.sh %s: %s", strings.Join(args[:min(2, len(args))], " "), msg)
 	}
 	return stdout.String(), nil
+}
+
+var toolScript struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// fetchTools fetches Kafka's tools (the kafka-tools jar of the broker's
+// release) unless cached, and returns the path of a kafka.sh to run them.
+func fetchTools(ctx context.Context) (string, error) {
+	toolScript.once.Do(func() {
+		// One file per version of the script, shared by every test binary
+		// and left in place: written to a temporary name, then renamed.
+		sum := sha256.Sum256(script)
+		toolScript.path = filepath.Join(os.TempDir(), fmt.Sprintf("ste-kafka-%x.sh", sum[:6]))
+		if _, err := os.Stat(toolScript.path); err == nil {
+			return
+		}
+		f, err := os.CreateTemp(os.TempDir(), "ste-kafka-*.sh")
+		if err != nil {
+			toolScript.err = err
+			return
+		}
+		_, err = f.Write(script)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(f.Name(), toolScript.path)
+		}
+		if err != nil {
+			os.Remove(f.Name())
+		}
+		toolScript.err = err
+	})
+	if toolScript.err != nil {
+		return "", toolScript.err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
+	defer cancel()
+	_, err := runScript(ctx, toolScript.path, "fetch-tools")
+	return toolScript.path, err
+}
+
+// Tool runs one of Kafka's own command-line tools by its script name
+// (kafka-topics, kafka-consumer-groups, kafka-configs, kafka-console-consumer,
+// ...; see kafka.sh) and returns its standard output. A non-zero exit is an
+// error carrying the tool's standard error.
+func Tool(ctx context.Context, name string, args ...string) (string, error) {
+	path, err := fetchTools(ctx)
+	if err != nil {
+		return "", err
+	}
+	return runScript(ctx, path, append([]string{"tool", name}, args...)...)
+}
+
+// RequireTools skips or fails tb, by the rule of Start, where Kafka's tools
+// cannot or should not run (they need what the broker needs), and fetches
+// them if they are not cached yet.
+func RequireTools(tb testing.TB) {
+	tb.Helper()
+	require(tb)
+	if _, err := fetchTools(context.Background()); err != nil {
+		launchFailed(tb, err)
+	}
 }
 
 // Enabled reports whether real-broker tests run here, and whether a missing

@@ -4,12 +4,19 @@
 #   kafka.sh fetch        resolve the broker jars from Maven Central into the cache
 #   kafka.sh start DIR    format + start a broker under DIR, print 127.0.0.1:PORT
 #   kafka.sh stop DIR     stop the broker started in DIR (SIGTERM, then SIGKILL)
+#   kafka.sh fetch-tools  resolve Kafka's command-line tools (kafka-tools) likewise
+#   kafka.sh tool NAME ARG...
+#                         run one of Kafka's tools, as bin/NAME.sh of the Kafka
+#                         distribution would: kafka-topics, kafka-consumer-groups,
+#                         kafka-configs, kafka-console-consumer, kafka-console-producer,
+#                         kafka-get-offsets (fetches the tools first if needed)
 #
 # Needs only bash, coreutils, Java >= 17 and Maven. Everything else is fetched.
 #
 # Environment:
 #   STE_CACHE              cache root (default $HOME/.cache/ste); the broker lives
-#                          in $STE_CACHE/kafka/<version>, Maven's repo in $STE_CACHE/kafka/m2
+#                          in $STE_CACHE/kafka/<version>, the tools in
+#                          $STE_CACHE/kafka/tools-<version>, Maven's repo in $STE_CACHE/kafka/m2
 #   STE_KAFKA_VERSION      org.apache.kafka:kafka_2.13 version (default below)
 #   KAFKA_HEAP_OPTS        JVM heap flags (default -Xms128m -Xmx512m)
 #   KAFKA_JVM_OPTS         extra JVM flags appended to the defaults
@@ -17,6 +24,7 @@
 #   KAFKA_STOP_TIMEOUT     seconds between SIGTERM and SIGKILL (default 20)
 #   KAFKA_WATCH_PID        if set, a watchdog stops the broker once this pid is gone
 #                          (tests pass their own pid so a crashed test leaves no JVM)
+#   KAFKA_TOOL_JVM_OPTS    extra JVM flags for `tool` (default heap -Xmx256m)
 #   JAVA_HOME              java to use (default: java on PATH)
 set -Eeuo pipefail
 
@@ -34,13 +42,14 @@ die() {
 trap 'rc=$?; printf "%s: unexpected failure (exit %d) at line %d: %s\n" "$PROG" "$rc" "$LINENO" "$BASH_COMMAND" >&2; exit "$rc"' ERR
 
 usage() {
-	die "usage: $PROG fetch | start DIR | stop DIR"
+	die "usage: $PROG fetch | start DIR | stop DIR | fetch-tools | tool NAME ARG..."
 }
 
 KAFKA_VERSION=${STE_KAFKA_VERSION:-$DEFAULT_KAFKA_VERSION}
 CACHE_ROOT=${STE_CACHE:-${HOME:-/tmp}/.cache/ste}/kafka
 DIST=$CACHE_ROOT/$KAFKA_VERSION
 MARKER=$DIST/.complete
+TOOLS=$CACHE_ROOT/tools-$KAFKA_VERSION
 
 if [[ -n ${JAVA_HOME:-} && -x ${JAVA_HOME}/bin/java ]]; then
 	JAVA=$JAVA_HOME/bin/java
@@ -91,6 +100,29 @@ mvn_copy() { # mvn_copy WORKDIR OUTDIR LOG GAV...: resolve GAVs + runtime deps i
 	fi
 }
 
+# add_log4j_binding WORKDIR LIBS LOG: Kafka logs through slf4j; its poms bring
+# log4j2 but no binding. Add the binding that matches the log4j2 and slf4j
+# versions Kafka came with.
+add_log4j_binding() {
+	local work=$1 libs=$2 log=$3 v= binding jar
+	for jar in "$libs"/log4j-core-*.jar; do
+		[[ -f $jar ]] || continue
+		v=${jar##*/log4j-core-}
+		v=${v%.jar}
+	done
+	if compgen -G "$libs/slf4j-api-1.*.jar" >/dev/null; then
+		binding=log4j-slf4j-impl
+	else
+		binding=log4j-slf4j2-impl
+	fi
+	if [[ -n $v ]]; then
+		mvn_copy "$work" "$libs" "$log" "org.apache.logging.log4j:$binding:$v"
+	else # Kafka 4.0.x: no log4j2 in the pom at all
+		v=$FALLBACK_LOG4J_VERSION
+		mvn_copy "$work" "$libs" "$log" "org.apache.logging.log4j:$binding:$v" "org.apache.logging.log4j:log4j-core:$v"
+	fi
+}
+
 write_log4j2() { # the broker logs to ${kafka.logs.dir}/server.log, nothing to the console
 	cat >"$1" <<'EOF'
 # Written by kafka.sh: broker logs go to ${sys:kafka.logs.dir}/server.log.
@@ -120,9 +152,14 @@ logger.authorizer.level = WARN
 EOF
 }
 
-do_fetch() {
-	[[ -f $MARKER ]] && return 0
-	command -v mvn >/dev/null 2>&1 || die "mvn not found (needed once to fetch Kafka $KAFKA_VERSION)"
+# fetch_into DEST GAV JAR FINISH: resolve GAV, its runtime dependencies and a
+# log4j2 binding into DEST/libs, check that DEST/libs/JAR came, let FINISH TMP
+# add its own checks and files, then move the result to DEST in one step.
+# Idempotent: DEST/.complete marks a finished fetch.
+fetch_into() {
+	local dest=$1 gav=$2 jar=$3 finish=$4
+	[[ -f $dest/.complete ]] && return 0
+	command -v mvn >/dev/null 2>&1 || die "mvn not found (needed once to fetch $gav)"
 	need_java
 	mkdir -p -- "$CACHE_ROOT" || die "cannot create cache directory $CACHE_ROOT"
 
@@ -131,52 +168,92 @@ do_fetch() {
 	if command -v flock >/dev/null 2>&1; then
 		flock -w 900 8 || die "timed out waiting for the fetch lock $CACHE_ROOT/.lock"
 	fi
-	[[ -f $MARKER ]] && return 0
+	[[ -f $dest/.complete ]] && return 0
 
-	local tmp log libs v binding jar
-	tmp=$(mktemp -d "$CACHE_ROOT/.fetch-$KAFKA_VERSION.XXXXXX") || die "mktemp failed in $CACHE_ROOT"
+	local tmp log libs
+	tmp=$(mktemp -d "$CACHE_ROOT/.fetch-${dest##*/}.XXXXXX") || die "mktemp failed in $CACHE_ROOT"
 	FETCH_TMP=$tmp
 	trap 'rm -rf -- "${FETCH_TMP:-}"' EXIT
-	log=$CACHE_ROOT/fetch-$KAFKA_VERSION.log
+	log=$CACHE_ROOT/fetch-${dest##*/}.log
 	: >"$log"
 	libs=$tmp/libs
 	mkdir -p "$libs" "$tmp/work"
 
-	mvn_copy "$tmp/work" "$libs" "$log" "org.apache.kafka:kafka_2.13:$KAFKA_VERSION"
+	mvn_copy "$tmp/work" "$libs" "$log" "$gav"
+	add_log4j_binding "$tmp/work" "$libs" "$log"
+	[[ -f $libs/$jar ]] || die "$jar missing after fetch; see $log"
+	"$finish" "$tmp"
+	rm -rf "$tmp/work"
+	printf '%s\nfetched %s\n' "$gav" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$tmp/.complete"
 
-	# Kafka logs through slf4j; its pom brings log4j2 but no binding. Add the
-	# binding that matches the log4j2 and slf4j versions Kafka came with.
-	v=
-	for jar in "$libs"/log4j-core-*.jar; do
-		[[ -f $jar ]] || continue
-		v=${jar##*/log4j-core-}
-		v=${v%.jar}
-	done
-	if compgen -G "$libs/slf4j-api-1.*.jar" >/dev/null; then
-		binding=log4j-slf4j-impl
-	else
-		binding=log4j-slf4j2-impl
-	fi
-	if [[ -n $v ]]; then
-		mvn_copy "$tmp/work" "$libs" "$log" "org.apache.logging.log4j:$binding:$v"
-	else # Kafka 4.0.x: no log4j2 in the pom at all
-		v=$FALLBACK_LOG4J_VERSION
-		mvn_copy "$tmp/work" "$libs" "$log" "org.apache.logging.log4j:$binding:$v" "org.apache.logging.log4j:log4j-core:$v"
-	fi
+	rm -rf -- "$dest"
+	mv -- "$tmp" "$dest" || die "cannot move $tmp to $dest"
+	FETCH_TMP=
+	exec 8>&-
+}
 
-	[[ -f $libs/kafka_2.13-$KAFKA_VERSION.jar ]] || die "kafka_2.13-$KAFKA_VERSION.jar missing after fetch; see $log"
-	# kafka.Kafka is the broker, kafka.tools.StorageTool formats storage (kafka-storage.sh).
+finish_broker() { # kafka.Kafka is the broker, kafka.tools.StorageTool formats storage (kafka-storage.sh).
 	if command -v unzip >/dev/null 2>&1; then
-		unzip -l "$libs/kafka_2.13-$KAFKA_VERSION.jar" kafka/tools/StorageTool.class >/dev/null 2>&1 ||
+		unzip -l "$1/libs/kafka_2.13-$KAFKA_VERSION.jar" kafka/tools/StorageTool.class >/dev/null 2>&1 ||
 			die "kafka.tools.StorageTool not found in kafka_2.13-$KAFKA_VERSION.jar"
 	fi
-	write_log4j2 "$tmp/log4j2.properties"
-	rm -rf "$tmp/work"
-	printf 'kafka_2.13 %s\nfetched %s\n' "$KAFKA_VERSION" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$tmp/.complete"
+	write_log4j2 "$1/log4j2.properties"
+}
 
-	rm -rf -- "$DIST"
-	mv -- "$tmp" "$DIST" || die "cannot move $tmp to $DIST"
-	FETCH_TMP=
+do_fetch() {
+	fetch_into "$DIST" "org.apache.kafka:kafka_2.13:$KAFKA_VERSION" "kafka_2.13-$KAFKA_VERSION.jar" finish_broker
+}
+
+# ---------------------------------------------------------------- tools
+
+# The classes Kafka's bin/NAME.sh scripts run (Kafka 4.x: all in kafka-tools).
+declare -A TOOL_CLASS=(
+	[kafka-topics]=org.apache.kafka.tools.TopicCommand
+	[kafka-consumer-groups]=org.apache.kafka.tools.consumer.group.ConsumerGroupCommand
+	[kafka-configs]=org.apache.kafka.tools.ConfigCommand
+	[kafka-console-consumer]=org.apache.kafka.tools.consumer.ConsoleConsumer
+	[kafka-console-producer]=org.apache.kafka.tools.ConsoleProducer
+	[kafka-get-offsets]=org.apache.kafka.tools.GetOffsetShell
+)
+
+finish_tools() {
+	if command -v unzip >/dev/null 2>&1; then
+		unzip -l "$1/libs/kafka-tools-$KAFKA_VERSION.jar" org/apache/kafka/tools/TopicCommand.class >/dev/null 2>&1 ||
+			die "org.apache.kafka.tools.TopicCommand not found in kafka-tools-$KAFKA_VERSION.jar"
+	fi
+	# Like Kafka's config/tools-log4j2.yaml: warnings and errors to stderr.
+	cat >"$1/log4j2.properties" <<'EOF'
+# Written by kafka.sh: Kafka's tools log warnings and errors to stderr.
+status = warn
+name = ste-kafka-tools
+appender.stderr.type = Console
+appender.stderr.name = stderr
+appender.stderr.target = SYSTEM_ERR
+appender.stderr.layout.type = PatternLayout
+appender.stderr.layout.pattern = [%d] %p %m (%c)%n
+rootLogger.level = WARN
+rootLogger.appenderRef.stderr.ref = stderr
+EOF
+}
+
+do_fetch_tools() {
+	fetch_into "$TOOLS" "org.apache.kafka:kafka-tools:$KAFKA_VERSION" "kafka-tools-$KAFKA_VERSION.jar" finish_tools
+}
+
+do_tool() {
+	[[ $# -ge 1 ]] || usage
+	local name=$1 class
+	shift
+	class=${TOOL_CLASS[$name]:-}
+	[[ -n $class ]] || die "unknown tool $name (known: ${!TOOL_CLASS[*]})"
+	do_fetch_tools
+	# shellcheck disable=SC2206
+	local extra=(${KAFKA_TOOL_JVM_OPTS:-})
+	# A tool is a short-lived client: a small heap, the C1 compiler only and
+	# no perf data file start it sooner.
+	exec "$JAVA" -Xmx256m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -XX:-UsePerfData \
+		-Djava.awt.headless=true -Dlog4j2.configurationFile="$TOOLS/log4j2.properties" \
+		-cp "$TOOLS/libs/*" "${extra[@]}" "$class" "$@"
 }
 
 # ---------------------------------------------------------------- start
@@ -408,6 +485,11 @@ fetch)
 	;;
 start) do_start "$@" ;;
 stop) do_stop "$@" ;;
+fetch-tools)
+	[[ $# == 0 ]] || usage
+	do_fetch_tools
+	;;
+tool) do_tool "$@" ;;
 -h | --help | help)
 	sed -n '2,/^set -/p' "${BASH_SOURCE[0]}" | sed '$d; s/^# \{0,1\}//' || true
 	;;
