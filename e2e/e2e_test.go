@@ -15,7 +15,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -25,7 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/deploy/kafka"
-	"github.com/ste-utility/ste/schemas/ledger"
+	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/topics"
 )
 
@@ -170,8 +169,7 @@ type fixture struct {
 	env      []string
 	set      string
 	refdata  string
-	expected *ledger.Ledger
-	excs     []string // expected exceptions, normalised
+	expected *outcome.Set
 	accepted int
 }
 
@@ -201,14 +199,11 @@ func newFixture(t *testing.T, b backend, trades int) *fixture {
 		t.Fatal(err)
 	}
 	f.accepted = sum.Accepted
-	f.expected = ledger.New()
-	for _, name := range []string{"cls.xml", "outbound.xml"} {
-		forLines(t, filepath.Join(out, name), func(b []byte) { must(t, f.expected.Add(b)) })
-	}
-	forLines(t, filepath.Join(out, "exceptions.jsonl"), func(b []byte) { f.excs = append(f.excs, normaliseException(t, b)) })
-	slices.Sort(f.excs)
-	if len(f.excs) != sum.Exceptions {
-		t.Fatalf("ste match wrote %d exceptions, summary says %d", len(f.excs), sum.Exceptions)
+	var err error
+	f.expected, err = outcome.FromMatchDir(out)
+	must(t, err)
+	if c := f.expected.Counts(); c.ACKs != sum.Accepted || c.Exceptions != sum.Exceptions {
+		t.Fatalf("ste match wrote %d ACKs and %d exceptions, summary says %d and %d", c.ACKs, c.Exceptions, sum.Accepted, sum.Exceptions)
 	}
 	ste(t, f.env, "topics", "create")
 	ste(t, f.env, "refdata", "load", "--dir", f.refdata)
@@ -222,81 +217,27 @@ func must(t *testing.T, err error) {
 	}
 }
 
-func forLines(t *testing.T, path string, fn func([]byte)) {
-	t.Helper()
-	fh, err := os.Open(path)
-	must(t, err)
-	defer fh.Close()
-	sc := bufio.NewScanner(fh)
-	sc.Buffer(make([]byte, 1<<20), 1<<24)
-	for sc.Scan() {
-		fn(sc.Bytes())
-	}
-	must(t, sc.Err())
-}
-
-// normaliseException keeps what must agree between ste match and Kafka:
-// everything but ids, offsets, partitions and times.
-func normaliseException(t *testing.T, b []byte) string {
-	var e map[string]any
-	must(t, json.Unmarshal(b, &e))
-	for _, k := range []string{"id", "received_at", "source_partition", "source_offset"} {
-		delete(e, k)
-	}
-	out, _ := json.Marshal(e)
-	return string(out)
-}
-
-// observed reads the namespace's output topics.
-type observed struct {
-	led     *ledger.Ledger
-	excs    []string // normalised, deduplicated by record id
-	excIDs  int
-	records int
-}
-
-func (f *fixture) observe(ctx context.Context) (*observed, error) {
-	o := &observed{led: ledger.New()}
-	for _, tp := range []string{f.ns + ".cls", f.ns + ".outbound"} {
-		n, err := topics.Dump(ctx, f.brokers, tp, func(r *kgo.Record) error { return o.led.Add(r.Value) })
-		if err != nil {
-			return nil, err
-		}
-		o.records += n
-	}
-	seen := map[string]bool{}
-	_, err := topics.Dump(ctx, f.brokers, f.ns+".exceptions", func(r *kgo.Record) error {
-		var e struct {
-			ID string `json:"id"`
-		}
-		if err := json.Unmarshal(r.Value, &e); err != nil {
-			return err
-		}
-		if seen[e.ID] { // a replayed record dedupes by its id
-			return nil
-		}
-		seen[e.ID] = true
-		o.excs = append(o.excs, normaliseException(f.t, r.Value))
-		return nil
-	})
-	slices.Sort(o.excs)
-	o.excIDs = len(seen)
-	return o, err
+// compare holds the observed outputs to ste match's.
+func (f *fixture) compare(o *outcome.Set) *outcome.Diff {
+	return outcome.Compare(f.expected, o, outcome.Options{A: "ste match", B: "topics"})
 }
 
 // waitComplete polls the outputs until every accepted message has its ACK,
 // every rejected one its exception, and the final outcomes settle.
-func (f *fixture) waitComplete(timeout time.Duration) *observed {
+func (f *fixture) waitComplete(timeout time.Duration) *outcome.Set {
 	f.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	want := f.expected.Outcomes()
-	var last *observed
+	want := f.expected.Counts()
+	var last *outcome.Set
 	for {
-		o, err := f.observe(ctx)
+		o, err := topics.ReadOutcome(ctx, f.brokers, f.ns)
 		if err == nil {
 			last = o
-			if o.led.Count["ACK NEW"] >= f.accepted && o.excIDs >= len(f.excs) && slices.Equal(o.led.Outcomes(), want) {
+			got := o.Counts()
+			// A trade may pass through other outcomes before its last
+			// message is processed: complete is when none differs.
+			if got.ACKs >= want.ACKs && got.Exceptions >= want.Exceptions && len(f.compare(o).Trades) == 0 {
 				return o
 			}
 		}
@@ -305,41 +246,20 @@ func (f *fixture) waitComplete(timeout time.Duration) *observed {
 			if last == nil {
 				f.t.Fatalf("no outputs readable: %v", err)
 			}
+			got := last.Counts()
 			f.t.Fatalf("not complete after %v: ACKs %d/%d, exceptions %d/%d, settled trades %d/%d\n%s",
-				timeout, last.led.Count["ACK NEW"], f.accepted, last.excIDs, len(f.excs),
-				len(last.led.Outcomes()), len(want), firstDifference(last.led.Outcomes(), want))
+				timeout, got.ACKs, want.ACKs, got.Exceptions, want.Exceptions,
+				got.Settled, want.Settled, f.compare(last).Report(5))
 		case <-time.After(time.Second):
 		}
 	}
 }
 
-func firstDifference(got, want []string) string {
-	for i := 0; i < min(len(got), len(want)); i++ {
-		if got[i] != want[i] {
-			return "first difference:\n got  " + trunc(got[i]) + "\n want " + trunc(want[i])
-		}
-	}
-	return ""
-}
-
-func trunc(s string) string {
-	if len(s) > 300 {
-		return s[:300] + "…"
-	}
-	return s
-}
-
 // check holds the observed outputs to ste match's.
-func (f *fixture) check(o *observed) {
+func (f *fixture) check(o *outcome.Set) {
 	f.t.Helper()
-	if len(o.led.Conflicts) > 0 {
-		f.t.Fatalf("MsgIds with two contents: %v", o.led.Conflicts[:min(5, len(o.led.Conflicts))])
-	}
-	if !slices.Equal(o.excs, f.excs) {
-		f.t.Fatalf("exceptions differ from ste match: %d vs %d", len(o.excs), len(f.excs))
-	}
-	if got, want := o.led.Outcomes(), f.expected.Outcomes(); !slices.Equal(got, want) {
-		f.t.Fatalf("final outcomes differ from ste match\n%s", firstDifference(got, want))
+	if d := f.compare(o); !d.Equal() {
+		f.t.Fatalf("outputs differ from ste match: %s", d.Report(5))
 	}
 }
 

@@ -9,21 +9,11 @@ import (
 
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker"
 )
 
 func TestCreateIsIdempotentAndNeverRepartitions(t *testing.T) {
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	_, cl := startBroker(t)
 	ctx := context.Background()
-	cl, err := topics.Connect(ctx, broker.Addr(c))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	adm := kadm.NewClient(cl)
 	created, err := topics.Create(ctx, adm, "t1", topics.Options{Partitions: 4})
 	if err != nil || len(created) != len(topics.Specs("t1", topics.Options{})) {

@@ -2,7 +2,7 @@
 // ends up believing about each trade: the CLS that stands, the last status,
 // and the exceptions. Outputs may repeat (at-least-once); the ledger dedupes
 // by MsgId and reports a MsgId seen with two contents, which the contract
-// forbids. Tests use it to compare `ste match` with the Kafka pipeline.
+// forbids. schemas/outcome builds on it to compare two runs.
 package ledger
 
 import (
@@ -50,12 +50,21 @@ func (l *Ledger) Add(raw []byte) error {
 	if err != nil {
 		return err
 	}
+	l.Fold(r)
+	return nil
+}
+
+// Fold folds one parsed output message and reports whether its MsgId was
+// new; a repeat changes nothing but Dups (and Conflicts when its content
+// differs). Callers that read more of the message than the ledger keeps
+// parse it once and fold it here.
+func (l *Ledger) Fold(r *schemas.Received) (fresh bool) {
 	if prev, ok := l.seen[r.MsgId]; ok {
 		if !bytes.Equal(prev, r.Body) {
 			l.Conflicts = append(l.Conflicts, r.MsgId)
 		}
 		l.Dups++
-		return nil
+		return false
 	}
 	l.seen[r.MsgId] = append([]byte(nil), r.Body...)
 	l.Count[r.MsgType+" "+r.Function]++
@@ -86,7 +95,7 @@ func (l *Ledger) Add(raw []byte) error {
 			t.StatusN, t.Status, t.Criteria = n, r.Status, r.Criteria
 		}
 	}
-	return nil
+	return true
 }
 
 // AddException folds one exception JSON record (counted by reason).
