@@ -17,13 +17,17 @@ const (
 	BadDate
 	BadAmount
 	ConflictingDuplicate
+	// Internal is not a rule: a record the utility failed to process by a
+	// fault of its own (messages.md section 7). No NACK: the sender's
+	// message is not known to be wrong.
+	Internal
 )
 
 var reasonNames = [...]string{"", "TOO_LARGE", "MALFORMED", "SCHEMA", "UNKNOWN_SENDER", "SIGNATURE",
 	"NOT_AUTHORISED", "UNKNOWN_PARTY", "UNKNOWN_SECURITY", "UNKNOWN_CURRENCY", "BAD_DATE", "BAD_AMOUNT",
-	"CONFLICTING_DUPLICATE"}
+	"CONFLICTING_DUPLICATE", "INTERNAL"}
 
-// Reasons lists every code in rule order.
+// Reasons lists every rule's code in rule order (Internal is no rule).
 var Reasons = []Reason{TooLarge, Malformed, Schema, UnknownSender, Signature, NotAuthorised,
 	UnknownParty, UnknownSecurity, UnknownCurrency, BadDate, BadAmount, ConflictingDuplicate}
 
@@ -48,7 +52,7 @@ func ParseReason(s string) (Reason, bool) {
 // when the sender is a known participant: the contract sends none for records
 // whose sender cannot be trusted to be who it says.
 func (r Reason) Nacked() bool {
-	return r != TooLarge && r != Malformed && r != UnknownSender
+	return r != TooLarge && r != Malformed && r != UnknownSender && r != Internal
 }
 
 // Rejection is why a record was refused, with a Detail a participant can act on.

@@ -26,6 +26,8 @@ type Metrics struct {
 	Corrupt    *prometheus.CounterVec
 	OpenTrades *prometheus.GaugeVec
 	Rebalances prometheus.Counter
+	Restarts   *prometheus.CounterVec
+	Internal   *prometheus.CounterVec
 	Lag        *prometheus.GaugeVec
 	GroupLag   *prometheus.GaugeVec
 }
@@ -58,13 +60,17 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Trades and tombstones held per match partition."}, []string{"partition"}),
 		Rebalances: prometheus.NewCounter(prometheus.CounterOpts{Name: "ste_rebalances_total",
 			Help: "Partition assignments received by this instance's groups."}),
+		Restarts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_group_restarts_total",
+			Help: "Processor groups restarted in-process after a transient failure."}, []string{"stage"}),
+		Internal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_internal_errors_total",
+			Help: "Records that made a stage fail (a panic): each became an INTERNAL exception."}, []string{"stage"}),
 		Lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_consumer_lag",
 			Help: "Records behind the end of a stage's input, per partition this instance owns."}, []string{"stage", "topic", "partition"}),
 		GroupLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_lag",
 			Help: "Records behind the end of a stage's input topic, over the whole group (every instance)."}, []string{"stage", "topic"}),
 	}
 	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
-		m.Corrupt, m.OpenTrades, m.Rebalances, m.Lag, m.GroupLag)
+		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.Lag, m.GroupLag)
 	return m
 }
 
@@ -132,5 +138,17 @@ func (m *Metrics) emitted(outs []schemas.Output) {
 func (m *Metrics) clock(p int32, clock int64) {
 	if m != nil {
 		m.Clock.WithLabelValues(strconv.Itoa(int(p))).Set(float64(clock) / 1e9)
+	}
+}
+
+func (m *Metrics) restarted(st Stage) {
+	if m != nil {
+		m.Restarts.WithLabelValues(st.String()).Inc()
+	}
+}
+
+func (m *Metrics) internal(st Stage) {
+	if m != nil {
+		m.Internal.WithLabelValues(st.String()).Inc()
 	}
 }

@@ -27,6 +27,7 @@ type Config struct {
 	IdentityMargin time.Duration
 	Metrics        *Metrics // nil: none
 	Now            func() time.Time
+	Hook           Hook // tests only: runs before each callback (guard.go)
 }
 
 func (c *Config) defaults() {
