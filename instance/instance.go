@@ -57,6 +57,14 @@ type Options struct {
 	// RegistryEvery is the registry refresh period (default
 	// registry.DefaultEvery); LagEvery the lag sampling period (default 5 s).
 	RegistryEvery, LagEvery time.Duration
+	// StallAfter: a partition this instance owns that is behind and makes no
+	// progress for this long (or a group down this long) makes it unhealthy.
+	// Default DefaultStallAfter.
+	StallAfter time.Duration
+	// Restart is the backoff of failed groups (default
+	// pipeline.DefaultRestart); Hook a test hook run before each callback.
+	Restart pipeline.Backoff
+	Hook    pipeline.Hook
 }
 
 func (o *Options) validate() error {
@@ -77,6 +85,9 @@ func (o *Options) validate() error {
 	if o.LagEvery <= 0 {
 		o.LagEvery = 5 * time.Second
 	}
+	if o.StallAfter <= 0 {
+		o.StallAfter = DefaultStallAfter
+	}
 	return nil
 }
 
@@ -96,7 +107,12 @@ type runtime struct {
 
 	mu       sync.Mutex
 	assigned map[pipeline.Stage][]int32
+	up       map[pipeline.Stage]bool
 	lastLag  lag.Sample
+	stall    *stallDetector
+	stalled  []Stall
+	// Gauges of this instance's own state (the pipeline's are in metrics).
+	stalledGauge, upGauge *prometheus.GaugeVec
 }
 
 // Run runs one instance until ctx ends (exit nil after a clean stop) or it
@@ -113,7 +129,8 @@ func Run(ctx context.Context, o Options) error {
 		}
 		defer id.Release()
 	}
-	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[pipeline.Stage][]int32{}}
+	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[pipeline.Stage][]int32{},
+		up: map[pipeline.Stage]bool{}, stall: newStallDetector(o.StallAfter)}
 	r.log = o.Logger.With("namespace", o.Namespace, "instance", id.ID)
 	return r.run(ctx)
 }
@@ -143,6 +160,15 @@ func (r *runtime) run(ctx context.Context) error {
 	r.reg = prometheus.NewRegistry()
 	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.metrics = pipeline.NewMetrics(r.reg)
+	r.stalledGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_stalled_partitions",
+		Help: "Partitions this instance owns that are behind and made no progress for the stall limit (--stall-after)."}, []string{"stage"})
+	r.upGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_up",
+		Help: "1 while a processor group of this instance runs, 0 while it starts or restarts after a failure."}, []string{"stage"})
+	r.reg.MustRegister(r.stalledGauge, r.upGauge)
+	for _, st := range o.Stages {
+		r.stalledGauge.WithLabelValues(st.String()).Set(0)
+		r.upGauge.WithLabelValues(st.String()).Set(0)
+	}
 	if o.HTTPAddr != "" {
 		ln, err := net.Listen("tcp", o.HTTPAddr)
 		if err != nil {
@@ -172,7 +198,6 @@ func (r *runtime) run(ctx context.Context) error {
 	go func() {
 		select {
 		case <-procReady:
-			r.ready.Store(true)
 			ann.Poke()
 			if o.Ready != nil {
 				close(o.Ready)
@@ -185,12 +210,14 @@ func (r *runtime) run(ctx context.Context) error {
 	err = pipeline.Run(ctx, pipeline.Options{
 		Brokers: topics.SplitBrokers(o.Brokers),
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
-			Retention: o.Retention, Metrics: r.metrics},
+			Retention: o.Retention, Metrics: r.metrics, Hook: o.Hook},
 		Logger:     r.log,
 		Stages:     o.Stages,
 		InstanceID: r.id.ID,
 		OnAssign:   r.onAssign,
+		OnGroup:    func(st pipeline.Stage, err error, _ time.Duration) { r.onGroup(st, err, ann) },
 		Ready:      procReady,
+		Restart:    o.Restart,
 	})
 	r.ready.Store(false)
 	if err != nil {
@@ -254,7 +281,29 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 func (r *runtime) onAssign(st pipeline.Stage, parts []int32) {
 	r.mu.Lock()
 	r.assigned[st] = parts
+	r.stall.assigned(st, parts, time.Now())
 	r.mu.Unlock()
+}
+
+// onGroup follows the groups going up and down: the instance is ready while
+// every group runs, and a group down for the stall limit makes it unhealthy.
+func (r *runtime) onGroup(st pipeline.Stage, err error, ann *registry.Announcer) {
+	r.mu.Lock()
+	r.up[st] = err == nil
+	r.stall.group(st, err, time.Now())
+	all := true
+	for _, s := range r.o.Stages {
+		all = all && r.up[s]
+	}
+	r.mu.Unlock()
+	v := 0.0
+	if err == nil {
+		v = 1
+	}
+	r.upGauge.WithLabelValues(st.String()).Set(v)
+	if r.ready.Swap(all) != all {
+		ann.Poke()
+	}
 }
 
 // entry is the instance's registry announcement now.
@@ -272,6 +321,15 @@ func (r *runtime) entry() registry.Entry {
 func (r *runtime) health() string {
 	if msg := r.failed.Load(); msg != nil {
 		return "failed: " + *msg
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.stalled); n > 0 {
+		h := "stalled: " + r.stalled[0].String()
+		if n > 1 {
+			h += fmt.Sprintf(" (and %d more)", n-1)
+		}
+		return h
 	}
 	return "ok"
 }
@@ -300,7 +358,11 @@ func (r *runtime) reportLag(ctx context.Context) {
 		}
 		r.mu.Lock()
 		r.lastLag = s
+		stalled := r.stall.observe(s, time.Now())
+		before := r.stalled
+		r.stalled = stalled
 		r.mu.Unlock()
+		r.reportStalls(before, stalled)
 		r.metrics.Lag.Reset()
 		totals := map[[2]string]int64{}
 		for _, p := range s.Partitions {
@@ -347,4 +409,33 @@ func Version() string {
 		return strings.TrimSpace(v + " " + rev + dirty)
 	}
 	return v
+}
+
+// reportStalls logs each stall once when it starts and once when it ends,
+// and exports how many partitions of each stage are stalled.
+func (r *runtime) reportStalls(before, now []Stall) {
+	key := func(s Stall) string { return fmt.Sprint(s.Stage, "/", s.Topic, "/", s.Partition) }
+	was := map[string]bool{}
+	for _, s := range before {
+		was[key(s)] = true
+	}
+	is := map[string]bool{}
+	count := map[pipeline.Stage]int{}
+	for _, s := range now {
+		is[key(s)] = true
+		if s.Partition >= 0 {
+			count[s.Stage]++
+		}
+		if !was[key(s)] {
+			r.log.Error("stalled: /healthz reports unhealthy", "reason", s.String(), "stall_after", r.o.StallAfter)
+		}
+	}
+	for _, s := range before {
+		if !is[key(s)] {
+			r.log.Info("no longer stalled", "was", s.String())
+		}
+	}
+	for _, st := range r.o.Stages {
+		r.stalledGauge.WithLabelValues(st.String()).Set(float64(count[st]))
+	}
 }

@@ -170,7 +170,7 @@ func publishRefdata(ctx context.Context, brokers, ns string, set *refdata.Set) (
 }
 
 func process(ctx context.Context, args []string) error {
-	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR]")
+	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--stall-after DUR]")
 	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
 	groups := fs.String("groups", envOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)")
 	instanceID := fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME")
@@ -180,11 +180,16 @@ func process(ctx context.Context, args []string) error {
 	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file; default: the public demo key, with a warning")
 	httpAddr := fs.String("http", envOr("STE_HTTP", "127.0.0.1:0"), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)")
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)")
+	stallAfter := fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
+	}
+	stall, err := parseDuration(*stallAfter)
+	if err != nil || stall <= 0 {
+		return usageError{"--stall-after must be a positive duration (e.g. 60s, 5m)"}
 	}
 	stages, err := pipeline.ParseStages(*groups)
 	if err != nil {
@@ -210,7 +215,8 @@ func process(ctx context.Context, args []string) error {
 	}
 	defer id.Release()
 	return instance.Run(ctx, instance.Options{Brokers: *brokers, Namespace: *ns, Stages: stages, RefdataDir: *refDir,
-		Retention: ret, Signer: signer, Verify: !*noVerify, HTTPAddr: *httpAddr, Identity: id, Logger: log})
+		Retention: ret, Signer: signer, Verify: !*noVerify, HTTPAddr: *httpAddr, Identity: id, Logger: log,
+		StallAfter: stall})
 }
 
 func drive(ctx context.Context, args []string) error {
