@@ -95,17 +95,7 @@ func schedule(rng *rand.Rand, kills int, window time.Duration) []fault {
 }
 
 func runChaos(t *testing.T, backend string, p plan, seed uint64) {
-	dir, err := os.MkdirTemp("", "ste-chaos-"+backend+"-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("logs kept in %s", dir)
-		} else {
-			os.RemoveAll(dir)
-		}
-	})
+	dir := workDir(t, "ste-chaos-"+backend+"-")
 	rng := rand.New(rand.NewPCG(seed, 0x5e))
 
 	// The set, its duplicates, and what ste match makes of both.
@@ -122,31 +112,8 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 		t.Fatal(err)
 	}
 
-	b := startBroker(t, backend, dir)
-	ns := "chaos"
-	env := []string{"STE_BROKERS=" + b.Addr(), "STE_NAMESPACE=" + ns, "STE_HOME=" + filepath.Join(dir, "home")}
-	ste(t, env, "topics", "create")
-	ste(t, env, "refdata", "load", "--dir", ref)
-	adm := connect(t, b.Addr())
-
-	insts := make([]*instance, p.instances)
-	for i := range insts {
-		insts[i] = newInstance(i, env, dir)
-		if err := insts[i].start(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	defer func() {
-		for _, in := range insts {
-			in.stop()
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	if err := waitMembers(ctx, adm, ns, p.instances); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	cancel()
+	c := startCluster(t, backend, dir, "chaos", ref, p.instances)
+	b, ns, env, adm, insts := c.b, c.ns, c.env, c.adm, c.insts
 
 	// Faults over the drive and a little after it.
 	driveFor := time.Duration(float64(nSet+nDups) / float64(p.rate) * float64(time.Second))
@@ -236,7 +203,7 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 		t.Fatalf("driving: %v", err)
 	}
 
-	ctx, cancel = context.WithTimeout(context.Background(), p.converge)
+	ctx, cancel := context.WithTimeout(context.Background(), p.converge)
 	defer cancel()
 	_, err = lag.WaitZero(ctx, adm, lag.Groups(ns), lag.WaitOptions{Poll: 500 * time.Millisecond})
 	converged := time.Since(lastFault) // the last kill, broker restart or instance restart
@@ -260,10 +227,10 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 	if !d.Equal() {
 		t.Fatalf("outputs differ from ste match after the chaos: %s", d.Report(10))
 	}
-	c := got.Counts()
+	n := got.Counts()
 	t.Logf("CHAOS %s seed %d: %d kills, %d broker restart, converged %.1f s after the last fault; "+
 		"%d group restarts in-process; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades)",
-		backend, seed, kills, brokerKill, converged.Seconds(), groupRestarted, c.ACKs, c.Exceptions, c.Settled)
+		backend, seed, kills, brokerKill, converged.Seconds(), groupRestarted, n.ACKs, n.Exceptions, n.Settled)
 }
 
 // steErr runs a ste command and returns its error with stderr.

@@ -3,6 +3,7 @@ package chaos
 import (
 	"context"
 	"os"
+	"strconv"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -30,6 +31,9 @@ func TestFailover(t *testing.T) {
 		t.Skip("failover measurement: STE_FAILOVER=1 (make failover), ~40 minutes")
 	}
 	rounds := 20
+	if n, err := strconv.Atoi(os.Getenv("STE_FAILOVER_ROUNDS")); err == nil && n >= 2 {
+		rounds = n // a quick look; the documented figures are of 20
+	}
 	backends := []string{"kfake", "kafka"}
 	if b := os.Getenv("STE_FAILOVER_BROKER"); b != "" {
 		backends = []string{b}
@@ -40,44 +44,16 @@ func TestFailover(t *testing.T) {
 }
 
 func measureFailover(t *testing.T, backend string, rounds int) {
-	dir, err := os.MkdirTemp("", "ste-failover-"+backend+"-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("logs kept in %s", dir)
-		} else {
-			os.RemoveAll(dir)
-		}
-	})
+	dir := workDir(t, "ste-failover-"+backend+"-")
 	ref, state, traffic := filepath.Join(dir, "ref"), filepath.Join(dir, "state.xml"), filepath.Join(dir, "traffic.xml")
 	ste(t, nil, "refdata", "gen", "--out", ref)
 	ste(t, nil, "gen", "--trades", "20000", "--mix", "realistic", "--seed", "1", "--refdata", ref, "--out", state)
 	ste(t, nil, "gen", "--trades", "60000", "--mix", "realistic", "--seed", "2", "--refdata", ref, "--out", traffic)
 
-	b := startBroker(t, backend, dir)
-	ns := "failover"
-	env := []string{"STE_BROKERS=" + b.Addr(), "STE_NAMESPACE=" + ns, "STE_HOME=" + filepath.Join(dir, "home")}
-	ste(t, env, "topics", "create")
-	ste(t, env, "refdata", "load", "--dir", ref)
-	adm := connect(t, b.Addr())
-	insts := []*instance{newInstance(0, env, dir), newInstance(1, env, dir)}
-	for _, in := range insts {
-		if err := in.start(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	defer func() {
-		for _, in := range insts {
-			in.stop()
-		}
-	}()
+	c := startCluster(t, backend, dir, "failover", ref, 2)
+	b, ns, env, adm, insts := c.b, c.ns, c.env, c.adm, c.insts
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
 	defer cancel()
-	if err := waitMembers(ctx, adm, ns, 2); err != nil {
-		t.Fatal(err)
-	}
 	// The state: 20,000 trades, processed to the end.
 	ste(t, env, "drive", "--in", state)
 	if _, err := lag.WaitZero(ctx, adm, lag.Groups(ns), lag.WaitOptions{}); err != nil {

@@ -340,6 +340,63 @@ func tail(path string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
+// ---------------------------------------------------------------- a cluster
+
+// workDir is a directory for one run: removed after a passing test, kept
+// (and named in the log) after a failing one.
+func workDir(t *testing.T, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("logs kept in %s", dir)
+		} else {
+			os.RemoveAll(dir)
+		}
+	})
+	return dir
+}
+
+// cluster is a broker with a namespace, its reference data and instances
+// of ste process, all stable in their groups.
+type cluster struct {
+	b     broker
+	ns    string
+	env   []string
+	adm   *kadm.Client
+	insts []*instance
+}
+
+func startCluster(t *testing.T, backend, dir, ns, ref string, instances int) *cluster {
+	t.Helper()
+	c := &cluster{b: startBroker(t, backend, dir), ns: ns}
+	c.env = []string{"STE_BROKERS=" + c.b.Addr(), "STE_NAMESPACE=" + ns, "STE_HOME=" + filepath.Join(dir, "home")}
+	ste(t, c.env, "topics", "create")
+	ste(t, c.env, "refdata", "load", "--dir", ref)
+	c.adm = connect(t, c.b.Addr())
+	for i := range instances {
+		in := newInstance(i, c.env, dir)
+		if err := in.start(); err != nil {
+			t.Fatal(err)
+		}
+		c.insts = append(c.insts, in)
+	}
+	t.Cleanup(func() {
+		for _, in := range c.insts {
+			in.stop()
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := waitMembers(ctx, c.adm, ns, instances); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
 // ---------------------------------------------------------------- waiting
 
 // waitMembers waits until every group of ns is stable with n members.
