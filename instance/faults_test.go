@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -294,23 +295,31 @@ func TestPanicRecordBecomesInternalException(t *testing.T) {
 func TestStalledPartitionMakesHealthzUnhealthy(t *testing.T) {
 	e := newEnv(t, "stall", 2*time.Minute, broker.Options{})
 	recs, _ := set(t, 20, 3)
+	// The first match partition to get a record blocks on it; the others
+	// go on, so that exactly one partition stalls.
 	var (
-		once    sync.Once
+		victim  atomic.Int32
 		blocked = make(chan int32, 1)
 		release = make(chan struct{})
 	)
+	victim.Store(-1)
 	hook := func(st pipeline.Stage, ctx goka.Context, _ any) {
-		if st == pipeline.StageMatch {
-			once.Do(func() {
-				blocked <- ctx.Partition()
-				<-release
-			})
+		p := ctx.Partition()
+		if st == pipeline.StageMatch && (victim.CompareAndSwap(-1, p) || victim.Load() == p) {
+			select {
+			case blocked <- p:
+			default:
+			}
+			<-release
 		}
 	}
+	r := e.start("s", instance.Options{Hook: hook, StallAfter: 2 * time.Second})
 	var released sync.Once
 	unblock := func() { released.Do(func() { close(release) }) }
-	t.Cleanup(unblock) // a failing test must not leave the callback blocked
-	r := e.start("s", instance.Options{Hook: hook, StallAfter: 2 * time.Second})
+	// Registered after start, so it runs before the instance is stopped: a
+	// failing test must not leave the callback blocked, or the stop waits
+	// for it for ever.
+	t.Cleanup(unblock)
 	if code, body := e.get(r, "/healthz"); code != http.StatusOK {
 		t.Fatalf("/healthz before the stall: %d %s", code, body)
 	}
@@ -331,13 +340,13 @@ func TestStalledPartitionMakesHealthzUnhealthy(t *testing.T) {
 			}
 			break
 		}
-		if e.ctx.Err() != nil || time.Since(start) > 30*time.Second {
+		if e.ctx.Err() != nil || time.Since(start) > time.Minute {
 			t.Fatalf("/healthz never reported the stall: %d %s", code, body)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if got := e.metric(r, `ste_stalled_partitions{stage="match"}`); got < 1 {
-		t.Fatalf("ste_stalled_partitions{match} = %v during the stall", got)
+	if got := e.metric(r, `ste_stalled_partitions{stage="match"}`); got != 1 {
+		t.Fatalf("ste_stalled_partitions{match} = %v during the stall of one partition", got)
 	}
 	if got := e.metric(r, `ste_stalled_partitions{stage="validate"}`); got != 0 {
 		t.Fatalf("ste_stalled_partitions{validate} = %v: validate is not stalled", got)
