@@ -1,7 +1,8 @@
 # STE — two commands matter: `make demo` and `make test`. Everything a fresh
 # machine lacks is installed here, idempotently, into caches:
-#   Go modules (module cache), staticcheck (bin/), the Apache Kafka 4 broker
-#   and tools jars from Maven Central and libchdb from npm (~/.cache/ste).
+#   Go modules (module cache), staticcheck and helm (bin/, built from their Go
+#   modules), promtool and chromium (Debian packages), the Apache Kafka 4
+#   broker and tools jars from Maven Central and libchdb from npm (~/.cache/ste).
 SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
@@ -9,9 +10,10 @@ export PATH := $(BIN):$(PATH)
 STE_CACHE ?= $(HOME)/.cache/ste
 export STE_CACHE
 STATICCHECK_VERSION := v0.8.2
+HELM_VERSION := v3.22.0
 CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
-.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb clean chaos failover
+.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool chromium clean replay-kafka chaos failover
 
 all: build
 
@@ -19,20 +21,46 @@ deps:
 	$(GO) mod download
 
 # bin/ste and, beside it, bin/ste-chdb (the embedded ClickHouse endpoint,
-# kept out of ste because chdb-go loads its library at start-up).
+# kept out of ste because chdb-go loads its library at start-up). Built as
+# deploy/Dockerfile builds them (static, no cgo, -trimpath), so the
+# Dockerfile check in make test finds the packages compiled already.
 VERSION ?= $(shell git describe --always --dirty 2>/dev/null || echo dev)
 LDFLAGS := -X github.com/ste-utility/ste/instance.version=$(VERSION)
 
 build: deps
 	@mkdir -p $(BIN)
-	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ste ./cmd/ste
-	$(GO) build -o $(BIN)/ste-chdb ./cmd/ste-chdb
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/ste ./cmd/ste
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ste-chdb ./cmd/ste-chdb
 
-tools: $(BIN)/staticcheck
+tools: $(BIN)/staticcheck $(BIN)/helm
 
 $(BIN)/staticcheck:
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+
+# helm for the chart checks (deploy/helm), from its Go module, once.
+$(BIN)/helm:
+	@mkdir -p $(BIN)
+	GOBIN=$(BIN) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
+
+# apt-install COMMAND,PACKAGE installs a Debian package only where its
+# command is missing (apt-get as root, else through sudo; the package lists
+# are updated only when the first try fails).
+apt-install = command -v $(1) >/dev/null 2>&1 || { \
+	SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(2) >/dev/null || \
+	{ $$SUDO apt-get update >/dev/null && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(2) >/dev/null; }; }
+
+# promtool for the alert-rule checks: Debian's prometheus package.
+promtool:
+	@$(call apt-install,promtool,prometheus)
+	@promtool --version 2>&1 | head -n1
+
+# Chromium for the console's browser tests (e2e, chromedp): Debian's
+# chromium package. Under CI=true the tests fail without it.
+chromium:
+	@$(call apt-install,chromium,chromium)
+	@chromium --version 2>/dev/null | head -n1
 
 # The real Kafka 4 broker jars and Kafka's own command-line tools (the
 # kafka-tools jar: kafka-topics, kafka-consumer-groups, ...), needs java and
@@ -52,12 +80,24 @@ lint: tools
 	$(BIN)/staticcheck ./...
 
 # Every test: unit, fuzz seed corpora, contract conformance, the end-to-end
-# suite on the embedded broker and on real Kafka 4 (STE_KAFKA=1), and the
-# analytics suite on the embedded ClickHouse. Packages run one at a time:
-# several suites start brokers and measure, and the machine has two cores.
-test: build lint kafka chdb
+# suite on the embedded broker and on real Kafka 4 (STE_KAFKA=1), the
+# analytics suite on the embedded ClickHouse, the console in Chromium, and
+# the deploy/ checks (helm, promtool: STE_DEPLOY_CHECKS=1 makes a missing
+# tool a failure). Packages run one at a time: several suites start brokers
+# and measure, and the machine has two cores. Files the tests keep (the
+# console's screenshots) go under test-output/_artifacts/, one directory
+# per test, named in the test's output ("=== ARTIFACTS").
+test: build lint kafka chdb promtool chromium $(BIN)/helm
+	@mkdir -p $(CURDIR)/test-output
 	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
-		$(GO) test -count=1 -p 1 -timeout 30m ./...
+		STE_DEPLOY_CHECKS=1 STE_HELM=$(BIN)/helm \
+		$(GO) test -count=1 -p 1 -timeout 30m -artifacts -outputdir $(CURDIR)/test-output ./...
+
+# The backtest and scale-out scenarios (ste replay, ste diff, ste migrate) on
+# real Kafka 4 as well; make test runs them on the embedded broker only.
+replay-kafka: build kafka chdb
+	STE_KAFKA=1 STE_REPLAY_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
+		$(GO) test -count=1 -p 1 -timeout 30m ./e2e -run 'TestBacktest|TestMigrateScaleOut' -v
 
 # The chaos suite (e2e/chaos): 20,000 realistic trades through 3 instances
 # while instances are killed with kill -9 20 times and the broker once, on
@@ -78,18 +118,26 @@ unit:
 
 demo: build chdb
 	CHDB_LIB_PATH=$(CHDB_LIB) $(BIN)/ste demo
+	@echo "The same with the operator console kept running: CHDB_LIB_PATH=$(CHDB_LIB) $(BIN)/ste demo --console (then http://127.0.0.1:8080)"
 
 # Per-message Go benchmarks (see docs/benchmarks.md for the experiments).
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem ./schemas/... ./processors/...
 
 # Fuzz each target for FUZZTIME (default 5m); corpora live in testdata/fuzz.
+# The inbound path end to end: XML scanner, decoder, validation, the three
+# stages (FuzzPipeline, sequences of records) and internal-topic decoding.
+# FuzzPipeline runs about a millisecond per input: minimising each new input
+# for go's default 60 s would leave no time to fuzz, hence FUZZMINIMIZE.
 FUZZTIME ?= 5m
+FUZZMINIMIZE ?= 5s
 fuzz:
 	$(GO) test ./schemas/xmltext -run '^$$' -fuzz FuzzParseDifferential -fuzztime $(FUZZTIME) -parallel 1
 	$(GO) test ./schemas/xmltext -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) -parallel 1
 	$(GO) test ./schemas -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -parallel 1
 	$(GO) test ./processors/validation -run '^$$' -fuzz FuzzInspect -fuzztime $(FUZZTIME) -parallel 1
+	$(GO) test ./processors/pipeline -run '^$$' -fuzz FuzzPipeline -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) -parallel 1
+	$(GO) test ./processors/pipeline -run '^$$' -fuzz FuzzEnvelope -fuzztime $(FUZZTIME) -parallel 1
 
 clean:
-	rm -rf $(BIN)
+	rm -rf $(BIN) test-output

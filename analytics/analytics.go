@@ -31,16 +31,26 @@ import (
 
 // Open opens the analytics store: the ClickHouse at dsn, or — when dsn is
 // "" — the embedded endpoint for the STE home directory home (started, or
-// reused if it runs). Migrations are applied.
+// reused if it runs, and held until the store is closed: it does not stop
+// as idle meanwhile). Migrations are applied.
 func Open(ctx context.Context, dsn, home string, o store.Options) (*store.Store, error) {
-	if dsn == "" {
-		d, err := embedded.Ensure(ctx, home)
-		if err != nil {
-			return nil, err
-		}
-		dsn = d
+	if dsn != "" {
+		return store.Open(ctx, dsn, o)
 	}
-	return store.Open(ctx, dsn, o)
+	d, release, err := embedded.Hold(ctx, home)
+	if err != nil {
+		return nil, err
+	}
+	if prev := o.OnClose; prev != nil {
+		o.OnClose = func() { release(); prev() }
+	} else {
+		o.OnClose = release
+	}
+	st, err := store.Open(ctx, d, o)
+	if err != nil {
+		release()
+	}
+	return st, err
 }
 
 // StartIngest starts ingesting a namespace in the background; see

@@ -38,10 +38,17 @@ func noStackTrace(t *testing.T, what, stderr string) {
 // error: a non-zero exit, a one-line reason on stderr, no stack trace.
 func failsWithOneLine(t *testing.T, args ...string) {
 	t.Helper()
-	r := execSte(t, args...)
-	what := "ste " + strings.Join(args, " ")
+	isUserError(t, "ste "+strings.Join(args, " "), execSte(t, args...))
+}
+
+// isUserError checks a finished run against cli.md's rule for a user error.
+func isUserError(t *testing.T, what string, r execResult) {
+	t.Helper()
 	if r.code == 0 {
 		t.Errorf("%s: exit 0, want non-zero", what)
+	}
+	if r.code < 0 {
+		t.Errorf("%s: killed at its time limit, want a prompt one-line error", what)
 	}
 	if n := len(nonEmptyLines(r.stderr)); n != 1 {
 		t.Errorf("%s: %d lines on stderr, want a one-line reason:\n%s", what, n, r.stderr)
@@ -89,6 +96,15 @@ func TestCLI_BadFlagsOneLineReason(t *testing.T) {
 		{"bench", "--trades", "5", "--rate", "-3"},
 		{"monitor", "--interval", "0s"},
 		{"report", "throughput", "--window", "-5s"},
+		// The exceptions workflow and the console check their flags first.
+		{"exceptions", "retry"},
+		{"exceptions", "archive", "--brokers", "127.0.0.1:1"},
+		{"exceptions", "list", "--state", "bogus"},
+		{"exceptions", "list", "--since", "yesterday-ish"},
+		{"exceptions", "show"},
+		{"exceptions", "show", "1-2", "3-4"},
+		{"console", "--auth-tokens", filepath.Join(dir, "no-tokens-file")},
+		{"console", "--namespace", "bad namespace"},
 	}
 	for _, args := range cases {
 		failsWithOneLine(t, args...)

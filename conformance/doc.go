@@ -2,7 +2,9 @@
 // command-line contract (messages.md and cli.md). It builds the ste binary once
 // and drives `ste match`, `ste gen` and `ste refdata gen` through os/exec,
 // signing its own inbound messages with the public demo-key rule and checking
-// every output line against the contract.
+// every output line against the contract. The adversarial tests (issue 15)
+// also run `ste broker` and `ste process` and talk to the broker with
+// franz-go (skipped with -short).
 //
 // The suite is written from the contract alone; see AMBIGUITIES.md in this
 // directory for the readings it takes where the contract is not explicit.

@@ -903,12 +903,19 @@ type execResult struct {
 
 func execSte(t *testing.T, args ...string) execResult {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	return execSteEnv(t, nil, 60*time.Second, args...)
+}
+
+// execSteEnv runs ste with extra environment variables; past timeout it is
+// killed (exit code -1).
+func execSteEnv(t *testing.T, env []string, timeout time.Duration, args ...string) execResult {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, steBin, args...)
 	var so, se bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &so, &se
-	cmd.Env = append(os.Environ(), "STE_HOME="+t.TempDir())
+	cmd.Env = append(append(os.Environ(), "STE_HOME="+t.TempDir()), env...)
 	err := cmd.Run()
 	code := 0
 	if err != nil {

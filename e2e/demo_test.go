@@ -13,11 +13,16 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/analytics/embedded"
 	"github.com/ste-utility/ste/analytics/embedded/chdblib"
+	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/deploy/monitoring"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
 )
@@ -52,7 +57,7 @@ func TestDemoFeedsAnalytics(t *testing.T) {
 	defer func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() }()
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	must(t, err)
-	brokers := strings.TrimSpace(line)
+	brokers := kafkaconn.Plaintext(strings.TrimSpace(line))
 	ids := map[string]bool{}
 	_, err = topics.Dump(context.Background(), brokers, ns+".cls", func(r *kgo.Record) error {
 		o, err := schemas.ParseOutput(r.Value)
@@ -69,6 +74,63 @@ func TestDemoFeedsAnalytics(t *testing.T) {
 	}
 	if !bytes.Contains([]byte(out), []byte("trades matched")) {
 		t.Fatalf("demo output lacks its summary:\n%s", out)
+	}
+	checkClickHousePanels(t, home, ns)
+
+	// The demo says what it leaves running, and ste stop ends it.
+	m = regexp.MustCompile(`Still running: ste-chdb, the analytics endpoint \(pid ([0-9]+), .*it stops by itself after \S+ without queries`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the demo does not say that the analytics endpoint keeps running, and until when:\n%s", out)
+	}
+	if stop := ste(t, env, "stop"); !strings.Contains(stop, "stopped the analytics endpoint ste-chdb (pid "+m[1]+",") {
+		t.Fatalf("ste stop: %q, want pid %s stopped", stop, m[1])
+	}
+	if st, err := os.ReadFile("/proc/" + m[1] + "/stat"); err == nil && !bytes.Contains(st, []byte(") Z")) {
+		t.Fatalf("ste-chdb (pid %s) still running after ste stop", m[1])
+	}
+	if stop := ste(t, env, "stop"); !strings.Contains(stop, "nothing running") {
+		t.Fatalf("ste stop with nothing running: %q", stop)
+	}
+}
+
+// checkClickHousePanels runs every ClickHouse query of the Grafana
+// dashboards (deploy/monitoring), its macros expanded as Grafana's
+// ClickHouse data source does, against the demo's embedded store: each
+// runs, and each over the demo's data returns rows (bench runs aside: the
+// demo records none).
+func checkClickHousePanels(t *testing.T, home, ns string) {
+	t.Helper()
+	t.Setenv(embedded.BinaryEnv, chdbBin)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	st, err := analytics.Open(ctx, "", home, store.Options{})
+	must(t, err)
+	defer st.Close()
+	qs, err := monitoring.Queries(monitoring.ClickHouse)
+	must(t, err)
+	r := monitoring.Range{From: time.Now().Add(-2 * time.Hour), To: time.Now().Add(time.Minute), Interval: time.Second,
+		Vars: map[string]string{"namespace": ns, "window": "10"}}
+	for _, q := range qs {
+		sql, err := monitoring.ExpandClickHouse(q.Text, r)
+		if err != nil {
+			t.Fatalf("%s: %v", q.Where, err)
+		}
+		rows, err := st.Conn().Query(ctx, sql)
+		if err != nil {
+			t.Errorf("%s: %v\n%s", q.Where, err, sql)
+			continue
+		}
+		n := 0
+		for rows.Next() {
+			n++
+		}
+		if err := rows.Err(); err != nil {
+			t.Errorf("%s: %v", q.Where, err)
+		}
+		rows.Close()
+		if n == 0 && !strings.Contains(sql, "bench_runs") {
+			t.Errorf("%s: no rows over the demo's data\n%s", q.Where, sql)
+		}
 	}
 }
 

@@ -21,11 +21,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topics/lag"
 )
 
 var steBin, chdbBin string
@@ -125,9 +128,9 @@ type proc struct {
 	done chan error
 }
 
-func startProcess(t *testing.T, env []string) *proc {
+func startProcess(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
-	return startCmd(t, exec.Command(steBin, "process", "--http", ""), env)
+	return startCmd(t, exec.Command(steBin, append([]string{"process", "--http", ""}, args...)...), env)
 }
 
 // startCmd starts a long-running ste command (process) and stops it with
@@ -165,6 +168,7 @@ func (p *proc) stop(t *testing.T, sig syscall.Signal) error {
 type fixture struct {
 	t        *testing.T
 	brokers  string
+	conn     kafkaconn.Config // how the test itself reads the topics
 	ns       string
 	env      []string
 	set      string
@@ -178,15 +182,26 @@ var nsSeq struct {
 	n int
 }
 
+// newFixture prepares a scenario on backend b and creates its topics and
+// reference data with ste topics create and ste refdata load.
 func newFixture(t *testing.T, b backend, trades int) *fixture {
 	t.Helper()
-	brokers := b.brokers(t)
+	f := prepareFixture(t, b.brokers(t), trades)
+	ste(t, f.env, "topics", "create")
+	ste(t, f.env, "refdata", "load", "--dir", f.refdata)
+	return f
+}
+
+// prepareFixture makes a namespace name, a message set and its expected
+// outcome (ste match), and touches no broker.
+func prepareFixture(t *testing.T, brokers string, trades int) *fixture {
+	t.Helper()
 	nsSeq.Lock()
 	nsSeq.n++
 	ns := fmt.Sprintf("e2e%d%d", time.Now().UnixNano()%1e6, nsSeq.n)
 	nsSeq.Unlock()
 	dir := t.TempDir()
-	f := &fixture{t: t, brokers: brokers, ns: ns, set: filepath.Join(dir, "set.xml"), refdata: filepath.Join(dir, "ref"),
+	f := &fixture{t: t, brokers: brokers, conn: kafkaconn.Plaintext(brokers), ns: ns, set: filepath.Join(dir, "set.xml"), refdata: filepath.Join(dir, "ref"),
 		env: []string{"STE_BROKERS=" + brokers, "STE_NAMESPACE=" + ns}}
 	ste(t, nil, "refdata", "gen", "--out", f.refdata, "--seed", "3")
 	ste(t, nil, "gen", "--trades", fmt.Sprint(trades), "--mix", "realistic", "--seed", "5", "--refdata", f.refdata, "--out", f.set)
@@ -205,8 +220,6 @@ func newFixture(t *testing.T, b backend, trades int) *fixture {
 	if c := f.expected.Counts(); c.ACKs != sum.Accepted || c.Exceptions != sum.Exceptions {
 		t.Fatalf("ste match wrote %d ACKs and %d exceptions, summary says %d and %d", c.ACKs, c.Exceptions, sum.Accepted, sum.Exceptions)
 	}
-	ste(t, f.env, "topics", "create")
-	ste(t, f.env, "refdata", "load", "--dir", f.refdata)
 	return f
 }
 
@@ -228,31 +241,24 @@ func (f *fixture) waitComplete(timeout time.Duration) *outcome.Set {
 	f.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
-	want := f.expected.Counts()
-	var last *outcome.Set
-	for {
-		o, err := topics.ReadOutcome(ctx, f.brokers, f.ns)
-		if err == nil {
-			last = o
-			got := o.Counts()
-			// A trade may pass through other outcomes before its last
-			// message is processed: complete is when none differs.
-			if got.ACKs >= want.ACKs && got.Exceptions >= want.Exceptions && len(f.compare(o).Trades) == 0 {
-				return o
-			}
+	cl, err := topics.Connect(ctx, f.conn)
+	must(f.t, err)
+	defer cl.Close()
+	// Every group at lag 0: everything driven has been processed and its
+	// outputs written. What the topics hold then is the final outcome.
+	if _, err := lag.WaitZero(ctx, kadm.NewClient(cl), lag.Groups(f.ns), lag.WaitOptions{}); err != nil {
+		o, rerr := topics.ReadOutcome(context.Background(), f.conn, f.ns)
+		if rerr != nil {
+			f.t.Fatalf("%v; no outputs readable: %v", err, rerr)
 		}
-		select {
-		case <-ctx.Done():
-			if last == nil {
-				f.t.Fatalf("no outputs readable: %v", err)
-			}
-			got := last.Counts()
-			f.t.Fatalf("not complete after %v: ACKs %d/%d, exceptions %d/%d, settled trades %d/%d\n%s",
-				timeout, got.ACKs, want.ACKs, got.Exceptions, want.Exceptions,
-				got.Settled, want.Settled, f.compare(last).Report(5))
-		case <-time.After(time.Second):
-		}
+		got, want := o.Counts(), f.expected.Counts()
+		f.t.Fatalf("not processed after %v (%v): ACKs %d/%d, exceptions %d/%d, settled trades %d/%d\n%s",
+			timeout, err, got.ACKs, want.ACKs, got.Exceptions, want.Exceptions,
+			got.Settled, want.Settled, f.compare(o).Report(5))
 	}
+	o, err := topics.ReadOutcome(ctx, f.conn, f.ns)
+	must(f.t, err)
+	return o
 }
 
 // check holds the observed outputs to ste match's.
@@ -270,7 +276,7 @@ func (f *fixture) waitProgress(share float64, p *proc) {
 	deadline := time.Now().Add(2 * time.Minute)
 	for time.Now().Before(deadline) {
 		n := 0
-		topics.Dump(context.Background(), f.brokers, f.ns+".outbound", func(r *kgo.Record) error {
+		topics.Dump(context.Background(), f.conn, f.ns+".outbound", func(r *kgo.Record) error {
 			if bytes.Contains(r.Value, []byte("<MsgType>ACK</MsgType>")) {
 				n++
 			}
@@ -308,6 +314,20 @@ func TestConformance(t *testing.T) {
 				f.check(f.waitComplete(3 * time.Minute))
 				must(t, p1.stop(t, syscall.SIGTERM))
 				must(t, p2.stop(t, syscall.SIGTERM))
+			})
+			t.Run("groups apart: two validate, one identity+match", func(t *testing.T) {
+				f := newFixture(t, b, 200)
+				procs := []*proc{
+					startProcess(t, f.env, "--groups", "validate", "--http", "127.0.0.1:0"),
+					startProcess(t, f.env, "--groups", "validate", "--http", "127.0.0.1:0"),
+					startProcess(t, f.env, "--groups", "identity,match", "--http", "127.0.0.1:0"),
+				}
+				f.drive(0)
+				f.check(f.waitComplete(3 * time.Minute))
+				f.checkGroupsApart(procs)
+				for _, p := range procs {
+					must(t, p.stop(t, syscall.SIGTERM))
+				}
 			})
 			t.Run("graceful restart mid-stream", func(t *testing.T) {
 				f := newFixture(t, b, 300)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
@@ -41,7 +42,8 @@ import (
 type env struct {
 	t       *testing.T
 	ctx     context.Context
-	brokers string
+	brokers kafkaconn.Config
+	addr    string // the embedded broker's address
 	ns      string
 	cl      *kgo.Client
 	adm     *kadm.Client
@@ -64,8 +66,9 @@ func newEnv(t *testing.T, ns string, timeout time.Duration, bo broker.Options) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, ctx: ctx, brokers: broker.Addr(c), ns: ns, home: t.TempDir(), cluster: c}
-	e.bo.Addr, e.bo.DataDir = e.brokers, bo.DataDir
+	e := &env{t: t, ctx: ctx, brokers: kafkaconn.Plaintext(broker.Addr(c)), addr: broker.Addr(c), ns: ns,
+		home: t.TempDir(), cluster: c}
+	e.bo.Addr, e.bo.DataDir = e.addr, bo.DataDir
 	t.Cleanup(func() { e.cluster.Close() })
 	e.connect()
 	if _, err := topics.Create(ctx, e.adm, ns, topics.Options{Partitions: 4}); err != nil {
@@ -104,7 +107,7 @@ func (e *env) start(id string, o instance.Options) *running {
 	ictx, stop := context.WithCancel(e.ctx)
 	ready := make(chan struct{})
 	r := &running{stop: stop, done: make(chan error, 1), id: id}
-	o.Brokers, o.Namespace, o.Identity, o.Ready = e.brokers, e.ns, ident, ready
+	o.Kafka, o.Namespace, o.Identity, o.Ready = e.brokers, e.ns, ident, ready
 	o.Signer = &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
 	o.Verify, o.HTTPAddr = true, "127.0.0.1:0"
 	if o.Logger == nil {

@@ -72,21 +72,8 @@ func (r *runtime) serveHTTP(ln net.Listener) (stop func()) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(r.status())
 	})
+	r.serveTrades(mux)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	return func() { srv.Close() }
-}
-
-// ExposureWarning is a warning when addr listens beyond loopback: /metrics
-// and /status tell anyone who can reach them what the utility processes.
-// Loopback is the default; operators opt in to more.
-func ExposureWarning(addr string) string {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return ""
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() || host == "localhost" {
-		return ""
-	}
-	return "HTTP endpoints (/metrics, /status) are reachable beyond this host: put them behind a network policy or bind 127.0.0.1"
 }

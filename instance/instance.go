@@ -24,20 +24,27 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topics/origin"
 )
 
-// Options configure Run. Brokers, Namespace and Signer are required.
+// Options configure Run. Kafka, Namespace and Signer are required.
 type Options struct {
-	Brokers   string
+	// Kafka is the cluster and how to reach it (TLS, SASL).
+	Kafka     kafkaconn.Config
 	Namespace string
+	// Topics says how missing topics are made (replication,
+	// min.insync.replicas), or that an operator owns them (NoCreate).
+	Topics topics.Options
 	// Stages are the groups to run; nil runs all three.
 	Stages []pipeline.Stage
 	// RefdataDir, if set, is published to <ns>.refdata first.
@@ -57,6 +64,10 @@ type Options struct {
 	// RegistryEvery is the registry refresh period (default
 	// registry.DefaultEvery); LagEvery the lag sampling period (default 5 s).
 	RegistryEvery, LagEvery time.Duration
+	// Sandbox runs the processors of a replay (pipeline.Config.Sandbox);
+	// a namespace whose origin says it was made by ste replay is run as
+	// one without being told.
+	Sandbox bool
 	// StallAfter: a partition this instance owns that is behind and makes no
 	// progress for this long (or a group down this long) makes it unhealthy.
 	// Default DefaultStallAfter.
@@ -69,7 +80,7 @@ type Options struct {
 
 func (o *Options) validate() error {
 	switch {
-	case o.Brokers == "":
+	case len(o.Kafka.Brokers) == 0:
 		return errors.New("instance: no brokers")
 	case o.Namespace == "":
 		return errors.New("instance: no namespace")
@@ -113,6 +124,8 @@ type runtime struct {
 	stalled  []Stall
 	// Gauges of this instance's own state (the pipeline's are in metrics).
 	stalledGauge, upGauge *prometheus.GaugeVec
+
+	tables pipeline.Tables // the match table, for /trades
 }
 
 // Run runs one instance until ctx ends (exit nil after a clean stop) or it
@@ -137,14 +150,32 @@ func Run(ctx context.Context, o Options) error {
 
 func (r *runtime) run(ctx context.Context) error {
 	o := r.o
-	cl, err := topics.Connect(ctx, o.Brokers)
+	cl, err := topics.Connect(ctx, o.Kafka)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 	r.adm = kadm.NewClient(cl)
-	if err := topics.Ensure(ctx, r.adm, o.Namespace, 0); err != nil {
+	to := o.Topics
+	if to.Log == nil {
+		to.Log = r.log
+	}
+	if err := topics.Ensure(ctx, r.adm, o.Namespace, to); err != nil {
 		return err
+	}
+	if !o.Sandbox {
+		dial := func(opts ...kgo.Opt) (*kgo.Client, error) { return topics.Client(o.Kafka, opts...) }
+		rs, bad, err := origin.Scan(ctx, dial, o.Namespace)
+		if err != nil {
+			return err
+		}
+		if len(bad) > 0 {
+			r.log.Warn("unreadable records on the origin topic skipped", "topic", pipeline.Names{NS: o.Namespace}.Origin(), "keys", bad)
+		}
+		r.o.Sandbox = origin.IsSandbox(rs)
+	}
+	if r.o.Sandbox {
+		r.log.Info("sandbox: the Created rule reads each inbound record's time, not the wall clock")
 	}
 	if o.RefdataDir != "" {
 		set, err := refdata.LoadDir(o.RefdataDir)
@@ -160,24 +191,14 @@ func (r *runtime) run(ctx context.Context) error {
 	r.reg = prometheus.NewRegistry()
 	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.metrics = pipeline.NewMetrics(r.reg)
-	r.stalledGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_stalled_partitions",
-		Help: "Partitions this instance owns that are behind and made no progress for the stall limit (--stall-after)."}, []string{"stage"})
-	r.upGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_up",
-		Help: "1 while a processor group of this instance runs, 0 while it starts or restarts after a failure."}, []string{"stage"})
-	r.reg.MustRegister(r.stalledGauge, r.upGauge)
-	for _, st := range o.Stages {
-		r.stalledGauge.WithLabelValues(st.String()).Set(0)
-		r.upGauge.WithLabelValues(st.String()).Set(0)
-	}
+	r.registerInstanceMetrics()
 	if o.HTTPAddr != "" {
 		ln, err := net.Listen("tcp", o.HTTPAddr)
 		if err != nil {
 			return fmt.Errorf("--http %s: %v", o.HTTPAddr, err)
 		}
 		r.addr = ln.Addr().String()
-		if w := ExposureWarning(r.addr); w != "" {
-			r.log.Warn(w, "addr", r.addr)
-		}
+		WarnIfExposed(r.log, r.addr)
 		stopHTTP := r.serveHTTP(ln)
 		defer stopHTTP()
 		r.log.Info("http endpoints", "addr", r.addr, "paths", "/healthz /readyz /metrics /status")
@@ -208,9 +229,9 @@ func (r *runtime) run(ctx context.Context) error {
 	go r.reportLag(ctx)
 	tuneGC()
 	err = pipeline.Run(ctx, pipeline.Options{
-		Brokers: topics.SplitBrokers(o.Brokers),
+		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
-			Retention: o.Retention, Metrics: r.metrics, Hook: o.Hook},
+			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook},
 		Logger:     r.log,
 		Stages:     o.Stages,
 		InstanceID: r.id.ID,
@@ -218,6 +239,7 @@ func (r *runtime) run(ctx context.Context) error {
 		OnGroup:    func(st pipeline.Stage, err error, _ time.Duration) { r.onGroup(st, err, ann) },
 		Ready:      procReady,
 		Restart:    o.Restart,
+		Tables:     &r.tables,
 	})
 	r.ready.Store(false)
 	if err != nil {
@@ -246,7 +268,7 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 	var validator atomic.Pointer[validation.Validator]
 	refErr := make(chan error, 1)
 	go func() {
-		refErr <- topics.FollowRefdata(ctx, r.o.Brokers, r.o.Namespace,
+		refErr <- topics.FollowRefdata(ctx, r.o.Kafka, r.o.Namespace,
 			func(s *refdata.Set) { loaded <- s },
 			func(s *refdata.Set) {
 				if v := validator.Load(); v != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
@@ -43,7 +44,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	brokers := broker.Addr(c)
+	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	const ns = "inst"
 	cl, err := topics.Connect(ctx, brokers)
 	if err != nil {
@@ -64,7 +65,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 		ready := make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
-			done <- instance.Run(ictx, instance.Options{Brokers: brokers, Namespace: ns, Stages: stages, Signer: signer,
+			done <- instance.Run(ictx, instance.Options{Kafka: brokers, Namespace: ns, Stages: stages, Signer: signer,
 				Verify: true, HTTPAddr: "127.0.0.1:0", Home: home, Ready: ready,
 				Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 				RegistryEvery: 200 * time.Millisecond, LagEvery: 200 * time.Millisecond})
@@ -112,6 +113,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	set := bytes.Clone(buf.Bytes())
 	src, _ := msgset.NewReader(&buf, "set")
 	if _, err := topics.Drive(ctx, cl, ns, src, topics.DriveOptions{}); err != nil {
 		t.Fatal(err)
@@ -154,7 +156,8 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	}
 	metrics, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	for _, want := range []string{`ste_group_lag{stage="match",topic="inst.v1.accepted"}`, `ste_consumer_lag{partition="0",stage="identity",topic="inst.v1.verdicts"}`} {
+	for _, want := range []string{`ste_group_lag{stage="match",topic="inst.v1.accepted"}`, `ste_consumer_lag{partition="0",stage="identity",topic="inst.v1.verdicts"}`,
+		"ste_instance_ready 1", `groups="identity,match",instance_id="` + m.ID + `"`} {
 		if !bytes.Contains(metrics, []byte(want)) {
 			t.Errorf("/metrics of identity+match lacks %s", want)
 		}
@@ -162,6 +165,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	if bytes.Contains(metrics, []byte(`stage="validate"`)) {
 		t.Error("/metrics of identity+match reports the validate group")
 	}
+	checkTradeLookup(t, v, m, set)
 
 	stopV()
 	if err := <-doneV; err != nil {
@@ -179,4 +183,49 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	}
 	stopM()
 	<-doneM
+}
+
+// checkTradeLookup: the match instance answers /trades for a trade of the
+// set by key and by TradeRef, matched with its seven messages in force; the
+// validate instance holds no trades; an unknown key is a 404.
+func checkTradeLookup(t *testing.T, v, m registry.Entry, set []byte) {
+	t.Helper()
+	var dec schemas.Decoder
+	msg, rej := dec.Decode(bytes.SplitN(set, []byte("\n"), 2)[0])
+	if rej != nil {
+		t.Fatal(rej)
+	}
+	key := msg.Key.TradeKey().String()
+	get := func(host, path string) (int, instance.TradeAnswer) {
+		resp, err := http.Get("http://" + host + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var ans instance.TradeAnswer
+		json.NewDecoder(resp.Body).Decode(&ans)
+		return resp.StatusCode, ans
+	}
+	for _, path := range []string{"/trades/" + key, "/trades?ref=" + msg.Key.TradeRef} {
+		code, ans := get(m.HTTP, path)
+		if code != http.StatusOK || ans.Instance != m.ID || len(ans.Trades) != 1 {
+			t.Fatalf("%s: %d %+v", path, code, ans)
+		}
+		tr := ans.Trades[0].Trade
+		inForce := 0
+		for _, mv := range tr.Messages {
+			if mv.InForce {
+				inForce++
+			}
+		}
+		if tr.TradeKey != key || tr.State != "matched" || inForce != 7 || len(tr.CLS) != 1 || !tr.CLS[0].Standing {
+			t.Fatalf("%s: trade %+v", path, tr)
+		}
+	}
+	if code, _ := get(m.HTTP, "/trades/0000000000000000"); code != http.StatusNotFound {
+		t.Fatalf("unknown trade: %d", code)
+	}
+	if code, _ := get(v.HTTP, "/trades/"+key); code != http.StatusNotFound {
+		t.Fatalf("the validate instance answered a trade lookup: %d", code)
+	}
 }

@@ -23,6 +23,10 @@ type AuditEvent struct {
 	Reason    string      `json:"reason,omitempty"`
 	Steps     []AuditStep `json:"steps"`
 	Outputs   []string    `json:"outputs,omitempty"` // MsgIds emitted
+	// RetryOf and RetriedBy are set on the journey of an operator's retry:
+	// the exception retried and the operator (messages.md §7).
+	RetryOf   string `json:"retry_of,omitempty"`
+	RetriedBy string `json:"retried_by,omitempty"`
 }
 
 // AuditStep is one stage's handling, with a microsecond timestamp.
@@ -101,6 +105,8 @@ func (a *AuditEvent) Marshal() []byte {
 		}
 		b = append(b, ']')
 	}
+	field("retry_of", a.RetryOf, true)
+	field("retried_by", a.RetriedBy, true)
 	return append(b, '}')
 }
 

@@ -14,6 +14,8 @@ func TestAuditMarshalIsJSON(t *testing.T) {
 			Partition: 3, Offset: 12345, InboundAt: MicroTime(1764400000000000), Outcome: "rejected", Reason: "SCHEMA",
 			Steps:   []AuditStep{{"validate", "invalid", MicroTime(2)}, {"identity", "rejected", MicroTime(3)}},
 			Outputs: []string{"NACK:BRKASGSGXXX:-:0011223344556677", "x\x01y"}},
+		{TradeKey: "0123456789abcdef", Partition: 1, Offset: 2, Outcome: "accepted", Steps: []AuditStep{{"match", "applied", MicroTime(4)}},
+			RetryOf: "3-17", RetriedBy: "alice \"ops\""},
 	} {
 		b := a.Marshal()
 		var back AuditEvent

@@ -1,6 +1,8 @@
 package schemas
 
 import (
+	"errors"
+	"math"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -62,14 +64,17 @@ type raw struct {
 // exceptions and NACKs name them.
 func (d *Decoder) Decode(rec []byte) (*Message, *Rejection) {
 	if len(rec) > MaxRecord {
-		return nil, reject(TooLarge, "record is "+strconv.Itoa(len(rec))+" bytes; the limit is 65536")
+		return nil, reject(TooLarge, TooLargeDetail(int64(len(rec))))
+	}
+	if len(rec) == 0 {
+		return nil, reject(Malformed, "empty record: no value, so no XML message")
 	}
 	if err := d.doc.Parse(rec); err != nil {
 		return nil, reject(Malformed, "not well-formed XML: "+err.Error())
 	}
 	els := d.doc.Elements
 	if string(els[0].Name) != "Msg" {
-		return nil, reject(Malformed, "root element is <"+string(els[0].Name)+">, want <Msg>")
+		return nil, reject(Malformed, "root element is <"+Echo(string(els[0].Name))+">, want <Msg>")
 	}
 	// One copy of the record as a string: every field is a substring of it, so
 	// decoding costs one allocation for text however many fields there are.
@@ -164,6 +169,15 @@ func (d *Decoder) Decode(rec []byte) (*Message, *Rejection) {
 	return m, nil
 }
 
+// TooLargeDetail is the detail of a TOO_LARGE record of n bytes.
+func TooLargeDetail(n int64) string {
+	return "record is " + strconv.FormatInt(n, 10) + " bytes; the limit is 65536"
+}
+
+// quote is a value of the record as a detail shows it: quoted, and cut to
+// MaxEcho characters so that no output amplifies its input.
+func quote(v string) string { return strconv.Quote(Echo(v)) }
+
 func (r *raw) note(problem string) {
 	if r.problem == "" {
 		r.problem = problem
@@ -211,21 +225,26 @@ func (r *raw) check(m *Message) *Rejection {
 		}
 	}
 	if !IsMsgId(m.MsgId) {
-		return reject(Schema, "MsgId "+strconv.Quote(m.MsgId)+" must be 1 to 64 characters of A-Z a-z 0-9 . _ : -")
+		return reject(Schema, "MsgId "+quote(m.MsgId)+" must be 1 to 64 characters of A-Z a-z 0-9 . _ : -")
 	}
 	var ok bool
 	if m.Type, ok = ParseMsgType(r.header[hMsgType]); !ok {
-		return reject(Schema, "MsgType "+strconv.Quote(r.header[hMsgType])+" is not NOE, ALC, NPR or SET")
+		return reject(Schema, "MsgType "+quote(r.header[hMsgType])+" is not NOE, ALC, NPR or SET")
 	}
 	if m.Function, ok = ParseFunction(r.header[hFunction]); !ok {
-		return reject(Schema, "Function "+strconv.Quote(r.header[hFunction])+" is not NEW, CANCEL or REPLACE")
+		return reject(Schema, "Function "+quote(r.header[hFunction])+" is not NEW, CANCEL or REPLACE")
 	}
 	if !IsBIC(m.Sender) {
-		return reject(Schema, "Sender "+strconv.Quote(m.Sender)+" is not a BIC (8 or 11 of A-Z 0-9)")
+		return reject(Schema, "Sender "+quote(m.Sender)+" is not a BIC (8 or 11 of A-Z 0-9)")
 	}
 	created, err := ParseTimestamp(r.header[hCreated])
-	if err != nil {
-		return reject(Schema, "Created "+strconv.Quote(r.header[hCreated])+" is not an RFC 3339 timestamp")
+	switch {
+	case err == ErrTimestampRange:
+		// Well-formed but beyond int64 nanoseconds: BAD_DATE in validation
+		// (it used to wrap around and pass the 24 h rule).
+		m.CreatedOutOfRange = true
+	case err != nil:
+		return reject(Schema, "Created "+quote(r.header[hCreated])+" is not an RFC 3339 timestamp")
 	}
 	m.Created = created
 	if m.Function != NEW {
@@ -234,7 +253,7 @@ func (r *raw) check(m *Message) *Rejection {
 			return reject(Schema, "RelatedMsgId is required on "+m.Function.String())
 		}
 		if !IsMsgId(m.RelatedMsgId) {
-			return reject(Schema, "RelatedMsgId "+strconv.Quote(m.RelatedMsgId)+" is not of the MsgId form")
+			return reject(Schema, "RelatedMsgId "+quote(m.RelatedMsgId)+" is not of the MsgId form")
 		}
 	}
 
@@ -250,10 +269,10 @@ func (r *raw) check(m *Message) *Rejection {
 		return reject(Schema, "TradeRef is longer than 35 characters")
 	}
 	if m.TradeDate, err = date.Parse(k.TradeDate); err != nil {
-		return reject(Schema, "TradeDate "+strconv.Quote(k.TradeDate)+" is not a YYYY-MM-DD date")
+		return reject(Schema, "TradeDate "+quote(k.TradeDate)+" is not a YYYY-MM-DD date")
 	}
 	if !IsISIN(k.ISIN) {
-		return reject(Schema, "ISIN "+strconv.Quote(k.ISIN)+" is not 12 of A-Z 0-9")
+		return reject(Schema, "ISIN "+quote(k.ISIN)+" is not 12 of A-Z 0-9")
 	}
 	switch k.Side {
 	case "BUY":
@@ -261,13 +280,13 @@ func (r *raw) check(m *Message) *Rejection {
 	case "SELL":
 		m.Side = SELL
 	default:
-		return reject(Schema, "Side "+strconv.Quote(k.Side)+" is not BUY or SELL")
+		return reject(Schema, "Side "+quote(k.Side)+" is not BUY or SELL")
 	}
 	if !IsBIC(k.Broker) {
-		return reject(Schema, "Broker "+strconv.Quote(k.Broker)+" is not a BIC (8 or 11 of A-Z 0-9)")
+		return reject(Schema, "Broker "+quote(k.Broker)+" is not a BIC (8 or 11 of A-Z 0-9)")
 	}
 	if !IsBIC(k.InvMgr) {
-		return reject(Schema, "InvMgr "+strconv.Quote(k.InvMgr)+" is not a BIC (8 or 11 of A-Z 0-9)")
+		return reject(Schema, "InvMgr "+quote(k.InvMgr)+" is not a BIC (8 or 11 of A-Z 0-9)")
 	}
 
 	// A CANCEL needs only the key fields (and a SET CANCEL its Custodian, which
@@ -306,7 +325,7 @@ func (m *Message) setField(f Field, v string) *Rejection {
 		n, ok := ParseInteger(v)
 		if !ok {
 			if !isInteger(v) {
-				return reject(Schema, "Quantity "+strconv.Quote(v)+" is not a whole number of shares")
+				return reject(Schema, "Quantity "+quote(v)+" is not a whole number of shares")
 			}
 			m.OutOfRange |= 1 << f // well-formed but beyond what STE holds: BAD_AMOUNT later
 		}
@@ -314,16 +333,16 @@ func (m *Message) setField(f Field, v string) *Rejection {
 	case FAllocCount:
 		n, ok := ParseInteger(v)
 		if !ok || n < 1 || n > 1<<20 {
-			return reject(Schema, "AllocCount "+strconv.Quote(v)+" is not a positive integer")
+			return reject(Schema, "AllocCount "+quote(v)+" is not a positive integer")
 		}
 		m.AllocCount = int(n)
 	case FPrice:
 		d, written, err := decimal.Parse(v)
 		if err == decimal.ErrSyntax {
-			return reject(Schema, "Price "+strconv.Quote(v)+" is not a decimal number")
+			return reject(Schema, "Price "+quote(v)+" is not a decimal number")
 		}
 		if written > 6 {
-			return reject(Schema, "Price "+strconv.Quote(v)+" has more than 6 decimals")
+			return reject(Schema, "Price "+quote(v)+" has more than 6 decimals")
 		}
 		if err != nil {
 			m.OutOfRange |= 1 << f
@@ -332,7 +351,7 @@ func (m *Message) setField(f Field, v string) *Rejection {
 	case FGrossAmount, FCommission, FFees, FNetAmount:
 		d, _, err := decimal.Parse(v)
 		if err == decimal.ErrSyntax {
-			return reject(Schema, f.String()+" "+strconv.Quote(v)+" is not a decimal number")
+			return reject(Schema, f.String()+" "+quote(v)+" is not a decimal number")
 		}
 		if err != nil {
 			m.OutOfRange |= 1 << f
@@ -349,7 +368,7 @@ func (m *Message) setField(f Field, v string) *Rejection {
 		}
 	case FTradeCcy, FSettleCcy:
 		if !IsCurrencyCode(v) {
-			return reject(Schema, f.String()+" "+strconv.Quote(v)+" is not 3 of A-Z")
+			return reject(Schema, f.String()+" "+quote(v)+" is not 3 of A-Z")
 		}
 		if f == FTradeCcy {
 			m.TradeCcy = v
@@ -359,23 +378,25 @@ func (m *Message) setField(f Field, v string) *Rejection {
 	case FSettleDate:
 		d, err := date.Parse(v)
 		if err != nil {
-			return reject(Schema, "SettleDate "+strconv.Quote(v)+" is not a YYYY-MM-DD date")
+			return reject(Schema, "SettleDate "+quote(v)+" is not a YYYY-MM-DD date")
 		}
 		m.SettleDate = d
 	case FMarket:
 		if !IsMIC(v) {
-			return reject(Schema, "Market "+strconv.Quote(v)+" is not a MIC (4 of A-Z 0-9)")
+			return reject(Schema, "Market "+quote(v)+" is not a MIC (4 of A-Z 0-9)")
 		}
 		m.Market = v
 	case FExecTime:
 		t, err := ParseTimestamp(v)
-		if err != nil {
-			return reject(Schema, "ExecTime "+strconv.Quote(v)+" is not an RFC 3339 timestamp")
+		if err != nil && err != ErrTimestampRange {
+			return reject(Schema, "ExecTime "+quote(v)+" is not an RFC 3339 timestamp")
 		}
+		// Out of range, t is the nearest time STE holds: ExecTime is carried
+		// by the NOE but compared and written nowhere.
 		m.ExecTime = t
 	case FCustodian, FPSET:
 		if !IsBIC(v) {
-			return reject(Schema, f.String()+" "+strconv.Quote(v)+" is not a BIC (8 or 11 of A-Z 0-9)")
+			return reject(Schema, f.String()+" "+quote(v)+" is not a BIC (8 or 11 of A-Z 0-9)")
 		}
 		if f == FCustodian {
 			m.Custodian = v
@@ -572,8 +593,21 @@ func ParseInteger(s string) (int64, bool) {
 	return n, true
 }
 
+// ErrTimestampRange is a well-formed timestamp outside the times Unix
+// nanoseconds in an int64 can hold (MinTime to MaxTime).
+var ErrTimestampRange = errors.New("timestamp outside 1677-09-21T00:12:43Z to 2262-04-11T23:47:16Z")
+
+// MinTime and MaxTime bound the timestamps STE holds exactly.
+var (
+	MinTime = time.Unix(0, math.MinInt64).UTC()
+	MaxTime = time.Unix(0, math.MaxInt64).UTC()
+)
+
 // ParseTimestamp reads an RFC 3339 timestamp into Unix nanoseconds. RFC 3339
 // allows a lower-case "t" and "z" (section 5.6), which Go's parser does not.
+// A well-formed timestamp outside MinTime..MaxTime returns the nearest bound
+// and ErrTimestampRange (time.Time.UnixNano is undefined there: 9999 wrapped
+// into the past).
 func ParseTimestamp(s string) (int64, error) {
 	if len(s) > 10 && (s[10] == 't' || s[len(s)-1] == 'z') {
 		b := []byte(s)
@@ -586,8 +620,13 @@ func ParseTimestamp(s string) (int64, error) {
 		s = string(b)
 	}
 	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
+	switch {
+	case err != nil:
 		return 0, err
+	case t.Before(MinTime):
+		return math.MinInt64, ErrTimestampRange
+	case t.After(MaxTime):
+		return math.MaxInt64, ErrTimestampRange
 	}
 	return t.UnixNano(), nil
 }

@@ -57,6 +57,12 @@ func TestDecode(t *testing.T) {
 		{"CANCEL without RelatedMsgId", raw("<Function>NEW</Function>", "<Function>CANCEL</Function>"), schemas.Schema, "RelatedMsgId"},
 		{"TradeRef of 36", raw("<TradeRef>T1</TradeRef>", "<TradeRef>"+strings.Repeat("x", 36)+"</TradeRef>"), schemas.Schema, "TradeRef"},
 		{"too large", raw("<Body>", "<Body><Pad>"+strings.Repeat("x", 65536)+"</Pad>"), schemas.TooLarge, ""},
+		// messages.md §4: nesting deeper than 64 levels is MALFORMED; <Msg> is
+		// level 1, so 63 levels of <X> under it are the deepest accepted.
+		{"64 levels", raw("</Msg>", strings.Repeat("<X>", 63)+strings.Repeat("</X>", 63)+"</Msg>"), 0, ""},
+		{"65 levels", raw("</Msg>", strings.Repeat("<X>", 64)+strings.Repeat("</X>", 64)+"</Msg>"), schemas.Malformed, "deeper than 64"},
+		{"65 levels inside Body", raw("</Body>", strings.Repeat("<X>", 63)+strings.Repeat("</X>", 63)+"</Body>"), schemas.Malformed, "deeper than 64"},
+		{"65 levels of empty elements", raw("</Msg>", strings.Repeat("<X>", 63)+"<Y/>"+strings.Repeat("</X>", 63)+"</Msg>"), schemas.Malformed, "deeper than 64"},
 	}
 	var d schemas.Decoder
 	for _, tt := range tests {
@@ -146,5 +152,34 @@ func TestOutputsParseAndVerify(t *testing.T) {
 	m.Sig = string(b[strings.Index(string(b), `">`)+2 : strings.LastIndex(string(b), "</Sig>")])
 	if p := schemas.SignatureProblem(refdata.DemoPublicKey("STEUTLSGXXX"), m); p != "" {
 		t.Fatal(p)
+	}
+}
+
+// TestParseTimestampRange: int64 nanoseconds end at 2262-04-11T23:47:16.854775807Z;
+// past either end a timestamp is held at the bound and flagged, never wrapped
+// (issue 15: 9999-12-31 used to become a time in 1816 and pass the 24 h rule).
+func TestParseTimestampRange(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want string // FormatTimestamp of the result
+		out  bool   // ErrTimestampRange
+	}{
+		{"2262-04-11T23:47:16Z", "2262-04-11T23:47:16.000Z", false},
+		{"2262-04-11T23:47:16.854775807Z", "2262-04-11T23:47:16.854Z", false},
+		{"2262-04-11T23:47:16.854775808Z", "2262-04-11T23:47:16.854Z", true},
+		{"2262-04-11T23:47:17Z", "2262-04-11T23:47:16.854Z", true},
+		{"9999-12-31T23:59:59Z", "2262-04-11T23:47:16.854Z", true},
+		{"2262-04-12T00:30:00+01:00", "2262-04-11T23:30:00.000Z", false},
+		{"1677-09-21T00:12:43.145224192Z", "1677-09-21T00:12:43.145Z", false},
+		{"1677-09-21T00:12:43.145224191Z", "1677-09-21T00:12:43.145Z", true},
+		{"0001-01-01T00:00:00Z", "1677-09-21T00:12:43.145Z", true},
+	} {
+		ns, err := schemas.ParseTimestamp(tt.in)
+		if (err == schemas.ErrTimestampRange) != tt.out || (err != nil && err != schemas.ErrTimestampRange) {
+			t.Errorf("%s: err %v, want out of range %v", tt.in, err, tt.out)
+		}
+		if got := schemas.FormatTimestamp(ns); got != tt.want {
+			t.Errorf("%s: %s, want %s", tt.in, got, tt.want)
+		}
 	}
 }

@@ -3,6 +3,9 @@ package schemas
 import (
 	"crypto/ed25519"
 	"encoding/base64"
+	"errors"
+
+	"github.com/ste-utility/ste/schemas/xmltext"
 )
 
 // Draft is an inbound message before signing, with every value as text so that
@@ -80,4 +83,41 @@ func (d *Draft) AppendSigned(b []byte, key ed25519.PrivateKey) []byte {
 	b = append(b, `<Sig alg="ed25519">`...)
 	b = base64.StdEncoding.AppendEncode(b, sig)
 	return append(b, "</Sig></Msg>"...)
+}
+
+// ParseDraft reads a message back into a draft (its signature dropped), so
+// that a test or tool can change a field and sign it again.
+func ParseDraft(raw []byte) (*Draft, error) {
+	var doc xmltext.Document
+	if err := doc.Parse(raw); err != nil {
+		return nil, err
+	}
+	h, b := doc.Child(0, "Header"), doc.Child(0, "Body")
+	if h < 0 || b < 0 {
+		return nil, errors.New("no <Header> or <Body>")
+	}
+	d := &Draft{}
+	for _, i := range doc.Children(nil, h) {
+		el := &doc.Elements[i]
+		v := string(trim(el.Text))
+		switch string(el.Name) {
+		case "MsgId":
+			d.MsgId = v
+		case "MsgType":
+			d.MsgType = v
+		case "Function":
+			d.Function = v
+		case "Sender":
+			d.Sender = v
+		case "Created":
+			d.Created = v
+		case "RelatedMsgId":
+			d.RelatedMsgId = v
+		}
+	}
+	for _, i := range doc.Children(nil, b) {
+		el := &doc.Elements[i]
+		d.Body = append(d.Body, Pair{string(el.Name), string(trim(el.Text))})
+	}
+	return d, nil
 }

@@ -233,12 +233,15 @@ type Message struct {
 	SigAlg                 string // alg attribute, "" when absent
 	HasSigAlg              bool
 
-	MsgId        string
-	Type         MsgType
-	Function     Function
-	Sender       string
-	Created      int64 // Unix nanoseconds
-	RelatedMsgId string
+	MsgId    string
+	Type     MsgType
+	Function Function
+	Sender   string
+	Created  int64 // Unix nanoseconds
+	// CreatedOutOfRange: Created is well-formed but outside MinTime..MaxTime
+	// (Created then holds the nearest bound); validation makes it BAD_DATE.
+	CreatedOutOfRange bool
+	RelatedMsgId      string
 
 	Key       Key
 	TradeDate date.Date

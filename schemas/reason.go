@@ -17,9 +17,8 @@ const (
 	BadDate
 	BadAmount
 	ConflictingDuplicate
-	// Internal is not a rule: a record the utility failed to process by a
-	// fault of its own (messages.md section 7). No NACK: the sender's
-	// message is not known to be wrong.
+	// Internal is no rule: the utility could not process the record through
+	// a fault of its own (messages.md §7). No NACK; operators retry it.
 	Internal
 )
 
@@ -27,7 +26,7 @@ var reasonNames = [...]string{"", "TOO_LARGE", "MALFORMED", "SCHEMA", "UNKNOWN_S
 	"NOT_AUTHORISED", "UNKNOWN_PARTY", "UNKNOWN_SECURITY", "UNKNOWN_CURRENCY", "BAD_DATE", "BAD_AMOUNT",
 	"CONFLICTING_DUPLICATE", "INTERNAL"}
 
-// Reasons lists every rule's code in rule order (Internal is no rule).
+// Reasons lists every rule's code in rule order (INTERNAL is not a rule).
 var Reasons = []Reason{TooLarge, Malformed, Schema, UnknownSender, Signature, NotAuthorised,
 	UnknownParty, UnknownSecurity, UnknownCurrency, BadDate, BadAmount, ConflictingDuplicate}
 
@@ -50,7 +49,8 @@ func ParseReason(s string) (Reason, bool) {
 
 // Nacked reports whether a rejection with this code is answered with a NACK
 // when the sender is a known participant: the contract sends none for records
-// whose sender cannot be trusted to be who it says.
+// whose sender cannot be trusted to be who it says, nor for an INTERNAL
+// exception (the message is not known to be wrong).
 func (r Reason) Nacked() bool {
 	return r != TooLarge && r != Malformed && r != UnknownSender && r != Internal
 }

@@ -2,13 +2,7 @@ package schemas
 
 import (
 	"crypto/ed25519"
-	"crypto/x509"
 	"encoding/base64"
-	"encoding/pem"
-	"errors"
-	"fmt"
-	"os"
-	"strings"
 	"time"
 )
 
@@ -24,7 +18,7 @@ func SignatureProblem(pub ed25519.PublicKey, m *Message) string {
 	case !m.HasSig || m.Sig == "":
 		return "<Sig> is missing or empty"
 	case m.HasSigAlg && m.SigAlg != "ed25519":
-		return `<Sig alg="` + m.SigAlg + `"> is not supported; use alg="ed25519"`
+		return `<Sig alg="` + Echo(m.SigAlg) + `"> is not supported; use alg="ed25519"`
 	case m.SignedStart < 0:
 		return "<Header> must come before <Body>: the signature covers <Header> through </Body>"
 	}
@@ -78,45 +72,4 @@ func (s *Signer) Encode(o *Output) []byte {
 	b = append(b, `<Sig alg="ed25519">`...)
 	b = base64.StdEncoding.AppendEncode(b, sig)
 	return append(b, "</Sig></Msg>"...)
-}
-
-// LoadPrivateKey reads the utility's signing key from a file: a PEM "PRIVATE
-// KEY" (PKCS#8, as `openssl genpkey -algorithm ed25519` writes), or base64 of a
-// 32-byte seed or a 64-byte private key.
-func LoadPrivateKey(path string) (ed25519.PrivateKey, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("utility key: %w", err)
-	}
-	if blk, _ := pem.Decode(data); blk != nil {
-		k, err := x509.ParsePKCS8PrivateKey(blk.Bytes)
-		if err != nil {
-			return nil, fmt.Errorf("utility key %s: %w", path, err)
-		}
-		ek, ok := k.(ed25519.PrivateKey)
-		if !ok {
-			return nil, fmt.Errorf("utility key %s: not an Ed25519 key", path)
-		}
-		return ek, nil
-	}
-	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(string(data)))
-	if err != nil {
-		return nil, fmt.Errorf("utility key %s: neither PEM nor base64", path)
-	}
-	switch len(raw) {
-	case ed25519.SeedSize:
-		return ed25519.NewKeyFromSeed(raw), nil
-	case ed25519.PrivateKeySize:
-		return ed25519.PrivateKey(raw), nil
-	}
-	return nil, errors.New("utility key " + path + ": want a 32-byte seed or 64-byte private key")
-}
-
-// EncodePrivateKeyPEM writes k as PKCS#8 PEM.
-func EncodePrivateKeyPEM(k ed25519.PrivateKey) ([]byte, error) {
-	der, err := x509.MarshalPKCS8PrivateKey(k)
-	if err != nil {
-		return nil, err
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), nil
 }

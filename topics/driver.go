@@ -94,11 +94,8 @@ func Drive(ctx context.Context, cl *kgo.Client, ns string, src *msgset.Reader, o
 			}
 		}
 		val := append([]byte(nil), line...)
-		var key []byte
 		m, _ := dec.Decode(val)
-		if m != nil && schemas.IsBIC(m.Sender) {
-			key = []byte(m.Sender)
-		}
+		key := InboundKey(m)
 		at := time.Now()
 		sent.Add(1)
 		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: key, Value: val, Timestamp: at}, func(r *kgo.Record, err error) {

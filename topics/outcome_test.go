@@ -11,6 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/offline"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/validation"
@@ -66,7 +67,7 @@ func TestReadOutcome(t *testing.T) {
 	if err := cl.ProduceSync(ctx, out...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	got, err := topics.ReadOutcome(ctx, addr, ns.NS)
+	got, err := topics.ReadOutcome(ctx, kafkaconn.Plaintext(addr), ns.NS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,7 @@ func TestReadOutcome(t *testing.T) {
 	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: ns.Outbound(), Key: []byte("x"), Value: []byte("not xml")}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := topics.ReadOutcome(ctx, addr, ns.NS); err == nil || !strings.Contains(err.Error(), ns.Outbound()+" partition") {
+	if _, err := topics.ReadOutcome(ctx, kafkaconn.Plaintext(addr), ns.NS); err == nil || !strings.Contains(err.Error(), ns.Outbound()+" partition") {
 		t.Fatalf("a bad record: %v", err)
 	}
 }

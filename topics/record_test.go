@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 )
@@ -20,7 +21,7 @@ func startBroker(t *testing.T) (addr string, cl *kgo.Client) {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	cl, err = topics.Connect(context.Background(), broker.Addr(c))
+	cl, err = topics.Connect(context.Background(), kafkaconn.Plaintext(broker.Addr(c)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/refdata"
 )
@@ -32,9 +33,9 @@ func PublishRefdata(ctx context.Context, cl *kgo.Client, ns string, set *refdata
 // start (the processors consume no inbound before that), then onUpdate with
 // a new copy after every later batch of changes, until ctx ends. Bad records
 // are reported to onBad and skipped.
-func FollowRefdata(ctx context.Context, brokers string, ns string, onLoad, onUpdate func(*refdata.Set), onBad func(key []byte, err error)) error {
+func FollowRefdata(ctx context.Context, c kafkaconn.Config, ns string, onLoad, onUpdate func(*refdata.Set), onBad func(key []byte, err error)) error {
 	topic := pipeline.Names{NS: ns}.Refdata()
-	cl, err := Client(brokers, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+	cl, err := Client(c, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		return err
 	}

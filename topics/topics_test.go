@@ -2,6 +2,7 @@ package topics_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -65,6 +66,28 @@ func TestPartitionerAgreesWithGoka(t *testing.T) {
 		}
 		if got := p.Partition(recordWithKey(key), 8); got != want {
 			t.Fatalf("key %q: franz-go %d, goka %d", key, got, want)
+		}
+	}
+}
+
+// TestProducerTimeOnlyChangesInbound: a sandbox's topics are the live
+// specs but for inbound's timestamp type.
+func TestProducerTimeOnlyChangesInbound(t *testing.T) {
+	live, sandbox := topics.Specs("s", topics.Options{}), topics.Specs("s", topics.Options{ProducerTime: true})
+	if len(live) != len(sandbox) {
+		t.Fatalf("%d topics live, %d in a sandbox", len(live), len(sandbox))
+	}
+	inbound := pipeline.Names{NS: "s"}.Inbound()
+	for i := range live {
+		l, s := live[i], sandbox[i]
+		if l.Name == inbound {
+			if l.Configs["message.timestamp.type"] != "LogAppendTime" || s.Configs["message.timestamp.type"] != "CreateTime" {
+				t.Fatalf("inbound: live %v, sandbox %v", l.Configs, s.Configs)
+			}
+			continue
+		}
+		if fmt.Sprint(l) != fmt.Sprint(s) {
+			t.Fatalf("%s differs: %v vs %v", l.Name, l, s)
 		}
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"image/color"
+	"io"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -48,22 +49,7 @@ func Save(res report.Result, file string) error {
 	if ext != ".png" && ext != ".svg" {
 		return fmt.Errorf("plot file %q: use .png or .svg", file)
 	}
-	var p *plot.Plot
-	var err error
-	switch r := res.(type) {
-	case *report.ThroughputResult:
-		p, err = throughput(r)
-	case *report.DegradationResult:
-		p, err = degradation(r)
-	case *report.QueuesResult:
-		p, err = queues(r)
-	case *report.LatencyResult:
-		p, err = latency(r)
-	case *report.ExceptionsResult:
-		p, err = exceptions(r)
-	default:
-		return fmt.Errorf("no chart for %T", res)
-	}
+	p, err := build(res)
 	if err != nil {
 		return err
 	}
@@ -71,6 +57,44 @@ func Save(res report.Result, file string) error {
 		return fmt.Errorf("plot %s: %w", file, err)
 	}
 	return nil
+}
+
+// Render draws res in format "png" or "svg" to w (the console serves it),
+// width by height inches (0: the size Save draws).
+func Render(res report.Result, format string, width, height float64, w io.Writer) error {
+	p, err := build(res)
+	if err != nil {
+		return err
+	}
+	wd, ht := Width, Height
+	if width > 0 && height > 0 {
+		wd, ht = vg.Length(width)*vg.Inch, vg.Length(height)*vg.Inch
+	}
+	wt, err := p.WriterTo(wd, ht, format)
+	if err != nil {
+		return err
+	}
+	_, err = wt.WriteTo(w)
+	return err
+}
+
+// ErrNoData: the report has nothing to draw in its range.
+var ErrNoData = errNoData
+
+func build(res report.Result) (*plot.Plot, error) {
+	switch r := res.(type) {
+	case *report.ThroughputResult:
+		return throughput(r)
+	case *report.DegradationResult:
+		return degradation(r)
+	case *report.QueuesResult:
+		return queues(r)
+	case *report.LatencyResult:
+		return latency(r)
+	case *report.ExceptionsResult:
+		return exceptions(r)
+	}
+	return nil, fmt.Errorf("no chart for %T", res)
 }
 
 var errNoData = errors.New("nothing to plot: no data in this range")

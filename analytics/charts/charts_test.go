@@ -109,3 +109,23 @@ func TestCountLabels(t *testing.T) {
 		}
 	}
 }
+
+// Render writes what Save writes, to a writer (the console's charts).
+func TestRenderWritesTheSameChart(t *testing.T) {
+	res := demoResult(t, "throughput")
+	file := filepath.Join(t.TempDir(), "t.svg")
+	if err := Save(res, file); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := os.ReadFile(file)
+	var got bytes.Buffer
+	if err := Render(res, "svg", 0, 0, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want) {
+		t.Fatalf("Render wrote %d bytes, Save %d", got.Len(), len(want))
+	}
+	if err := Render(&report.ThroughputResult{}, "svg", 0, 0, &got); err != ErrNoData {
+		t.Fatalf("empty report: %v", err)
+	}
+}

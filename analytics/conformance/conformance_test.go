@@ -106,10 +106,11 @@ func TestEmbedded(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	dsn, err := embeddedConfig().Ensure(ctx, filepath.Join(tmpRoot, "home"))
+	dsn, release, err := embeddedConfig().Hold(ctx, filepath.Join(tmpRoot, "home"))
 	if err != nil {
 		t.Fatalf("embedded endpoint: %v", err)
 	}
+	defer release()
 	conformance.Run(t, conformance.Backend{Name: "embedded", DSN: dsn, SteBinary: steBinary})
 }
 
@@ -136,10 +137,11 @@ func TestMeasureIngest(t *testing.T) {
 	build(t, "github.com/ste-utility/ste/cmd/ste-chdb", "ste-chdb")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	dsn, err := embeddedConfig().Ensure(ctx, filepath.Join(tmpRoot, "home"))
+	dsn, release, err := embeddedConfig().Hold(ctx, filepath.Join(tmpRoot, "home"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	defer release()
 	r, err := conformance.MeasureIngest(ctx, dsn, n)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,7 @@ import (
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/rows"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 )
 
@@ -71,7 +72,7 @@ func (s *suite) testMigrations(t *testing.T) {
 	if len(vs) != store.SchemaVersion() || vs[len(vs)-1] != store.SchemaVersion() {
 		t.Fatalf("applied versions %v, want 1..%d once each", vs, store.SchemaVersion())
 	}
-	names := []string{"audit", "cls", "exceptions", "monitor", "bench_runs", "throughput_1s", "namespaces",
+	names := []string{"audit", "cls", "exceptions", "outbound", "monitor", "bench_runs", "throughput_1s", "namespaces",
 		"store_settings", "schema_migrations", "throughput_steps_mv", "throughput_network_mv",
 		"throughput_inbound_mv", "throughput_cls_mv", "throughput_exceptions_mv"}
 	if n := count(t, st, "SELECT count() FROM system.tables WHERE database = ?", st.Database()); int(n) != len(names) {
@@ -89,7 +90,7 @@ func (s *suite) testMigrations(t *testing.T) {
 	if r, _ := st2.Retention(ctx); r != 48*time.Hour {
 		t.Fatalf("retention after Open with 48h: %v", r)
 	}
-	for _, table := range []string{"audit", "cls", "exceptions", "monitor", "throughput_1s"} {
+	for _, table := range []string{"audit", "cls", "exceptions", "outbound", "monitor", "throughput_1s"} {
 		var engine string
 		if err := st.Conn().QueryRow(ctx, "SELECT engine_full FROM system.tables WHERE database = ? AND name = ?",
 			st.Database(), table).Scan(&engine); err != nil {
@@ -106,7 +107,7 @@ func (s *suite) testMigrations(t *testing.T) {
 
 func (s *suite) startIngest(t *testing.T, ctx context.Context, st *store.Store, ns string, mod func(*ingest.Options)) *ingest.Ingester {
 	t.Helper()
-	o := ingest.Options{Brokers: s.brokers, Namespace: ns, Store: st, BatchRows: 500,
+	o := ingest.Options{Kafka: kafkaconn.Plaintext(s.brokers), Namespace: ns, Store: st, BatchRows: 500,
 		FlushInterval: 100 * time.Millisecond, Logger: logger(t)}
 	if mod != nil {
 		mod(&o)

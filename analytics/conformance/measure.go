@@ -9,6 +9,7 @@ import (
 
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 )
@@ -23,7 +24,7 @@ func MeasureIngest(ctx context.Context, dsn string, trades int) (string, error) 
 		return "", err
 	}
 	defer c.Close()
-	brokers := broker.Addr(c)
+	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	ns := fmt.Sprintf("measure%d", time.Now().UnixNano()%1e9)
 	cl, err := topics.Client(brokers)
 	if err != nil {
@@ -46,7 +47,7 @@ func MeasureIngest(ctx context.Context, dsn string, trades int) (string, error) 
 	}
 	defer st.Close()
 	start := time.Now()
-	in, err := ingest.Start(ctx, ingest.Options{Brokers: brokers, Namespace: ns, Store: st})
+	in, err := ingest.Start(ctx, ingest.Options{Kafka: brokers, Namespace: ns, Store: st})
 	if err != nil {
 		return "", err
 	}

@@ -205,9 +205,64 @@ func (s *suite) testReports(t *testing.T) {
 		}
 	}
 
+	testJourneys(t, st, s.name("jrn"), t0)
+
 	// Empty store: a clear error, not an empty report.
 	empty, _ := s.open(t, store.Options{})
 	if _, err := report.Run(ctx, empty, "counts", report.Params{}); err != report.ErrNoData {
 		t.Errorf("counts on an empty store: %v, want ErrNoData", err)
+	}
+}
+
+// testJourneys: one trade's audit records read back as journeys — a
+// message through the three stages with its outputs, one rejected at
+// validate, a retention purge — with a record stored twice read once, and
+// another trade's records left out.
+func testJourneys(t *testing.T, st *store.Store, ns string, t0 time.Time) {
+	t.Helper()
+	ctx := ctxFor(t, time.Minute)
+	const tk = "00000000000000aa"
+	var audit []rows.Audit
+	record := func(off int, trade, msg string, in int64, stages []string, outcome string, outputs []string) {
+		for i, stage := range stages {
+			r := rows.Audit{Source: rows.Source{Namespace: ns, Partition: 1, Offset: int64(off), Time: t0.Add(time.Second)},
+				Step: uint8(i), Steps: uint8(len(stages)), At: t0.Add(time.Duration(in)*time.Second + time.Duration(i+1)*time.Millisecond),
+				Stage: stage, Event: "e" + stage, Outcome: outcome, TradeKey: trade, Sender: "BRKASGSGXXX", MsgId: msg,
+				MsgType: "NOE", Function: "NEW", InboundPartition: 0, InboundOffset: in, InboundAt: t0.Add(time.Duration(in) * time.Second)}
+			if msg == "" {
+				r.InboundPartition, r.InboundOffset, r.InboundAt = -1, -1, time.Time{}
+			}
+			if i == len(stages)-1 {
+				r.Outputs = outputs
+			}
+			audit = append(audit, r)
+		}
+	}
+	record(0, tk, "M1", 5, []string{"validate", "identity", "match"}, "accepted", []string{"ACK:BRKASGSGXXX:M1"})
+	record(0, tk, "M1", 5, []string{"validate", "identity", "match"}, "accepted", []string{"ACK:BRKASGSGXXX:M1"}) // stored twice
+	record(1, tk, "M2", 6, []string{"validate", "identity"}, "rejected", []string{"NACK:BRKASGSGXXX:M2:00"})
+	record(2, "00000000000000bb", "M3", 7, []string{"validate", "identity", "match"}, "accepted", nil)
+	record(3, tk, "", 8, []string{"match"}, "expired", nil)
+	if err := st.InsertAudit(ctx, "", audit); err != nil {
+		t.Fatal(err)
+	}
+	res, err := report.Journeys(ctx, st, report.Params{Namespace: ns}, tk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	res.WriteText(&b)
+	t.Logf("journeys\n%s", b.String())
+	// In inbound order; the purge has no inbound record and comes first.
+	js := res.Journeys
+	if len(js) != 3 {
+		t.Fatalf("journeys %+v", js)
+	}
+	purge, m1, m2 := js[0], js[1], js[2]
+	if m1.MsgId != "M1" || len(m1.Steps) != 3 || m1.Outcome != "accepted" || m1.Steps[2].Stage != "match" ||
+		fmt.Sprint(m1.Outputs) != "[ACK:BRKASGSGXXX:M1]" || m1.Total() != 3*time.Millisecond ||
+		m2.MsgId != "M2" || m2.Outcome != "rejected" || len(m2.Steps) != 2 ||
+		purge.Outcome != "expired" || purge.InboundPartition != -1 || purge.Total() != 0 {
+		t.Fatalf("journeys %+v", js)
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 )
@@ -68,6 +69,7 @@ func Run(t *testing.T, b Backend) {
 		{"Reports", s.testReports},
 		{"Kill9AnalyticsProcess", s.testKill9},
 		{"PipelineThroughBinaries", s.testPipelineThroughBinaries},
+		{"Outcome", s.testOutcome},
 	}
 	for _, tc := range tests {
 		t.Run(b.Name+"/"+tc.name, tc.fn)
@@ -128,7 +130,7 @@ func WithDatabase(dsn, db string) (string, error) {
 // topicsFor creates a namespace's topics with 4 partitions.
 func (s *suite) topicsFor(t *testing.T, ns string) {
 	t.Helper()
-	cl, err := topics.Client(s.brokers)
+	cl, err := topics.Client(kafkaconn.Plaintext(s.brokers))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +143,7 @@ func (s *suite) topicsFor(t *testing.T, ns string) {
 // produce writes records (keyed with STE's partitioner) and waits for acks.
 func (s *suite) produce(t *testing.T, recs []*kgo.Record) {
 	t.Helper()
-	cl, err := topics.Client(s.brokers)
+	cl, err := topics.Client(kafkaconn.Plaintext(s.brokers))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +159,7 @@ func (s *suite) produce(t *testing.T, recs []*kgo.Record) {
 
 func (s *suite) admin(t *testing.T) *kadm.Client {
 	t.Helper()
-	cl, err := topics.Client(s.brokers)
+	cl, err := topics.Client(kafkaconn.Plaintext(s.brokers))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -24,7 +24,9 @@
 //     Stop across processes, so two commands starting at once do not race to
 //     start two endpoints.
 //   - It stays up until Stop (SIGTERM; it finishes in-flight queries, then
-//     exits) or a reboot. Nothing stops it automatically when idle.
+//     exits), until it has served no request for its idle timeout (default
+//     5 minutes, $STE_CHDB_IDLE_TIMEOUT; see idle.go), or until its data
+//     directory is removed. Commands that use it for longer hold it (Hold).
 //
 // This package links neither chDB nor chendpoint: ste stays a small binary
 // that starts without libchdb.so, and reports a one-line hint when it or the
@@ -78,6 +80,10 @@ type Config struct {
 	StopTimeout time.Duration
 	// LogLevel is passed to ste-chdb (--log-level). Default "info".
 	LogLevel string
+	// IdleTimeout is passed to ste-chdb (--idle-timeout) when it starts one:
+	// it stops after this long without a request. 0: ste-chdb's default
+	// ($STE_CHDB_IDLE_TIMEOUT, else DefaultIdleTimeout); negative: never.
+	IdleTimeout time.Duration
 	// Env, if set, is the child's environment instead of os.Environ().
 	Env []string
 }
@@ -111,7 +117,7 @@ func (c Config) Ensure(ctx context.Context, home string) (string, error) {
 	}
 	defer unlock()
 
-	if addr, err := probe(ctx, dir); err == nil {
+	if addr, _, err := probe(ctx, dir); err == nil {
 		return "http://" + addr, nil
 	}
 	// Not answering. A live ste-chdb on this directory is starting (or was
@@ -157,7 +163,11 @@ func (c Config) start(ctx context.Context, dir string) (string, error) {
 		"--ready-file", filepath.Join(dir, readyName),
 		"--pid-file", filepath.Join(dir, pidName),
 		"--log-level", level,
+		"--lock-file", filepath.Join(dir, lockName),
 	)
+	if c.IdleTimeout != 0 {
+		cmd.Args = append(cmd.Args, "--idle-timeout", max(c.IdleTimeout, 0).String())
+	}
 	cmd.Dir = dir
 	cmd.Env = c.Env
 	cmd.Stdout = logf
@@ -199,7 +209,7 @@ func (c Config) waitReady(ctx context.Context, dir string, exited <-chan error) 
 	lastErr := errors.New("no ready file yet")
 	for {
 		if _, err := os.Stat(filepath.Join(dir, readyName)); err == nil {
-			addr, err := probe(ctx, dir)
+			addr, _, err := probe(ctx, dir)
 			if err == nil {
 				return addr, nil
 			}
@@ -294,35 +304,69 @@ func (c Config) checkLibrary() error {
 }
 
 // probe reads the ready file and runs SELECT 1 against the address,
-// checking that the endpoint serves dir.
-func probe(ctx context.Context, dir string) (string, error) {
+// checking that the endpoint serves dir. It also returns the endpoint's idle
+// timeout (-1 if it does not say).
+func probe(ctx context.Context, dir string) (addr string, idle time.Duration, err error) {
 	b, err := os.ReadFile(filepath.Join(dir, readyName))
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
-	addr := strings.TrimSpace(string(b))
+	addr = strings.TrimSpace(string(b))
 	if _, _, err := net.SplitHostPort(addr); err != nil {
-		return "", fmt.Errorf("bad ready file: %q", addr)
+		return "", 0, fmt.Errorf("bad ready file: %q", addr)
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/?default_format=TabSeparated", strings.NewReader("SELECT 1"))
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	res, err := probeClient.Do(req)
 	if err != nil {
-		return "", err
+		return "", 0, err
 	}
 	defer res.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(res.Body, 4096))
 	if res.StatusCode != http.StatusOK || strings.TrimSpace(string(body)) != "1" {
-		return "", fmt.Errorf("SELECT 1 on %s: HTTP %d %q", addr, res.StatusCode, strings.TrimSpace(string(body)))
+		return "", 0, fmt.Errorf("SELECT 1 on %s: HTTP %d %q", addr, res.StatusCode, strings.TrimSpace(string(body)))
 	}
 	if got := res.Header.Get(headerDataDir); got != dir {
-		return "", fmt.Errorf("%s serves %q, not %q", addr, got, dir)
+		return "", 0, fmt.Errorf("%s serves %q, not %q", addr, got, dir)
 	}
-	return addr, nil
+	idle, err = time.ParseDuration(res.Header.Get(headerIdle))
+	if err != nil {
+		idle = -1
+	}
+	return addr, idle, nil
+}
+
+// Endpoint is a running endpoint, as Running finds it.
+type Endpoint struct {
+	PID     int
+	DataDir string
+	// DSN is "" when the process runs but does not answer (starting,
+	// stopping, or stuck).
+	DSN string
+	// IdleTimeout: it stops after this long without a request (0: never;
+	// -1: it does not say).
+	IdleTimeout time.Duration
+}
+
+// Running returns the endpoint of home if its process is running.
+func Running(ctx context.Context, home string) (Endpoint, bool) {
+	dir, err := filepath.Abs(DataDir(home))
+	if err != nil {
+		return Endpoint{}, false
+	}
+	pid, ok := ourProcess(dir)
+	if !ok {
+		return Endpoint{}, false
+	}
+	ep := Endpoint{PID: pid, DataDir: dir, IdleTimeout: -1}
+	if addr, idle, err := probe(ctx, dir); err == nil {
+		ep.DSN, ep.IdleTimeout = "http://"+addr, idle
+	}
+	return ep, true
 }
 
 var probeClient = &http.Client{Transport: &http.Transport{Proxy: nil, DisableKeepAlives: true}}
@@ -391,29 +435,49 @@ func waitGone(pid int, timeout time.Duration) bool {
 // lockDir takes an exclusive flock on dir/ste-chdb.lock, polling so that ctx
 // can interrupt the wait.
 func lockDir(ctx context.Context, dir string) (func(), error) {
-	f, err := os.OpenFile(filepath.Join(dir, lockName), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, fmt.Errorf("analytics: %w", err)
-	}
+	path := filepath.Join(dir, lockName)
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			return func() {
-				_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-				f.Close()
-			}, nil
+		f, ok, err := tryLockErr(path)
+		if err != nil {
+			return nil, err
 		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) {
-			f.Close()
-			return nil, fmt.Errorf("analytics: lock %s: %w", f.Name(), err)
+		if ok {
+			return func() { unlock(f) }, nil
 		}
 		select {
 		case <-ctx.Done():
-			f.Close()
-			return nil, fmt.Errorf("analytics: waiting for %s: %w", f.Name(), ctx.Err())
+			return nil, fmt.Errorf("analytics: waiting for %s: %w", path, ctx.Err())
 		case <-time.After(20 * time.Millisecond):
 		}
 	}
+}
+
+// tryLockErr takes an exclusive flock on path without waiting: ok is false
+// when another process holds it.
+func tryLockErr(path string) (f *os.File, ok bool, err error) {
+	f, err = os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, false, fmt.Errorf("analytics: %w", err)
+	}
+	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+	if err == nil {
+		return f, true, nil
+	}
+	f.Close()
+	if errors.Is(err, syscall.EWOULDBLOCK) {
+		return nil, false, nil
+	}
+	return nil, false, fmt.Errorf("analytics: lock %s: %w", path, err)
+}
+
+func tryLock(path string) (*os.File, bool) {
+	f, ok, _ := tryLockErr(path)
+	return f, ok
+}
+
+func unlock(f *os.File) {
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	f.Close()
 }
 
 // lastLogLine returns the last non-empty line the child wrote to the log

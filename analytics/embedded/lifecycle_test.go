@@ -278,3 +278,104 @@ func TestGoPanicsAreNotSwallowedByChdb(t *testing.T) {
 		t.Fatalf("want a Go panic (exit 2), got %v:\n%s", err, out)
 	}
 }
+
+// TestEndpointStopsWhenIdle: an endpoint nobody uses stops by itself after
+// its idle timeout — not while a command holds it, not while a command is
+// taking its lock (being handed its address) — and the next command starts
+// a new one; removing its data directory stops it too.
+func TestEndpointStopsWhenIdle(t *testing.T) {
+	requireLib(t)
+	home := filepath.Join(tmpRoot, "idle")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	c := cfg()
+	c.IdleTimeout = time.Second
+
+	_, release, err := c.Hold(ctx, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := pidOf(t, home)
+	ep, ok := embedded.Running(ctx, home)
+	if !ok || ep.PID != pid || ep.IdleTimeout != c.IdleTimeout {
+		t.Fatalf("Running: %+v %v, want pid %d, idle timeout %v", ep, ok, pid, c.IdleTimeout)
+	}
+	time.Sleep(3 * c.IdleTimeout)
+	if !alive(pid) {
+		t.Fatalf("the endpoint stopped while held; log:\n%s", chdbLog(home))
+	}
+	release()
+	waitExit(t, pid, home)
+	for _, f := range []string{"ste-chdb.addr", "ste-chdb.pid"} {
+		if _, err := os.Stat(filepath.Join(embedded.DataDir(home), f)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s left behind after the idle stop: %v", f, err)
+		}
+	}
+	if !strings.Contains(chdbLog(home), `reason="idle for 1s"`) {
+		t.Errorf("the log does not say why it stopped:\n%s", chdbLog(home))
+	}
+
+	// A command holding the lock (Ensure, Stop) delays the idle stop.
+	dsn, err := c.Ensure(ctx, home)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid2 := pidOf(t, home)
+	if pid2 == pid {
+		t.Fatal("Ensure after the idle stop: same pid")
+	}
+	lock, err := os.OpenFile(filepath.Join(embedded.DataDir(home), "ste-chdb.lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * c.IdleTimeout)
+	if !alive(pid2) {
+		t.Fatal("the endpoint stopped as idle while its lock was held")
+	}
+	if err := openConn(t, dsn).Ping(ctx); err != nil {
+		t.Fatalf("the endpoint does not answer while its lock is held: %v", err)
+	}
+	syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	waitExit(t, pid2, home)
+
+	// Never idle, but its data directory goes.
+	c.IdleTimeout = -1
+	gone := filepath.Join(tmpRoot, "idle-gone")
+	if _, err := c.Ensure(ctx, gone); err != nil {
+		t.Fatal(err)
+	}
+	pid3 := pidOf(t, gone)
+	if ep, _ := embedded.Running(ctx, gone); ep.IdleTimeout != 0 {
+		t.Fatalf("idle timeout %v, want 0 (never)", ep.IdleTimeout)
+	}
+	if err := os.RemoveAll(gone); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, pid3, gone)
+}
+
+func alive(pid int) bool {
+	st, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	return err == nil && !strings.Contains(string(st), ") Z")
+}
+
+// waitExit waits for pid to exit; the test fails after a minute.
+func waitExit(t *testing.T, pid int, home string) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			t.Fatalf("ste-chdb (pid %d) still running; log:\n%s", pid, chdbLog(home))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func chdbLog(home string) string {
+	b, _ := os.ReadFile(filepath.Join(embedded.DataDir(home), "ste-chdb.log"))
+	return string(b)
+}

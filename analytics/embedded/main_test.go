@@ -113,7 +113,9 @@ func sharedEndpoint(t testing.TB) string {
 	sharedOnce.Do(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
-		sharedDSN, sharedErr = cfg().Ensure(ctx, sharedHome)
+		// Held for the whole test binary: tests far apart must not find it
+		// stopped as idle. TestMain stops it.
+		sharedDSN, _, sharedErr = cfg().Hold(ctx, sharedHome)
 	})
 	if sharedErr != nil {
 		t.Fatalf("Ensure: %v", sharedErr)

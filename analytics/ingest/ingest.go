@@ -1,5 +1,5 @@
-// Package ingest moves the records of a namespace's cls, audit, exceptions
-// and monitor topics into the analytics store: a franz-go consumer group of
+// Package ingest moves the records of a namespace's cls, audit, exceptions,
+// outbound and monitor topics into the analytics store: a franz-go consumer group of
 // its own (<ns>.analytics), batched columnar inserts, and offsets committed
 // only after the insert they cover succeeded.
 //
@@ -49,6 +49,7 @@ import (
 
 	"github.com/ste-utility/ste/analytics/rows"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 )
@@ -61,8 +62,8 @@ const (
 
 // Options configure an ingest.
 type Options struct {
-	// Brokers, comma-separated.
-	Brokers string
+	// Kafka is the cluster and how to reach it (TLS, SASL).
+	Kafka kafkaconn.Config
 	// Namespace whose topics are ingested.
 	Namespace string
 	// Store receives the rows. It is not closed by the ingest.
@@ -116,7 +117,7 @@ func Group(ns string) string { return ns + ".analytics" }
 // Topics are the topics ingested for a namespace.
 func Topics(ns string) []string {
 	n := pipeline.Names{NS: ns}
-	return []string{n.CLS(), n.Audit(), n.Exceptions(), n.Monitor()}
+	return []string{n.CLS(), n.Audit(), n.Exceptions(), n.Outbound(), n.Monitor()}
 }
 
 // Ingester is a running ingest.
@@ -175,6 +176,7 @@ func Start(ctx context.Context, o Options) (*Ingester, error) {
 		n.Audit():      newSink(n.Audit(), store.TableAudit, rows.DecodeAudit, st.InsertAudit),
 		n.CLS():        newSink(n.CLS(), store.TableCLS, one(rows.DecodeCLS), st.InsertCLS),
 		n.Exceptions(): newSink(n.Exceptions(), store.TableExceptions, one(rows.DecodeException), st.InsertExceptions),
+		n.Outbound():   newSink(n.Outbound(), store.TableOutbound, one(rows.DecodeOutbound), st.InsertOutbound),
 		n.Monitor():    newSink(n.Monitor(), store.TableMonitor, one(rows.DecodeMonitor), st.InsertMonitor),
 	}
 	opts := append([]kgo.Opt{
@@ -199,16 +201,16 @@ func Start(ctx context.Context, o Options) (*Ingester, error) {
 	// The admin client comes first and apart: the group may join, and call
 	// resumeOffsets (which needs it), while the consumer client is still
 	// being set up.
-	admCl, err := topics.Client(o.Brokers)
+	admCl, err := topics.Client(o.Kafka)
 	if err != nil {
 		return nil, err
 	}
-	if err := topics.Ping(ctx, admCl, o.Brokers); err != nil {
+	if err := topics.Ping(ctx, admCl, o.Kafka); err != nil {
 		admCl.Close()
 		return nil, err
 	}
 	in.admCl, in.adm = admCl, kadm.NewClient(admCl)
-	cl, err := topics.Client(o.Brokers, opts...)
+	cl, err := topics.Client(o.Kafka, opts...)
 	if err != nil {
 		admCl.Close()
 		return nil, err

@@ -6,8 +6,12 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/processors/pipeline"
 )
 
 // EndOffsets lists the current end offsets of a namespace's ingested topics
@@ -125,3 +129,24 @@ func (in *Ingester) CatchUp(ctx context.Context) error {
 
 // Client is the ingest's franz-go client (for EndOffsets and the like).
 func (in *Ingester) Client() *kgo.Client { return in.cl }
+
+// TopicIDs returns, by store table, the Kafka id of the namespace's topic
+// whose records the table holds (the rows of that topic are its current
+// ones: a namespace made again under its name has new ids). Topics that do
+// not exist are left out.
+func TopicIDs(ctx context.Context, adm *kadm.Client, ns string) (map[string]uuid.UUID, error) {
+	n := pipeline.Names{NS: ns}
+	tables := map[string]string{n.CLS(): store.TableCLS, n.Audit(): store.TableAudit, n.Exceptions(): store.TableExceptions,
+		n.Outbound(): store.TableOutbound, n.Monitor(): store.TableMonitor}
+	td, err := adm.ListTopics(ctx, Topics(ns)...)
+	if err != nil {
+		return nil, fmt.Errorf("topic IDs of %s: %w", ns, err)
+	}
+	out := map[string]uuid.UUID{}
+	for topic, table := range tables {
+		if d, ok := td[topic]; ok && d.Err == nil {
+			out[table] = uuid.UUID(d.ID)
+		}
+	}
+	return out, nil
+}

@@ -121,6 +121,32 @@ func DecodeCLS(src Source, value []byte) (CLS, error) {
 	return c, nil
 }
 
+// DecodeOutbound reads one outbound record (ACK, NACK or STATUS XML).
+func DecodeOutbound(src Source, value []byte) (Outbound, error) {
+	if len(value) == 0 {
+		return Outbound{}, errEmpty
+	}
+	out, err := schemas.ParseOutput(value)
+	if err != nil {
+		return Outbound{}, fmt.Errorf("outbound XML: %w", err)
+	}
+	if out.MsgType == "CLS" || out.MsgType == "" {
+		return Outbound{}, fmt.Errorf("MsgType %q on the outbound topic", out.MsgType)
+	}
+	if out.MsgId == "" {
+		return Outbound{}, errors.New("outbound record without MsgId")
+	}
+	o := Outbound{Source: src, MsgId: out.MsgId, MsgType: out.MsgType, Function: out.Function, Receiver: out.Receiver,
+		RelatedMsgId: out.RelatedMsgId, TradeKey: out.TradeKey, Status: out.Status, Reason: out.Reason, Body: string(out.Body)}
+	for _, c := range out.Criteria {
+		if c < 0 || c > 255 {
+			return Outbound{}, fmt.Errorf("criterion %d", c)
+		}
+		o.Criteria = append(o.Criteria, uint8(c))
+	}
+	return o, nil
+}
+
 // DecodeException reads one exceptions record (schemas.Exception JSON).
 func DecodeException(src Source, value []byte) (Exception, error) {
 	if len(value) == 0 {

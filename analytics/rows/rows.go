@@ -1,6 +1,6 @@
 // Package rows is what STE's analytics store holds: one Go type per table row,
 // and the decoders that turn the records of the contract topics (<ns>.cls,
-// <ns>.audit, <ns>.exceptions, <ns>.monitor) into those rows.
+// <ns>.audit, <ns>.exceptions, <ns>.outbound, <ns>.monitor) into those rows.
 //
 // Why a package of its own: decoding is pure (bytes in, rows out), so it is
 // tested without Kafka or ClickHouse, and both the ingest (which reads the
@@ -81,6 +81,25 @@ type CLS struct {
 	MatchedAt    time.Time
 	Legs         uint16
 	Body         string // the content: the inner bytes of <Body>
+}
+
+// Outbound is one record of <ns>.outbound: an ACK, NACK or STATUS as a
+// participant received it. With the CLS rows and the exceptions it is a
+// run's whole outcome: ste diff --clickhouse folds them as it folds the
+// topics. A record re-emitted after a crash or for a duplicate is a row of
+// its own; readers deduplicate by MsgId.
+type Outbound struct {
+	Source
+	MsgId        string
+	MsgType      string // ACK, NACK (Function NEW), STATUS
+	Function     string
+	Receiver     string
+	RelatedMsgId string
+	TradeKey     string  // STATUS
+	Status       string  // STATUS: MATCHED, MISMATCHED, UNMATCHED, EXPIRED
+	Reason       string  // NACK
+	Criteria     []uint8 // STATUS MISMATCHED: the failing criteria, in order
+	Body         string  // the content: the inner bytes of <Body>
 }
 
 // Exception is one record of <ns>.exceptions (messages.md section 7).

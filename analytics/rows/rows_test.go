@@ -229,3 +229,29 @@ func BenchmarkDecodeAuditEncodingJSON(b *testing.B) {
 		_ = json.Unmarshal(raw, &e)
 	}
 }
+
+func TestDecodeOutbound(t *testing.T) {
+	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
+	tk := schemas.TradeKey(0xab)
+	st := signer.Encode(&schemas.Output{Type: schemas.STATUS, MsgId: schemas.StatusId(tk, 3, "BRKASGSGXXX"), Receiver: "BRKASGSGXXX",
+		Body: schemas.StatusBody(tk, "T1", schemas.Mismatched, []schemas.Discrepancy{{Criterion: 7, Tokens: []string{"A:1", "B:2"}}, {Criterion: 12, Tokens: []string{"A:1"}}})})
+	o, err := DecodeOutbound(src(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.MsgType != "STATUS" || o.Status != "MISMATCHED" || o.TradeKey != tk.String() || o.Receiver != "BRKASGSGXXX" ||
+		!reflect.DeepEqual(o.Criteria, []uint8{7, 12}) || !strings.Contains(o.Body, `criterion="12"`) || o.Offset != 42 {
+		t.Fatalf("%+v", o)
+	}
+	ack := signer.Encode(&schemas.Output{Type: schemas.ACK, MsgId: "ACK:X:Y", Receiver: "X", RelatedMsgId: "Y", Body: schemas.ACKBody("Y")})
+	if o, err := DecodeOutbound(src(), ack); err != nil || o.MsgType != "ACK" || o.RelatedMsgId != "Y" || o.Criteria != nil {
+		t.Fatalf("%+v %v", o, err)
+	}
+	cls := signer.Encode(&schemas.Output{Type: schemas.CLS, Function: schemas.CANCEL, MsgId: schemas.CLSCancelId(tk, 1),
+		Receiver: "STEUTLSGXXX", Body: schemas.CLSCancelBody(tk, 1)})
+	for _, bad := range [][]byte{cls, nil, []byte("<x")} {
+		if _, err := DecodeOutbound(src(), bad); err == nil {
+			t.Fatalf("%q decoded as an outbound record", bad)
+		}
+	}
+}

@@ -199,6 +199,32 @@ func (s *Store) InsertExceptions(ctx context.Context, token string, rs []rows.Ex
 	return s.insert(ctx, TableExceptions, token, cols)
 }
 
+// InsertOutbound inserts outbound rows (ACK, NACK, STATUS).
+func (s *Store) InsertOutbound(ctx context.Context, token string, rs []rows.Outbound) error {
+	if len(rs) == 0 {
+		return nil
+	}
+	n := len(rs)
+	cols := append(sourceCols(rs, func(i int) *rows.Source { return &rs[i].Source }),
+		col("msg_id", n, func(i int) string { return rs[i].MsgId }),
+		col("msg_type", n, func(i int) string { return rs[i].MsgType }),
+		col("function", n, func(i int) string { return rs[i].Function }),
+		col("receiver", n, func(i int) string { return rs[i].Receiver }),
+		col("related_msg_id", n, func(i int) string { return rs[i].RelatedMsgId }),
+		col("trade_key", n, func(i int) string { return rs[i].TradeKey }),
+		col("status", n, func(i int) string { return rs[i].Status }),
+		col("reason", n, func(i int) string { return rs[i].Reason }),
+		col("criteria", n, func(i int) []uint8 {
+			if rs[i].Criteria == nil {
+				return []uint8{}
+			}
+			return rs[i].Criteria
+		}),
+		col("body", n, func(i int) string { return rs[i].Body }),
+	)
+	return s.insert(ctx, TableOutbound, token, cols)
+}
+
 // InsertMonitor inserts queue samples.
 func (s *Store) InsertMonitor(ctx context.Context, token string, rs []rows.Monitor) error {
 	if len(rs) == 0 {

@@ -13,6 +13,7 @@ const (
 	TableAudit      = "audit"
 	TableCLS        = "cls"
 	TableExceptions = "exceptions"
+	TableOutbound   = "outbound"
 	TableMonitor    = "monitor"
 	TableBenchRuns  = "bench_runs"
 	// TableThroughput is the target of the per-second throughput views.
@@ -48,6 +49,7 @@ var ttlTables = []struct{ table, expr string }{
 	{TableExceptions, "toDateTime(ts)"},
 	{TableMonitor, "toDateTime(ts)"},
 	{TableThroughput, "sec"},
+	{TableOutbound, "toDateTime(ts)"},
 }
 
 // Placeholders in migrations: {db} the database, {ttl} the retention in
@@ -235,6 +237,29 @@ var migrations = []migration{
 		) ENGINE = ReplacingMergeTree(at)
 		ORDER BY name`,
 	}},
+	{2, "outbound: ACKs, NACKs and STATUS as participants received them (with cls and exceptions, a run's outcome for ste diff)", []string{
+		`CREATE TABLE IF NOT EXISTS {db}.outbound (
+			namespace      LowCardinality(String),
+			topic_id       UUID,
+			partition      Int32,
+			offset         Int64,
+			ts             DateTime64(3, 'UTC'),
+			msg_id         String,
+			msg_type       LowCardinality(String),
+			function       LowCardinality(String),
+			receiver       LowCardinality(String),
+			related_msg_id String,
+			trade_key      String,
+			status         LowCardinality(String),
+			reason         LowCardinality(String),
+			criteria       Array(UInt8),
+			body           String CODEC(ZSTD(3))
+		) ENGINE = MergeTree
+		PARTITION BY toDate(ts)
+		ORDER BY (namespace, msg_type, msg_id, ts)
+		TTL toDateTime(ts) + toIntervalSecond({ttl})
+		SETTINGS {dedup}`,
+	}},
 }
 
 // SchemaVersion is the newest migration this code knows.
@@ -289,6 +314,12 @@ func (s *Store) migrate(ctx context.Context, o Options) error {
 		return nil
 	}
 	retention := o.Retention
+	if retention <= 0 && current > 0 {
+		// A table added by a later migration gets the TTL the store has.
+		if retention, err = s.Retention(ctx); err != nil {
+			return err
+		}
+	}
 	if retention <= 0 {
 		retention = DefaultRetention
 	}

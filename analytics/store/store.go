@@ -46,13 +46,17 @@ type Options struct {
 	// current). Open still fails if the store's schema is newer than this
 	// code's.
 	NoMigrate bool
+	// OnClose runs once the store is closed (analytics.Open releases the
+	// embedded endpoint it holds there).
+	OnClose func()
 }
 
 // Store is an open analytics database.
 type Store struct {
-	conn driver.Conn
-	db   string
-	dsn  string
+	conn    driver.Conn
+	db      string
+	dsn     string
+	onClose func()
 }
 
 // Open connects to the ClickHouse named by dsn, checks that it answers, and
@@ -82,7 +86,7 @@ func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
 		}
 		return nil, fmt.Errorf("clickhouse %s unreachable: %s", redact(dsn), oneLine(err))
 	}
-	s := &Store{conn: conn, db: db, dsn: dsn}
+	s := &Store{conn: conn, db: db, dsn: dsn, onClose: o.OnClose}
 	if err := s.migrate(ctx, o); err != nil {
 		conn.Close()
 		return nil, err
@@ -100,7 +104,14 @@ func (s *Store) Database() string { return s.db }
 func (s *Store) DSN() string { return s.dsn }
 
 // Close closes the connection.
-func (s *Store) Close() error { return s.conn.Close() }
+func (s *Store) Close() error {
+	err := s.conn.Close()
+	if s.onClose != nil {
+		s.onClose()
+		s.onClose = nil
+	}
+	return err
+}
 
 // Table returns the qualified name of a table: database.name.
 func (s *Store) Table(name string) string { return s.db + "." + name }

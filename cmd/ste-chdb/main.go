@@ -3,14 +3,17 @@
 // address, so that STE talks to it through clickhouse-go/v2 exactly as it
 // talks to a real ClickHouse server in production.
 //
-//	ste-chdb --data DIR [--addr 127.0.0.1:0] [--ready-file F] [--pid-file F] [--log-level info]
+//	ste-chdb --data DIR [--addr 127.0.0.1:0] [--ready-file F] [--pid-file F] [--lock-file F]
+//	         [--idle-timeout 5m] [--log-level info]
 //
 // It needs libchdb.so (deploy/chdb/fetch.sh); without it, it prints a one-line
 // hint and exits with status 2 (see internal/libguard for how that happens
 // before chdb-go's init can panic). It writes the address it listens on to
 // the ready file once it serves, removes the file and shuts down cleanly on
 // SIGTERM or SIGINT (in-flight queries finish first), and logs with log/slog
-// to stderr. It is a separate binary on purpose: it must never be linked into
+// to stderr. It also stops by itself after --idle-timeout without a request
+// (default $STE_CHDB_IDLE_TIMEOUT, else 5 minutes; 0 never) and when its data
+// directory is removed (see analytics/embedded's idle.go). It is a separate binary on purpose: it must never be linked into
 // the main ste binary, which would then need libchdb.so to start.
 //
 // Normally it is started, reused and stopped by analytics/embedded (Ensure,
@@ -39,6 +42,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/analytics/chendpoint"
+	"github.com/ste-utility/ste/analytics/embedded"
 )
 
 func main() {
@@ -53,8 +57,19 @@ func run() int {
 		pidFile   = flag.String("pid-file", "", "write the process id here once the engine is open; removed on shutdown")
 		logLevel  = flag.String("log-level", "info", "debug, info, warn or error")
 		grace     = flag.Duration("shutdown-timeout", 30*time.Second, "how long in-flight queries may run after SIGTERM")
+		lockFile  = flag.String("lock-file", "", "the lock analytics/embedded takes to start or stop this endpoint; taken before an idle stop")
 	)
+	idleDefault, envErr := embedded.IdleTimeoutFromEnv()
+	idleTimeout := flag.Duration("idle-timeout", idleDefault, "stop after this long without a request; 0 never (default: $"+embedded.IdleEnv+", else 5m)")
 	flag.Parse()
+	if envErr != nil && !isFlagSet("idle-timeout") {
+		fmt.Fprintln(os.Stderr, "ste-chdb:", envErr)
+		return 1
+	}
+	if *idleTimeout < 0 {
+		fmt.Fprintln(os.Stderr, "ste-chdb: --idle-timeout must not be negative (0 never stops)")
+		return 1
+	}
 
 	var level slog.Level
 	if err := level.UnmarshalText([]byte(*logLevel)); err != nil {
@@ -65,7 +80,7 @@ func run() int {
 	slog.SetDefault(log)
 
 	if *dataDir == "" || flag.NArg() > 0 {
-		fmt.Fprintln(os.Stderr, "usage: ste-chdb --data DIR [--addr 127.0.0.1:0] [--ready-file F] [--pid-file F]")
+		fmt.Fprintln(os.Stderr, "usage: ste-chdb --data DIR [--addr 127.0.0.1:0] [--ready-file F] [--pid-file F] [--lock-file F] [--idle-timeout 5m]")
 		return 1
 	}
 	ln, err := listenLoopback(*addr)
@@ -95,8 +110,9 @@ func run() int {
 		nilDeref() // test hook, see below
 	}
 
+	idle := embedded.NewIdle(*idleTimeout)
 	srv := &http.Server{
-		Handler:           ep,
+		Handler:           idle.Wrap(ep),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
@@ -116,6 +132,11 @@ func run() int {
 		defer os.Remove(*readyFile)
 	}
 
+	idleCtx, stopIdle := context.WithCancel(ctx)
+	defer stopIdle()
+	idleStop := make(chan string, 1)
+	go func() { idleStop <- idle.Wait(idleCtx, *dataDir, *lockFile) }()
+
 	code := 0
 	select {
 	case <-ctx.Done():
@@ -123,6 +144,8 @@ func run() int {
 	case err := <-serveErr:
 		log.Error("server failed", "err", err)
 		code = 1
+	case reason := <-idleStop:
+		log.Info("shutting down by itself", "reason", reason)
 	}
 	if *readyFile != "" {
 		_ = os.Remove(*readyFile) // new clients must not find us while we drain
@@ -137,6 +160,12 @@ func run() int {
 	}
 	log.Info("stopped")
 	return code
+}
+
+func isFlagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 // nilDerefTestEnv makes ste-chdb dereference nil once the engine is open.

@@ -17,7 +17,6 @@ import (
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
-	"github.com/ste-utility/ste/topics"
 )
 
 func init() {
@@ -33,39 +32,36 @@ func clickhouseFlag(fs *flagSet) *string {
 }
 
 func analyticsCmd(ctx context.Context, args []string) error {
-	fs := flags("analytics", "[--brokers B] [--namespace NS] [--clickhouse DSN] [--retention DUR]")
-	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
+	fs := flags("analytics", "[--brokers B] [--namespace NS] [--clickhouse DSN] [--retention DUR] [--catch-up]")
+	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	dsn := clickhouseFlag(fs)
-	retention := fs.String("retention", "", "keep rows this long (e.g. 30d, 720h); default: what the store has (90d for a new one)")
+	retention := addRetentionFlag(fs, "", "keep rows this long (e.g. 30d, 720h); default: what the store has (90d for a new one)")
 	batchRows := fs.Int("batch-rows", ingest.DefaultBatchRows, "rows per insert at most")
 	flush := fs.Duration("flush", ingest.DefaultFlushInterval, "insert a table's rows at least this often")
 	group := fs.String("group", "", "consumer group (default <ns>.analytics); one group per store: two stores fed by one group would each get part of the records")
 	fromStore := fs.Bool("from-store", false, "ignore the group's committed offsets: resume after what the store holds (fill a new or rebuilt store; never doubles rows)")
+	fs.logFlags()
+	catchUp := fs.Bool("catch-up", false, "ingest what the topics hold now, then exit (a finished run or sandbox, before ste diff --clickhouse)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	var ret time.Duration
-	if *retention != "" {
-		d, err := parseDuration(*retention)
-		if err != nil || d < time.Hour {
-			return usageError{fmt.Sprintf("--retention %q: a duration of at least 1h (e.g. 30d)", *retention)}
-		}
-		ret = d
+	ret, err := retention.get()
+	if err != nil {
+		return err
 	}
 	if *batchRows < 1 || *flush <= 0 {
 		return usageError{"--batch-rows and --flush must be positive"}
 	}
 	// Brokers first: an unreachable cluster should not start an embedded
 	// store as a side effect of a command that cannot run.
-	cl, err := topics.Connect(ctx, *brokers)
+	k, err := reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}
-	cl.Close()
-	log := logger()
+	log := fs.log
 	st, err := analytics.Open(ctx, *dsn, steHome(), store.Options{Retention: ret})
 	if err != nil {
 		return err
@@ -76,8 +72,20 @@ func analyticsCmd(ctx context.Context, args []string) error {
 		where = "embedded store " + embedded.DataDir(steHome()) + " (" + st.DSN() + ")"
 	}
 	log.Info("analytics store open", "clickhouse", where, "database", st.Database(), "schema_version", store.SchemaVersion())
-	return ingest.Run(ctx, ingest.Options{Brokers: *brokers, Namespace: *ns, Store: st, BatchRows: *batchRows,
-		FlushInterval: *flush, FromStore: *fromStore, Group: *group, Logger: log})
+	o := ingest.Options{Kafka: k, Namespace: *ns, Store: st, BatchRows: *batchRows,
+		FlushInterval: *flush, FromStore: *fromStore, Group: *group, Logger: log}
+	if !*catchUp {
+		return ingest.Run(ctx, o)
+	}
+	in, err := ingest.Start(ctx, o)
+	if err != nil {
+		return err
+	}
+	if err := in.CatchUp(ctx); err != nil {
+		in.Stop()
+		return err
+	}
+	return in.Stop()
 }
 
 func reportCmd(ctx context.Context, args []string) error {

@@ -16,6 +16,7 @@ import (
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/rows"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/measure/bench"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/measure/oplaw"
@@ -37,6 +38,7 @@ func runBench(ctx context.Context, args []string) error {
 	rampTo := fs.Float64("ramp-to", 0, "raise the paced rate linearly to this over --ramp-over")
 	rampOver := fs.Duration("ramp-over", time.Minute, "duration of the ramp")
 	brokers := fs.String("brokers", "", "use this cluster instead of the embedded broker")
+	kafka := kafkaSecurityFlags(fs, brokers)
 	instances := fs.Int("instances", 1, "processor instances sharing the partitions")
 	partitions := fs.Int("partitions", 8, "partitions of keyed topics")
 	mix := fs.String("mix", "standard", "standard or realistic")
@@ -58,11 +60,18 @@ func runBench(ctx context.Context, args []string) error {
 	if *rate < 0 || *rampTo < 0 || *rampOver < 0 || *interval <= 0 || *window <= 0 {
 		return usageError{"--rate, --ramp-to and --ramp-over must not be negative; --monitor-interval and --window must be positive"}
 	}
+	var k kafkaconn.Config
+	if *brokers != "" {
+		var err error
+		if k, err = kafka(); err != nil {
+			return err
+		}
+	}
 	signer, err := utilitySigner("STEUTLSGXXX", "", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}
-	o := bench.Options{Trades: *trades, Rate: *rate, RampTo: *rampTo, RampOver: *rampOver, Brokers: *brokers,
+	o := bench.Options{Trades: *trades, Rate: *rate, RampTo: *rampTo, RampOver: *rampOver, Kafka: k,
 		Instances: *instances, Partitions: *partitions, Mix: workload.Mix(*mix), Seed: *seed, Verify: !*noVerify,
 		Interval: *interval, Window: *window, Home: steHome(), Signer: signer,
 		Progress: func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }}
@@ -90,8 +99,8 @@ type benchFeed struct {
 	fd  *feed
 }
 
-func (f *benchFeed) Start(ctx context.Context, brokers, ns string) error {
-	fd, err := startFeed(ctx, f.dsn, brokers, ns, slog.New(slog.NewTextHandler(io.Discard, nil)))
+func (f *benchFeed) Start(ctx context.Context, k kafkaconn.Config, ns string) error {
+	fd, err := startFeed(ctx, f.dsn, k, ns, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	f.fd = fd
 	return err
 }
@@ -116,7 +125,7 @@ func (f *benchFeed) Finish(ctx context.Context, res bench.Result, result []byte,
 
 func runMonitor(ctx context.Context, args []string) error {
 	fs := flags("monitor", "[--brokers B] [--namespace NS] [--interval 1s] [--duration D]")
-	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
+	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	interval := fs.Duration("interval", time.Second, "sampling interval (the source used 7 s)")
 	duration := fs.Duration("duration", 0, "stop after this long (0: until interrupted)")
 	quiet := fs.Bool("quiet", false, "print only the final table")
@@ -129,7 +138,11 @@ func runMonitor(ctx context.Context, args []string) error {
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	cl, err := topics.Connect(ctx, *brokers)
+	k, err := kafka()
+	if err != nil {
+		return err
+	}
+	cl, err := topics.Connect(ctx, k)
 	if err != nil {
 		return err
 	}
@@ -186,12 +199,12 @@ type feed struct {
 
 // startFeed opens the store and starts the ingest of namespace ns. ctx must
 // outlive the processors: the ingest catches up after they finish.
-func startFeed(ctx context.Context, dsn, brokers, ns string, log *slog.Logger) (*feed, error) {
+func startFeed(ctx context.Context, dsn string, k kafkaconn.Config, ns string, log *slog.Logger) (*feed, error) {
 	st, err := analytics.Open(ctx, dsn, steHome(), store.Options{})
 	if err != nil {
 		return nil, err
 	}
-	in, err := analytics.StartIngest(ctx, ingest.Options{Brokers: brokers, Namespace: ns, Store: st, Logger: log})
+	in, err := analytics.StartIngest(ctx, ingest.Options{Kafka: k, Namespace: ns, Store: st, Logger: log})
 	if err != nil {
 		st.Close()
 		return nil, err
@@ -209,6 +222,14 @@ func (f *feed) finish(ctx context.Context) error {
 		err = serr
 	}
 	return err
+}
+
+// catchUp waits until everything on the namespace's topics is stored, and
+// keeps ingesting.
+func (f *feed) catchUp(ctx context.Context) error {
+	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	return f.in.CatchUp(cctx)
 }
 
 func (f *feed) close() { f.st.Close() }

@@ -15,7 +15,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/analytics"
+	"github.com/ste-utility/ste/console"
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
@@ -48,9 +50,11 @@ var reasonHelp = map[string]string{
 }
 
 func demo(ctx context.Context, args []string) error {
-	fs := flags("demo", "[--trades N] [--clickhouse DSN]")
+	fs := flags("demo", "[--trades N] [--clickhouse DSN] [--console [--console-addr ADDR]]")
 	trades := fs.Int("trades", 10000, "realistic trades to generate and drive")
 	chDSN := clickhouseFlag(fs)
+	withConsole := fs.Bool("console", false, "after the summary, keep the broker and processors running and serve the operator console until interrupted")
+	consoleAddr := fs.String("console-addr", console.DefaultAddr, "where --console serves")
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -85,7 +89,7 @@ func demo(ctx context.Context, args []string) error {
 		return err
 	}
 	defer c.Close()
-	brokers := broker.Addr(c)
+	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	say("1. embedded broker (kfake) listening on %s", brokers)
 
 	// 2. Topics and reference data.
@@ -115,7 +119,7 @@ func demo(ctx context.Context, args []string) error {
 	ready := make(chan struct{})
 	procDone := make(chan error, 1)
 	go func() {
-		procDone <- instance.Run(pctx, instance.Options{Brokers: brokers, Namespace: ns, Retention: 72 * time.Hour,
+		procDone <- instance.Run(pctx, instance.Options{Kafka: brokers, Namespace: ns, Retention: 72 * time.Hour,
 			Signer: signer, HTTPAddr: "127.0.0.1:0", Verify: true, Home: steHome(), Logger: log, Ready: ready})
 	}()
 	select {
@@ -199,10 +203,17 @@ func demo(ctx context.Context, args []string) error {
 	say("6. every message answered %.1fs after the first was sent: %.0f messages/s end to end", elapsed.Seconds(),
 		float64(man.Messages)/elapsed.Seconds())
 	watch.report(os.Stdout, man)
-	stopProc()
-	<-procDone
+	if !*withConsole {
+		stopProc()
+		<-procDone
+	}
 	if fd != nil {
-		if err := fd.finish(ctx); err != nil {
+		// With the console, ingest goes on: retries show in its history.
+		finish := fd.finish
+		if *withConsole {
+			finish = fd.catchUp
+		}
+		if err := finish(ctx); err != nil {
 			return fmt.Errorf("analytics: %v", err)
 		}
 		say("\n7. analytics: every CLS, audit record and exception is in ClickHouse (%s)", analyticsWhere(*chDSN))
@@ -210,11 +221,53 @@ func demo(ctx context.Context, args []string) error {
 			return fmt.Errorf("analytics: %v", err)
 		}
 	}
+	if *withConsole {
+		return demoConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: *consoleAddr, Logger: log,
+			LocalOperator: localOperator(), Analytics: analyticsOpener(*chDSN)}, stopProc, procDone, fd, say)
+	}
 	say("\ndone in %.0fs. Next:", time.Since(start).Seconds())
 	say("  ste report throughput|degradation|queues|latency|exceptions [--plot FILE.png]   reports on this run")
 	say("  ste match --in %s --out DIR                          the same set offline", setPath)
+	say("  ste demo --console                                    the same, then keep it running with the operator console")
 	say("  docs/ARCHITECTURE.md (topology), docs/matching.md (the 17 criteria), docs/analytics.md (SQL)")
+	say("\nStopped with the demo: the embedded broker (its data stays in %s) and the processors.", filepath.Join(home, "broker"))
+	if s := leftRunning(ctx, steHome()); s != "" {
+		say("Still running: %s.", s)
+	} else {
+		say("Nothing keeps running.")
+	}
 	return nil
+}
+
+// demoConsole serves the console on the demo's namespace, with its broker,
+// processors and ingest running, until interrupted; then it stops the
+// processors and the ingest.
+func demoConsole(ctx context.Context, o console.Options, stopProc func(), procDone <-chan error, fd *feed, say func(string, ...any)) error {
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	procErr := make(chan error, 1)
+	go func() {
+		err := <-procDone
+		procErr <- err
+		if cctx.Err() == nil { // the processors stopped by themselves
+			say("processors stopped: %v", err)
+			stop()
+		}
+	}()
+	err := serveConsole(cctx, o, func(url string) {
+		b := strings.Join(o.Kafka.Brokers, ",")
+		say("\n8. console: %s  (namespace %s, broker %s)", url, o.Namespace, b)
+		say("   the broker, the processors, analytics and the console keep running until Ctrl-C;")
+		say("   from a terminal: ste exceptions list --brokers %s --namespace %s", b, o.Namespace)
+	})
+	stop()
+	stopProc()
+	<-procErr
+	if fd != nil {
+		fd.in.Stop()
+	}
+	say("stopped: the console, the processors and the demo's broker")
+	return err
 }
 
 func analyticsWhere(dsn string) string {
@@ -232,7 +285,7 @@ type watcher struct {
 	ch  chan func()
 }
 
-func newWatcher(brokers, ns string) *watcher {
+func newWatcher(brokers kafkaconn.Config, ns string) *watcher {
 	n := pipeline.Names{NS: ns}
 	cl, _ := topics.Client(brokers, kgo.ConsumeTopics(n.CLS(), n.Outbound(), n.Exceptions()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))

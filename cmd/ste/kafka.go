@@ -16,16 +16,18 @@ import (
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topics/strimzi"
 )
 
 func init() {
 	register(command{"broker", "run the embedded Kafka-protocol broker (kfake) until interrupted", runBroker})
 	register(command{"topics create", "create every topic of a namespace (idempotent)", topicsCreate})
+	register(command{"topics manifest", "print a namespace's topics as Strimzi KafkaTopic resources (for topics an operator owns)", topicsManifest})
 	register(command{"refdata load", "publish a reference data directory to <ns>.refdata", refdataLoad})
 	register(command{"process", "run the processor groups (validate, identity, match) until interrupted", process})
 	register(command{"instances", "list the running instances of a namespace from the instance registry", listInstances})
@@ -42,10 +44,6 @@ func steHome() string {
 		return ".ste"
 	}
 	return filepath.Join(home, ".local", "share", "ste")
-}
-
-func brokersFlag(fs *flagSet) *string {
-	return fs.String("brokers", envOr("STE_BROKERS", "127.0.0.1:9092"), "Kafka bootstrap brokers, comma-separated ($STE_BROKERS)")
 }
 
 func namespaceFlag(fs *flagSet) *string {
@@ -65,8 +63,8 @@ func validNamespace(ns string) error {
 }
 
 // admin connects and checks the cluster answers.
-func admin(ctx context.Context, brokers string) (*kadm.Client, func(), error) {
-	cl, err := topics.Connect(ctx, brokers)
+func admin(ctx context.Context, k kafkaconn.Config) (*kadm.Client, func(), error) {
+	cl, err := topics.Connect(ctx, k)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -74,22 +72,24 @@ func admin(ctx context.Context, brokers string) (*kadm.Client, func(), error) {
 }
 
 func runBroker(ctx context.Context, args []string) error {
-	fs := flags("broker", "[--addr 127.0.0.1:9092] [--data DIR] [--partitions N]")
+	fs := flags("broker", "[--addr 127.0.0.1:9092] [--data DIR] [--partitions N] [--no-auto-create]")
 	addr := fs.String("addr", "127.0.0.1:9092", "listen address (port 0 picks a free one)")
 	data := fs.String("data", "", "data directory: the log persists across restarts (default: in memory)")
 	parts := fs.Int("partitions", 8, "partitions of auto-created topics")
+	noAuto := fs.Bool("no-auto-create", false, "do not create topics on first use (like a production cluster with auto.create.topics.enable=false)")
+	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if *parts < 1 {
 		return usageError{"--partitions must be positive"}
 	}
-	c, err := broker.Start(broker.Options{Addr: *addr, DataDir: *data, Partitions: *parts})
+	c, err := broker.Start(broker.Options{Addr: *addr, DataDir: *data, Partitions: *parts, NoAutoCreate: *noAuto})
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	log := logger()
+	log := fs.log
 	mode := "in memory"
 	if *data != "" {
 		mode = "data " + *data
@@ -102,29 +102,31 @@ func runBroker(ctx context.Context, args []string) error {
 }
 
 func topicsCreate(ctx context.Context, args []string) error {
-	fs := flags("topics create", "[--brokers B] [--namespace NS] [--partitions N]")
-	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
-	parts := fs.Int("partitions", topics.DefaultPartitions, "partitions of keyed topics")
-	retention := fs.String("retention", "7d", "retention of inbound and other streams (replay window)")
+	fs := flags("topics create", "[--brokers B] [--namespace NS] [--partitions N] [--replication N] [--min-insync N]")
+	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
+	layout := layoutFlags(fs, 0)
+	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	ret, err := parseDuration(*retention)
+	o, err := layout()
 	if err != nil {
-		return usageError{"--retention: " + err.Error()}
+		return err
 	}
-	if *parts < 1 {
-		return usageError{"--partitions must be positive"}
+	o.Log = fs.log
+	k, err := kafka()
+	if err != nil {
+		return err
 	}
-	adm, closeFn, err := admin(ctx, *brokers)
+	adm, closeFn, err := admin(ctx, k)
 	if err != nil {
 		return err
 	}
 	defer closeFn()
-	created, err := topics.Create(ctx, adm, *ns, topics.Options{Partitions: int32(*parts), Retention: ret})
+	created, err := topics.Create(ctx, adm, *ns, o)
 	if err != nil {
 		return err
 	}
@@ -132,10 +134,39 @@ func topicsCreate(ctx context.Context, args []string) error {
 	return nil
 }
 
+func topicsManifest(_ context.Context, args []string) error {
+	fs := flags("topics manifest", "--cluster NAME [--namespace NS] [--partitions N] [--replication N] [--min-insync N] [--retention DUR] [--k8s-namespace NS]")
+	ns := namespaceFlag(fs)
+	cluster := fs.String("cluster", "", "the Strimzi Kafka cluster (the strimzi.io/cluster label) (required)")
+	k8sNS := fs.String("k8s-namespace", "", "Kubernetes namespace of the resources (default: kubectl's)")
+	layout := layoutFlags(fs, topics.MaxReplication)
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if *cluster == "" {
+		return usageError{"--cluster is required (the name of the Strimzi Kafka resource)"}
+	}
+	if err := validNamespace(*ns); err != nil {
+		return err
+	}
+	o, err := layout()
+	if err != nil {
+		return err
+	}
+	out, err := strimzi.Manifest(topics.Specs(*ns, o), strimzi.Options{Cluster: *cluster, Namespace: *k8sNS})
+	if err != nil {
+		return err
+	}
+	_, err = os.Stdout.Write(out)
+	return err
+}
+
 func refdataLoad(ctx context.Context, args []string) error {
-	fs := flags("refdata load", "--dir DIR [--brokers B] [--namespace NS]")
+	fs := flags("refdata load", "--dir DIR [--brokers B] [--namespace NS] [--no-create-topics]")
 	dir := fs.String("dir", "", "reference data directory (the five CSV files) (required)")
-	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
+	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
+	topicOpts := topicFlags(fs)
+	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -145,11 +176,20 @@ func refdataLoad(ctx context.Context, args []string) error {
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
+	to, err := topicOpts()
+	if err != nil {
+		return err
+	}
+	k, err := kafka()
+	if err != nil {
+		return err
+	}
 	set, err := refdata.LoadDir(*dir)
 	if err != nil {
 		return err
 	}
-	n, err := publishRefdata(ctx, *brokers, *ns, set)
+	to.Log = fs.log
+	n, err := publishRefdata(ctx, k, *ns, to, set)
 	if err != nil {
 		return err
 	}
@@ -157,73 +197,73 @@ func refdataLoad(ctx context.Context, args []string) error {
 	return nil
 }
 
-func publishRefdata(ctx context.Context, brokers, ns string, set *refdata.Set) (int, error) {
-	cl, err := topics.Connect(ctx, brokers)
+func publishRefdata(ctx context.Context, k kafkaconn.Config, ns string, to topics.Options, set *refdata.Set) (int, error) {
+	cl, err := topics.Connect(ctx, k)
 	if err != nil {
 		return 0, err
 	}
 	defer cl.Close()
-	if err := topics.Ensure(ctx, kadm.NewClient(cl), ns, 0); err != nil {
+	if err := topics.Ensure(ctx, kadm.NewClient(cl), ns, to); err != nil {
 		return 0, err
 	}
 	return topics.PublishRefdata(ctx, cl, ns, set)
 }
 
 func process(ctx context.Context, args []string) error {
-	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--stall-after DUR]")
-	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
-	groups := fs.String("groups", envOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)")
-	instanceID := fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME")
+	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--stall-after DUR] [--no-create-topics]")
+	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
+	topicOpts := topicFlags(fs)
 	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
-	retention := fs.String("retention", "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
-	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC")
-	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file; default: the public demo key, with a warning")
-	httpAddr := fs.String("http", envOr("STE_HTTP", "127.0.0.1:0"), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)")
-	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)")
-	stallAfter := fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)")
+	pf := addProcessFlags(fs, "127.0.0.1:0")
+	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	stall, err := parseDuration(*stallAfter)
-	if err != nil || stall <= 0 {
-		return usageError{"--stall-after must be a positive duration (e.g. 60s, 5m)"}
-	}
-	stages, err := pipeline.ParseStages(*groups)
+	to, err := topicOpts()
 	if err != nil {
-		return usageError{"--groups: " + err.Error()}
+		return err
 	}
-	if *instanceID != "" {
-		if err := instance.ValidID(*instanceID); err != nil {
-			return usageError{"--instance-id: " + err.Error()}
+	o, err := pf.check()
+	if err != nil {
+		return err
+	}
+	// The cluster first: a refused login or certificate, or a topic the
+	// operator has not made, is the one line the operator sees, not
+	// preceded by warnings about the key.
+	k, err := reachable(ctx, kafka)
+	if err != nil {
+		return err
+	}
+	if to.NoCreate {
+		adm, closeFn, err := admin(ctx, k)
+		if err != nil {
+			return err
+		}
+		err = topics.Check(ctx, adm, *ns, 0)
+		closeFn()
+		if err != nil {
+			return err
 		}
 	}
-	ret, err := parseDuration(*retention)
-	if err != nil {
-		return usageError{"--retention: " + err.Error()}
-	}
-	log := logger()
-	signer, err := utilitySigner(*bic, *keyFile, log)
+	o, release, err := pf.instance(o, fs.log)
 	if err != nil {
 		return err
 	}
-	id, err := instance.Claim(steHome(), *instanceID)
-	if err != nil {
-		return err
-	}
-	defer id.Release()
-	return instance.Run(ctx, instance.Options{Brokers: *brokers, Namespace: *ns, Stages: stages, RefdataDir: *refDir,
-		Retention: ret, Signer: signer, Verify: !*noVerify, HTTPAddr: *httpAddr, Identity: id, Logger: log,
-		StallAfter: stall})
+	defer release()
+	o.Kafka, o.Namespace, o.RefdataDir, o.Topics = k, *ns, *refDir, to
+	return instance.Run(ctx, o)
 }
 
 func drive(ctx context.Context, args []string) error {
-	fs := flags("drive", "--in FILE [--brokers B] [--namespace NS] [--rate MSG_PER_S]")
+	fs := flags("drive", "--in FILE [--brokers B] [--namespace NS] [--rate MSG_PER_S] [--no-create-topics]")
 	in := fs.String("in", "", "message set file (.gz/.zst allowed) (required)")
-	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
+	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
+	topicOpts := topicFlags(fs)
 	rate := fs.Float64("rate", 0, "messages per second (0: full speed)")
+	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -236,17 +276,26 @@ func drive(ctx context.Context, args []string) error {
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
+	to, err := topicOpts()
+	if err != nil {
+		return err
+	}
+	k, err := kafka()
+	if err != nil {
+		return err
+	}
 	src, err := msgset.Open(*in)
 	if err != nil {
 		return err
 	}
 	defer src.Close()
-	cl, err := topics.Connect(ctx, *brokers)
+	cl, err := topics.Connect(ctx, k)
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
-	if err := topics.Ensure(ctx, kadm.NewClient(cl), *ns, 0); err != nil {
+	to.Log = fs.log
+	if err := topics.Ensure(ctx, kadm.NewClient(cl), *ns, to); err != nil {
 		return err
 	}
 	var progress func(int64, time.Duration)
@@ -284,7 +333,7 @@ func init() {
 
 func topicsDump(ctx context.Context, args []string) error {
 	fs := flags("topics dump", "--topic NAME [--out FILE] [--brokers B]")
-	brokers := brokersFlag(fs)
+	kafka := kafkaFlags(fs)
 	topic := fs.String("topic", "", "topic name, e.g. ste.cls (required)")
 	out := fs.String("out", "-", "output file (.gz/.zst compresses); - for stdout")
 	if err := fs.parse(args); err != nil {
@@ -292,6 +341,10 @@ func topicsDump(ctx context.Context, args []string) error {
 	}
 	if *topic == "" {
 		return usageError{"--topic is required"}
+	}
+	k, err := kafka()
+	if err != nil {
+		return err
 	}
 	write := func(b []byte) error { _, err := os.Stdout.Write(append(b, '\n')); return err }
 	if *out != "-" {
@@ -302,7 +355,7 @@ func topicsDump(ctx context.Context, args []string) error {
 		defer w.Close()
 		write = w.Write
 	}
-	n, err := topics.Dump(ctx, *brokers, *topic, func(r *kgo.Record) error { return write(r.Value) })
+	n, err := topics.Dump(ctx, k, *topic, func(r *kgo.Record) error { return write(r.Value) })
 	if err != nil {
 		return err
 	}
@@ -314,7 +367,7 @@ func topicsDump(ctx context.Context, args []string) error {
 
 func listInstances(ctx context.Context, args []string) error {
 	fs := flags("instances", "[--brokers B] [--namespace NS] [--json]")
-	brokers, ns := brokersFlag(fs), namespaceFlag(fs)
+	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	asJSON := fs.Bool("json", false, "one JSON array instead of a table")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -322,12 +375,11 @@ func listInstances(ctx context.Context, args []string) error {
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	cl, err := topics.Connect(ctx, *brokers)
+	k, err := reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}
-	cl.Close()
-	list, err := registry.List(ctx, *brokers, *ns)
+	list, err := registry.List(ctx, k, *ns)
 	if err != nil {
 		return err
 	}

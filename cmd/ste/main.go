@@ -10,6 +10,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	_ "net/http/pprof"
 	"os"
@@ -35,6 +36,23 @@ func register(c command) { commands = append(commands, c) }
 type usageError struct{ msg string }
 
 func (e usageError) Error() string { return e.msg }
+
+// exitCode ends a command with its own exit code: err, when set, is printed
+// like any error; without it the command's output has said everything (ste
+// diff exits 1 for "different", 2 for any error).
+type exitCode struct {
+	err  error
+	code int
+}
+
+func (e exitCode) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e exitCode) Unwrap() error { return e.err }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -108,9 +126,16 @@ func execute(c *command, args []string, stderr io.Writer) int {
 	case errors.Is(err, flag.ErrHelp):
 		return 0
 	}
+	var ec exitCode
+	if errors.As(err, &ec) && ec.err == nil {
+		return ec.code
+	}
 	var ue usageError
 	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
 	fmt.Fprintf(stderr, "ste %s: %s\n", c.name, msg)
+	if errors.As(err, &ec) {
+		return ec.code
+	}
 	if errors.As(err, &ue) {
 		return 2
 	}
@@ -124,11 +149,17 @@ func usage(w io.Writer) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-16s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\nenvironment: STE_BROKERS (default 127.0.0.1:9092), STE_NAMESPACE (default ste),")
-	fmt.Fprintln(w, "             STE_HOME (default ~/.local/share/ste), STE_CLICKHOUSE (analytics DSN),")
-	fmt.Fprintln(w, "             STE_UTILITY_BIC, STE_UTILITY_KEY (the utility's signing key file),")
-	fmt.Fprintln(w, "             STE_INSTANCE_ID, STE_GROUPS, STE_HTTP (ste process: its id, groups, HTTP address),")
-	fmt.Fprintln(w, "             STE_CPUPROFILE=FILE, STE_PPROF=ADDR (profiling any command)")
+	fmt.Fprintln(w, "\nenvironment (each the default of its flag):")
+	fmt.Fprintln(w, "  STE_BROKERS (default 127.0.0.1:9092), STE_NAMESPACE (default ste),")
+	fmt.Fprintln(w, "  STE_KAFKA_TLS=true, STE_KAFKA_TLS_CA, STE_KAFKA_TLS_CERT, STE_KAFKA_TLS_KEY, STE_KAFKA_TLS_SERVER_NAME (TLS to Kafka),")
+	fmt.Fprintln(w, "  STE_KAFKA_SASL_MECHANISM, STE_KAFKA_SASL_USERNAME, STE_KAFKA_SASL_PASSWORD_FILE or STE_KAFKA_SASL_PASSWORD (SASL),")
+	fmt.Fprintln(w, "  STE_HOME (default ~/.local/share/ste), STE_CLICKHOUSE (analytics DSN),")
+	fmt.Fprintln(w, "  STE_UTILITY_BIC, STE_UTILITY_KEY (the utility's signing key file),")
+	fmt.Fprintln(w, "  STE_INSTANCE_ID, STE_GROUPS, STE_HTTP (ste process: its id, groups, HTTP address),")
+	fmt.Fprintln(w, "  STE_CONSOLE_ADDR, STE_CONSOLE_TOKENS (ste console: its address, its auth tokens file),")
+	fmt.Fprintln(w, "  STE_OPERATOR (the name ste exceptions and a loopback console record with retries and archives),")
+	fmt.Fprintln(w, "  STE_LOG_FORMAT (text or json), STE_LOG_LEVEL (debug, info, warn, error),")
+	fmt.Fprintln(w, "  STE_CPUPROFILE=FILE, STE_PPROF=ADDR (profiling any command)")
 }
 
 // flagSet is a command's flags; errors and help go where the contract wants
@@ -136,13 +167,17 @@ func usage(w io.Writer) {
 type flagSet struct {
 	*flag.FlagSet
 	name, synopsis string
+	// log is the command's logger: --log-format and --log-level where the
+	// command has them (logFlags), else text at info, on stderr.
+	log                 *slog.Logger
+	logFormat, logLevel *string
 }
 
 func flags(name, synopsis string) *flagSet {
 	fs := flag.NewFlagSet("ste "+name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	return &flagSet{fs, name, synopsis}
+	return &flagSet{FlagSet: fs, name: name, synopsis: synopsis}
 }
 
 // parse parses args; a bad flag or a stray argument is a usage error.
@@ -159,7 +194,33 @@ func (f *flagSet) parse(args []string) error {
 	if f.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q", f.Arg(0))}
 	}
+	format, level := "text", "info"
+	if f.logFormat != nil {
+		format, level = *f.logFormat, *f.logLevel
+	}
+	log, err := newLogger(format, level)
+	if err != nil {
+		return err
+	}
+	f.log = log
 	return nil
+}
+
+// parseArgs parses flags and positional arguments in any order (ste
+// exceptions show ID --json) and returns the positional ones.
+func (f *flagSet) parseArgs(args []string) ([]string, error) {
+	var pos []string
+	rest := args
+	for {
+		if err := f.Parse(rest); err != nil {
+			return nil, f.parse(args) // the same error, said as parse says it
+		}
+		if rest = f.Args(); len(rest) == 0 {
+			break
+		}
+		pos, rest = append(pos, rest[0]), rest[1:]
+	}
+	return pos, f.parse(nil)
 }
 
 // envOr returns $name, or def when unset or empty.

@@ -137,6 +137,43 @@ func parseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// minRetention is the shortest --retention taken without
+// --allow-short-retention: shorter ones expire state (or topic records)
+// almost at once, which is a typo far more often than an intent.
+const minRetention = time.Hour
+
+// retentionFlag is --retention with its guard, --allow-short-retention; every
+// command that takes a retention registers it through here.
+type retentionFlag struct {
+	value      *string
+	allowShort *bool
+}
+
+func addRetentionFlag(fs *flagSet, def, usage string) retentionFlag {
+	return retentionFlag{
+		value:      fs.String("retention", def, usage),
+		allowShort: fs.Bool("allow-short-retention", false, "accept a --retention under 1h (tests and experiments)"),
+	}
+}
+
+// get parses the flag; an empty value (a flag with no default) is 0.
+func (r retentionFlag) get() (time.Duration, error) {
+	if *r.value == "" {
+		return 0, nil
+	}
+	d, err := parseDuration(*r.value)
+	if err != nil {
+		return 0, usageError{"--retention: " + err.Error()}
+	}
+	if d <= 0 {
+		return 0, usageError{"--retention " + *r.value + ": must be positive"}
+	}
+	if d < minRetention && !*r.allowShort {
+		return 0, usageError{fmt.Sprintf("--retention %s is under %v: it would expire nearly everything at once; add --allow-short-retention if that is meant", *r.value, minRetention)}
+	}
+	return d, nil
+}
+
 // utilitySigner loads the utility's key, or falls back to the public demo key
 // and says so: the demo-key rule is public, so anyone could forge with it.
 func utilitySigner(bic, keyFile string, log *slog.Logger) (*schemas.Signer, error) {
@@ -145,7 +182,7 @@ func utilitySigner(bic, keyFile string, log *slog.Logger) (*schemas.Signer, erro
 	}
 	var key ed25519.PrivateKey
 	if keyFile != "" {
-		k, err := schemas.LoadPrivateKey(keyFile)
+		k, err := schemas.LoadUtilityKey(keyFile)
 		if err != nil {
 			return nil, err
 		}
@@ -158,28 +195,25 @@ func utilitySigner(bic, keyFile string, log *slog.Logger) (*schemas.Signer, erro
 	return &schemas.Signer{BIC: bic, Key: key}, nil
 }
 
-func logger() *slog.Logger {
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-}
-
 func match(ctx context.Context, args []string) error {
 	fs := flags("match", "--in FILE --out DIR [--refdata DIR] [--retention DUR]")
 	in := fs.String("in", "", "message set file (.gz/.zst allowed) (required)")
 	out := fs.String("out", "", "output directory for cls.xml, outbound.xml, exceptions.jsonl (required)")
 	refDir := fs.String("refdata", "", "reference data directory (default: the committed set)")
-	retention := fs.String("retention", "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
+	retention := addRetentionFlag(fs, "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
 	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC")
 	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file (PEM PKCS#8 or base64); default: the demo key, with a warning")
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification (benchmarking only)")
+	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
 	}
 	if *in == "" || *out == "" {
 		return usageError{"--in and --out are required"}
 	}
-	ret, err := parseDuration(*retention)
+	ret, err := retention.get()
 	if err != nil {
-		return usageError{"--retention: " + err.Error()}
+		return err
 	}
 	// Inputs first: a user error is one line, not preceded by the key warning.
 	ref, err := loadRefdata(*refDir)
@@ -191,7 +225,7 @@ func match(ctx context.Context, args []string) error {
 		return err
 	}
 	defer src.Close()
-	log := logger()
+	log := fs.log
 	signer, err := utilitySigner(*bic, *keyFile, log)
 	if err != nil {
 		return err

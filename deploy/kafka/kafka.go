@@ -54,18 +54,45 @@ type Timings struct {
 // Broker is a broker started by kafka.sh in Dir.
 type Broker struct {
 	Bootstrap string // "127.0.0.1:PORT"
-	Dir       string // data, logs (logs/server.log), server.properties, kafka.pid
-	Timings   Timings
+	// SecureBootstrap is the SASL_SSL listener's "127.0.0.1:PORT" (only
+	// with Secure).
+	SecureBootstrap string
+	Dir             string // data, logs (logs/server.log), server.properties, kafka.pid
+	Timings         Timings
 
 	script string
+	env    []string
 	once   sync.Once
 	err    error
+}
+
+// Secure asks for a SASL_SSL listener beside the plaintext one.
+type Secure struct {
+	// Keystore is a PEM file with the broker's private key (PKCS#8,
+	// unencrypted) and its certificate chain.
+	Keystore string
+	// Users maps user names to passwords, accepted with PLAIN,
+	// SCRAM-SHA-256 and SCRAM-SHA-512 (letters, digits, _ . - only).
+	Users map[string]string
 }
 
 // Launch fetches the broker (if not cached) and starts it in dir, which it
 // creates if needed. The broker is stopped by Stop or, should this process die
 // first, by kafka.sh's watchdog.
 func Launch(ctx context.Context, dir string) (*Broker, error) {
+	return launch(ctx, dir, nil)
+}
+
+// LaunchSecure is Launch with a SASL_SSL listener (Broker.SecureBootstrap).
+func LaunchSecure(ctx context.Context, dir string, s Secure) (*Broker, error) {
+	var users []string
+	for u, p := range s.Users {
+		users = append(users, u+":"+p)
+	}
+	return launch(ctx, dir, []string{"KAFKA_SASL_SSL_KEYSTORE=" + s.Keystore, "KAFKA_SASL_USERS=" + strings.Join(users, " ")})
+}
+
+func launch(ctx context.Context, dir string, env []string) (*Broker, error) {
 	dir, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, err
@@ -73,7 +100,7 @@ func Launch(ctx context.Context, dir string) (*Broker, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	b := &Broker{Dir: dir, script: filepath.Join(dir, "kafka.sh")}
+	b := &Broker{Dir: dir, script: filepath.Join(dir, "kafka.sh"), env: env}
 	if err := os.WriteFile(b.script, script, 0o755); err != nil {
 		return nil, err
 	}
@@ -98,6 +125,14 @@ func Launch(ctx context.Context, dir string) (*Broker, error) {
 	if !strings.HasPrefix(b.Bootstrap, "127.0.0.1:") {
 		_ = b.Stop()
 		return nil, fmt.Errorf("kafka.sh start printed %q, want 127.0.0.1:PORT", out)
+	}
+	if env != nil {
+		sb, err := os.ReadFile(filepath.Join(dir, "bootstrap_sasl_ssl"))
+		if err != nil {
+			_ = b.Stop()
+			return nil, fmt.Errorf("kafka.sh start wrote no SASL_SSL bootstrap: %v", err)
+		}
+		b.SecureBootstrap = strings.TrimSpace(string(sb))
 	}
 	return b, nil
 }
@@ -140,12 +175,12 @@ func (b *Broker) Restart(ctx context.Context) error {
 }
 
 func (b *Broker) run(ctx context.Context, args ...string) (string, error) {
-	return runScript(ctx, b.script, args...)
+	return runScript(ctx, b.script, b.env, args...)
 }
 
-func runScript(ctx context.Context, script string, args ...string) (string, error) {
+func runScript(ctx context.Context, script string, env []string, args ...string) (string, error) {
 	cmd := exec.CommandContext(ctx, "bash", append([]string{script}, args...)...)
-	cmd.Env = append(os.Environ(), "KAFKA_WATCH_PID="+strconv.Itoa(os.Getpid()))
+	cmd.Env = append(append(os.Environ(), "KAFKA_WATCH_PID="+strconv.Itoa(os.Getpid())), env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	cmd.WaitDelay = 5 * time.Second
@@ -154,7 +189,11 @@ func runScript(ctx context.Context, script string, args ...string) (string, erro
 		if msg == "" {
 			msg = err.Error()
 		}
-		return stdout.String(), fmt.Errorf("kafka.sh %s: %s", strings.Join(args[:min(2, len(args))], " "), msg)
+		what := args[0]
+		if what == "tool" && len(args) > 1 {
+			what += " " + args[1]
+		}
+		return stdout.String(), fmt.Errorf("kafka.sh %s: %s", what, msg)
 	}
 	return stdout.String(), nil
 }
@@ -198,7 +237,7 @@ func fetchTools(ctx context.Context) (string, error) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, 15*time.Minute)
 	defer cancel()
-	_, err := runScript(ctx, toolScript.path, "fetch-tools")
+	_, err := runScript(ctx, toolScript.path, nil, "fetch-tools")
 	return toolScript.path, err
 }
 
@@ -211,7 +250,7 @@ func Tool(ctx context.Context, name string, args ...string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return runScript(ctx, path, append([]string{"tool", name}, args...)...)
+	return runScript(ctx, path, nil, append([]string{"tool", name}, args...)...)
 }
 
 // RequireTools skips or fails tb, by the rule of Start, where Kafka's tools
@@ -275,8 +314,26 @@ func logTimings(tb testing.TB, b *Broker) {
 // bootstrap address; t.Cleanup stops it. See the package doc for when it skips.
 func Start(t testing.TB) (bootstrap string) {
 	t.Helper()
+	return start(t, nil).Bootstrap
+}
+
+// StartSecure is Start with a SASL_SSL listener (Broker.SecureBootstrap).
+func StartSecure(t testing.TB, s Secure) *Broker {
+	t.Helper()
+	return start(t, &s)
+}
+
+func start(t testing.TB, s *Secure) *Broker {
+	t.Helper()
 	require(t)
-	b, err := Launch(context.Background(), filepath.Join(t.TempDir(), "kafka"))
+	dir := filepath.Join(t.TempDir(), "kafka")
+	var b *Broker
+	var err error
+	if s != nil {
+		b, err = LaunchSecure(context.Background(), dir, *s)
+	} else {
+		b, err = Launch(context.Background(), dir)
+	}
 	if err != nil {
 		launchFailed(t, err)
 	}
@@ -286,7 +343,7 @@ func Start(t testing.TB) (bootstrap string) {
 			t.Errorf("stopping kafka: %v", err)
 		}
 	})
-	return b.Bootstrap
+	return b
 }
 
 var shared struct {

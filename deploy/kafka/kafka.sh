@@ -27,6 +27,11 @@
 #   KAFKA_WATCH_PID        if set, a watchdog stops the broker once this pid is gone
 #                          (tests pass their own pid so a crashed test leaves no JVM)
 #   KAFKA_TOOL_JVM_OPTS    extra JVM flags for `tool` (default heap -Xmx256m)
+#   KAFKA_SASL_SSL_KEYSTORE  a PEM file with the broker's private key (PKCS#8) and
+#                          certificate chain: adds a SASL_SSL listener on another
+#                          port, written to DIR/bootstrap_sasl_ssl
+#   KAFKA_SASL_USERS       "user:password ..." accepted on that listener with PLAIN,
+#                          SCRAM-SHA-256 and SCRAM-SHA-512 (letters, digits, _ . - only)
 #   JAVA_HOME              java to use (default: java on PATH)
 set -Eeuo pipefail
 
@@ -208,7 +213,8 @@ do_fetch() {
 
 # ---------------------------------------------------------------- tools
 
-# The classes Kafka's bin/NAME.sh scripts run (Kafka 4.x: all in kafka-tools).
+# The classes Kafka's bin/NAME.sh scripts run (as of Kafka 4.4, all in kafka-tools;
+# kafka-configs ran kafka.admin.ConfigCommand of the broker jar in older releases).
 declare -A TOOL_CLASS=(
 	[kafka-topics]=org.apache.kafka.tools.TopicCommand
 	[kafka-consumer-groups]=org.apache.kafka.tools.consumer.group.ConsumerGroupCommand
@@ -295,16 +301,37 @@ metadata_ok() {
 	((16#${out:24:8} >= 1 && 16#${out:24:8} < 1000))
 }
 
-write_server_properties() { # DIR PORT CPORT
-	local dir=$1 port=$2 cport=$3
+# sasl_users_ok: KAFKA_SASL_USERS is "user:password ..." in the characters
+# JAAS and the storage tool's --add-scram take without quoting.
+sasl_users_ok() {
+	local u
+	[[ -n ${KAFKA_SASL_USERS:-} ]] || return 1
+	for u in $KAFKA_SASL_USERS; do
+		[[ $u =~ ^[A-Za-z0-9_.-]+:[A-Za-z0-9_.-]+$ ]] || return 1
+	done
+}
+
+write_server_properties() { # DIR PORT CPORT [SPORT]
+	local dir=$1 port=$2 cport=$3 sport=${4:-} listeners advertised protocols u plain_users=
+	listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
+	advertised=PLAINTEXT://127.0.0.1:$port
+	protocols=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+	if [[ -n $sport ]]; then
+		listeners+=,SASL_SSL://127.0.0.1:$sport
+		advertised+=,SASL_SSL://127.0.0.1:$sport
+		protocols+=,SASL_SSL:SASL_SSL
+		for u in $KAFKA_SASL_USERS; do
+			plain_users+=" user_${u%%:*}=\"${u#*:}\""
+		done
+	fi
 	cat >"$dir/server.properties" <<EOF
 # Written by kafka.sh: single-node KRaft (combined broker+controller) for tests.
 process.roles=broker,controller
 node.id=1
 controller.quorum.voters=1@127.0.0.1:$cport
-listeners=PLAINTEXT://127.0.0.1:$port,CONTROLLER://127.0.0.1:$cport
-advertised.listeners=PLAINTEXT://127.0.0.1:$port
-listener.security.protocol.map=PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT
+listeners=$listeners
+advertised.listeners=$advertised
+listener.security.protocol.map=$protocols
 inter.broker.listener.name=PLAINTEXT
 controller.listener.names=CONTROLLER
 log.dirs=$dir/data
@@ -336,6 +363,18 @@ broker.heartbeat.interval.ms=500
 controller.quorum.election.timeout.ms=500
 controller.quorum.fetch.timeout.ms=1000
 EOF
+	if [[ -n $sport ]]; then
+		cat >>"$dir/server.properties" <<EOF
+
+# SASL_SSL for clients (KAFKA_SASL_SSL_KEYSTORE, KAFKA_SASL_USERS).
+sasl.enabled.mechanisms=PLAIN,SCRAM-SHA-256,SCRAM-SHA-512
+listener.name.sasl_ssl.ssl.keystore.type=PEM
+listener.name.sasl_ssl.ssl.keystore.location=$KAFKA_SASL_SSL_KEYSTORE
+listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.plain.PlainLoginModule required$plain_users;
+listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
+EOF
+	fi
 }
 
 java_opts() { # the JVM flags for broker and storage tool
@@ -353,14 +392,25 @@ java_opts() { # the JVM flags for broker and storage tool
 	)
 }
 
-start_once() { # start_once DIR: one attempt; sets PORT, or RETRY=1 on a port clash
-	local dir=$1 port cport cluster_id
+start_once() { # start_once DIR: one attempt; sets PORT (and SPORT), or RETRY=1 on a port clash
+	local dir=$1 port cport sport= cluster_id u scram=()
 	RETRY=0
 	pick_port
 	port=$PORT
 	pick_port "$port"
 	cport=$PORT
-	write_server_properties "$dir" "$port" "$cport"
+	if [[ -n ${KAFKA_SASL_SSL_KEYSTORE:-} ]]; then
+		pick_port "$cport"
+		sport=$PORT
+		if [[ $sport == "$port" ]]; then
+			RETRY=1
+			return 0
+		fi
+		for u in $KAFKA_SASL_USERS; do
+			scram+=(--add-scram "SCRAM-SHA-256=[name=${u%%:*},password=${u#*:}]" --add-scram "SCRAM-SHA-512=[name=${u%%:*},password=${u#*:}]")
+		done
+	fi
+	write_server_properties "$dir" "$port" "$cport" "$sport"
 	rm -rf -- "$dir/data" "$dir/logs"
 	mkdir -p -- "$dir/data" "$dir/logs"
 
@@ -372,11 +422,12 @@ start_once() { # start_once DIR: one attempt; sets PORT, or RETRY=1 on a port cl
 		cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
 	done
 	if ! "$JAVA" "${JOPTS[@]}" kafka.tools.StorageTool format \
-		-t "$cluster_id" -c "$dir/server.properties" >"$dir/logs/format.log" 2>&1; then
+		-t "$cluster_id" -c "$dir/server.properties" "${scram[@]}" >"$dir/logs/format.log" 2>&1; then
 		die "formatting storage failed; see $dir/logs/format.log"
 	fi
 
 	launch "$dir" "$port"
+	SPORT=$sport
 }
 
 launch() { # launch DIR PORT: start the broker of DIR, wait until it answers; sets PORT, or RETRY=1 on a port clash
@@ -433,9 +484,15 @@ do_start() {
 	fi
 	[[ -f $MARKER ]] || die "Kafka $KAFKA_VERSION is not fetched; run: $PROG fetch"
 	need_java
+	if [[ -n ${KAFKA_SASL_SSL_KEYSTORE:-} ]]; then
+		[[ -r $KAFKA_SASL_SSL_KEYSTORE ]] || die "KAFKA_SASL_SSL_KEYSTORE $KAFKA_SASL_SSL_KEYSTORE is not readable"
+		sasl_users_ok || die "KAFKA_SASL_USERS must be \"user:password ...\" (letters, digits, _ . -) with KAFKA_SASL_SSL_KEYSTORE"
+	fi
+	rm -f -- "$dir/bootstrap_sasl_ssl"
 	for attempt in 1 2 3; do
 		start_once "$dir"
 		if ((RETRY == 0)); then
+			[[ -z ${SPORT:-} ]] || echo "127.0.0.1:$SPORT" >"$dir/bootstrap_sasl_ssl"
 			echo "127.0.0.1:$PORT" >"$dir/bootstrap"
 			echo "127.0.0.1:$PORT"
 			return 0

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
@@ -219,7 +220,7 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 
 	// At lag 0 every output is written (a commit follows its outputs'
 	// acknowledgement); read them and hold them to ste match.
-	got, err := topics.ReadOutcome(ctx, b.Addr(), ns)
+	got, err := topics.ReadOutcome(ctx, kafkaconn.Plaintext(b.Addr()), ns)
 	if err != nil {
 		t.Fatal(err)
 	}

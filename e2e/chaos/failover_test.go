@@ -3,9 +3,9 @@ package chaos
 import (
 	"context"
 	"os"
-	"strconv"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"

@@ -35,6 +35,7 @@ import (
 
 	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 )
@@ -422,7 +423,7 @@ func waitMembers(ctx context.Context, adm *kadm.Client, ns string, n int) error 
 // instanceID is the id of the instance running as pid, from the registry.
 func instanceID(ctx context.Context, brokers, ns string, pid int) (string, error) {
 	for {
-		list, err := registry.List(ctx, brokers, ns)
+		list, err := registry.List(ctx, kafkaconn.Plaintext(brokers), ns)
 		if err == nil {
 			for _, e := range list {
 				if e.PID == pid && !e.Stale {
@@ -441,7 +442,7 @@ func instanceID(ctx context.Context, brokers, ns string, pid int) (string, error
 // groupRestarts sums ste_group_restarts_total over the instances listed in
 // the registry (those that answer).
 func groupRestarts(ctx context.Context, brokers, ns string) int {
-	list, _ := registry.List(ctx, brokers, ns)
+	list, _ := registry.List(ctx, kafkaconn.Plaintext(brokers), ns)
 	total := 0
 	for _, e := range list {
 		if e.Stale || e.HTTP == "" {
@@ -466,7 +467,7 @@ func connect(t testing.TB, brokers string) *kadm.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cl, err := topics.Connect(ctx, brokers)
+	cl, err := topics.Connect(ctx, kafkaconn.Plaintext(brokers))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 )
@@ -111,9 +112,9 @@ func (a *Announcer) remove(id string) {
 
 // List reads namespace ns's registry to its end and returns the instances
 // that announced themselves and did not stop cleanly, sorted by id.
-func List(ctx context.Context, brokers, ns string) ([]Entry, error) {
+func List(ctx context.Context, c kafkaconn.Config, ns string) ([]Entry, error) {
 	latest := map[string][]byte{}
-	_, err := topics.Dump(ctx, brokers, pipeline.Names{NS: ns}.Instances(), func(r *kgo.Record) error {
+	_, err := topics.Dump(ctx, c, pipeline.Names{NS: ns}.Instances(), func(r *kgo.Record) error {
 		latest[string(r.Key)] = r.Value
 		return nil
 	})

@@ -24,6 +24,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/measure/oplaw"
 	"github.com/ste-utility/ste/measure/sink"
@@ -114,8 +115,8 @@ func Load(paths ...string) ([]Result, error) {
 
 // Feed is analytics ingesting alongside the run, wired by the caller.
 type Feed interface {
-	// Start begins ingesting namespace ns from brokers.
-	Start(ctx context.Context, brokers, ns string) error
+	// Start begins ingesting namespace ns from the cluster k.
+	Start(ctx context.Context, k kafkaconn.Config, ns string) error
 	// Finish waits until the run's topics are stored, records the run and
 	// prints the reports to stderr.
 	Finish(ctx context.Context, res Result, result []byte, startedAt time.Time) error
@@ -127,7 +128,7 @@ type Options struct {
 	Rate       float64 // paced driver, msg/s; 0 full speed
 	RampTo     float64
 	RampOver   time.Duration
-	Brokers    string // "" runs the embedded broker
+	Kafka      kafkaconn.Config // no brokers: run the embedded broker
 	Instances  int
 	Partitions int
 	Mix        workload.Mix
@@ -170,8 +171,8 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res.Messages = man.Messages
 	progress("bench: %d trades, %d messages (%s)", man.Trades, man.Messages, setPath)
 
-	brokers := o.Brokers
-	if brokers == "" {
+	k := o.Kafka
+	if len(k.Brokers) == 0 {
 		dir := filepath.Join(home, "broker")
 		os.RemoveAll(dir)
 		c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0", DataDir: dir, Partitions: o.Partitions})
@@ -179,13 +180,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return res, err
 		}
 		defer c.Close()
-		brokers = broker.Addr(c)
+		k = kafkaconn.Plaintext(broker.Addr(c))
 	} else {
 		res.Broker = "kafka"
 	}
 	ns := "bench" + time.Now().UTC().Format("20060102t150405")
 	res.Namespace = ns
-	cl, err := topics.Connect(ctx, brokers)
+	cl, err := topics.Connect(ctx, k)
 	if err != nil {
 		return res, err
 	}
@@ -208,7 +209,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			err := instance.Run(pctx, instance.Options{Brokers: brokers, Namespace: ns, Retention: 72 * time.Hour,
+			err := instance.Run(pctx, instance.Options{Kafka: k, Namespace: ns, Retention: 72 * time.Hour,
 				Signer: o.Signer, Verify: o.Verify, Home: o.Home, Logger: log.With("instance", i), Ready: ready})
 			if err != nil {
 				log.Error("processor instance failed", "instance", i, "err", err)
@@ -221,7 +222,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			return res, err
 		}
 	}
-	progress("bench: %d processor instance(s) ready on %s (namespace %s)", o.Instances, brokers, ns)
+	progress("bench: %d processor instance(s) ready on %s (namespace %s)", o.Instances, k, ns)
 	ctx, failRun := context.WithCancelCause(ctx)
 	defer failRun(nil)
 	go func() {
@@ -233,7 +234,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}()
 
 	if o.Feed != nil {
-		if err := o.Feed.Start(ctx, brokers, ns); err != nil {
+		if err := o.Feed.Start(ctx, k, ns); err != nil {
 			return res, err
 		}
 	}
@@ -241,7 +242,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	sk := sink.New()
 	sctx, stopSink := context.WithCancel(ctx)
 	defer stopSink()
-	go sk.Run(sctx, brokers, ns)
+	go sk.Run(sctx, k, ns)
 	mon := monitor.New(adm, ns)
 	var samples []schemas.MonitorSample
 	var smu sync.Mutex

@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/measure/oplaw"
 	"github.com/ste-utility/ste/measure/sink"
@@ -42,7 +43,7 @@ func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	brokers := broker.Addr(c)
+	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	const ns = "mon"
 	cl, err := topics.Client(brokers)
 	if err != nil {
@@ -58,7 +59,7 @@ func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
 	pctx, stop := context.WithCancel(ctx)
 	defer stop()
 	ready := make(chan struct{})
-	go pipeline.Run(pctx, pipeline.Options{Brokers: []string{brokers}, Ready: ready,
+	go pipeline.Run(pctx, pipeline.Options{Kafka: brokers, Ready: ready,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Config: pipeline.Config{Names: pipeline.Names{NS: ns}, Validator: validation.New(ref), Signer: signer}})
 	select {

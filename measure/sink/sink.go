@@ -13,6 +13,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
@@ -51,8 +52,8 @@ func (s *Sink) Sent(m *schemas.Message, at time.Time) {
 }
 
 // Run consumes <ns>.cls from its start until ctx ends.
-func (s *Sink) Run(ctx context.Context, brokers, ns string) error {
-	cl, err := topics.Client(brokers, kgo.ConsumeTopics(pipeline.Names{NS: ns}.CLS()),
+func (s *Sink) Run(ctx context.Context, c kafkaconn.Config, ns string) error {
+	cl, err := topics.Client(c, kgo.ConsumeTopics(pipeline.Names{NS: ns}.CLS()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(50*time.Millisecond))
 	if err != nil {
 		return err

@@ -71,6 +71,16 @@ func NewTrade(key schemas.TradeKey, tomb *Tombstone) *Trade {
 	return t
 }
 
+// Holds returns the digest of the message the trade holds under an identity.
+func (t *Trade) Holds(sender, msgId string) (Digest, bool) {
+	for i := range t.Entries {
+		if e := &t.Entries[i]; e.MsgId == msgId && e.Sender == sender {
+			return e.Digest, true
+		}
+	}
+	return Digest{}, false
+}
+
 // Apply adds an accepted message to the trade and returns the outputs it
 // causes, the ACK first.
 func (t *Trade) Apply(in *Inbound, cfg *Config, it Interner) ([]schemas.Output, Result) {

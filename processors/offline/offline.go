@@ -60,6 +60,7 @@ type batch struct {
 	seq      int
 	recs     [][]byte
 	lines    []int
+	sizes    []int64 // whole length of each record; recs hold at most MaxRecord+1 bytes
 	verdicts []validation.Verdict
 	outs     []schemas.Output
 	excs     []*schemas.Exception
@@ -86,6 +87,10 @@ func Run(ctx context.Context, src *msgset.Reader, sinks Sinks, opts Options) (Su
 
 	var readErr error
 	jobs := make(chan *batch, opts.Workers*2)
+	// Past the contract's limit only the first 64 KiB of a record are used
+	// (the exception's payload), so no more is held: a set of huge lines
+	// stays within memory.
+	src.LimitLines(schemas.MaxRecord + 1)
 	go func() { // reader
 		defer close(jobs)
 		seq := 0
@@ -100,6 +105,7 @@ func Run(ctx context.Context, src *msgset.Reader, sinks Sinks, opts Options) (Su
 			}
 			b.recs = append(b.recs, append([]byte(nil), line...))
 			b.lines = append(b.lines, n)
+			b.sizes = append(b.sizes, src.Size())
 			if len(b.recs) == batchSize {
 				select {
 				case jobs <- b:
@@ -129,6 +135,9 @@ func Run(ctx context.Context, src *msgset.Reader, sinks Sinks, opts Options) (Su
 				b.verdicts = make([]validation.Verdict, len(b.recs))
 				for i, rec := range b.recs {
 					b.verdicts[i] = opts.Validator.Inspect(&dec, rec)
+					if rej := b.verdicts[i].Rej; b.sizes[i] > int64(len(rec)) && rej != nil {
+						rej.Detail = schemas.TooLargeDetail(b.sizes[i]) // the whole record's size, not the part kept
+					}
 				}
 				inspected <- b
 			}
@@ -169,7 +178,7 @@ func Run(ctx context.Context, src *msgset.Reader, sinks Sinks, opts Options) (Su
 					}
 				}
 			}
-			b.verdicts, b.recs = nil, nil // the book keeps what it needs
+			b.verdicts, b.recs, b.sizes = nil, nil, nil // the book keeps what it needs
 			decided <- b
 		}
 	}()

@@ -3,8 +3,12 @@ package offline
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -187,3 +191,51 @@ func TestRealisticOrderIndependent(t *testing.T) {
 }
 
 var _ = time.Second
+
+// endless is n bytes of c, produced on demand.
+type endless struct {
+	c byte
+	n int64
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.n <= 0 {
+		return 0, io.EOF
+	}
+	k := int(min(int64(len(p)), e.n))
+	for i := range p[:k] {
+		p[i] = e.c
+	}
+	e.n -= int64(k)
+	return k, nil
+}
+
+// A record of 256 MiB is TOO_LARGE with its real size, and costs the run its
+// first 64 KiB, not 256 MiB (issue 15: huge files must not exhaust memory).
+func TestHugeLineHeldToTheLimit(t *testing.T) {
+	recs, _, _ := generate(t, 1, workload.Standard, 1)
+	const huge = 256 << 20
+	in := io.MultiReader(strings.NewReader("<Msg>"), &endless{'x', huge}, strings.NewReader("\n"+string(bytes.Join(recs, []byte("\n")))+"\n"))
+	src, err := msgset.NewReader(in, "set.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var excs [][]byte
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	sum, _, err := Run(context.Background(), src,
+		Sinks{CLS: func([]byte) error { return nil }, Outbound: func([]byte) error { return nil },
+			Exceptions: func(b []byte) error { excs = append(excs, append([]byte(nil), b...)); return nil }},
+		Options{Validator: validation.New(refdata.Default()), Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.CLS != 1 || len(excs) != 1 || !bytes.Contains(excs[0], []byte(`"reason":"TOO_LARGE"`)) ||
+		!bytes.Contains(excs[0], []byte(fmt.Sprintf("record is %d bytes", huge+len("<Msg>")))) {
+		t.Fatalf("summary %+v, exceptions %.300s", sum, excs)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 128<<20 {
+		t.Fatalf("allocated %d MiB to read a %d MiB line", alloc>>20, huge>>20)
+	}
+}

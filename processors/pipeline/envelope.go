@@ -31,6 +31,10 @@ type Envelope struct {
 	Clock       int64 // KindExpire: the event-time clock that made the trade due
 	Steps       []Step
 	Raw         []byte
+	// RetryOf and RetriedBy come from an operator's retry (the ste-retry-of
+	// and ste-retry-by headers of the inbound record): the exception retried
+	// and who asked. They travel as an extension (see Marshal).
+	RetryOf, RetriedBy string
 }
 
 // Kind of envelope.
@@ -41,6 +45,7 @@ const (
 	KindAccepted                  // identity -> match: a new message
 	KindDuplicate                 // identity -> match: an exact duplicate of an accepted one
 	KindExpire                    // match loopback: look at this trade's retention
+	KindPoisoned                  // identity -> match: its identity entry is unreadable; the trade decides
 )
 
 // Step is one stage's handling of a message.
@@ -80,9 +85,10 @@ const (
 	EventApplied                    // applied to its trade
 	EventReemitted                  // duplicate answered from the trade
 	EventExpired                    // trade purged by retention
+	EventPoisoned                   // identity entry unreadable: sent to the trade to decide
 )
 
-var eventNames = [...]string{"", "valid", "invalid", "rejected", "accepted", "duplicate", "applied", "reemitted", "expired"}
+var eventNames = [...]string{"", "valid", "invalid", "rejected", "accepted", "duplicate", "applied", "reemitted", "expired", "poisoned"}
 
 func (e Event) String() string {
 	if int(e) < len(eventNames) {
@@ -126,7 +132,41 @@ func (e *Envelope) Marshal() []byte {
 		b = append(b, byte(s.Stage), byte(s.Event))
 		b = binary.AppendVarint(b, s.At)
 	}
-	return appendString(b, string(e.Raw)) // Raw last: the bulk of the bytes
+	b = appendString(b, string(e.Raw)) // Raw last of the fixed fields: the bulk of the bytes
+	return e.appendExtensions(b)
+}
+
+// Extensions follow Raw: zero or more (tag, string) pairs, written only
+// when set, so the envelope of an ordinary message is byte for byte what it
+// was before they existed, and a reader skips a tag it does not know.
+// (Version 1 readers stopped after Raw, so they read these envelopes too.)
+const (
+	extRetryOf   = 1
+	extRetriedBy = 2
+)
+
+func (e *Envelope) appendExtensions(b []byte) []byte {
+	for _, x := range []struct {
+		tag byte
+		v   string
+	}{{extRetryOf, e.RetryOf}, {extRetriedBy, e.RetriedBy}} {
+		if x.v != "" {
+			b = appendString(append(b, x.tag), x.v)
+		}
+	}
+	return b
+}
+
+func (e *Envelope) readExtensions(r *rd) {
+	for len(r.b) > 0 && !r.bad {
+		tag, v := r.byte(), r.str()
+		switch tag {
+		case extRetryOf:
+			e.RetryOf = string(v)
+		case extRetriedBy:
+			e.RetriedBy = string(v)
+		}
+	}
 }
 
 var errEnvelope = errors.New("pipeline: bad envelope")
@@ -162,6 +202,7 @@ func UnmarshalEnvelope(b []byte) (*Envelope, error) {
 		e.Steps = append(e.Steps, st)
 	}
 	e.Raw = r.str()
+	e.readExtensions(r)
 	if r.bad {
 		return nil, errEnvelope
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/memstore"
 )
 
@@ -28,6 +29,12 @@ func (raw) Encode(v any) ([]byte, error) {
 }
 
 func (raw) Decode(b []byte) (any, error) { return b, nil }
+
+// nilHandling makes every group call its callback for a record with no
+// value: goka's default drops it before any callback, and on <ns>.inbound
+// that would lose it silently (messages.md §4 makes it MALFORMED); on
+// internal topics it is a corrupt record, counted.
+func nilHandling() goka.ProcessorOption { return goka.WithNilHandling(goka.NilProcess) }
 
 // SaramaConfig is goka's client configuration for STE, measured against
 // Apache Kafka 4 and kfake: protocol version 4.0 (Kafka 4 dropped the old
@@ -83,8 +90,7 @@ func SaramaConfig() *sarama.Config {
 // without a rebalance of the others. Without an id (several anonymous
 // instances in one process) membership stays dynamic: two members with one
 // static id would fence each other.
-func groupConfig(instanceID string) *sarama.Config {
-	cfg := SaramaConfig()
+func groupConfig(cfg *sarama.Config, instanceID string) *sarama.Config {
 	if instanceID != "" {
 		cfg.Consumer.Group.InstanceId = instanceID
 	}
@@ -93,9 +99,11 @@ func groupConfig(instanceID string) *sarama.Config {
 
 // Options configure Run.
 type Options struct {
-	Brokers []string
-	Config  Config
-	Logger  *slog.Logger
+	// Kafka is the cluster and how to reach it (TLS, SASL), for goka's
+	// sarama clients and its franz-go producer alike.
+	Kafka  kafkaconn.Config
+	Config Config
+	Logger *slog.Logger
 	// Stages are the groups to run, in any order; nil runs all three.
 	// Deploying groups apart (validate scaled by replicas, identity and
 	// match where state lives) is running different sets in different
@@ -115,6 +123,8 @@ type Options struct {
 	Ready chan<- struct{}
 	// Restart is the backoff of failed groups; zero: DefaultRestart.
 	Restart Backoff
+	// Tables, if set, is filled in so the runtime can read the match table.
+	Tables *Tables
 }
 
 // ClientID is the Kafka client id of one stage's clients in an instance.
@@ -127,10 +137,16 @@ func ClientID(instanceID string, st Stage) string { return "ste-" + instanceID +
 // in-process with capped exponential backoff and jitter, logged and counted
 // (ste_group_restarts_total); the other groups keep running.
 func Run(ctx context.Context, o Options) error {
-	s := newStages(o.Config)
 	log := o.Logger
 	if log == nil {
 		log = slog.Default()
+	}
+	if o.Config.Logger == nil {
+		o.Config.Logger = log
+	}
+	s := newStages(o.Config)
+	if o.Tables != nil {
+		o.Tables.s.Store(s)
 	}
 	static := o.InstanceID
 	if o.InstanceID == "" {
@@ -139,6 +155,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Restart == (Backoff{}) {
 		o.Restart = DefaultRestart
 	}
+	routeSaramaLog(log)
 	want := o.Stages
 	if len(want) == 0 {
 		want = Stages
@@ -157,6 +174,7 @@ func Run(ctx context.Context, o Options) error {
 		up      = map[Stage]bool{}
 		ready   = o.Ready
 	)
+	s.cfg.Metrics.initialise(want)
 	for i, g := range graphs {
 		st := Stages[i]
 		if !slices.Contains(want, st) {
@@ -164,7 +182,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 		sup := &supervisor{stage: st, backoff: o.Restart, log: log.With("stage", st.String()), metrics: s.cfg.Metrics,
 			build: func() (*goka.Processor, error) {
-				return goka.NewProcessor(o.Brokers, g, s.processorOptions(st, o, static, log)...)
+				return goka.NewProcessor(o.Kafka.Brokers, g, s.processorOptions(st, o, static, log)...)
 			},
 			onUp: func() {
 				if o.OnGroup != nil {
@@ -211,12 +229,29 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 	tmc := goka.NewTopicManagerConfig()
 	tmc.Table.Replication = 1
 	tmc.Stream.Replication = 1
+	// Topics are made in one place, topics.Create, with the operator's
+	// replication and configs (or by the operator: --no-create-topics); a
+	// topic goka created would have its defaults, so it creates none.
+	tmc.NoCreate = true
+	saramaCfg := func() *sarama.Config {
+		cfg := SaramaConfig()
+		o.Kafka.Sarama(cfg)
+		// goka's default sets the deprecated single Strategy, which sarama
+		// warns about on every client; the same strategy as the one-element
+		// list it prefers (Strategy wins over GroupStrategies, so this is
+		// the same assignment).
+		if r := &cfg.Consumer.Group.Rebalance; r.Strategy != nil {
+			r.GroupStrategies, r.Strategy = []sarama.BalanceStrategy{r.Strategy}, nil
+		}
+		return cfg
+	}
 	opts := []goka.ProcessorOption{
+		nilHandling(),
 		goka.WithClientID(ClientID(o.InstanceID, st)),
-		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(SaramaConfig(), tmc)),
-		goka.WithProducerBuilder(ProducerBuilder()),
-		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(groupConfig(static))),
-		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(SaramaConfig())),
+		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(saramaCfg(), tmc)),
+		goka.WithProducerBuilder(ProducerBuilder(o.Kafka.Security()...)),
+		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(groupConfig(saramaCfg(), static))),
+		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(saramaCfg())),
 		goka.WithHasher(KeyHash),
 		goka.WithLogger(gokaLogger{log.With("stage", st.String())}),
 		goka.WithRebalanceCallback(func(a goka.Assignment) {
@@ -305,12 +340,13 @@ func (s *stages) reportOpenTrades(ctx context.Context) {
 	}
 }
 
-// gokaLogger sends goka's and sarama's chatter to slog at debug level.
+// gokaLogger sends goka's messages to slog: problems at warn or error,
+// the rest at debug (levelOf).
 type gokaLogger struct{ l *slog.Logger }
 
-func (g gokaLogger) Print(v ...any)                   { g.l.Debug(fmt.Sprint(v...)) }
-func (g gokaLogger) Println(v ...any)                 { g.l.Debug(fmt.Sprint(v...)) }
-func (g gokaLogger) Printf(f string, v ...any)        { g.l.Debug(fmt.Sprintf(f, v...)) }
+func (g gokaLogger) Print(v ...any)                   { logAt(g.l, "goka", fmt.Sprint(v...)) }
+func (g gokaLogger) Println(v ...any)                 { logAt(g.l, "goka", fmt.Sprint(v...)) }
+func (g gokaLogger) Printf(f string, v ...any)        { logAt(g.l, "goka", fmt.Sprintf(f, v...)) }
 func (g gokaLogger) Debugf(f string, v ...any)        { g.l.Debug(fmt.Sprintf(f, v...)) }
 func (g gokaLogger) PrefixDebugf(f string, v ...any)  { g.l.Debug(fmt.Sprintf(f, v...)) }
 func (g gokaLogger) Prefix(p string) goka.Logger      { return gokaLogger{g.l.With("component", p)} }

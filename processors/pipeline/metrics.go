@@ -141,6 +141,36 @@ func (m *Metrics) clock(p int32, clock int64) {
 	}
 }
 
+// initialise creates the series of the stages an instance runs at zero, so
+// that they exist on /metrics before the first record (a counter that
+// appears only with its first increment hides a stage that never worked
+// from rate() and from alerts). Stages the instance does not run get none.
+func (m *Metrics) initialise(stages []Stage) {
+	if m == nil {
+		return
+	}
+	for _, st := range stages {
+		m.In.WithLabelValues(st.String())
+		m.StageOut.WithLabelValues(st.String())
+		m.Corrupt.WithLabelValues(st.String())
+		m.Restarts.WithLabelValues(st.String())
+		m.Internal.WithLabelValues(st.String())
+		if st == StageMatch {
+			for _, kind := range []string{"new", "duplicate"} {
+				m.Accepted.WithLabelValues(kind)
+			}
+			for _, kind := range []string{"expired", "silent"} {
+				m.Expired.WithLabelValues(kind)
+			}
+		}
+	}
+	if len(stages) > 0 {
+		for _, r := range schemas.Reasons {
+			m.Rejected.WithLabelValues(r.String())
+		}
+	}
+}
+
 func (m *Metrics) restarted(st Stage) {
 	if m != nil {
 		m.Restarts.WithLabelValues(st.String()).Inc()

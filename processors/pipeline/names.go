@@ -38,6 +38,15 @@ func (n Names) Monitor() string    { return n.NS + ".monitor" }
 // itself there (compacted, keyed by instance id).
 func (n Names) Instances() string { return n.NS + ".instances" }
 
+// Origin says where a namespace's records and state came from: a replay's
+// source and range, a migration's cut-over (compacted, keyed by kind and
+// source namespace). A namespace made from scratch has none.
+func (n Names) Origin() string { return n.NS + ".origin" }
+// ExceptionStates holds each exception's operator state — open, retried,
+// resolved, archived, with who and when (compacted, keyed by exception id),
+// so that every console and `ste exceptions` shows the same.
+func (n Names) ExceptionStates() string { return n.NS + ".exception-states" }
+
 func (n Names) internal(s string) string { return n.NS + "." + StateVersion + "." + s }
 
 // Internal streams.

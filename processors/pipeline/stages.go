@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"log/slog"
 	"strconv"
 	"sync"
 	"time"
@@ -25,9 +26,17 @@ type Config struct {
 	// IdentityMargin is how much longer than the retention an accepted
 	// (Sender, MsgId) is remembered by the identity stage. Default 24h.
 	IdentityMargin time.Duration
-	Metrics        *Metrics // nil: none
+	Metrics        *Metrics     // nil: none
+	Logger         *slog.Logger // corrupt records and state; slog.Default() when nil
 	Now            func() time.Time
-	Hook           Hook // tests only: runs before each callback (guard.go)
+	// Sandbox: the namespace replays recorded inbound records (ste replay).
+	// The Created rule then takes the utility's clock from each record's
+	// time — when the live utility received it — instead of the wall
+	// clock, so a replay decides as the live run did whenever it runs.
+	// Nothing else reads the wall clock to decide: retention runs on event
+	// time everywhere.
+	Sandbox bool
+	Hook    Hook // tests only: runs before each callback (guard.go)
 }
 
 func (c *Config) defaults() {
@@ -43,6 +52,9 @@ func (c *Config) defaults() {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.Logger == nil {
+		c.Logger = slog.Default()
+	}
 }
 
 // stages holds the callbacks of the three groups and what they share.
@@ -55,6 +67,8 @@ type stages struct {
 	mu         sync.Mutex
 	matchStore map[int32]*memstore.Store
 	idStore    map[int32]*memstore.Store
+
+	corruptLog rateLimit
 }
 
 func newStages(cfg Config) *stages {
@@ -81,18 +95,25 @@ func (s *stages) validate(ctx goka.Context, msg any) {
 	start := time.Now()
 	raw, _ := msg.([]byte)
 	dec := s.decoders.Get().(*schemas.Decoder)
-	vd := s.cfg.Validator.Inspect(dec, raw)
+	var vd validation.Verdict
+	if s.cfg.Sandbox {
+		vd = s.cfg.Validator.InspectAt(dec, raw, ctx.Timestamp())
+	} else {
+		vd = s.cfg.Validator.Inspect(dec, raw)
+	}
 	s.decoders.Put(dec)
 	e := &Envelope{Kind: KindVerdict, Partition: ctx.Partition(), Offset: ctx.Offset(),
 		InboundTS: ctx.Timestamp().UnixMicro(), Digest: vd.Digest, SenderKnown: vd.SenderKnown,
 		NetUnits: int8(vd.NetUnits), Raw: raw}
 	if vd.Msg != nil {
-		e.Sender, e.MsgId, e.Created = vd.Msg.Sender, vd.Msg.MsgId, vd.Msg.Created
+		// Cut as outputs echo them: the audit event carries them too.
+		e.Sender, e.MsgId, e.Created = schemas.Echo(vd.Msg.Sender), schemas.Echo(vd.Msg.MsgId), vd.Msg.Created
 		e.Type, e.Function = vd.Msg.Type, vd.Msg.Function
 		if vd.Rej == nil || vd.Rej.Reason > schemas.Schema {
 			e.TradeKey = vd.Msg.Key.TradeKey()
 		}
 	}
+	e.RetryOf, e.RetriedBy = retryHeaders(ctx)
 	ev := EventValid
 	if vd.Rej != nil {
 		e.Reason, e.Detail, ev = vd.Rej.Reason, vd.Rej.Detail, EventInvalid
@@ -118,6 +139,7 @@ func (s *stages) reject(ctx goka.Context, st Stage, e *Envelope, m *schemas.Mess
 	vd := validation.Verdict{Msg: m, Rej: rej, Digest: e.Digest, Hash16: e.Hash16(), SenderKnown: e.SenderKnown}
 	id := strconv.Itoa(int(e.Partition)) + "-" + strconv.FormatInt(e.Offset, 10)
 	exc, nack := vd.Rejected(id, e.Raw, e.Partition, e.Offset, s.cfg.Now())
+	exc.RetryOf = e.RetryOf
 	key := ""
 	if schemas.IsBIC(m.Sender) {
 		key = m.Sender
@@ -140,7 +162,7 @@ func (s *stages) out(ctx goka.Context, st Stage, topic, key string, value []byte
 
 func (s *stages) audit(ctx goka.Context, st Stage, e *Envelope, outcome, reason string, outputs []string) {
 	a := schemas.AuditEvent{Sender: e.Sender, MsgId: e.MsgId, Partition: e.Partition, Offset: e.Offset,
-		Outcome: outcome, Reason: reason, Outputs: outputs}
+		Outcome: outcome, Reason: reason, Outputs: outputs, RetryOf: e.RetryOf, RetriedBy: e.RetriedBy}
 	if e.TradeKey != 0 {
 		a.TradeKey = e.TradeKey.String()
 	}
@@ -160,15 +182,21 @@ func (s *stages) audit(ctx goka.Context, st Stage, e *Envelope, outcome, reason 
 
 func (s *stages) identity(ctx goka.Context, msg any) {
 	start := time.Now()
-	e, err := UnmarshalEnvelope(msg.([]byte))
+	raw, _ := msg.([]byte)
+	e, err := UnmarshalEnvelope(raw)
 	if err != nil {
-		s.cfg.Metrics.corrupt(StageIdentity)
+		s.corrupt(ctx, StageIdentity, "", "record is not an envelope")
 		return // not ours: nothing to answer, never crash on input
 	}
 	var known identityEntry
 	isKnown := false
 	if v, _ := ctx.Value().([]byte); v != nil {
-		known, isKnown = unmarshalIdentity(v)
+		if known, isKnown = unmarshalIdentity(v); !isKnown {
+			s.corrupt(ctx, StageIdentity, Table(s.cfg.Names.IdentityGroup()), "identity entry unreadable: poisoned")
+			s.poisoned(ctx, e)
+			s.cfg.Metrics.observe(StageIdentity, ctx.Partition(), start, e.InboundTS)
+			return
+		}
 	}
 	vd := validation.Verdict{Msg: &schemas.Message{Sender: e.Sender, MsgId: e.MsgId}, Digest: e.Digest}
 	if e.Reason != 0 {
@@ -192,6 +220,26 @@ func (s *stages) identity(ctx goka.Context, msg any) {
 	s.cfg.Metrics.observe(StageIdentity, ctx.Partition(), start, e.InboundTS)
 }
 
+// poisoned handles a message whose identity entry cannot be read. The entry
+// is neither absent (accepting the message would overwrite what an accepted
+// message claimed, and the genuine message's resend would then be NACKed)
+// nor known: it stays as it is. Only the bytes of the record decide what
+// they can: a record rejected before its trade is known (MALFORMED, SCHEMA)
+// can never be an accepted message's copy, so it is rejected as usual; any
+// other goes to its trade, which recognises an exact duplicate or another
+// content under an identity it holds, and turns anything else into an
+// INTERNAL exception (docs/matching.md).
+func (s *stages) poisoned(ctx goka.Context, e *Envelope) {
+	if e.Reason != 0 && e.Reason <= schemas.Schema {
+		s.step(e, StageIdentity, EventRejected)
+		s.reject(ctx, StageIdentity, e, nil, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
+		return
+	}
+	e.Kind = KindPoisoned
+	s.step(e, StageIdentity, EventPoisoned)
+	s.out(ctx, StageIdentity, s.cfg.Names.Accepted(), e.TradeKey.String(), e.Marshal())
+}
+
 // forgetIdentities drops identities accepted more than retention+margin of
 // event time ago. They are only dropped from memory: the identity changelog
 // forgets by time on its own, and a duplicate of a forgotten message is still
@@ -209,14 +257,15 @@ func (s *stages) forgetIdentities(p int32) {
 
 func (s *stages) match(ctx goka.Context, msg any) {
 	start := time.Now()
-	e, err := UnmarshalEnvelope(msg.([]byte))
+	raw, _ := msg.([]byte)
+	e, err := UnmarshalEnvelope(raw)
 	if err != nil {
-		s.cfg.Metrics.corrupt(StageMatch)
+		s.corrupt(ctx, StageMatch, "", "record is not an envelope")
 		return
 	}
 	key, ok := schemas.ParseTradeKey(ctx.Key())
 	if !ok {
-		s.cfg.Metrics.corrupt(StageMatch)
+		s.corrupt(ctx, StageMatch, "", "key is not a trade key")
 		return
 	}
 	it := s.interns.Get().(matching.Interner)
@@ -229,10 +278,13 @@ func (s *stages) match(ctx goka.Context, msg any) {
 	m, rej := dec.Decode(e.Raw)
 	s.decoders.Put(dec)
 	if rej != nil || m.Key.TradeKey() != key {
-		s.cfg.Metrics.corrupt(StageMatch)
+		s.corrupt(ctx, StageMatch, "", "envelope holds no message of this trade")
 		return
 	}
 	t := s.load(ctx, key, it)
+	if e.Kind == KindPoisoned && !s.decidable(ctx, t, m, e) {
+		return
+	}
 	outs, res := t.Apply(&matching.Inbound{Msg: m, Digest: e.Digest, NetUnits: int(e.NetUnits)}, &s.engine, it)
 	switch res {
 	case matching.Conflict:
@@ -262,6 +314,32 @@ func (s *stages) match(ctx goka.Context, msg any) {
 	s.cfg.Metrics.observe(StageMatch, ctx.Partition(), start, e.InboundTS)
 }
 
+// decidable answers a message whose identity entry is poisoned as far as its
+// trade can (see poisoned): it reports whether Apply may go on, which it may
+// for an exact duplicate of a message the trade holds and for other valid
+// content under a held identity (Apply's Conflict). Otherwise it has written
+// the rejection or the INTERNAL exception.
+func (s *stages) decidable(ctx goka.Context, t *matching.Trade, m *schemas.Message, e *Envelope) bool {
+	held, ok := t.Holds(m.Sender, m.MsgId)
+	switch {
+	case ok && held == e.Digest:
+		return true
+	case ok && e.Reason == 0:
+		return true
+	case ok:
+		// Not the held message's bytes, and invalid: its own code, as the
+		// contract's order puts CONFLICTING_DUPLICATE last.
+		s.step(e, StageMatch, EventRejected)
+		s.reject(ctx, StageMatch, e, m, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
+		return false
+	}
+	s.step(e, StageMatch, EventRejected)
+	s.reject(ctx, StageMatch, e, m, &schemas.Rejection{Reason: schemas.Internal,
+		Detail: "the identity table entry of " + m.Sender + ":" + m.MsgId + " cannot be read (corrupt state), and its trade does not hold the message: " +
+			"whether it is new, a duplicate or a conflict cannot be decided; retry it once the entry is repaired"})
+	return false
+}
+
 // load returns the trade for key: decoded from the table, continued from a
 // tombstone, or new.
 func (s *stages) load(ctx goka.Context, key schemas.TradeKey, it matching.Interner) *matching.Trade {
@@ -278,12 +356,58 @@ func (s *stages) load(ctx goka.Context, key schemas.TradeKey, it matching.Intern
 	}
 	t, err := matching.UnmarshalTrade(v, it)
 	if err != nil {
-		// A value we cannot read is not ours to lose silently: count it and
-		// start the trade afresh (its counters continue from nothing).
-		s.cfg.Metrics.corrupt(StageMatch)
+		// A value we cannot read is not ours to lose silently: count it, log
+		// it and start the trade afresh (its counters continue from nothing).
+		s.corrupt(ctx, StageMatch, Table(s.cfg.Names.MatchGroup()), "trade state unreadable: trade started afresh")
 		return matching.NewTrade(key, nil)
 	}
 	return t
+}
+
+// corrupt counts a record, or a table value (table != ""), that the stage
+// cannot read, and logs where it is: the input record's topic, partition and
+// offset (a table value's changelog offset is not known to the callback, its
+// key and partition are). The log is rate-limited: garbage arrives in bursts.
+func (s *stages) corrupt(ctx goka.Context, st Stage, table, what string) {
+	s.cfg.Metrics.corrupt(st)
+	suppressed, ok := s.corruptLog.allow(s.cfg.Now())
+	if !ok {
+		return
+	}
+	args := []any{"stage", st.String(), "what", what, "topic", ctx.Topic(), "partition", ctx.Partition(),
+		"offset", ctx.Offset(), "key", schemas.Echo(ctx.Key())}
+	if table != "" {
+		args = append(args, "table", table)
+	}
+	if suppressed > 0 {
+		args = append(args, "suppressed_since_last", suppressed)
+	}
+	s.cfg.Logger.Warn("corrupt record or state skipped", args...)
+}
+
+// rateLimit lets through a burst of log lines per minute and counts the rest.
+type rateLimit struct {
+	mu         sync.Mutex
+	window     time.Time
+	n          int
+	suppressed int
+}
+
+const logBurst = 20 // lines per minute
+
+func (r *rateLimit) allow(now time.Time) (suppressed int, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if now.Sub(r.window) >= time.Minute {
+		r.window, r.n = now, 0
+	}
+	if r.n >= logBurst {
+		r.suppressed++
+		return 0, false
+	}
+	r.n++
+	suppressed, r.suppressed = r.suppressed, 0
+	return suppressed, true
 }
 
 func (s *stages) emit(ctx goka.Context, outs []schemas.Output) []string {

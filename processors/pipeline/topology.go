@@ -148,6 +148,8 @@ func topicNotes(n Names) map[string]Topic {
 		{Name: n.Refdata(), Kind: KindShared, Key: "entity id", Compacted: true, Contract: true},
 		{Name: n.Monitor(), Kind: KindShared, Key: "stage name", Contract: true},
 		{Name: n.Instances(), Kind: KindShared, Key: "instance id", Compacted: true},
+		{Name: n.Origin(), Kind: KindShared, Key: "replay or migration, and the source namespace", Compacted: true},
+		{Name: n.ExceptionStates(), Kind: KindShared, Key: "exception id", Compacted: true},
 	}
 	m := make(map[string]Topic, len(notes))
 	for _, t := range notes {
@@ -201,10 +203,16 @@ func Describe(ns string) Topology {
 		t.Groups = append(t.Groups, grp)
 	}
 	// The topics no group reads or writes, in the notes' order.
-	for _, name := range []string{n.Refdata(), n.Monitor(), n.Instances()} {
+	for _, name := range n.Shared() {
 		add(name, notes[name].Kind)
 	}
 	return t
+}
+
+// Shared are the topics outside the groups, read whole by the runtime and
+// tools: one partition each.
+func (n Names) Shared() []string {
+	return []string{n.Refdata(), n.Monitor(), n.Instances(), n.Origin(), n.ExceptionStates()}
 }
 
 // Group returns the group of a stage.

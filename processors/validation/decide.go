@@ -44,7 +44,7 @@ func (vd *Verdict) Rejected(id string, rec []byte, partition int32, offset int64
 	m := vd.Msg
 	nack := &schemas.Output{Type: schemas.NACK, Function: schemas.NEW,
 		MsgId: schemas.NACKId(m.Sender, m.MsgId, vd.Hash16), Receiver: m.Sender, Key: m.Sender,
-		Body: schemas.NACKBody(m.MsgId, vd.Rej.Reason, vd.Rej.Detail)}
+		Body: schemas.NACKBody(schemas.Echo(m.MsgId), vd.Rej.Reason, schemas.EchoDetail(vd.Rej.Detail))}
 	if schemas.IsMsgId(m.MsgId) {
 		nack.RelatedMsgId = m.MsgId
 	}

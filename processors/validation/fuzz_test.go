@@ -1,22 +1,32 @@
 package validation
 
 import (
+	"encoding/json"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/refdata"
 )
 
 // FuzzInspect: every input ends valid or rejected with a code and a detail,
-// never panics; a NACK goes out only where the contract allows one; and an
-// accepted message is one whose signature really verified.
+// never panics; a NACK goes out only where the contract allows one; an
+// accepted message is one whose signature really verified and whose Created
+// is within 24 h of the clock; and what a rejection sends back repeats at
+// most 128 characters of any value (messages.md §6) as valid UTF-8 — the
+// NACK a signed, well-formed output, the exception one JSON object.
 func FuzzInspect(f *testing.F) {
 	for _, d := range []*schemas.Draft{noe(), alc(), npr("BUY"), npr("SELL"), set()} {
 		f.Add(signed(d))
 	}
 	f.Add(noe().AppendSigned(nil, nil))
 	f.Add([]byte("<Msg><Header><Sender>BRKASGSGXXX</Sender></Header></Msg>"))
+	f.Add(signed(with(noe(), func(d *schemas.Draft) { d.Created = "9999-12-31T23:59:59Z" })))
+	f.Add(signed(with(noe(), func(d *schemas.Draft) { d.MsgId = "M\u00e9\u00e9\u00e9 long" })))
+	f.Add([]byte{})
 	ref := testRef()
 	v := New(ref, WithClock(clock))
+	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
 	var dec schemas.Decoder
 	f.Fuzz(func(t *testing.T, rec []byte) {
 		vd := v.Inspect(&dec, rec)
@@ -24,6 +34,9 @@ func FuzzInspect(f *testing.F) {
 			p, ok := ref.Participant(vd.Msg.Sender)
 			if !ok || schemas.SignatureProblem(p.PublicKey, vd.Msg) != "" {
 				t.Fatal("accepted without a verified signature")
+			}
+			if vd.Msg.CreatedOutOfRange || vd.Msg.Created > clock().Add(MaxAhead).UnixNano() {
+				t.Fatalf("accepted with Created %d", vd.Msg.Created)
 			}
 			return
 		}
@@ -34,8 +47,29 @@ func FuzzInspect(f *testing.F) {
 		if exc.Reason != vd.Rej.Reason.String() || len(exc.Marshal()) == 0 {
 			t.Fatal("exception does not carry the reason")
 		}
-		if nack != nil && (!vd.SenderKnown || !vd.Rej.Reason.Nacked()) {
+		if !json.Valid(exc.Marshal()) {
+			t.Fatal("exception is not JSON")
+		}
+		for _, s := range []string{exc.MsgId, exc.Sender} {
+			if utf8.RuneCountInString(s) > schemas.MaxEcho {
+				t.Fatalf("exception echoes %d characters", utf8.RuneCountInString(s))
+			}
+		}
+		if utf8.RuneCountInString(exc.Detail) > 1024 {
+			t.Fatalf("detail of %d characters", utf8.RuneCountInString(exc.Detail))
+		}
+		if nack == nil {
+			return
+		}
+		if !vd.SenderKnown || !vd.Rej.Reason.Nacked() {
 			t.Fatalf("NACK for %v from an unknown sender", vd.Rej.Reason)
+		}
+		out := signer.Encode(nack)
+		if len(out) > 4096 || !utf8.Valid(out) {
+			t.Fatalf("NACK of %d bytes (valid UTF-8: %v)", len(out), utf8.Valid(out))
+		}
+		if _, err := schemas.ParseOutput(out); err != nil {
+			t.Fatalf("NACK is not a well-formed output: %v\n%s", err, out)
 		}
 	})
 }

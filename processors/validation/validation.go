@@ -87,6 +87,14 @@ func (vd *Verdict) Inbound() *matching.Inbound {
 // Inspect decodes and validates one record: everything of section 4 but
 // CONFLICTING_DUPLICATE. dec must not be shared between goroutines.
 func (v *Validator) Inspect(dec *schemas.Decoder, rec []byte) Verdict {
+	return v.InspectAt(dec, rec, v.now())
+}
+
+// InspectAt is Inspect with the utility's clock at now for the Created
+// rule: a replay judges a message at the time the live utility received it
+// (its inbound record's time), so that it decides what the live run decided
+// whenever it runs.
+func (v *Validator) InspectAt(dec *schemas.Decoder, rec []byte, now time.Time) Verdict {
 	sum := sha256.Sum256(rec)
 	vd := Verdict{Hash16: hex.EncodeToString(sum[:8])}
 	copy(vd.Digest[:], sum[:16])
@@ -97,7 +105,7 @@ func (v *Validator) Inspect(dec *schemas.Decoder, rec []byte) Verdict {
 		_, vd.SenderKnown = ref.Participant(m.Sender)
 	}
 	if rej == nil {
-		rej = v.check(ref, m, &vd)
+		rej = v.check(ref, m, &vd, now)
 	}
 	vd.Rej = rej
 	return vd
@@ -108,7 +116,7 @@ func reject(r schemas.Reason, detail string) *schemas.Rejection {
 }
 
 // check runs the rules from UNKNOWN_SENDER to BAD_AMOUNT in contract order.
-func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict) *schemas.Rejection {
+func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict, now time.Time) *schemas.Rejection {
 	// UNKNOWN_SENDER
 	sender, ok := ref.Participant(m.Sender)
 	if !ok {
@@ -188,7 +196,14 @@ func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict) *sc
 			return reject(schemas.BadDate, "SettleDate "+m.SettleDate.String()+" is a holiday in "+sec.Country+", the country of "+m.Key.ISIN)
 		}
 	}
-	if m.Created > v.now().Add(MaxAhead).UnixNano() {
+	if m.CreatedOutOfRange {
+		if m.Created < 0 {
+			return reject(schemas.BadDate, "Created is before "+schemas.MinTime.Format(time.RFC3339)+", the earliest time STE holds")
+		}
+		return reject(schemas.BadDate, "Created is after "+schemas.MaxTime.Format(time.RFC3339)+
+			", the latest time STE holds, and so more than 24 h ahead of the utility's clock")
+	}
+	if m.Created > now.Add(MaxAhead).UnixNano() {
 		return reject(schemas.BadDate, "Created "+schemas.FormatTimestamp(m.Created)+" is more than 24 h ahead of the utility's clock")
 	}
 	// BAD_AMOUNT

@@ -137,6 +137,14 @@ func TestRules(t *testing.T) {
 		{"created 25h ahead", signed(with(noe(), func(d *schemas.Draft) { d.Created = "2026-11-30T13:00:01Z" })), schemas.BadDate, "24 h"},
 		{"created 23h ahead", signed(with(noe(), func(d *schemas.Draft) { d.Created = "2026-11-30T11:00:00Z" })), 0, ""},
 		{"old created", signed(with(noe(), func(d *schemas.Draft) { d.Created = "2020-01-01T00:00:00Z" })), 0, ""},
+		// Issue 15, defect 1: past the range of int64 nanoseconds the time
+		// wrapped around and passed the 24 h rule.
+		{"created at the last nanosecond STE holds", signed(with(noe(), func(d *schemas.Draft) { d.Created = "2262-04-11T23:47:16Z" })), schemas.BadDate, "24 h"},
+		{"created one second past it", signed(with(noe(), func(d *schemas.Draft) { d.Created = "2262-04-11T23:47:17Z" })), schemas.BadDate, "2262"},
+		{"created 9999", signed(with(noe(), func(d *schemas.Draft) { d.Created = "9999-12-31T23:59:59Z" })), schemas.BadDate, "2262"},
+		{"created 9999 with an offset", signed(with(noe(), func(d *schemas.Draft) { d.Created = "9999-12-31T23:59:59+14:00" })), schemas.BadDate, "2262"},
+		{"created before 1678", signed(with(noe(), func(d *schemas.Draft) { d.Created = "0001-01-01T00:00:00Z" })), schemas.BadDate, "1677"},
+		{"execution time in 9999 is held as the latest time", signed(with(noe(), func(d *schemas.Draft) { d.Set("ExecTime", "9999-12-31T23:59:59Z") })), 0, ""},
 		{"negative quantity", signed(with(noe(), func(d *schemas.Draft) { d.Set("Quantity", "-5") })), schemas.BadAmount, "positive"},
 		{"zero price", signed(with(noe(), func(d *schemas.Draft) { d.Set("Price", "0.00") })), schemas.BadAmount, "positive"},
 		{"amount in half cents", signed(with(set(), func(d *schemas.Draft) { d.Set("NetAmount", "10506.295") })), schemas.BadAmount, "minor units"},
@@ -258,4 +266,42 @@ func TestNACK(t *testing.T) {
 	}
 }
 
+// Issue 15, defect 6: a NACK repeats at most 128 characters of a value of
+// the record, in its RelatedMsgId and its Detail.
+func TestNACKDoesNotAmplify(t *testing.T) {
+	v := New(testRef(), WithClock(clock))
+	var dec schemas.Decoder
+	long := strings.Repeat("M", 63<<10)
+	for _, rec := range [][]byte{
+		signed(with(noe(), func(d *schemas.Draft) { d.MsgId = long })),
+		signed(with(noe(), func(d *schemas.Draft) { d.Set("Quantity", long) })),
+	} {
+		vd := v.Inspect(&dec, rec)
+		_, nack := vd.Rejected("line-1", rec, -1, -1, clock())
+		if nack == nil || len(nack.Body) > 2*schemas.MaxEcho+200 || strings.Contains(string(nack.Body), long[:schemas.MaxEcho+1]) {
+			t.Fatalf("%v: NACK body of %d bytes", vd.Rej, len(nack.Body))
+		}
+	}
+}
+
 func kv(name, value string) schemas.Pair { return schemas.Pair{Name: name, Value: value} }
+
+// TestInspectAtJudgesCreatedAtTheGivenTime: the Created rule is the one
+// rule that reads a clock; InspectAt sets it, so a replay decides at the
+// time the message was received, not at the time of the replay.
+func TestInspectAtJudgesCreatedAtTheGivenTime(t *testing.T) {
+	v := New(testRef(), WithClock(clock))
+	var dec schemas.Decoder
+	rec := signed(noe()) // Created 2026-11-02T01:00Z or so
+	m, _ := dec.Decode(rec)
+	created := time.Unix(0, m.Created)
+	if vd := v.InspectAt(&dec, rec, created.Add(-MaxAhead+time.Minute)); vd.Rej != nil {
+		t.Fatalf("received 24 h less a minute before its Created: %v", vd.Rej)
+	}
+	if vd := v.InspectAt(&dec, rec, created.Add(-MaxAhead-time.Minute)); vd.Rej == nil || vd.Rej.Reason != schemas.BadDate {
+		t.Fatalf("received 24 h and a minute before its Created: %v", vd.Rej)
+	}
+	if a, b := v.Inspect(&dec, rec), v.InspectAt(&dec, rec, clock()); a.Rej != b.Rej && (a.Rej == nil || b.Rej == nil || *a.Rej != *b.Rej) {
+		t.Fatalf("Inspect %v, InspectAt the validator's clock %v", a.Rej, b.Rej)
+	}
+}

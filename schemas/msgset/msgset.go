@@ -19,14 +19,33 @@ import (
 // Reader yields the non-empty lines of a message set with their physical
 // (1-based) line numbers, empty lines included in the count.
 type Reader struct {
-	br     *bufio.Reader
-	closer func() error
-	line   int
-	buf    []byte
+	br      *bufio.Reader
+	closer  func() error
+	line    int
+	buf     []byte
+	maxLine int   // 0: keep whole lines
+	size    int64 // length of the line last returned, before any cut
 }
 
-// Open opens a message-set file, decompressing by suffix.
+// LimitLines keeps at most n bytes of each line from now on; Size still
+// reports a line's whole length. A reader that only needs to know that a
+// line is too long then holds n bytes of it, not all of it (a file of
+// gigabyte lines, or one endless line, would otherwise be held whole).
+func (r *Reader) LimitLines(n int) { r.maxLine = n }
+
+// Size is the length of the line Next last returned, without its '\n', and
+// before any cut by LimitLines.
+func (r *Reader) Size() int64 { return r.size }
+
+// Open opens a message-set file, decompressing by suffix. Only regular files
+// are opened: a device such as /dev/zero has no end (and no newline, so one
+// endless line), and a FIFO blocks until someone writes to it.
 func Open(path string) (*Reader, error) {
+	if fi, err := os.Stat(path); err != nil {
+		return nil, err
+	} else if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file: a message set is a file of one message per line", path)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -73,10 +92,18 @@ func NewReader(r io.Reader, name string) (*Reader, error) {
 // the contract's limit must still reach validation to be reported TOO_LARGE.
 func (r *Reader) Next() (line []byte, n int, err error) {
 	for {
-		r.buf = r.buf[:0]
+		r.buf, r.size = r.buf[:0], 0
 		for {
 			chunk, err := r.br.ReadSlice('\n')
-			r.buf = append(r.buf, chunk...)
+			if err == nil {
+				chunk = chunk[:len(chunk)-1] // the '\n'
+			}
+			r.size += int64(len(chunk))
+			if r.maxLine <= 0 {
+				r.buf = append(r.buf, chunk...)
+			} else if room := r.maxLine - len(r.buf); room > 0 {
+				r.buf = append(r.buf, chunk[:min(room, len(chunk))]...)
+			}
 			if err == nil {
 				break
 			}
@@ -84,7 +111,7 @@ func (r *Reader) Next() (line []byte, n int, err error) {
 				continue
 			}
 			if errors.Is(err, io.EOF) {
-				if len(r.buf) == 0 {
+				if r.size == 0 {
 					return nil, 0, io.EOF
 				}
 				break
@@ -92,10 +119,7 @@ func (r *Reader) Next() (line []byte, n int, err error) {
 			return nil, 0, err
 		}
 		r.line++
-		if len(r.buf) > 0 && r.buf[len(r.buf)-1] == '\n' {
-			r.buf = r.buf[:len(r.buf)-1]
-		}
-		if len(r.buf) > 0 {
+		if r.size > 0 {
 			return r.buf, r.line, nil
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -72,5 +73,44 @@ func TestLineNumbersCountEmptyLines(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("got %v, want %v", got, want)
 		}
+	}
+}
+
+// Issue 15: only regular files are message sets; /dev/zero is one endless
+// line and a FIFO blocks until written.
+func TestOpenRefusesSpecialFiles(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/dev/zero", fifo, dir} {
+		if r, err := Open(p); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+			t.Errorf("%s: %v", p, err)
+			if r != nil {
+				r.Close()
+			}
+		}
+	}
+}
+
+func TestLimitLinesKeepsSizes(t *testing.T) {
+	r, err := NewReader(strings.NewReader("abcdef\n\nxy\n"+strings.Repeat("z", 3<<20)), "s.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.LimitLines(4)
+	for _, want := range []struct {
+		line string
+		n    int
+		size int64
+	}{{"abcd", 1, 6}, {"xy", 3, 2}, {"zzzz", 4, 3 << 20}} {
+		line, n, err := r.Next()
+		if err != nil || string(line) != want.line || n != want.n || r.Size() != want.size {
+			t.Fatalf("got %q line %d size %d (%v), want %+v", line, n, r.Size(), err, want)
+		}
+	}
+	if _, _, err := r.Next(); err != io.EOF {
+		t.Fatalf("end: %v", err)
 	}
 }

@@ -330,3 +330,19 @@ func TestDiffIsDeterministicJSON(t *testing.T) {
 		t.Fatal("trades not sorted by key")
 	}
 }
+
+// TestTableShowsEveryRow: the summary table has a row per outcome and per
+// kind of change, zeros included, with both sides' names.
+func TestTableShowsEveryRow(t *testing.T) {
+	d := outcome.Compare(outcome.New(), outcome.New(), outcome.Options{A: "bt1", B: "bt2"})
+	var b strings.Builder
+	if err := d.Table(&b, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"bt1", "bt2", "trades compared", "matched", "mismatched", "expired", "trades the same",
+		"only in bt1", "only in bt2", "status changed", "criteria changed", "CLS content changed", "ACKs", "NACKs", "exceptions", "two contents"} {
+		if !strings.Contains(b.String(), want) {
+			t.Fatalf("no %q in\n%s", want, b.String())
+		}
+	}
+}

@@ -68,8 +68,15 @@ func (s *Set) AddOutput(raw []byte) error {
 	if err != nil {
 		return fmt.Errorf("output record: %w", err)
 	}
+	s.AddReceived(r)
+	return nil
+}
+
+// AddReceived folds one output already parsed (or rebuilt from stored
+// columns, as analytics keeps them).
+func (s *Set) AddReceived(r *schemas.Received) {
 	if !s.led.Fold(r) {
-		return nil
+		return
 	}
 	s.outputs++
 	switch r.MsgType {
@@ -78,7 +85,6 @@ func (s *Set) AddOutput(raw []byte) error {
 	case schemas.NACK.String():
 		s.nacks[r.MsgId] = nackRejection(r)
 	}
-	return nil
 }
 
 // nackRejection reads the rejected identity from a NACK's MsgId,
@@ -108,15 +114,21 @@ func (s *Set) AddException(raw []byte) error {
 	if err := json.Unmarshal(raw, &e); err != nil {
 		return fmt.Errorf("exception record: %w", err)
 	}
-	if e.ID == "" {
+	return s.AddRejection(e.ID, Rejection{Sender: e.Sender, MsgId: e.MsgId, Reason: e.Reason})
+}
+
+// AddRejection folds one exception by its id and what it rejected (the
+// fields of an exception record that are compared).
+func (s *Set) AddRejection(id string, r Rejection) error {
+	if id == "" {
 		// Without an id a replay cannot be told from a second rejection.
 		return errors.New("exception record has no id")
 	}
-	if s.excIDs[e.ID] {
+	if s.excIDs[id] {
 		return nil
 	}
-	s.excIDs[e.ID] = true
-	s.excs[Rejection{Sender: e.Sender, MsgId: e.MsgId, Reason: e.Reason}]++
+	s.excIDs[id] = true
+	s.excs[r]++
 	return nil
 }
 

@@ -97,6 +97,12 @@ func readTable(fsys fs.FS, name string, t *table, s *Set, errs []error) []error 
 	fail := func(line int, col, format string, args ...any) {
 		errs = append(errs, &RowError{File: name, Line: line, Column: col, Reason: fmt.Sprintf(format, args...)})
 	}
+	// Regular files only: /dev/zero would be read until memory runs out, a
+	// FIFO would block (Stat follows symlinks).
+	if fi, err := fs.Stat(fsys, t.file); err == nil && !fi.Mode().IsRegular() {
+		fail(0, "", "not a regular file")
+		return errs
+	}
 	data, err := fs.ReadFile(fsys, t.file)
 	if errors.Is(err, fs.ErrNotExist) {
 		fail(0, "", "missing file: a reference data directory holds %s", strings.Join(Files, ", "))

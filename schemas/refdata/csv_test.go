@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	"github.com/ste-utility/ste/schemas/date"
 )
@@ -299,6 +301,37 @@ func TestLoadDirThatIsNotOne(t *testing.T) {
 		_, err := LoadDir(c.dir)
 		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "\n") {
 			t.Errorf("LoadDir(%s) = %v, want one line with %q", c.dir, err, c.want)
+		}
+	}
+}
+
+// Issue 15: a CSV path that is a device or a FIFO is refused before it is
+// read (/dev/zero would be read until memory runs out, a FIFO would block).
+func TestLoadDirRefusesSpecialFiles(t *testing.T) {
+	for _, special := range []string{"/dev/zero", "fifo"} {
+		dir := t.TempDir()
+		for name, data := range validFiles() {
+			if name != "securities.csv" {
+				os.WriteFile(filepath.Join(dir, name), []byte(data), 0o644)
+			}
+		}
+		target := filepath.Join(dir, "securities.csv")
+		if special == "fifo" {
+			if err := syscall.Mkfifo(target, 0o600); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := os.Symlink(special, target); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { _, err := LoadDir(dir); done <- err }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), "securities.csv: not a regular file") {
+				t.Errorf("%s: %v", special, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: LoadDir did not return", special)
 		}
 	}
 }

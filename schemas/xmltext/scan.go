@@ -25,10 +25,14 @@ func (p *parser) fail(off int, kind errKind, format string, args ...any) error {
 // quoteName shortens names for error messages: the offending input is
 // attacker-controlled and can be 64 KiB long.
 func quoteName(b []byte) string {
-	if len(b) > 64 {
-		return string(b[:64]) + "..."
+	if len(b) <= 64 {
+		return string(b)
 	}
-	return string(b)
+	n := 64
+	for n > 0 && !utf8.RuneStart(b[n]) {
+		n-- // never cut a character in two: details end up in JSON and XML
+	}
+	return string(b[:n]) + "..."
 }
 
 // document is the top-level loop: prolog, root element, epilog.

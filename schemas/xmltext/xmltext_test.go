@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -309,6 +310,17 @@ func TestErrorMessage(t *testing.T) {
 	}
 	if err := d.Parse([]byte(`<!DOCTYPE x><x/>`)); err == nil || !strings.Contains(err.Error(), "DOCTYPE not allowed") {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// Long names are shortened in error messages without cutting a character in
+// two: the message becomes an exception's detail (JSON).
+func TestErrorMessageShortensNames(t *testing.T) {
+	var d Document
+	name := "a" + strings.Repeat("é", 100)
+	err := d.Parse([]byte("<" + name + ">"))
+	if err == nil || !utf8.ValidString(err.Error()) || len(err.Error()) > 200 {
+		t.Fatalf("got %q", err)
 	}
 }
 

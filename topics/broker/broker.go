@@ -4,6 +4,7 @@
 package broker
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net"
 	"strconv"
@@ -21,6 +22,14 @@ type Options struct {
 	DataDir string
 	// Partitions of auto-created topics. Default 8.
 	Partitions int
+	// NoAutoCreate: a topic is created only by CreateTopics, never by a
+	// client's first produce or fetch, as on a production cluster with
+	// auto.create.topics.enable=false.
+	NoAutoCreate bool
+	// TLS, when set, serves TLS only; SASL users, when given, are required
+	// (mechanism → user → password).
+	TLS  *tls.Config
+	SASL map[string]map[string]string
 }
 
 // Start runs a one-node cluster.
@@ -47,7 +56,6 @@ func Start(o Options) (*kfake.Cluster, error) {
 			return net.Listen(network, net.JoinHostPort(host, portStr))
 		}),
 		kfake.DefaultNumPartitions(o.Partitions),
-		kfake.AllowAutoTopicCreation(),
 		kfake.GroupMinSessionTimeout(time.Second),
 		kfake.BrokerConfigs(map[string]string{
 			"message.max.bytes": strconv.Itoa(32 << 20),
@@ -57,6 +65,20 @@ func Start(o Options) (*kfake.Cluster, error) {
 			"log.cleaner.backoff.ms":           "3600000",
 			"group.initial.rebalance.delay.ms": "0",
 		}),
+	}
+	if !o.NoAutoCreate {
+		opts = append(opts, kfake.AllowAutoTopicCreation())
+	}
+	if o.TLS != nil {
+		opts = append(opts, kfake.TLS(o.TLS))
+	}
+	if len(o.SASL) > 0 {
+		opts = append(opts, kfake.EnableSASL())
+		for mech, users := range o.SASL {
+			for user, pass := range users {
+				opts = append(opts, kfake.Superuser(mech, user, pass))
+			}
+		}
 	}
 	if o.DataDir != "" {
 		opts = append(opts, kfake.DataDir(o.DataDir))

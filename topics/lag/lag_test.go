@@ -8,6 +8,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
@@ -27,7 +28,7 @@ func TestLagCountsWhatNobodyConsumed(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	brokers := broker.Addr(c)
-	cl, err := topics.Connect(ctx, brokers)
+	cl, err := topics.Connect(ctx, kafkaconn.Plaintext(brokers))
 	if err != nil {
 		t.Fatal(err)
 	}

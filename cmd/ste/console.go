@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/user"
+
+	"github.com/ste-utility/ste/analytics"
+	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/console"
+)
+
+func init() {
+	register(command{"console", "the operator console: live stages, throughput history, exceptions to retry, trades (a web page)", consoleCmd})
+}
+
+func consoleCmd(ctx context.Context, args []string) error {
+	fs := flags("console", "[--addr 127.0.0.1:8080] [--auth-tokens FILE] [--brokers B] [--namespace NS] [--clickhouse DSN]")
+	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
+	addr := fs.String("addr", envOr("STE_CONSOLE_ADDR", console.DefaultAddr),
+		"address to serve on ($STE_CONSOLE_ADDR); beyond loopback, use --auth-tokens")
+	tokens := fs.String("auth-tokens", os.Getenv("STE_CONSOLE_TOKENS"),
+		"file of name:token lines: every request needs a token, and each retry and archive is recorded under its name ($STE_CONSOLE_TOKENS)")
+	dsn := clickhouseFlag(fs)
+	noAnalytics := fs.Bool("no-analytics", false, "show no history or journeys (no ClickHouse)")
+	fs.logFlags()
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := validNamespace(*ns); err != nil {
+		return err
+	}
+	k, err := kafka()
+	if err != nil {
+		return err
+	}
+	o := console.Options{Kafka: k, Namespace: *ns, Addr: *addr, Logger: fs.log, LocalOperator: localOperator()}
+	if *tokens != "" {
+		if o.Tokens, err = console.LoadTokens(*tokens); err != nil {
+			return usageError{"--auth-tokens: " + err.Error()}
+		}
+	}
+	if !*noAnalytics {
+		o.Analytics = analyticsOpener(*dsn)
+	}
+	return serveConsole(ctx, o, func(url string) { fmt.Printf("STE console for namespace %s: %s\n", *ns, url) })
+}
+
+// analyticsOpener opens the store of --clickhouse, or the embedded one.
+func analyticsOpener(dsn string) func(context.Context) (*store.Store, error) {
+	return func(ctx context.Context) (*store.Store, error) {
+		return analytics.Open(ctx, dsn, steHome(), store.Options{})
+	}
+}
+
+// serveConsole runs a console until ctx ends, telling started its address.
+func serveConsole(ctx context.Context, o console.Options, started func(url string)) error {
+	s, err := console.Start(ctx, o)
+	if err != nil {
+		return err
+	}
+	started(s.URL())
+	return s.Wait()
+}
+
+// localOperator is whom a change is recorded under when no one is named (a
+// loopback console without tokens, ste exceptions without --operator):
+// $STE_OPERATOR, else the user running it.
+func localOperator() string {
+	if name := os.Getenv("STE_OPERATOR"); name != "" {
+		return name
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "local"
+}

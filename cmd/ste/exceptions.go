@@ -1,0 +1,412 @@
+package main
+
+// ste exceptions list|show|retry|archive: the exceptions workflow
+// (exceptions package; messages.md §7) from the command line, with the
+// console's filters.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/ste-utility/ste/exceptions"
+	"github.com/ste-utility/ste/kafkaconn"
+)
+
+func init() {
+	register(command{"exceptions list", "list a namespace's exceptions with their states, by reason and sender, filtered", exceptionsList})
+	register(command{"exceptions show", "one exception: detail, the message's fields, the NACK sent, state and retries", exceptionsShow})
+	register(command{"exceptions retry", "retry exceptions once their cause is fixed (messages.md §7): named ones or a filter's", exceptionsRetry})
+	register(command{"exceptions archive", "close exceptions that need no retry, with a note", exceptionsArchive})
+}
+
+// excFlags are the flags every exceptions command shares: the cluster, the
+// namespace, the filter and --json.
+type excFlags struct {
+	fs                           *flagSet
+	kafka                        func() (kafkaconn.Config, error)
+	ns                           *string
+	since, until, sender, reason *string
+	msgID, state                 *string
+	asJSON                       *bool
+	// changes: retry or archive (operator, dry run, open by default).
+	changes        bool
+	operator, note *string
+	force, dryRun  *bool
+	wait           *time.Duration
+}
+
+const excFilterSynopsis = "[--since T] [--until T] [--sender BIC] [--reason CODE] [--msg-id TEXT] [--state S] [--json] [--brokers B] [--namespace NS]"
+
+func newExcFlags(name, synopsis string, changes bool) *excFlags {
+	f := &excFlags{fs: flags(name, synopsis), changes: changes}
+	f.kafka, f.ns = kafkaFlags(f.fs), namespaceFlag(f.fs)
+	f.since = f.fs.String("since", "", "only exceptions received at or after T (RFC 3339, a date, or a duration before now: 30m, 3d)")
+	f.until = f.fs.String("until", "", "only exceptions received before T")
+	f.sender = f.fs.String("sender", "", "only this sender's (BIC)")
+	f.reason = f.fs.String("reason", "", "only this rejection code (UNKNOWN_SECURITY, INTERNAL, ...)")
+	f.msgID = f.fs.String("msg-id", "", "only exceptions whose MsgId contains TEXT")
+	stateHelp := "only exceptions in state S: open, retried, resolved, archived or all"
+	if changes {
+		stateHelp += " (default open when selecting by filter)"
+	}
+	f.state = f.fs.String("state", "", stateHelp)
+	f.asJSON = f.fs.Bool("json", false, "print JSON instead of a table")
+	if changes {
+		f.operator = f.fs.String("operator", "", "your name, recorded with the change (default $STE_OPERATOR, else your user name)")
+		f.dryRun = f.fs.Bool("dry-run", false, "say what would be done and change nothing")
+	}
+	return f
+}
+
+// filter reads the filter flags.
+func (f *excFlags) filter(ids []string) (exceptions.Filter, error) {
+	var flt exceptions.Filter
+	var err error
+	if flt.Since, err = parseWhen(*f.since); err != nil {
+		return flt, usageError{"--since: " + err.Error()}
+	}
+	if flt.Until, err = parseWhen(*f.until); err != nil {
+		return flt, usageError{"--until: " + err.Error()}
+	}
+	flt.Sender, flt.Reason, flt.MsgId, flt.IDs = *f.sender, strings.ToUpper(*f.reason), *f.msgID, ids
+	state := *f.state
+	if state == "" && f.changes && len(ids) == 0 {
+		state = "open"
+	}
+	if state != "" && state != "all" {
+		st, ok := exceptions.ParseState(state)
+		if !ok {
+			return flt, usageError{fmt.Sprintf("--state %q: want open, retried, resolved, archived or all", state)}
+		}
+		flt.States = []exceptions.State{st}
+	}
+	return flt, nil
+}
+
+// parse parses the flags, with exception ids as positional arguments, and
+// reads the filter.
+func (f *excFlags) parse(args []string) ([]string, exceptions.Filter, error) {
+	ids, err := f.fs.parseArgs(args)
+	if err != nil {
+		return nil, exceptions.Filter{}, err
+	}
+	if err := validNamespace(*f.ns); err != nil {
+		return nil, exceptions.Filter{}, err
+	}
+	flt, err := f.filter(ids)
+	return ids, flt, err
+}
+
+// load reads the namespace's exceptions.
+func (f *excFlags) load(ctx context.Context) (*exceptions.Book, kafkaconn.Config, error) {
+	k, err := reachable(ctx, f.kafka)
+	if err != nil {
+		return nil, k, err
+	}
+	book, err := exceptions.Load(ctx, k, *f.ns)
+	return book, k, err
+}
+
+func (f *excFlags) operatorName() string {
+	if name := strings.TrimSpace(*f.operator); name != "" {
+		return name
+	}
+	return localOperator()
+}
+
+func printJSON(v any) error {
+	enc := json.NewEncoder(os.Stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+func exceptionsList(ctx context.Context, args []string) error {
+	f := newExcFlags("exceptions list", excFilterSynopsis+" [--limit N]", false)
+	limit := f.fs.Int("limit", 50, "rows of the table at most (--json prints every one)")
+	ids, flt, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(ids) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q (ste exceptions show ID for one)", ids[0])}
+	}
+	book, _, err := f.load(ctx)
+	if err != nil {
+		return err
+	}
+	list := book.List(flt)
+	if *f.asJSON {
+		if list == nil {
+			list = []exceptions.Exception{}
+		}
+		return printJSON(list)
+	}
+	byReason, bySender := exceptions.Groups(list)
+	fmt.Printf("%d exceptions in %s selected (of %d)\n", len(list), *f.ns, book.Len())
+	if len(list) == 0 {
+		return nil
+	}
+	printGroups := func(title string, gs []exceptions.Group) {
+		var parts []string
+		for _, g := range gs {
+			parts = append(parts, fmt.Sprintf("%s %d (%d open)", g.Key, g.Total, g.By[string(exceptions.Open)]))
+		}
+		fmt.Printf("  by %s: %s\n", title, strings.Join(parts, ", "))
+	}
+	printGroups("reason", byReason)
+	printGroups("sender", bySender)
+	fmt.Println()
+	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(w, "ID\tRECEIVED\tREASON\tSENDER\tMSGID\tSTATE\tBY")
+	for i, e := range list {
+		if i == *limit {
+			fmt.Fprintf(w, "… %d more (--limit, or a narrower filter)\n", len(list)-i)
+			break
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Received().UTC().Format("2006-01-02 15:04:05"), e.Reason,
+			orDash(e.Sender), orDash(e.MsgId), e.State.State, orDash(e.State.By))
+	}
+	return w.Flush()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// shown is `ste exceptions show --json`.
+type shown struct {
+	Exception exceptions.Exception `json:"exception"`
+	Fields    []exceptions.Field   `json:"fields,omitempty"`
+	FieldsErr string               `json:"fields_error,omitempty"`
+	NACK      string               `json:"nack,omitempty"`
+	NACKErr   string               `json:"nack_error,omitempty"`
+}
+
+func exceptionsShow(ctx context.Context, args []string) error {
+	f := newExcFlags("exceptions show", "ID [--json] [--brokers B] [--namespace NS]", false)
+	ids, _, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(ids) != 1 {
+		return usageError{"name one exception id (ste exceptions list shows them)"}
+	}
+	book, k, err := f.load(ctx)
+	if err != nil {
+		return err
+	}
+	e, ok := book.Get(ids[0])
+	if !ok {
+		return fmt.Errorf("no exception %s in namespace %s", ids[0], *f.ns)
+	}
+	w, err := exceptions.NewWorkflow(ctx, k, *f.ns, book)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if e.State.State == exceptions.Retried {
+		w.Resolve(ctx) // a retry ACKed since: say so
+		e, _ = book.Get(ids[0])
+	}
+	out := shown{Exception: e}
+	payload, err := w.Payload(ctx, e, false)
+	if err == nil {
+		out.Exception.Payload = payload
+		if out.Fields, err = exceptions.Fields(payload); err != nil {
+			out.FieldsErr = err.Error()
+		}
+	} else {
+		out.FieldsErr = err.Error()
+	}
+	if nack, err := w.NACK(ctx, e); err != nil {
+		out.NACKErr = err.Error()
+	} else {
+		out.NACK = string(nack)
+	}
+	if *f.asJSON {
+		return printJSON(out)
+	}
+	fmt.Printf("exception %s: %s\n  %s\n", e.ID, e.Reason, e.Detail)
+	fmt.Printf("  sender %s, MsgId %s, received %s, inbound partition %d offset %d\n", orDash(e.Sender), orDash(e.MsgId),
+		e.ReceivedAt, e.SourcePartition, e.SourceOffset)
+	if e.RetryOf != "" {
+		fmt.Printf("  a retry of exception %s\n", e.RetryOf)
+	}
+	fmt.Printf("state: %s", e.State.State)
+	if e.State.By != "" {
+		fmt.Printf(" by %s at %s", e.State.By, e.State.At.UTC().Format(time.RFC3339))
+	}
+	if e.State.ACK != "" {
+		fmt.Printf(" (%s)", e.State.ACK)
+	}
+	if e.State.Note != "" {
+		fmt.Printf(", note: %s", e.State.Note)
+	}
+	fmt.Println()
+	for _, r := range e.State.Retries {
+		fmt.Printf("  retried by %s at %s → inbound partition %d offset %d\n", r.By, r.At.UTC().Format(time.RFC3339), r.Partition, r.Offset)
+	}
+	for _, id := range e.RetriedAs {
+		fmt.Printf("  rejected again as exception %s\n", id)
+	}
+	fmt.Println("message:")
+	if out.FieldsErr != "" {
+		fmt.Printf("  (not readable as XML: %s)\n  %q\n", out.FieldsErr, truncate(string(payload), 400))
+	}
+	w2 := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	for _, fl := range out.Fields {
+		fmt.Fprintf(w2, "  %s\t%s\n", fl.Path, fl.Value)
+	}
+	w2.Flush()
+	switch {
+	case e.NACK == "":
+		fmt.Println("NACK: none sent (the contract sends none for this code or an unknown sender)")
+	case out.NACKErr != "":
+		fmt.Printf("NACK %s: %s\n", e.NACK, out.NACKErr)
+	default:
+		fmt.Printf("NACK sent:\n  %s\n", out.NACK)
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+func exceptionsRetry(ctx context.Context, args []string) error {
+	f := newExcFlags("exceptions retry", "[ID...] "+excFilterSynopsis+" [--force] [--dry-run] [--operator NAME] [--wait DUR]", true)
+	f.force = f.fs.Bool("force", false, "retry even exceptions already retried, resolved or archived")
+	f.wait = f.fs.Duration("wait", 30*time.Second, "wait this long for each retry's answer (an ACK, or a new exception); 0: do not wait")
+	return exceptionsChange(ctx, f, args, true)
+}
+
+func exceptionsArchive(ctx context.Context, args []string) error {
+	f := newExcFlags("exceptions archive", "[ID...] "+excFilterSynopsis+" [--note TEXT] [--dry-run] [--operator NAME]", true)
+	f.note = f.fs.String("note", "", "why no retry is needed, kept with the state")
+	return exceptionsChange(ctx, f, args, false)
+}
+
+// exceptionsChange retries or archives the exceptions named, or those the
+// filter selects.
+func exceptionsChange(ctx context.Context, f *excFlags, args []string, retry bool) error {
+	ids, flt, err := f.parse(args)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 && flt.Since.IsZero() && flt.Until.IsZero() && flt.Sender == "" && flt.Reason == "" && flt.MsgId == "" {
+		return usageError{"name exception ids, or select them with --reason, --sender, --msg-id, --since or --until"}
+	}
+	op := f.operatorName()
+	book, k, err := f.load(ctx)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		for _, e := range book.List(flt) {
+			ids = append(ids, e.ID)
+		}
+		if len(ids) == 0 {
+			fmt.Println("no exception selected")
+			return nil
+		}
+	}
+	w, err := exceptions.NewWorkflow(ctx, k, *f.ns, book)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	o := exceptions.Options{Operator: op, DryRun: *f.dryRun}
+	var results []exceptions.Result
+	if retry {
+		o.Force = *f.force
+		results, err = w.Retry(ctx, ids, o)
+	} else {
+		o.Note = *f.note
+		results, err = w.Archive(ctx, ids, o)
+	}
+	if err != nil {
+		return err
+	}
+	var outcomes []exceptions.RetryOutcome
+	if retry && *f.wait > 0 && !o.DryRun {
+		outcomes = waitRetries(ctx, k, *f.ns, book, w, results, *f.wait)
+	}
+	if *f.asJSON {
+		if err := printJSON(struct {
+			Results  []exceptions.Result       `json:"results"`
+			Outcomes []exceptions.RetryOutcome `json:"outcomes,omitempty"`
+		}{results, outcomes}); err != nil {
+			return err
+		}
+	} else {
+		for _, r := range results {
+			fmt.Printf("%s\t%s\t%s\n", r.ID, r.Outcome, r.Detail)
+		}
+		for _, o := range outcomes {
+			switch {
+			case o.State == exceptions.Resolved:
+				fmt.Printf("%s\tresolved\t%s\n", o.ID, o.ACK)
+			case o.RejectedAs != "":
+				fmt.Printf("%s\trejected again\tas exception %s (%s)\n", o.ID, o.RejectedAs, o.Reason)
+			default:
+				fmt.Printf("%s\tno answer yet\tste exceptions show %s tells later\n", o.ID, o.ID)
+			}
+		}
+	}
+	bad := 0
+	for _, r := range results {
+		if r.Outcome == exceptions.OutcomeRefused || r.Outcome == exceptions.OutcomeFailed {
+			bad++
+		}
+	}
+	if bad > 0 {
+		return fmt.Errorf("%d of %d not done (refused or failed; see above)", bad, len(results))
+	}
+	return nil
+}
+
+// waitRetries follows the namespace's exceptions until every retry done
+// has an answer — an ACK (resolved) or a new exception — or wait passes.
+func waitRetries(ctx context.Context, k kafkaconn.Config, ns string, book *exceptions.Book, w *exceptions.Workflow,
+	results []exceptions.Result, wait time.Duration) []exceptions.RetryOutcome {
+	var ids []string
+	for _, r := range results {
+		if r.Outcome == exceptions.OutcomeRetried {
+			ids = append(ids, r.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	go book.Follow(ctx, k, ns)
+	for {
+		w.Resolve(ctx)
+		var out []exceptions.RetryOutcome
+		done := true
+		for _, id := range ids {
+			o := w.Outcome(id)
+			done = done && o.Done()
+			out = append(out, o)
+		}
+		if done || ctx.Err() != nil {
+			return out
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}

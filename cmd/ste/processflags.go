@@ -1,0 +1,68 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+
+	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/processors/pipeline"
+)
+
+// processFlags are the flags of the processors, shared by ste process and
+// every command that runs them (ste replay --run): one list, so that any
+// ste process flag works there too.
+type processFlags struct {
+	groups, instanceID, bic, keyFile, httpAddr, stallAfter *string
+	retention                                              retentionFlag
+	noVerify                                               *bool
+}
+
+func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
+	return &processFlags{
+		groups:     fs.String("groups", envOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)"),
+		instanceID: fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME"),
+		retention:  addRetentionFlag(fs, "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)"),
+		bic:        fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC ($STE_UTILITY_BIC)"),
+		keyFile:    fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file ($STE_UTILITY_KEY); default: the public demo key, with a warning"),
+		httpAddr:   fs.String("http", envOr("STE_HTTP", httpDefault), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)"),
+		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
+		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
+	}
+}
+
+// check reads the flags that need no service; call it before connecting.
+func (p *processFlags) check() (instance.Options, error) {
+	var o instance.Options
+	stages, err := pipeline.ParseStages(*p.groups)
+	if err != nil {
+		return o, usageError{"--groups: " + err.Error()}
+	}
+	if *p.instanceID != "" {
+		if err := instance.ValidID(*p.instanceID); err != nil {
+			return o, usageError{"--instance-id: " + err.Error()}
+		}
+	}
+	ret, err := p.retention.get()
+	if err != nil {
+		return o, err
+	}
+	stall, err := parseDuration(*p.stallAfter)
+	if err != nil || stall <= 0 {
+		return o, usageError{"--stall-after must be a positive duration (e.g. 60s, 5m)"}
+	}
+	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, StallAfter: stall}, nil
+}
+
+// instance completes o with the signer and a claimed identity; release
+// gives the identity back.
+func (p *processFlags) instance(o instance.Options, log *slog.Logger) (_ instance.Options, release func(), err error) {
+	if o.Signer, err = utilitySigner(*p.bic, *p.keyFile, log); err != nil {
+		return o, nil, err
+	}
+	id, err := instance.Claim(steHome(), *p.instanceID)
+	if err != nil {
+		return o, nil, err
+	}
+	o.Identity, o.Logger = id, log
+	return o, id.Release, nil
+}

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/ste-utility/ste/analytics/embedded"
+)
+
+func init() {
+	register(command{"stop", "stop what STE left running under $STE_HOME (the embedded analytics endpoint, ste-chdb)", stopCmd})
+}
+
+// stopCmd ends the processes STE starts detached under $STE_HOME: only the
+// embedded analytics endpoint is (the broker and processors of demo and
+// bench run inside those commands). It stops by itself when idle, too.
+func stopCmd(ctx context.Context, args []string) error {
+	fs := flags("stop", "")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	home := steHome()
+	ep, running := embedded.Running(ctx, home)
+	if err := embedded.Stop(home); err != nil {
+		return err
+	}
+	if running {
+		fmt.Printf("stopped the analytics endpoint ste-chdb (pid %d, data %s)\n", ep.PID, ep.DataDir)
+	} else {
+		fmt.Printf("nothing running under %s\n", home)
+	}
+	return nil
+}
+
+// leftRunning says what STE leaves running under home when a command ends,
+// and how it ends; "" if nothing.
+func leftRunning(ctx context.Context, home string) string {
+	ep, ok := embedded.Running(ctx, home)
+	if !ok {
+		return ""
+	}
+	when := "it runs until: ste stop"
+	if ep.IdleTimeout > 0 {
+		when = fmt.Sprintf("it stops by itself after %v without queries, or now with: ste stop", ep.IdleTimeout)
+	}
+	return fmt.Sprintf("ste-chdb, the analytics endpoint (pid %d, data %s), for ste report; %s", ep.PID, ep.DataDir, when)
+}

@@ -1,0 +1,750 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/ste-utility/ste/analytics/charts"
+	"github.com/ste-utility/ste/analytics/report"
+	"github.com/ste-utility/ste/exceptions"
+	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topics"
+)
+
+var errNoAnalytics = errors.New("no analytics store configured")
+
+// pages are the parsed templates, one set per page (each with the layout).
+type pages struct{ t map[string]*template.Template }
+
+var pageNames = []string{"overview", "history", "exceptions", "exception", "result", "trades", "trade", "login", "error"}
+
+func loadPages() (*pages, error) {
+	p := &pages{t: map[string]*template.Template{}}
+	for _, name := range pageNames {
+		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/layout.html", "templates/"+name+".html")
+		if err != nil {
+			return nil, err
+		}
+		p.t[name] = t
+	}
+	return p, nil
+}
+
+// page is what every page's template gets.
+type page struct {
+	Title, Nav string
+	Namespace  string
+	Who        string
+	CSRF       string
+	Banners    []string
+	Data       any
+}
+
+func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name, title string, data any, banners ...string) {
+	pg := page{Title: title, Nav: name, Namespace: s.o.Namespace, CSRF: s.csrf, Data: data, Banners: banners}
+	switch {
+	case operator(r) != "":
+		pg.Who = "signed in as " + operator(r)
+	case s.o.Tokens == nil && s.loopback:
+		pg.Who = "loopback, no tokens: changes recorded as " + s.o.LocalOperator
+	case s.o.Tokens == nil:
+		pg.Who = "read-only: no tokens beyond loopback"
+	}
+	var b bytes.Buffer
+	if err := s.pages.t[name].ExecuteTemplate(&b, "layout", pg); err != nil {
+		s.log.Error("rendering a page", "page", name, "err", err)
+		http.Error(w, "rendering "+name+": "+err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	w.Write(b.Bytes())
+}
+
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
+	s.render(w, r, status, "error", http.StatusText(status), msg)
+}
+
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(assets, "static")
+	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.HandleFunc("GET /login", s.loginPage)
+	mux.HandleFunc("POST /login", s.login)
+	mux.HandleFunc("POST /logout", s.logout)
+	mux.HandleFunc("GET /{$}", s.overviewPage)
+	mux.HandleFunc("GET /live", s.livePart)
+	mux.HandleFunc("GET /api/overview", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.col.overview()) })
+	mux.HandleFunc("GET /history", s.historyPage)
+	mux.HandleFunc("GET /history/chart.svg", s.historyChart)
+	mux.HandleFunc("GET /exceptions", s.exceptionsPage)
+	mux.HandleFunc("GET /api/exceptions", s.exceptionsJSON)
+	mux.HandleFunc("GET /exceptions/{id}", s.exceptionPage)
+	mux.HandleFunc("POST /exceptions/retry", s.change(true))
+	mux.HandleFunc("POST /exceptions/archive", s.change(false))
+	mux.HandleFunc("GET /trades", s.tradesPage)
+	mux.HandleFunc("GET /trades/{key}", s.tradePage)
+	return s.auth(mux)
+}
+
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(v)
+}
+
+// ---- access ----
+
+func (s *Server) refuse(w http.ResponseWriter, r *http.Request) {
+	if strings.HasPrefix(r.URL.Path, "/api/") || r.Method != http.MethodGet {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="ste console"`)
+		http.Error(w, "a token is required (Authorization: Bearer TOKEN, or sign in at /login)", http.StatusUnauthorized)
+		return
+	}
+	s.render(w, r, http.StatusUnauthorized, "login", "Sign in", loginData{Next: r.URL.RequestURI(),
+		Msg: "This console needs a token."})
+}
+
+type loginData struct{ Next, Msg string }
+
+func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
+	if s.o.Tokens == nil {
+		http.Redirect(w, r, "/", http.StatusSeeOther)
+		return
+	}
+	s.render(w, r, http.StatusOK, "login", "Sign in", loginData{Next: r.URL.Query().Get("next")})
+}
+
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	next := r.FormValue("next")
+	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
+		next = "/"
+	}
+	tok := strings.TrimSpace(r.FormValue("token"))
+	if s.o.Tokens == nil || s.tokenName(tok) == "" {
+		s.render(w, r, http.StatusUnauthorized, "login", "Sign in", loginData{Next: next, Msg: "That token is not known."})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1})
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// checkCSRF refuses a change that did not come from one of this console's
+// own forms (another site's page posting to a loopback console).
+func (s *Server) checkCSRF(r *http.Request) bool {
+	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" {
+		return false
+	}
+	if strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+		return true // a script with a token, not a browser's ambient cookie
+	}
+	return sameSecret(r.FormValue("csrf"), s.csrf)
+}
+
+// ---- overview ----
+
+func (s *Server) overviewPage(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, "overview", "Overview", s.col.overview())
+}
+
+// livePart is the overview's live section alone: the page's script swaps
+// it in every second.
+func (s *Server) livePart(w http.ResponseWriter, r *http.Request) {
+	var b bytes.Buffer
+	if err := s.pages.t["overview"].ExecuteTemplate(&b, "live", s.col.overview()); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b.Bytes())
+}
+
+// ---- history ----
+
+var historyReports = []string{"throughput", "degradation", "latency", "queues", "exceptions"}
+
+type historyData struct {
+	Report, Since, Until, By, Window string
+	Reports                          []string
+	Query                            template.URL
+	Text                             string
+	Err                              string
+}
+
+func (s *Server) historyParams(q url.Values) (string, report.Params, error) {
+	name := q.Get("report")
+	if name == "" {
+		name = "throughput"
+	}
+	if !slices.Contains(historyReports, name) {
+		return "", report.Params{}, fmt.Errorf("unknown report %q", name)
+	}
+	p := report.Params{Namespace: s.o.Namespace, Series: name == "queues"}
+	var err error
+	if p.Since, err = parseWhen(q.Get("since")); err != nil {
+		return "", p, fmt.Errorf("since: %v", err)
+	}
+	if p.Until, err = parseWhen(q.Get("until")); err != nil {
+		return "", p, fmt.Errorf("until: %v", err)
+	}
+	switch q.Get("by") {
+	case "second":
+		p.Step = time.Second
+	case "minute":
+		p.Step = time.Minute
+	}
+	if w := q.Get("window"); w != "" {
+		if p.Window, err = time.ParseDuration(w); err != nil || p.Window < 0 {
+			return "", p, fmt.Errorf("window %q: a duration such as 10s or 5m", w)
+		}
+	}
+	return name, p, nil
+}
+
+func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	d := historyData{Report: q.Get("report"), Since: q.Get("since"), Until: q.Get("until"), By: q.Get("by"),
+		Window: q.Get("window"), Reports: historyReports, Query: template.URL(q.Encode())}
+	if d.Report == "" {
+		d.Report = "throughput"
+	}
+	name, p, err := s.historyParams(q)
+	if err == nil {
+		var res report.Result
+		if res, err = s.runReport(r.Context(), name, p); err == nil {
+			var b strings.Builder
+			res.WriteText(&b)
+			d.Text = b.String()
+		}
+	}
+	if err != nil {
+		d.Err = err.Error()
+	}
+	s.render(w, r, http.StatusOK, "history", "History", d)
+}
+
+func (s *Server) runReport(ctx context.Context, name string, p report.Params) (report.Result, error) {
+	st, err := s.store.get(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return report.Run(ctx, st, name, p)
+}
+
+func (s *Server) historyChart(w http.ResponseWriter, r *http.Request) {
+	name, p, err := s.historyParams(r.URL.Query())
+	var res report.Result
+	if err == nil {
+		res, err = s.runReport(r.Context(), name, p)
+	}
+	var b bytes.Buffer
+	if err == nil {
+		err = charts.Render(res, "svg", 14, 6, &b) // wider than a plot file: the page is
+	}
+	if err != nil {
+		status := http.StatusServiceUnavailable
+		if errors.Is(err, charts.ErrNoData) {
+			status = http.StatusNotFound
+		}
+		http.Error(w, err.Error(), status)
+		return
+	}
+	w.Header().Set("Content-Type", "image/svg+xml")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b.Bytes())
+}
+
+// parseWhen reads a time in a form: RFC 3339, "2006-01-02 15:04" (UTC), a
+// date, or a duration before now ("30m", "2h").
+func parseWhen(s string) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04",
+		"2006-01-02T15:04", time.DateOnly} {
+		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return time.Now().Add(-d).UTC(), nil
+	}
+	return time.Time{}, fmt.Errorf("%q: want RFC 3339, 2006-01-02 15:04 (UTC), a date, or a duration such as 30m", s)
+}
+
+// ---- exceptions ----
+
+// filterForm is the exceptions filter as the form has it.
+type filterForm struct {
+	Since, Until, Sender, Reason, MsgId, State string
+}
+
+func (f filterForm) filter() (exceptions.Filter, error) {
+	var flt exceptions.Filter
+	var err error
+	if flt.Since, err = parseWhen(f.Since); err != nil {
+		return flt, fmt.Errorf("since: %v", err)
+	}
+	if flt.Until, err = parseWhen(f.Until); err != nil {
+		return flt, fmt.Errorf("until: %v", err)
+	}
+	flt.Sender, flt.Reason, flt.MsgId = strings.TrimSpace(f.Sender), strings.TrimSpace(f.Reason), strings.TrimSpace(f.MsgId)
+	if f.State != "" && f.State != "all" {
+		st, ok := exceptions.ParseState(f.State)
+		if !ok {
+			return flt, fmt.Errorf("state %q", f.State)
+		}
+		flt.States = []exceptions.State{st}
+	}
+	return flt, nil
+}
+
+// actionFilter is what "all of the filter" acts on: the filter's
+// exceptions, the open ones unless it names a state (as ste exceptions
+// retry without ids).
+func (f filterForm) actionFilter() (exceptions.Filter, error) {
+	flt, err := f.filter()
+	if err == nil && f.State == "" {
+		flt.States = []exceptions.State{exceptions.Open}
+	}
+	return flt, err
+}
+
+// With returns the form's query with one field set (a group's link).
+func (f filterForm) With(field, value string) template.URL {
+	q := f.values()
+	q.Set(field, value)
+	return template.URL(q.Encode())
+}
+
+// Query is the form's query string.
+func (f filterForm) Query() template.URL { return template.URL(f.values().Encode()) }
+
+func (f filterForm) values() url.Values {
+	q := url.Values{}
+	for k, v := range map[string]string{"since": f.Since, "until": f.Until, "sender": f.Sender, "reason": f.Reason,
+		"msg_id": f.MsgId, "state": f.State} {
+		if v != "" {
+			q.Set(k, v)
+		}
+	}
+	return q
+}
+
+func formOf(get func(string) string) filterForm {
+	return filterForm{Since: get("since"), Until: get("until"), Sender: get("sender"), Reason: get("reason"),
+		MsgId: get("msg_id"), State: get("state")}
+}
+
+// maxGroups is how many senders the page lists (the largest groups).
+const maxGroups = 15
+
+// maxRows is how many exceptions a page lists (a retry of the whole filter
+// result takes every one).
+const maxRows = 200
+
+type exceptionsData struct {
+	Form               filterForm
+	Total, Selected    int
+	ForAll             int // what "all of the filter" acts on
+	Rows               []exceptions.Exception
+	More               int
+	ByReason, BySender []exceptions.Group
+	MoreSenders        int
+	States             []exceptions.State
+	Reasons            []string
+	CaughtUp           bool
+	ChangeErr          string
+	Err                string
+}
+
+func (s *Server) exceptionsPage(w http.ResponseWriter, r *http.Request) {
+	d := exceptionsData{Form: formOf(r.URL.Query().Get), States: exceptions.States, CaughtUp: s.book.CaughtUp(),
+		Total: s.book.Len()}
+	for _, rs := range schemas.Reasons {
+		d.Reasons = append(d.Reasons, rs.String())
+	}
+	d.Reasons = append(d.Reasons, schemas.Internal.String())
+	if _, err := s.canChange(r); err != nil {
+		d.ChangeErr = err.Error()
+	}
+	flt, err := d.Form.filter()
+	if err != nil {
+		d.Err = err.Error()
+		s.render(w, r, http.StatusBadRequest, "exceptions", "Exceptions", d)
+		return
+	}
+	list := s.book.List(flt)
+	d.Selected = len(list)
+	if all, err := d.Form.actionFilter(); err == nil {
+		d.ForAll = len(s.book.List(all))
+	}
+	d.ByReason, d.BySender = exceptions.Groups(list)
+	if len(d.BySender) > maxGroups {
+		d.MoreSenders, d.BySender = len(d.BySender)-maxGroups, d.BySender[:maxGroups]
+	}
+	if len(list) > maxRows {
+		d.More, list = len(list)-maxRows, list[:maxRows]
+	}
+	d.Rows = list
+	s.render(w, r, http.StatusOK, "exceptions", "Exceptions", d)
+}
+
+func (s *Server) exceptionsJSON(w http.ResponseWriter, r *http.Request) {
+	flt, err := formOf(r.URL.Query().Get).filter()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	list := s.book.List(flt)
+	if list == nil {
+		list = []exceptions.Exception{}
+	}
+	writeJSON(w, list)
+}
+
+type exceptionData struct {
+	E          exceptions.Exception
+	Fields     []exceptions.Field
+	FieldsErr  string
+	Raw        string
+	NACK       string
+	NACKParsed *schemas.Received
+	NACKErr    string
+	TradeKey   string
+	RetryOfOK  bool
+	ChangeErr  string
+	RetryNeeds string
+}
+
+func (s *Server) exceptionPage(w http.ResponseWriter, r *http.Request) {
+	e, ok := s.book.Get(r.PathValue("id"))
+	if !ok {
+		msg := "No exception " + r.PathValue("id") + " in namespace " + s.o.Namespace + "."
+		if !s.book.CaughtUp() {
+			msg += " (The console is still reading the exceptions topic.)"
+		}
+		s.fail(w, r, http.StatusNotFound, msg)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	d := exceptionData{E: e}
+	if _, err := s.canChange(r); err != nil {
+		d.ChangeErr = err.Error()
+	}
+	if e.State.State != exceptions.Open {
+		d.RetryNeeds = "already " + string(e.State.State) + ": a retry needs force"
+	}
+	_, d.RetryOfOK = s.book.Get(e.RetryOf)
+	payload, err := s.flow.Payload(ctx, e, false)
+	if err != nil {
+		d.FieldsErr = err.Error()
+	} else {
+		d.Raw = string(payload)
+		if d.Fields, err = exceptions.Fields(payload); err != nil {
+			d.FieldsErr = "not well-formed XML: " + err.Error()
+		}
+		var dec schemas.Decoder
+		if m, _ := dec.Decode(payload); m != nil && m.Key.TradeRef != "" && m.Key.ISIN != "" {
+			d.TradeKey = m.Key.TradeKey().String()
+		}
+	}
+	if nack, err := s.flow.NACK(ctx, e); err != nil {
+		d.NACKErr = err.Error()
+	} else {
+		d.NACK = string(nack)
+		d.NACKParsed, _ = schemas.ParseOutput(nack)
+	}
+	s.render(w, r, http.StatusOK, "exception", "Exception "+e.ID, d)
+}
+
+type resultData struct {
+	Action  string
+	Results []exceptions.Result
+	Back    template.URL
+}
+
+// change is a retry or an archive: of the ids checked, or of every
+// exception the posted filter selects ("all").
+func (s *Server) change(retry bool) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if err := r.ParseForm(); err != nil || !s.checkCSRF(r) {
+			s.fail(w, r, http.StatusForbidden, "This request did not come from the console's own page (reload it and try again).")
+			return
+		}
+		op, err := s.canChange(r)
+		if err != nil {
+			s.fail(w, r, http.StatusForbidden, err.Error())
+			return
+		}
+		form := formOf(r.PostForm.Get)
+		ids := r.PostForm["id"]
+		if r.PostForm.Get("all") != "" {
+			flt, err := form.actionFilter()
+			if err != nil {
+				s.fail(w, r, http.StatusBadRequest, err.Error())
+				return
+			}
+			ids = nil
+			for _, e := range s.book.List(flt) {
+				ids = append(ids, e.ID)
+			}
+		}
+		if len(ids) == 0 {
+			s.fail(w, r, http.StatusBadRequest, "No exception selected.")
+			return
+		}
+		o := exceptions.Options{Operator: op, Force: r.PostForm.Get("force") != "", DryRun: r.PostForm.Get("dry_run") != "",
+			Note: r.PostForm.Get("note")}
+		ctx, cancel := context.WithTimeout(r.Context(), time.Minute)
+		defer cancel()
+		var res []exceptions.Result
+		action := "Archive"
+		if retry {
+			action = "Retry"
+			res, err = s.flow.Retry(ctx, ids, o)
+		} else {
+			res, err = s.flow.Archive(ctx, ids, o)
+		}
+		if err != nil {
+			s.fail(w, r, http.StatusBadRequest, err.Error())
+			return
+		}
+		back := "/exceptions?" + string(form.Query())
+		if len(ids) == 1 && r.PostForm.Get("from") == "detail" {
+			back = "/exceptions/" + url.PathEscape(ids[0])
+		}
+		if strings.Contains(r.Header.Get("Accept"), "application/json") {
+			writeJSON(w, res)
+			return
+		}
+		s.render(w, r, http.StatusOK, "result", action, resultData{Action: action, Results: res, Back: template.URL(back)})
+	}
+}
+
+// ---- trades ----
+
+type tradesData struct {
+	Q      string
+	Found  []tradeHit
+	Errors []string
+}
+
+type tradeHit struct {
+	Instance  string
+	Partition int32
+	Trade     tradeSummary
+}
+
+type tradeSummary struct {
+	TradeKey, TradeRef, State, LastStatus string
+	Messages                              int
+	Newest                                time.Time
+}
+
+func (s *Server) tradesPage(w http.ResponseWriter, r *http.Request) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	d := tradesData{Q: q}
+	if q == "" {
+		s.render(w, r, http.StatusOK, "trades", "Trades", d)
+		return
+	}
+	if _, ok := schemas.ParseTradeKey(q); ok {
+		http.Redirect(w, r, "/trades/"+q, http.StatusSeeOther)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
+	defer cancel()
+	owners := s.col.owners(pipeline.StageMatch.String())
+	if len(owners) == 0 {
+		d.Errors = append(d.Errors, "no instance running the match group is known (is ste process running?)")
+	}
+	for addr := range owners {
+		ans, _, err := s.askInstance(ctx, addr, "/trades?ref="+url.QueryEscape(q))
+		if err != nil {
+			d.Errors = append(d.Errors, addr+": "+err.Error())
+			continue
+		}
+		for _, f := range ans.Trades {
+			t := f.Trade
+			sum := tradeSummary{TradeKey: t.TradeKey, State: t.State, LastStatus: t.LastStatus, Messages: len(t.Messages), Newest: t.Newest}
+			if len(t.Keys) > 0 {
+				sum.TradeRef = t.Keys[0].TradeRef
+			}
+			d.Found = append(d.Found, tradeHit{Instance: ans.Instance, Partition: f.Partition, Trade: sum})
+		}
+	}
+	if len(d.Found) == 1 && len(d.Errors) == 0 {
+		http.Redirect(w, r, "/trades/"+d.Found[0].Trade.TradeKey, http.StatusSeeOther)
+		return
+	}
+	s.render(w, r, http.StatusOK, "trades", "Trades", d)
+}
+
+// askInstance asks one instance's /trades endpoint; found is false for its
+// 404 (it does not hold the trade).
+func (s *Server) askInstance(ctx context.Context, addr, path string) (instance.TradeAnswer, bool, error) {
+	var ans instance.TradeAnswer
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return ans, false, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ans, false, err
+	}
+	defer resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusOK:
+		return ans, true, json.NewDecoder(resp.Body).Decode(&ans)
+	case http.StatusNotFound:
+		return ans, false, nil
+	}
+	return ans, false, fmt.Errorf("%s", resp.Status)
+}
+
+type tradeData struct {
+	Key         string
+	Found       bool
+	Instance    string
+	Partition   int32
+	Trade       instance.TradeFound
+	Journeys    []journeyView
+	JourneysErr string
+	Errors      []string
+}
+
+// journeyView is a journey with its timeline: each stage's share of the
+// time from the inbound record to the step, the bar as wide as the journey
+// is long against the trade's longest.
+type journeyView struct {
+	report.Journey
+	Segments []segment
+	Width    float64 // percent
+}
+
+type segment struct {
+	Stage, Event string
+	At           time.Time
+	After, Took  time.Duration // since the inbound record; since the previous step
+	Pct          float64       // of the journey's total
+}
+
+func timelines(js []report.Journey) []journeyView {
+	var longest time.Duration
+	for _, j := range js {
+		longest = max(longest, j.Total())
+	}
+	out := make([]journeyView, 0, len(js))
+	for _, j := range js {
+		v := journeyView{Journey: j}
+		total := j.Total()
+		if longest > 0 {
+			v.Width = 100 * float64(total) / float64(longest)
+		}
+		prev := j.InboundAt
+		for _, st := range j.Steps {
+			sg := segment{Stage: st.Stage, Event: st.Event, At: st.At}
+			if j.InboundPartition >= 0 {
+				sg.After, sg.Took = st.At.Sub(j.InboundAt), st.At.Sub(prev)
+				if total > 0 {
+					sg.Pct = 100 * float64(sg.Took) / float64(total)
+				}
+			}
+			prev = st.At
+			v.Segments = append(v.Segments, sg)
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+func (s *Server) tradePage(w http.ResponseWriter, r *http.Request) {
+	key, ok := schemas.ParseTradeKey(r.PathValue("key"))
+	if !ok {
+		s.fail(w, r, http.StatusBadRequest, "A trade key is 16 lower-case hex digits.")
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
+	defer cancel()
+	d := tradeData{Key: key.String()}
+	// Ask the owner of the trade's partition first; the others only when
+	// the owners are not known or it has moved since the last look.
+	owners := s.col.owners(pipeline.StageMatch.String())
+	var order []string
+	if n, err := s.partitions(ctx); err == nil {
+		p := topics.PartitionOf(key.String(), n)
+		for addr, parts := range owners {
+			if slices.Contains(parts, p) {
+				order = append(order, addr)
+			}
+		}
+		d.Partition = p
+	} else {
+		d.Errors = append(d.Errors, err.Error())
+	}
+	for addr := range owners {
+		if !slices.Contains(order, addr) {
+			order = append(order, addr)
+		}
+	}
+	if len(owners) == 0 {
+		d.Errors = append(d.Errors, "no instance running the match group is known (is ste process running?)")
+	}
+	for _, addr := range order {
+		ans, found, err := s.askInstance(ctx, addr, "/trades/"+key.String())
+		if err != nil {
+			d.Errors = append(d.Errors, addr+": "+err.Error())
+			continue
+		}
+		if found && len(ans.Trades) > 0 {
+			d.Found, d.Instance, d.Trade = true, ans.Instance, ans.Trades[0]
+			break
+		}
+	}
+	if st, err := s.store.get(ctx); err != nil {
+		d.JourneysErr = err.Error()
+	} else if js, err := report.Journeys(ctx, st, report.Params{Namespace: s.o.Namespace}, key.String()); err != nil {
+		d.JourneysErr = err.Error()
+	} else {
+		d.Journeys = timelines(js.Journeys)
+	}
+	status := http.StatusOK
+	if !d.Found && len(d.Journeys) == 0 {
+		status = http.StatusNotFound
+	}
+	s.render(w, r, status, "trade", "Trade "+key.String(), d)
+}
+
+// partitions is the match group's partition count (its input's).
+func (s *Server) partitions(ctx context.Context) (int32, error) {
+	n, err := topics.Partitions(ctx, s.col.adm, pipeline.Names{NS: s.o.Namespace}.Accepted())
+	if err == nil && n == 0 {
+		err = errors.New("the namespace has no accepted topic")
+	}
+	return n, err
+}

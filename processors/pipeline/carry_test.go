@@ -1,0 +1,68 @@
+package pipeline
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/memstore"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/refdata"
+)
+
+// TestClockMarkerSetsTheClockAndNothingElse: a store rebuilt from copied
+// values and a marker has the marker's clock; the marker is, to the match
+// stage, no trade at all, and to the identity stage an identity no message
+// has.
+func TestClockMarkerSetsTheClockAndNothingElse(t *testing.T) {
+	s := newStages(Config{Names: Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
+	trade := &matching.Trade{Key: 0x1234, Newest: 100, Keys: []schemas.Key{{TradeRef: "R"}}}
+	tv, _ := trade.MarshalBinary()
+
+	match := memstore.New(s.matchIndex)
+	match.Set(schemas.TradeKey(0x1234).String(), tv)
+	if w, ok := Watermark(StageMatch, tv); !ok || w != 100 || match.Clock() != 100 {
+		t.Fatalf("a trade's watermark %d %v, clock %d", w, ok, match.Clock())
+	}
+	var tried []string
+	key, v := ClockMarker(StageMatch, 500, func(k string) bool { tried = append(tried, k); return len(tried) == 3 })
+	if len(tried) != 3 || key != tried[2] {
+		t.Fatalf("the marker key is not the first that fits: %q of %v", key, tried)
+	}
+	if again, _ := ClockMarker(StageMatch, 500, func(k string) bool { return k == tried[2] }); again != key {
+		t.Fatalf("the marker keys are not a fixed sequence: %s then %s", key, again)
+	}
+	match.Set(key, v)
+	if w, ok := Watermark(StageMatch, v); !ok || w != 500 || match.Clock() != 500 {
+		t.Fatalf("marker watermark %d %v, clock %d", w, ok, match.Clock())
+	}
+	tomb, at, ok := matching.Header(v)
+	ts, err := matching.UnmarshalTombstone(v)
+	if !tomb || at != 500 || !ok || err != nil || ts.Version != 0 || ts.StatusN != 0 {
+		t.Fatalf("marker: tombstone %v at %d, %+v %v", tomb, at, ts, err)
+	}
+	k, _ := schemas.ParseTradeKey(key)
+	if nt := matching.NewTrade(k, &ts); nt.Version != 0 || nt.StatusN != 0 || nt.Newest != 0 {
+		t.Fatalf("a trade under the marker's key starts with %+v", nt)
+	}
+	// It falls due after the tombstone TTL, like any tombstone.
+	if due := match.Due(500 + int64(s.cfg.TombstoneTTL) - 1); slices.Contains(due, key) {
+		t.Fatalf("the marker is due before the TTL: %v", due)
+	}
+	if due := match.Due(500 + int64(s.cfg.TombstoneTTL)); !slices.Contains(due, key) {
+		t.Fatalf("the marker is not due after the TTL: %v", due)
+	}
+
+	ids := memstore.New(s.identityIndex)
+	ik, iv := ClockMarker(StageIdentity, 700, func(string) bool { return true })
+	if ik != "~clock:0" || schemas.IsBIC(ik[:len(ik)-2]) {
+		t.Fatalf("identity marker key %q", ik)
+	}
+	ids.Set(ik, iv)
+	if w, ok := Watermark(StageIdentity, iv); !ok || w != 700 || ids.Clock() != 700 {
+		t.Fatalf("identity marker watermark %d %v, clock %d", w, ok, ids.Clock())
+	}
+	if _, ok := Watermark(StageValidate, iv); ok {
+		t.Fatal("the validate stage has no table")
+	}
+}

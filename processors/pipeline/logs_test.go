@@ -1,0 +1,65 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kfake"
+
+	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/schemas"
+)
+
+// A cluster that refuses goka's login: Run fails at once (no hang), and
+// sarama's report of it reaches the log at warn or above — without the
+// password.
+func TestSaramaProblemsReachTheLog(t *testing.T) {
+	const password = "right-password-never-logged"
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(kafkaconn.ScramSHA256, "ste", password))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	k, err := kafkaconn.Load(kafkaconn.Settings{Brokers: c.ListenAddrs()[0], Mechanism: kafkaconn.ScramSHA256,
+		Username: "ste", Password: "wrong-" + password})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	log := slog.New(slog.NewJSONHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	start := time.Now()
+	err = pipeline.Run(ctx, pipeline.Options{Kafka: k, Logger: log, Stages: []pipeline.Stage{pipeline.StageValidate},
+		Config: pipeline.Config{Names: pipeline.Names{NS: "logs"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX"}}})
+	if err == nil {
+		t.Fatal("Run succeeded with a wrong password")
+	}
+	if d := time.Since(start); d > 45*time.Second {
+		t.Fatalf("refusal took %v", d)
+	}
+	var warned []string
+	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {
+		var rec struct{ Level, Msg, From string }
+		if json.Unmarshal(line, &rec) == nil && rec.From == "sarama" && (rec.Level == "WARN" || rec.Level == "ERROR") {
+			warned = append(warned, rec.Msg)
+			if strings.Contains(rec.Msg, "Deprecation") {
+				t.Errorf("sarama warns about STE's configuration: %s", rec.Msg)
+			}
+		}
+	}
+	if !slices.ContainsFunc(warned, func(m string) bool { return strings.Contains(m, "SASL") }) {
+		t.Fatalf("no sarama problem logged at warn or error; log:\n%s\nerr: %v", buf.String(), err)
+	}
+	if strings.Contains(buf.String()+err.Error(), password) {
+		t.Fatal("the password reached the log or the error")
+	}
+	t.Logf("err: %v; sarama warned: %q", err, warned)
+}
