@@ -121,7 +121,7 @@ type Options struct {
 	OnGroup func(st Stage, err error, restartIn time.Duration)
 	// Ready is closed once every group has recovered its tables and runs.
 	Ready chan<- struct{}
-	// Restart is the backoff of failed groups; zero: DefaultRestart.
+	// Restart is the backoff of failed groups; zero fields: DefaultRestart's.
 	Restart Backoff
 	// Tables, if set, is filled in so the runtime can read the match table.
 	Tables *Tables
@@ -152,9 +152,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.InstanceID == "" {
 		o.InstanceID = "anon"
 	}
-	if o.Restart == (Backoff{}) {
-		o.Restart = DefaultRestart
-	}
+	o.Restart = o.Restart.orDefault()
 	routeSaramaLog(log)
 	want := o.Stages
 	if len(want) == 0 {

@@ -3,9 +3,11 @@ package pipeline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -16,13 +18,31 @@ import (
 // failure in a row up to Max, drawn between half and all of it (jitter, so
 // that instances failing together — a broker restart — do not come back in
 // lock step). A group that ran for Reset before failing starts again from
-// Base.
+// Base. A group that has never run is given up after Start.
 type Backoff struct {
-	Base, Max, Reset time.Duration
+	Base, Max, Reset, Start time.Duration
 }
 
-// DefaultRestart: 1 s, 2 s, 4 s … at most 30 s; a minute of running forgives.
-var DefaultRestart = Backoff{Base: time.Second, Max: 30 * time.Second, Reset: time.Minute}
+// DefaultRestart: 1 s, 2 s, 4 s … at most 30 s; a minute of running
+// forgives; a group that cannot start for 25 s fails Run. The start budget
+// rides out a broker restarting as the instance starts (the Kafka JVM took
+// up to 22 s here); a group refused for longer — credentials sarama cannot
+// use, a configuration the brokers reject, brokers gone as it started — is
+// an error to see at once (cli.md: an unreachable service is a non-zero
+// exit), since the instance had reached the brokers just before. Once a
+// group has run, it is restarted for ever.
+var DefaultRestart = Backoff{Base: time.Second, Max: 30 * time.Second, Reset: time.Minute, Start: 25 * time.Second}
+
+// orDefault fills the zero fields from DefaultRestart.
+func (b Backoff) orDefault() Backoff {
+	d := DefaultRestart
+	for _, f := range []struct{ v, def *time.Duration }{{&b.Base, &d.Base}, {&b.Max, &d.Max}, {&b.Reset, &d.Reset}, {&b.Start, &d.Start}} {
+		if *f.v <= 0 {
+			*f.v = *f.def
+		}
+	}
+	return b
+}
 
 // Delay is the wait before restart number n (0-based) of a failure streak.
 func (b Backoff) Delay(n int) time.Duration {
@@ -68,10 +88,12 @@ type supervisor struct {
 	build   func() (*goka.Processor, error)
 	onUp    func()
 	onFail  func(err error, restartIn time.Duration)
+	ran     atomic.Bool // the group has been up at least once
 }
 
 func (s *supervisor) run(ctx context.Context) error {
 	streak := 0
+	first := time.Now()
 	for {
 		started := time.Now()
 		err := s.once(ctx)
@@ -83,6 +105,9 @@ func (s *supervisor) run(ctx context.Context) error {
 		}
 		if Permanent(err) {
 			return err
+		}
+		if !s.ran.Load() && time.Since(first) >= s.backoff.Start {
+			return fmt.Errorf("did not start in %v (%d attempts): %w", time.Since(first).Round(time.Second), streak+1, err)
 		}
 		if time.Since(started) >= s.backoff.Reset {
 			streak = 0
@@ -110,6 +135,7 @@ func (s *supervisor) once(ctx context.Context) error {
 	defer cancel()
 	go func() {
 		if p.WaitForReadyContext(pctx) == nil && p.Recovered() {
+			s.ran.Store(true)
 			s.onUp()
 		}
 	}()
