@@ -76,6 +76,9 @@ type Options struct {
 	// pipeline.DefaultRestart); Hook a test hook run before each callback.
 	Restart pipeline.Backoff
 	Hook    pipeline.Hook
+	// LeaveOnStop leaves the groups after a clean stop instead of keeping
+	// the partitions for the session timeout (pipeline.Options.LeaveOnStop).
+	LeaveOnStop bool
 }
 
 func (o *Options) validate() error {
@@ -122,6 +125,7 @@ type runtime struct {
 	lastLag  lag.Sample
 	stall    *stallDetector
 	stalled  []Stall
+	lagPoke  chan struct{} // a lag sample now (after a rebalance)
 	// Gauges of this instance's own state (the pipeline's are in metrics).
 	stalledGauge, upGauge *prometheus.GaugeVec
 
@@ -143,7 +147,7 @@ func Run(ctx context.Context, o Options) error {
 		defer id.Release()
 	}
 	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[pipeline.Stage][]int32{},
-		up: map[pipeline.Stage]bool{}, stall: newStallDetector(o.StallAfter)}
+		up: map[pipeline.Stage]bool{}, stall: newStallDetector(o.StallAfter), lagPoke: make(chan struct{}, 1)}
 	r.log = o.Logger.With("namespace", o.Namespace, "instance", id.ID)
 	return r.run(ctx)
 }
@@ -232,14 +236,15 @@ func (r *runtime) run(ctx context.Context) error {
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
 			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook},
-		Logger:     r.log,
-		Stages:     o.Stages,
-		InstanceID: r.id.ID,
-		OnAssign:   r.onAssign,
-		OnGroup:    func(st pipeline.Stage, err error, _ time.Duration) { r.onGroup(st, err, ann) },
-		Ready:      procReady,
-		Restart:    o.Restart,
-		Tables:     &r.tables,
+		Logger:      r.log,
+		Stages:      o.Stages,
+		InstanceID:  r.id.ID,
+		OnAssign:    r.onAssign,
+		OnGroup:     func(st pipeline.Stage, err error, _ time.Duration) { r.onGroup(st, err, ann) },
+		Ready:       procReady,
+		Restart:     o.Restart,
+		Tables:      &r.tables,
+		LeaveOnStop: o.LeaveOnStop,
 	})
 	r.ready.Store(false)
 	if err != nil {
@@ -305,6 +310,10 @@ func (r *runtime) onAssign(st pipeline.Stage, parts []int32) {
 	r.assigned[st] = parts
 	r.stall.assigned(st, parts, time.Now())
 	r.mu.Unlock()
+	select {
+	case r.lagPoke <- struct{}{}:
+	default:
+	}
 }
 
 // onGroup follows the groups going up and down: the instance is ready while
@@ -372,6 +381,8 @@ func (r *runtime) reportLag(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-r.lagPoke:
+			// A new assignment: the lag of the partitions owned now, at once.
 		}
 		s, err := lag.Read(ctx, r.adm, groups)
 		if err != nil {

@@ -11,6 +11,8 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/memstore"
@@ -125,6 +127,12 @@ type Options struct {
 	Restart Backoff
 	// Tables, if set, is filled in so the runtime can read the match table.
 	Tables *Tables
+	// LeaveOnStop: after a clean stop the groups are left at once. By
+	// default a static member keeps its partitions for the session timeout
+	// (KIP-345), waiting for the instance to come back under its id; a
+	// one-shot run (ste replay --run) leaves, so that its partitions and
+	// groups are free when it returns.
+	LeaveOnStop bool
 }
 
 // ClientID is the Kafka client id of one stage's clients in an instance.
@@ -216,7 +224,39 @@ func Run(ctx context.Context, o Options) error {
 	}
 	go s.reportOpenTrades(ctx)
 	wg.Wait()
+	if fatal == nil && o.LeaveOnStop && static != "" {
+		var names []string
+		for i, g := range graphs {
+			if slices.Contains(want, Stages[i]) {
+				names = append(names, string(g.Group()))
+			}
+		}
+		leave(o.Kafka, names, static, log)
+	}
 	return fatal
+}
+
+// leave takes the static member instanceID out of the groups.
+func leave(k kafkaconn.Config, groups []string, instanceID string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(k.Opts()...)
+	if err == nil {
+		defer cl.Close()
+		adm := kadm.NewClient(cl)
+		for _, g := range groups {
+			var resp kadm.LeaveGroupResponses
+			if resp, err = adm.LeaveGroup(ctx, kadm.LeaveGroup(g).InstanceIDs(instanceID).Reason("the instance stopped")); err == nil {
+				err = resp.Error()
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		log.Warn("groups not left: the partitions move when the session times out", "instance", instanceID, "err", err)
+	}
 }
 
 // processorOptions are one group's goka options. Every group gets its own
