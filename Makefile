@@ -13,7 +13,7 @@ STATICCHECK_VERSION := v0.8.2
 HELM_VERSION := v3.22.0
 CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
-.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool chromium clean replay-kafka
+.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool chromium clean replay-kafka chaos failover
 
 all: build
 
@@ -98,6 +98,19 @@ test: build lint kafka chdb promtool chromium $(BIN)/helm
 replay-kafka: build kafka chdb
 	STE_KAFKA=1 STE_REPLAY_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
 		$(GO) test -count=1 -p 1 -timeout 30m ./e2e -run 'TestBacktest|TestMigrateScaleOut' -v
+
+# The chaos suite (e2e/chaos): 20,000 realistic trades through 3 instances
+# while instances are killed with kill -9 20 times and the broker once, on
+# the embedded broker and on Kafka 4; outputs held to ste match. The seed is
+# logged; STE_CHAOS_SEED=N replays a schedule. (make test runs a reduced
+# run: kfake, 3,000 trades, 5 kills.)
+chaos: kafka
+	STE_KAFKA=1 STE_CHAOS=full $(GO) test -count=1 -v -timeout 90m -run TestChaos ./e2e/chaos/
+
+# Failover times (docs/benchmarks.md): kill -9 with and without restart,
+# 20 rounds each, on both brokers (~1 hour).
+failover: kafka
+	STE_KAFKA=1 STE_FAILOVER=1 $(GO) test -count=1 -v -timeout 3h -run TestFailover ./e2e/chaos/
 
 # The fast part only (no brokers, no analytics): the edit-test loop.
 unit:

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // Identity is who this instance is: the id that names its Kafka clients, its
@@ -97,17 +98,79 @@ func lockDir(dir string) (*os.File, error) {
 	if err != nil {
 		return nil, fmt.Errorf("instance lock: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+	// A holder that was killed keeps the lock until the kernel has torn it
+	// down, which on a busy machine took over a second: an instance
+	// restarted a second after kill -9 took the next slot, a new id, and
+	// lost its static group membership. Wait for a dying holder, not for a
+	// live one.
+	deadline := time.Now().Add(dyingWait)
+	for {
+		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, syscall.EWOULDBLOCK) {
+			f.Close()
+			return nil, fmt.Errorf("instance lock: %w", err)
+		}
+		if time.Now().After(deadline) || !holderDying(f) {
+			f.Close()
 			return nil, nil
 		}
-		return nil, fmt.Errorf("instance lock: %w", err)
+		time.Sleep(20 * time.Millisecond)
 	}
 	// Who holds it, for an operator looking at the directory.
 	f.Truncate(0)
 	f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	return f, nil
+}
+
+// dyingWait bounds the wait for a killed holder's lock.
+var dyingWait = 10 * time.Second
+
+// holderDying reports whether the process named in the lock file is being
+// torn down: a SIGKILL pending, exiting, or a zombie. Elsewhere than Linux
+// (no /proc) nothing reads as dying.
+func holderDying(lock *os.File) bool {
+	b := make([]byte, 32)
+	n, _ := lock.ReadAt(b, 0)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b[:n])))
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return dying(pid)
+}
+
+// dying reads /proc: the state (Z, X), the PF_EXITING flag, and pending
+// signals for SIGKILL.
+func dying(pid int) bool {
+	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) state ppid pgrp session tty tpgid flags ...; comm may hold spaces.
+	fields := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+1:]))
+	if len(fields) < 7 {
+		return false
+	}
+	const pfExiting = 0x4
+	if flags, err := strconv.ParseUint(fields[6], 10, 64); fields[0] == "Z" || fields[0] == "X" ||
+		err == nil && flags&pfExiting != 0 {
+		return true
+	}
+	status, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for _, line := range strings.Split(string(status), "\n") {
+		k, v, ok := strings.Cut(line, ":")
+		if ok && (k == "ShdPnd" || k == "SigPnd") {
+			if mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64); err == nil && mask&(1<<(int(syscall.SIGKILL)-1)) != 0 {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // slotID reads the slot's id, making it on first use.

@@ -2,8 +2,10 @@ package instance
 
 import (
 	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestClaimHandsOutSlotsAndGivesThemBack(t *testing.T) {
@@ -84,5 +86,57 @@ func TestLockIsHeldAcrossProcesses(t *testing.T) {
 	out, err := exec.Command("flock", "-n", a.Dir+"/lock", "true").CombinedOutput()
 	if err == nil {
 		t.Fatalf("another process took the lock of a held slot (%s)", out)
+	}
+}
+
+// A slot whose holder is being torn down (killed, not yet gone) is waited
+// for, not skipped: an instance restarted right after kill -9 gets its old id
+// back. Here the holder's pid in the lock file is a zombie child while the
+// lock is held a moment longer; the claim must wait and take slot 0.
+func TestClaimWaitsForADyingHolder(t *testing.T) {
+	home := t.TempDir()
+	held, err := Claim(home, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	child := exec.Command("sleep", "60")
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	child.Process.Kill()
+	for !dying(child.Process.Pid) {
+		time.Sleep(10 * time.Millisecond) // until it is a zombie (not reaped yet)
+	}
+	defer child.Wait()
+	held.lock.Truncate(0)
+	held.lock.WriteAt([]byte(strconv.Itoa(child.Process.Pid)+"\n"), 0)
+	go func() { time.Sleep(300 * time.Millisecond); held.Release() }()
+	got, err := Claim(home, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer got.Release()
+	if got.Slot != 0 || got.ID != held.ID {
+		t.Fatalf("claimed slot %d (%s) while slot 0's holder was dying: want slot 0 (%s) back", got.Slot, got.ID, held.ID)
+	}
+	// A live holder is not waited for.
+	live := exec.Command("sleep", "60")
+	if err := live.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { live.Process.Kill(); live.Wait() }()
+	if dying(live.Process.Pid) {
+		t.Fatal("a live process reads as dying")
+	}
+	got.lock.Truncate(0)
+	got.lock.WriteAt([]byte(strconv.Itoa(live.Process.Pid)+"\n"), 0)
+	start := time.Now()
+	other, err := Claim(home, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Release()
+	if other.Slot != 1 || time.Since(start) > time.Second {
+		t.Fatalf("with a live holder: slot %d after %v, want slot 1 at once", other.Slot, time.Since(start))
 	}
 }

@@ -73,6 +73,17 @@ type Options struct {
 	// a namespace whose origin says it was made by ste replay is run as
 	// one without being told.
 	Sandbox bool
+	// StallAfter: a partition this instance owns that is behind and makes no
+	// progress for this long (or a group down this long) makes it unhealthy.
+	// Default DefaultStallAfter.
+	StallAfter time.Duration
+	// Restart is the backoff of failed groups (default
+	// pipeline.DefaultRestart); Hook a test hook run before each callback.
+	Restart pipeline.Backoff
+	Hook    pipeline.Hook
+	// LeaveOnStop leaves the groups after a clean stop instead of keeping
+	// the partitions for the session timeout (pipeline.Options.LeaveOnStop).
+	LeaveOnStop bool
 }
 
 func (o *Options) validate() error {
@@ -99,6 +110,9 @@ func (o *Options) validate() error {
 	case TablesMemory, TablesDisk:
 	default:
 		return fmt.Errorf("instance: tables %q: want %s or %s", o.Tables, TablesMemory, TablesDisk)
+	}
+	if o.StallAfter <= 0 {
+		o.StallAfter = DefaultStallAfter
 	}
 	return nil
 }
@@ -135,7 +149,13 @@ type runtime struct {
 
 	mu       sync.Mutex
 	assigned map[pipeline.Stage][]int32
+	up       map[pipeline.Stage]bool
 	lastLag  lag.Sample
+	stall    *stallDetector
+	stalled  []Stall
+	lagPoke  chan struct{} // a lag sample now (after a rebalance)
+	// Gauges of this instance's own state (the pipeline's are in metrics).
+	stalledGauge, upGauge *prometheus.GaugeVec
 
 	tables pipeline.Tables // the match table, for /trades
 }
@@ -154,7 +174,8 @@ func Run(ctx context.Context, o Options) error {
 		}
 		defer id.Release()
 	}
-	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[pipeline.Stage][]int32{}}
+	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[pipeline.Stage][]int32{},
+		up: map[pipeline.Stage]bool{}, stall: newStallDetector(o.StallAfter), lagPoke: make(chan struct{}, 1)}
 	r.log = o.Logger.With("namespace", o.Namespace, "instance", id.ID)
 	return r.run(ctx)
 }
@@ -230,7 +251,6 @@ func (r *runtime) run(ctx context.Context) error {
 	go func() {
 		select {
 		case <-procReady:
-			r.ready.Store(true)
 			ann.Poke()
 			if o.Ready != nil {
 				close(o.Ready)
@@ -243,14 +263,17 @@ func (r *runtime) run(ctx context.Context) error {
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
-			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox},
-		Logger:     r.log,
-		Stages:     o.Stages,
-		InstanceID: r.id.ID,
-		OnAssign:   r.onAssign,
-		Ready:      procReady,
-		Tables:     &r.tables,
-		TableDir:   r.tableDir(),
+			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook},
+		Logger:      r.log,
+		Stages:      o.Stages,
+		InstanceID:  r.id.ID,
+		OnAssign:    r.onAssign,
+		OnGroup:     func(st pipeline.Stage, err error, _ time.Duration) { r.onGroup(st, err, ann) },
+		Ready:       procReady,
+		Restart:     o.Restart,
+		Tables:      &r.tables,
+		TableDir:    r.tableDir(),
+		LeaveOnStop: o.LeaveOnStop,
 	})
 	r.ready.Store(false)
 	if err != nil {
@@ -314,7 +337,33 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 func (r *runtime) onAssign(st pipeline.Stage, parts []int32) {
 	r.mu.Lock()
 	r.assigned[st] = parts
+	r.stall.assigned(st, parts, time.Now())
 	r.mu.Unlock()
+	select {
+	case r.lagPoke <- struct{}{}:
+	default:
+	}
+}
+
+// onGroup follows the groups going up and down: the instance is ready while
+// every group runs, and a group down for the stall limit makes it unhealthy.
+func (r *runtime) onGroup(st pipeline.Stage, err error, ann *registry.Announcer) {
+	r.mu.Lock()
+	r.up[st] = err == nil
+	r.stall.group(st, err, time.Now())
+	all := true
+	for _, s := range r.o.Stages {
+		all = all && r.up[s]
+	}
+	r.mu.Unlock()
+	v := 0.0
+	if err == nil {
+		v = 1
+	}
+	r.upGauge.WithLabelValues(st.String()).Set(v)
+	if r.ready.Swap(all) != all {
+		ann.Poke()
+	}
 }
 
 // entry is the instance's registry announcement now.
@@ -332,6 +381,15 @@ func (r *runtime) entry() registry.Entry {
 func (r *runtime) health() string {
 	if msg := r.failed.Load(); msg != nil {
 		return "failed: " + *msg
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.stalled); n > 0 {
+		h := "stalled: " + r.stalled[0].String()
+		if n > 1 {
+			h += fmt.Sprintf(" (and %d more)", n-1)
+		}
+		return h
 	}
 	return "ok"
 }
@@ -352,6 +410,8 @@ func (r *runtime) reportLag(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+		case <-r.lagPoke:
+			// A new assignment: the lag of the partitions owned now, at once.
 		}
 		s, err := lag.Read(ctx, r.adm, groups)
 		if err != nil {
@@ -360,7 +420,11 @@ func (r *runtime) reportLag(ctx context.Context) {
 		}
 		r.mu.Lock()
 		r.lastLag = s
+		stalled := r.stall.observe(s, time.Now())
+		before := r.stalled
+		r.stalled = stalled
 		r.mu.Unlock()
+		r.reportStalls(before, stalled)
 		r.metrics.Lag.Reset()
 		totals := map[[2]string]int64{}
 		for _, p := range s.Partitions {
@@ -407,4 +471,33 @@ func Version() string {
 		return strings.TrimSpace(v + " " + rev + dirty)
 	}
 	return v
+}
+
+// reportStalls logs each stall once when it starts and once when it ends,
+// and exports how many partitions of each stage are stalled.
+func (r *runtime) reportStalls(before, now []Stall) {
+	key := func(s Stall) string { return fmt.Sprint(s.Stage, "/", s.Topic, "/", s.Partition) }
+	was := map[string]bool{}
+	for _, s := range before {
+		was[key(s)] = true
+	}
+	is := map[string]bool{}
+	count := map[pipeline.Stage]int{}
+	for _, s := range now {
+		is[key(s)] = true
+		if s.Partition >= 0 {
+			count[s.Stage]++
+		}
+		if !was[key(s)] {
+			r.log.Error("stalled: /healthz reports unhealthy", "reason", s.String(), "stall_after", r.o.StallAfter)
+		}
+	}
+	for _, s := range before {
+		if !is[key(s)] {
+			r.log.Info("no longer stalled", "was", s.String())
+		}
+	}
+	for _, st := range r.o.Stages {
+		r.stalledGauge.WithLabelValues(st.String()).Set(float64(count[st]))
+	}
 }

@@ -28,4 +28,13 @@ func (r *runtime) registerInstanceMetrics() {
 			ConstLabels: prometheus.Labels{"instance_id": r.id.ID, "groups": strings.Join(groups, ","), "version": Version()}},
 			func() float64 { return 1 }),
 	)
+	r.stalledGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_stalled_partitions",
+		Help: "Partitions this instance owns that are behind and made no progress for the stall limit (--stall-after)."}, []string{"stage"})
+	r.upGauge = prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_up",
+		Help: "1 while a processor group of this instance runs, 0 while it starts or restarts after a failure."}, []string{"stage"})
+	r.reg.MustRegister(r.stalledGauge, r.upGauge)
+	for _, st := range r.o.Stages {
+		r.stalledGauge.WithLabelValues(st.String()).Set(0)
+		r.upGauge.WithLabelValues(st.String()).Set(0)
+	}
 }

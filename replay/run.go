@@ -31,6 +31,10 @@ func Run(ctx context.Context, adm *kadm.Client, o instance.Options, progress fun
 	feed func(ctx context.Context, settle func(context.Context) error) error) (Ran, error) {
 	start := time.Now()
 	o.Sandbox = true
+	// A one-shot run: its groups are left when it is done, so that the
+	// sandbox's groups are empty (ste replay --delete) and a later run
+	// starts without waiting out this one's sessions.
+	o.LeaveOnStop = true
 	ready := make(chan struct{})
 	o.Ready = ready
 	pctx, stop := context.WithCancel(ctx)

@@ -12,9 +12,9 @@ import (
 // every command that runs them (ste replay --run): one list, so that any
 // ste process flag works there too.
 type processFlags struct {
-	groups, instanceID, bic, keyFile, httpAddr, tables *string
-	retention                                  retentionFlag
-	noVerify                                   *bool
+	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter *string
+	retention                                                      retentionFlag
+	noVerify                                                       *bool
 }
 
 func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
@@ -27,6 +27,7 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 		httpAddr:   fs.String("http", envOr("STE_HTTP", httpDefault), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)"),
 		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
 		tables:     fs.String("tables", envOr("STE_TABLES", instance.TablesMemory), "where the identity and match tables live: memory (rebuilt from the changelogs at start) or disk (under the instance's directory in $STE_HOME, resumed from there) ($STE_TABLES)"),
+		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
 	}
 }
 
@@ -49,7 +50,11 @@ func (p *processFlags) check() (instance.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, Tables: *p.tables}, nil
+	stall, err := parseDuration(*p.stallAfter)
+	if err != nil || stall <= 0 {
+		return o, usageError{"--stall-after must be a positive duration (e.g. 60s, 5m)"}
+	}
+	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, Tables: *p.tables, StallAfter: stall}, nil
 }
 
 // instance completes o with the signer and a claimed identity; release

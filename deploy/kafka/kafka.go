@@ -148,6 +148,32 @@ func (b *Broker) Stop() error {
 	return b.err
 }
 
+// Kill kills the broker with SIGKILL, as a crash would: no shutdown, its
+// data and configuration stay in Dir for Restart.
+func (b *Broker) Kill() error {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, err := b.run(ctx, "kill", b.Dir)
+	return err
+}
+
+// Restart starts the broker of Dir again on the same address, with its data
+// (after Kill, or after Stop).
+func (b *Broker) Restart(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	out, err := b.run(ctx, "restart", b.Dir)
+	if err != nil {
+		return err
+	}
+	if got := strings.TrimSpace(out); got != b.Bootstrap {
+		return fmt.Errorf("kafka.sh restart printed %q, want %s", got, b.Bootstrap)
+	}
+	// Stop works again after a restart.
+	b.once = sync.Once{}
+	return nil
+}
+
 func (b *Broker) run(ctx context.Context, args ...string) (string, error) {
 	return runScript(ctx, b.script, b.env, args...)
 }

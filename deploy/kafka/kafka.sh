@@ -4,6 +4,8 @@
 #   kafka.sh fetch        resolve the broker jars from Maven Central into the cache
 #   kafka.sh start DIR    format + start a broker under DIR, print 127.0.0.1:PORT
 #   kafka.sh stop DIR     stop the broker started in DIR (SIGTERM, then SIGKILL)
+#   kafka.sh kill DIR     kill the broker in DIR with SIGKILL at once (a crash; data kept)
+#   kafka.sh restart DIR  start the broker of DIR again on its address, data and config
 #   kafka.sh fetch-tools  resolve Kafka's command-line tools (kafka-tools) likewise
 #   kafka.sh tool NAME ARG...
 #                         run one of Kafka's tools, as bin/NAME.sh of the Kafka
@@ -47,7 +49,7 @@ die() {
 trap 'rc=$?; printf "%s: unexpected failure (exit %d) at line %d: %s\n" "$PROG" "$rc" "$LINENO" "$BASH_COMMAND" >&2; exit "$rc"' ERR
 
 usage() {
-	die "usage: $PROG fetch | start DIR | stop DIR | fetch-tools | tool NAME ARG..."
+	die "usage: $PROG fetch | start DIR | stop DIR | kill DIR | restart DIR | fetch-tools | tool NAME ARG..."
 }
 
 KAFKA_VERSION=${STE_KAFKA_VERSION:-$DEFAULT_KAFKA_VERSION}
@@ -391,7 +393,7 @@ java_opts() { # the JVM flags for broker and storage tool
 }
 
 start_once() { # start_once DIR: one attempt; sets PORT (and SPORT), or RETRY=1 on a port clash
-	local dir=$1 port cport sport= cluster_id pid deadline u scram=()
+	local dir=$1 port cport sport= cluster_id u scram=()
 	RETRY=0
 	pick_port
 	port=$PORT
@@ -424,10 +426,17 @@ start_once() { # start_once DIR: one attempt; sets PORT (and SPORT), or RETRY=1 
 		die "formatting storage failed; see $dir/logs/format.log"
 	fi
 
+	launch "$dir" "$port"
+	SPORT=$sport
+}
+
+launch() { # launch DIR PORT: start the broker of DIR, wait until it answers; sets PORT, or RETRY=1 on a port clash
+	local dir=$1 port=$2 pid deadline
+	java_opts "$dir"
 	# setsid: the broker must not die with the caller's terminal or process group,
 	# and must not hold the caller's stdout/stderr open.
 	setsid "$JAVA" "${JOPTS[@]}" -Dste.kafka.dir="$dir" kafka.Kafka "$dir/server.properties" \
-		</dev/null >"$dir/logs/kafka.out" 2>&1 &
+		</dev/null >>"$dir/logs/kafka.out" 2>&1 &
 	pid=$!
 	echo "$pid" >"$dir/kafka.pid"
 
@@ -456,7 +465,6 @@ start_once() { # start_once DIR: one attempt; sets PORT (and SPORT), or RETRY=1 
 		fi
 		if metadata_ok "$port"; then
 			PORT=$port
-			SPORT=$sport
 			return 0
 		fi
 		sleep 0.2
@@ -509,6 +517,51 @@ stop_pid() { # stop_pid PID: SIGTERM, wait up to KAFKA_STOP_TIMEOUT, then SIGKIL
 	done
 }
 
+# broker_pid DIR: sets PID to the broker running in DIR, or "" when none is.
+broker_pid() {
+	local dir=$1
+	PID=
+	[[ -f $dir/kafka.pid ]] || return 0
+	PID=$(cat "$dir/kafka.pid")
+	[[ $PID =~ ^[0-9]+$ ]] || die "bad pid file $dir/kafka.pid"
+	# Only signal the process if it is still our broker (pids get reused).
+	if [[ -r /proc/$PID/cmdline ]] && ! grep -qa 'kafka\.Kafka' "/proc/$PID/cmdline"; then
+		rm -f -- "$dir/kafka.pid"
+		PID=
+	fi
+}
+
+do_kill() { # a crash: SIGKILL, no shutdown; data, logs and config stay for restart
+	[[ $# == 1 ]] || usage
+	local dir=$1
+	[[ -d $dir ]] || die "no such directory: $dir"
+	broker_pid "$dir"
+	[[ -n $PID ]] || die "no broker running in $dir"
+	kill -KILL "$PID" 2>/dev/null || true
+	while kill -0 "$PID" 2>/dev/null; do sleep 0.05; done
+	rm -f -- "$dir/kafka.pid"
+}
+
+do_restart() { # the broker of DIR again: same address, data and config, no format
+	[[ $# == 1 ]] || usage
+	local dir port
+	dir=$(cd -- "$1" 2>/dev/null && pwd -P) || die "no such directory: $1"
+	[[ -f $dir/server.properties && -f $dir/bootstrap ]] || die "$dir holds no broker started by $PROG start"
+	broker_pid "$dir"
+	[[ -z $PID ]] || die "a broker is already running in $dir (pid $PID)"
+	[[ -f $MARKER ]] || die "Kafka $KAFKA_VERSION is not fetched; run: $PROG fetch"
+	need_java
+	port=$(<"$dir/bootstrap")
+	port=${port##*:}
+	if [[ -f $dir/watchdog.pid ]]; then
+		kill "$(cat "$dir/watchdog.pid")" 2>/dev/null || true
+	fi
+	RETRY=0
+	launch "$dir" "$port"
+	((RETRY == 0)) || die "127.0.0.1:$port is taken by another process; see $dir/logs/kafka.out"
+	echo "127.0.0.1:$port"
+}
+
 do_stop() {
 	[[ $# == 1 ]] || usage
 	local dir=$1 pid
@@ -542,6 +595,8 @@ fetch)
 	;;
 start) do_start "$@" ;;
 stop) do_stop "$@" ;;
+kill) do_kill "$@" ;;
+restart) do_restart "$@" ;;
 fetch-tools)
 	[[ $# == 0 ]] || usage
 	do_fetch_tools

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
 )
@@ -65,6 +66,35 @@ func SaramaConfig() *sarama.Config {
 	// ~3 ms (10 ms was no better: more empty fetches). A real broker answers
 	// as soon as data arrives either way.
 	cfg.Consumer.MaxWaitTime = 50 * time.Millisecond
+	// Group timeouts (docs/ARCHITECTURE.md, "Failure behaviour"). The
+	// session timeout is how long a killed instance keeps its partitions
+	// before the others take them over; 10 s rides out a GC pause or a busy
+	// core without false expiries. Heartbeats every second tell a member of
+	// a rebalance within a second. The rebalance timeout is how long the
+	// coordinator waits for members to rejoin: goka needs ~1 s to notice,
+	// the time to stop its partitions, then waits a fixed 5 s — 20 s leaves
+	// room under load.
+	cfg.Consumer.Group.Session.Timeout = 10 * time.Second
+	cfg.Consumer.Group.Heartbeat.Interval = time.Second
+	cfg.Consumer.Group.Rebalance.Timeout = 20 * time.Second
+	// A JoinGroup legitimately blocks until every member has rejoined, up to
+	// the rebalance timeout, but sarama reads its answer under the plain
+	// Net.ReadTimeout (sarama issue 2820): the read timeout must exceed the
+	// rebalance timeout, or a slow rebalance ends in "i/o timeout".
+	cfg.Net.ReadTimeout = cfg.Consumer.Group.Rebalance.Timeout + 10*time.Second
+	return cfg
+}
+
+// groupConfig is the consumer group configuration of one group of an
+// instance: static membership (KIP-345) under the instance id, so that an
+// instance restarted within the session timeout takes its partitions back
+// without a rebalance of the others. Without an id (several anonymous
+// instances in one process) membership stays dynamic: two members with one
+// static id would fence each other.
+func groupConfig(cfg *sarama.Config, instanceID string) *sarama.Config {
+	if instanceID != "" {
+		cfg.Consumer.Group.InstanceId = instanceID
+	}
 	return cfg
 }
 
@@ -81,14 +111,19 @@ type Options struct {
 	// processes.
 	Stages []Stage
 	// InstanceID names this instance's Kafka clients ste-<id>-<stage>, so
-	// that an operator (and the lag code) can tell members apart. Default
-	// "anon".
+	// that an operator (and the lag code) can tell members apart, and is its
+	// static group membership id. Default: anonymous, dynamic membership.
 	InstanceID string
 	// OnAssign is told a stage's partitions after every rebalance (nil
-	// after the group is left).
+	// after the group is left or has failed).
 	OnAssign func(st Stage, partitions []int32)
+	// OnGroup is told when a group is up (its tables recovered, running) and
+	// when it failed (err) and will be restarted after the delay.
+	OnGroup func(st Stage, err error, restartIn time.Duration)
 	// Ready is closed once every group has recovered its tables and runs.
 	Ready chan<- struct{}
+	// Restart is the backoff of failed groups; zero fields: DefaultRestart's.
+	Restart Backoff
 	// Tables, if set, is filled in so the runtime can read the match table.
 	Tables *Tables
 	// TableDir, if set, keeps the identity and match tables on disk there
@@ -96,14 +131,23 @@ type Options struct {
 	// instead of in memory (processors/memstore: rebuilt from the
 	// changelogs). It must be this instance's own directory.
 	TableDir string
+	// LeaveOnStop: after a clean stop the groups are left at once. By
+	// default a static member keeps its partitions for the session timeout
+	// (KIP-345), waiting for the instance to come back under its id; a
+	// one-shot run (ste replay --run) leaves, so that its partitions and
+	// groups are free when it returns.
+	LeaveOnStop bool
 }
 
 // ClientID is the Kafka client id of one stage's clients in an instance.
 func ClientID(instanceID string, st Stage) string { return "ste-" + instanceID + "-" + st.String() }
 
 // Run runs the chosen groups until ctx ends (a graceful stop: in-flight
-// callbacks finish, offsets are committed and the groups are left), or one
-// fails.
+// callbacks finish, offsets are committed; returns nil) or one fails in a
+// way a restart cannot mend (see Permanent). A group that fails otherwise —
+// a broker restart, a network error, a rebalance gone wrong — is restarted
+// in-process with capped exponential backoff and jitter, logged and counted
+// (ste_group_restarts_total); the other groups keep running.
 func Run(ctx context.Context, o Options) error {
 	log := o.Logger
 	if log == nil {
@@ -116,9 +160,11 @@ func Run(ctx context.Context, o Options) error {
 	if o.Tables != nil {
 		o.Tables.s.Store(s)
 	}
+	static := o.InstanceID
 	if o.InstanceID == "" {
 		o.InstanceID = "anon"
 	}
+	o.Restart = o.Restart.orDefault()
 	routeSaramaLog(log)
 	want := o.Stages
 	if len(want) == 0 {
@@ -130,62 +176,104 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer closeTables() // after every processor has stopped (wg.Wait below)
 	s.tables = tables
-	graphs := Graphs(s.cfg.Names, Callbacks{Validate: s.validate, Identity: s.identity, Match: s.match})
-	var procs []*goka.Processor
+	graphs := Graphs(s.cfg.Names, Callbacks{
+		Validate: s.guard(StageValidate, log, s.validate),
+		Identity: s.guard(StageIdentity, log, s.identity),
+		Match:    s.guard(StageMatch, log, s.match)})
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg      sync.WaitGroup
+		errOnce sync.Once
+		fatal   error
+		mu      sync.Mutex
+		up      = map[Stage]bool{}
+		ready   = o.Ready
+	)
+	s.cfg.Metrics.initialise(want)
 	for i, g := range graphs {
 		st := Stages[i]
 		if !slices.Contains(want, st) {
 			continue
 		}
-		p, err := goka.NewProcessor(o.Kafka.Brokers, g, s.processorOptions(st, o, log)...)
-		if err != nil {
-			return fmt.Errorf("group %s: %w", g.Group(), err)
+		sup := &supervisor{stage: st, backoff: o.Restart, log: log.With("stage", st.String()), metrics: s.cfg.Metrics,
+			build: func() (*goka.Processor, error) {
+				return goka.NewProcessor(o.Kafka.Brokers, g, s.processorOptions(st, o, static, log)...)
+			},
+			onUp: func() {
+				if o.OnGroup != nil {
+					o.OnGroup(st, nil, 0)
+				}
+				mu.Lock()
+				defer mu.Unlock()
+				up[st] = true
+				if len(up) == len(want) && ready != nil {
+					log.Info("processors ready", "groups", len(want))
+					close(ready)
+					ready = nil
+				}
+			},
+			onFail: func(err error, in time.Duration) {
+				s.dropPartitions(st, nil)
+				if o.OnAssign != nil {
+					o.OnAssign(st, nil)
+				}
+				if o.OnGroup != nil {
+					o.OnGroup(st, err, in)
+				}
+			},
 		}
-		procs = append(procs, p)
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	errs := make(chan error, len(procs))
-	var wg sync.WaitGroup
-	for _, p := range procs {
 		wg.Add(1)
-		go func(p *goka.Processor) {
+		go func() {
 			defer wg.Done()
-			if err := p.Run(ctx); err != nil && !errors.Is(err, context.Canceled) {
-				errs <- err
+			if err := sup.run(ctx); err != nil {
+				errOnce.Do(func() { fatal = fmt.Errorf("group %s: %w", g.Group(), err) })
 				cancel()
 			}
-		}(p)
+		}()
 	}
-	go func() {
-		for _, p := range procs {
-			if err := p.WaitForReadyContext(ctx); err != nil {
-				return
-			}
-		}
-		log.Info("processors ready", "groups", len(procs))
-		if o.Ready != nil {
-			close(o.Ready)
-		}
-	}()
-	s.cfg.Metrics.initialise(want)
 	go s.reportOpenTrades(ctx)
 	wg.Wait()
-	close(errs)
-	var first error
-	for err := range errs {
-		if first == nil {
-			first = err
+	if fatal == nil && o.LeaveOnStop && static != "" {
+		var names []string
+		for i, g := range graphs {
+			if slices.Contains(want, Stages[i]) {
+				names = append(names, string(g.Group()))
+			}
+		}
+		leave(o.Kafka, names, static, log)
+	}
+	return fatal
+}
+
+// leave takes the static member instanceID out of the groups.
+func leave(k kafkaconn.Config, groups []string, instanceID string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(k.Opts()...)
+	if err == nil {
+		defer cl.Close()
+		adm := kadm.NewClient(cl)
+		for _, g := range groups {
+			var resp kadm.LeaveGroupResponses
+			if resp, err = adm.LeaveGroup(ctx, kadm.LeaveGroup(g).InstanceIDs(instanceID).Reason("the instance stopped")); err == nil {
+				err = resp.Error()
+			}
+			if err != nil {
+				break
+			}
 		}
 	}
-	return first
+	if err != nil {
+		log.Warn("groups not left: the partitions move when the session times out", "instance", instanceID, "err", err)
+	}
 }
 
 // processorOptions are one group's goka options. Every group gets its own
 // sarama configurations: goka's builders write the client id into the
 // configuration they are given, so builders shared between groups made
 // every group's consumers carry the id of whichever group was built first.
-func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.ProcessorOption {
+func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.Logger) []goka.ProcessorOption {
 	tmc := goka.NewTopicManagerConfig()
 	tmc.Table.Replication = 1
 	tmc.Stream.Replication = 1
@@ -211,7 +299,7 @@ func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.
 		goka.WithClientID(ClientID(o.InstanceID, st)),
 		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(saramaCfg(), tmc)),
 		goka.WithProducerBuilder(producer),
-		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(saramaCfg())),
+		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(groupConfig(saramaCfg(), static))),
 		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(saramaCfg())),
 		goka.WithHasher(KeyHash),
 		goka.WithLogger(gokaLogger{log.With("stage", st.String())}),
@@ -225,12 +313,45 @@ func (s *stages) processorOptions(st Stage, o Options, log *slog.Logger) []goka.
 			}
 			slices.Sort(parts)
 			log.Info("partitions assigned", "stage", st.String(), "partitions", fmt.Sprint(parts))
+			s.dropPartitions(st, parts)
 			if o.OnAssign != nil {
 				o.OnAssign(st, parts)
 			}
 		}),
 	}
 	return append(opts, s.tableOptions(st, producer)...)
+}
+
+// dropPartitions forgets a stage's tables of the partitions not in keep
+// (nil: all of them) and the per-partition gauges they fed. goka closes a
+// partition's table when a session ends and builds a new one for each
+// partition assigned in the next; without this the old stores stayed
+// reachable here — their maps in memory, ste_open_trades and the event-time
+// clock still reported — after the partitions had moved to another
+// instance.
+func (s *stages) dropPartitions(st Stage, keep []int32) {
+	var stores map[int32]table
+	switch st {
+	case StageIdentity:
+		stores = s.idStore
+	case StageMatch:
+		stores = s.matchStore
+	default:
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for p := range stores {
+		if slices.Contains(keep, p) {
+			continue
+		}
+		delete(stores, p)
+		if st == StageMatch && s.cfg.Metrics != nil {
+			label := strconv.Itoa(int(p))
+			s.cfg.Metrics.OpenTrades.DeleteLabelValues(label)
+			s.cfg.Metrics.Clock.DeleteLabelValues(label)
+		}
+	}
 }
 
 // reportOpenTrades samples the trade tables for the open-trades gauge.

@@ -37,8 +37,11 @@ func TestSaramaProblemsReachTheLog(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	start := time.Now()
+	// A group that never starts is retried for Backoff.Start before Run gives
+	// up (25 s by default, to ride out a broker restart): 2 s here.
 	err = pipeline.Run(ctx, pipeline.Options{Kafka: k, Logger: log, Stages: []pipeline.Stage{pipeline.StageValidate},
-		Config: pipeline.Config{Names: pipeline.Names{NS: "logs"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX"}}})
+		Config:  pipeline.Config{Names: pipeline.Names{NS: "logs"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX"}},
+		Restart: pipeline.Backoff{Base: 200 * time.Millisecond, Max: time.Second, Reset: time.Minute, Start: 2 * time.Second}})
 	if err == nil {
 		t.Fatal("Run succeeded with a wrong password")
 	}

@@ -26,6 +26,8 @@ type Metrics struct {
 	Corrupt    *prometheus.CounterVec
 	OpenTrades *prometheus.GaugeVec
 	Rebalances prometheus.Counter
+	Restarts   *prometheus.CounterVec
+	Internal   *prometheus.CounterVec
 	Lag        *prometheus.GaugeVec
 	GroupLag   *prometheus.GaugeVec
 	// Disk tables (processors/diskstore) only.
@@ -61,6 +63,10 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Trades and tombstones held per match partition."}, []string{"partition"}),
 		Rebalances: prometheus.NewCounter(prometheus.CounterOpts{Name: "ste_rebalances_total",
 			Help: "Partition assignments received by this instance's groups."}),
+		Restarts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_group_restarts_total",
+			Help: "Processor groups restarted in-process after a transient failure."}, []string{"stage"}),
+		Internal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_internal_errors_total",
+			Help: "Records that made a stage fail (a panic): each became an INTERNAL exception."}, []string{"stage"}),
 		Lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_consumer_lag",
 			Help: "Records behind the end of a stage's input, per partition this instance owns."}, []string{"stage", "topic", "partition"}),
 		GroupLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_lag",
@@ -71,7 +77,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Disk table partitions whose local state was dropped and rebuilt from the changelog (stale, inconsistent or another layout; the log says why)."}, []string{"table"}),
 	}
 	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
-		m.Corrupt, m.OpenTrades, m.Rebalances, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds)
+		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds)
 	return m
 }
 
@@ -154,6 +160,8 @@ func (m *Metrics) initialise(stages []Stage) {
 		m.In.WithLabelValues(st.String())
 		m.StageOut.WithLabelValues(st.String())
 		m.Corrupt.WithLabelValues(st.String())
+		m.Restarts.WithLabelValues(st.String())
+		m.Internal.WithLabelValues(st.String())
 		if st == StageMatch {
 			for _, kind := range []string{"new", "duplicate"} {
 				m.Accepted.WithLabelValues(kind)
@@ -167,5 +175,17 @@ func (m *Metrics) initialise(stages []Stage) {
 		for _, r := range schemas.Reasons {
 			m.Rejected.WithLabelValues(r.String())
 		}
+	}
+}
+
+func (m *Metrics) restarted(st Stage) {
+	if m != nil {
+		m.Restarts.WithLabelValues(st.String()).Inc()
+	}
+}
+
+func (m *Metrics) internal(st Stage) {
+	if m != nil {
+		m.Internal.WithLabelValues(st.String()).Inc()
 	}
 }

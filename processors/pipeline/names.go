@@ -42,6 +42,7 @@ func (n Names) Instances() string { return n.NS + ".instances" }
 // source and range, a migration's cut-over (compacted, keyed by kind and
 // source namespace). A namespace made from scratch has none.
 func (n Names) Origin() string { return n.NS + ".origin" }
+
 // ExceptionStates holds each exception's operator state — open, retried,
 // resolved, archived, with who and when (compacted, keyed by exception id),
 // so that every console and `ste exceptions` shows the same.

@@ -36,6 +36,7 @@ type Config struct {
 	// Nothing else reads the wall clock to decide: retention runs on event
 	// time everywhere.
 	Sandbox bool
+	Hook    Hook // tests only: runs before each callback (guard.go)
 }
 
 func (c *Config) defaults() {

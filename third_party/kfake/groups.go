@@ -1513,6 +1513,15 @@ func (g *group) updateHeartbeat(m *groupMember) {
 		if g.members[m.memberID] != m {
 			return
 		}
+		// As in Kafka (MemberMetadata.hasSatisfiedHeartbeat), a member
+		// waiting in JoinGroup or SyncGroup satisfies its heartbeat:
+		// the rebalance and pending-sync timeouts bound that wait.
+		// Expiring it here dropped it without ever answering its
+		// request. Its session restarts once it is answered.
+		if !m.waitingReply.empty() {
+			g.updateHeartbeat(m)
+			return
+		}
 		g.updateMemberAndRebalance(m, nil, nil)
 	})
 }
@@ -1708,12 +1717,15 @@ func (g *group) reply(creq *clientReq, kresp kmsg.Response, m *groupMember) {
 	if m != nil {
 		m.waitingReply = nil
 	}
-	if !creq.reply(kresp) {
-		return
-	}
+	// The session timer starts whether or not the answer reached the
+	// member, as Kafka schedules every member's heartbeat expiration
+	// when a join completes. Without it, a new member whose connection
+	// died while it waited in JoinGroup had no timer at all and stayed
+	// in the group until a later rebalance timed out waiting for it.
 	if m != nil {
 		g.updateHeartbeat(m)
 	}
+	creq.reply(kresp)
 }
 
 ///////////////////////////

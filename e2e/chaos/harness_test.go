@@ -1,0 +1,476 @@
+// Package chaos is STE's chaos suite: the product, as its binaries, under
+// kill -9 of its instances and of the broker, held to `ste match` on the
+// same messages (TestChaos), and the failover times of an instance killed
+// and restarted, or lost (TestFailover). See docs/ARCHITECTURE.md, "Failure
+// behaviour", and docs/benchmarks.md.
+//
+//	go test ./e2e/chaos                      the reduced run (make test): kfake,
+//	                                         3,000 trades, 5 kills, 1 broker restart
+//	STE_CHAOS=full go test ./e2e/chaos       make chaos: 20,000 trades, 3 instances,
+//	                                         20 kills, 1 broker restart, on kfake and
+//	                                         on Kafka 4 (STE_KAFKA=1)
+//	STE_CHAOS_SEED=N ...                     replay a run's schedule
+//	STE_FAILOVER=1 go test -run TestFailover make failover: times (a) and (b)
+package chaos
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topics/lag"
+)
+
+var steBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "ste-chaos-")
+	if err != nil {
+		panic(err)
+	}
+	steBin = filepath.Join(dir, "ste")
+	build := exec.Command("go", "build", "-o", steBin, "../../cmd/ste")
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "chaos: building ste:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// execCommand is a ste command with env added to this process's.
+func execCommand(env []string, args ...string) *exec.Cmd {
+	cmd := exec.Command(steBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	return cmd
+}
+
+// execCommandContext is execCommand, killed when ctx ends.
+func execCommandContext(ctx context.Context, env []string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, steBin, args...)
+	cmd.Env = append(os.Environ(), env...)
+	return cmd
+}
+
+// ste runs a ste command to completion and returns its stdout.
+func ste(t testing.TB, env []string, args ...string) string {
+	t.Helper()
+	cmd := execCommand(env, args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("ste %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.String()
+}
+
+// ---------------------------------------------------------------- brokers
+
+// broker is a broker the suite can crash: Kill is kill -9, Restart brings it
+// back on the same address and data.
+type broker interface {
+	Addr() string
+	Kill() error
+	Restart() error
+	Stop()
+}
+
+// startBroker starts the named backend ("kfake" or "kafka") with its data
+// under dir; a backend that cannot run here skips the test.
+func startBroker(t *testing.T, name, dir string) broker {
+	t.Helper()
+	switch name {
+	case "kfake":
+		b := &kfakeBroker{dir: filepath.Join(dir, "kfake"), addr: freeAddr(t), log: filepath.Join(dir, "broker.log")}
+		if err := b.start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(b.Stop)
+		return b
+	case "kafka":
+		if run, _ := kafka.Enabled(); !run {
+			t.Skipf("the Kafka 4 run needs %s=1 (and Java)", kafka.EnvEnable)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		b, err := kafka.Launch(ctx, filepath.Join(dir, "kafka"))
+		if err != nil {
+			t.Fatalf("kafka: %v", err)
+		}
+		kb := &kafkaBroker{b: b}
+		t.Cleanup(kb.Stop)
+		return kb
+	}
+	t.Fatalf("unknown backend %q", name)
+	return nil
+}
+
+// freeAddr is a loopback address nothing listens on: the embedded broker
+// must come back on the address it had, so it cannot take port 0.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// kfakeBroker is `ste broker --data DIR` as a process of its own.
+type kfakeBroker struct {
+	dir, addr, log string
+	mu             sync.Mutex
+	cmd            *exec.Cmd
+	done           chan struct{}
+}
+
+func (b *kfakeBroker) Addr() string { return b.addr }
+
+func (b *kfakeBroker) start() error {
+	f, err := os.OpenFile(b.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return err
+	}
+	cmd := exec.Command(steBin, "broker", "--addr", b.addr, "--data", b.dir)
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = f
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return err
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); f.Close(); close(done) }()
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != b.addr {
+		cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("ste broker on %s printed %q (%v); see %s", b.addr, line, err, b.log)
+	}
+	go io.Copy(io.Discard, stdout)
+	b.mu.Lock()
+	b.cmd, b.done = cmd, done
+	b.mu.Unlock()
+	return nil
+}
+
+func (b *kfakeBroker) Kill() error {
+	b.mu.Lock()
+	cmd, done := b.cmd, b.done
+	b.mu.Unlock()
+	if cmd == nil {
+		return errors.New("broker not running")
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-done
+	return nil
+}
+
+func (b *kfakeBroker) Restart() error {
+	var err error
+	for range 20 { // the port can stay busy for a moment after the kill
+		if err = b.start(); err == nil {
+			return nil
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	return err
+}
+
+func (b *kfakeBroker) Stop() {
+	b.mu.Lock()
+	cmd, done := b.cmd, b.done
+	b.mu.Unlock()
+	if cmd != nil {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	}
+}
+
+// kafkaBroker is Apache Kafka 4 from deploy/kafka.
+type kafkaBroker struct{ b *kafka.Broker }
+
+func (k *kafkaBroker) Addr() string { return k.b.Bootstrap }
+func (k *kafkaBroker) Kill() error  { return k.b.Kill() }
+func (k *kafkaBroker) Restart() error {
+	return k.b.Restart(context.Background())
+}
+func (k *kafkaBroker) Stop() { k.b.Stop() }
+
+// ---------------------------------------------------------------- instances
+
+// instance is one `ste process`, run again after each kill. Whatever ends
+// it but our own kill is an exit on its own: recorded, and a failure.
+type instance struct {
+	n      int
+	env    []string
+	logDir string
+
+	mu     sync.Mutex
+	cmd    *exec.Cmd
+	done   chan struct{}
+	killed bool
+	starts int
+	exits  []string // exits on its own: the end of the log
+}
+
+func newInstance(n int, env []string, logDir string) *instance {
+	return &instance{n: n, env: env, logDir: logDir}
+}
+
+func (in *instance) logPath(start int) string {
+	return filepath.Join(in.logDir, fmt.Sprintf("instance%d.%02d.log", in.n, start))
+}
+
+func (in *instance) start() error {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	in.starts++
+	path := in.logPath(in.starts)
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	cmd := execCommand(in.env, "process", "--http", "127.0.0.1:0")
+	cmd.Stdout, cmd.Stderr = f, f
+	if err := cmd.Start(); err != nil {
+		f.Close()
+		return err
+	}
+	done := make(chan struct{})
+	in.cmd, in.done, in.killed = cmd, done, false
+	go func() {
+		err := cmd.Wait()
+		f.Close()
+		in.mu.Lock()
+		if !in.killed {
+			in.exits = append(in.exits, fmt.Sprintf("instance %d exited on its own (%v); end of %s:\n%s", in.n, err, path, tail(path, 15)))
+		}
+		in.mu.Unlock()
+		close(done)
+	}()
+	return nil
+}
+
+// kill is kill -9; it returns once the process is gone.
+func (in *instance) kill() {
+	in.mu.Lock()
+	cmd, done := in.cmd, in.done
+	if cmd == nil {
+		in.mu.Unlock()
+		return
+	}
+	in.killed = true
+	in.cmd = nil
+	in.mu.Unlock()
+	cmd.Process.Signal(syscall.SIGKILL)
+	<-done
+}
+
+func (in *instance) running() bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return in.cmd != nil && in.cmd.ProcessState == nil
+}
+
+func (in *instance) pid() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.cmd == nil {
+		return 0
+	}
+	return in.cmd.Process.Pid
+}
+
+// stop ends the instance at the end of a run (SIGTERM, a clean stop).
+func (in *instance) stop() {
+	in.mu.Lock()
+	cmd, done := in.cmd, in.done
+	in.killed = true
+	in.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+	case <-time.After(60 * time.Second):
+		cmd.Process.Kill()
+		<-done
+	}
+}
+
+func (in *instance) exitedOnItsOwn() []string {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return append([]string(nil), in.exits...)
+}
+
+func tail(path string, n int) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// ---------------------------------------------------------------- a cluster
+
+// workDir is a directory for one run: removed after a passing test, kept
+// (and named in the log) after a failing one.
+func workDir(t *testing.T, prefix string) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("logs kept in %s", dir)
+		} else {
+			os.RemoveAll(dir)
+		}
+	})
+	return dir
+}
+
+// cluster is a broker with a namespace, its reference data and instances
+// of ste process, all stable in their groups.
+type cluster struct {
+	b     broker
+	ns    string
+	env   []string
+	adm   *kadm.Client
+	insts []*instance
+}
+
+func startCluster(t *testing.T, backend, dir, ns, ref string, instances int) *cluster {
+	t.Helper()
+	c := &cluster{b: startBroker(t, backend, dir), ns: ns}
+	c.env = []string{"STE_BROKERS=" + c.b.Addr(), "STE_NAMESPACE=" + ns, "STE_HOME=" + filepath.Join(dir, "home")}
+	ste(t, c.env, "topics", "create")
+	ste(t, c.env, "refdata", "load", "--dir", ref)
+	c.adm = connect(t, c.b.Addr())
+	for i := range instances {
+		in := newInstance(i, c.env, dir)
+		if err := in.start(); err != nil {
+			t.Fatal(err)
+		}
+		c.insts = append(c.insts, in)
+	}
+	t.Cleanup(func() {
+		for _, in := range c.insts {
+			in.stop()
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := waitMembers(ctx, c.adm, ns, instances); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// ---------------------------------------------------------------- waiting
+
+// waitMembers waits until every group of ns is stable with n members.
+func waitMembers(ctx context.Context, adm *kadm.Client, ns string, n int) error {
+	groups := lag.Groups(ns)
+	for {
+		s, err := lag.Read(ctx, adm, groups)
+		ok := err == nil && len(s.Groups) == len(groups)
+		for _, g := range s.Groups {
+			ok = ok && g.State == "Stable" && g.Members == n
+		}
+		if ok {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("groups never stable with %d members: %+v (%v)", n, s.Groups, err)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// instanceID is the id of the instance running as pid, from the registry.
+func instanceID(ctx context.Context, brokers, ns string, pid int) (string, error) {
+	for {
+		list, err := registry.List(ctx, kafkaconn.Plaintext(brokers), ns)
+		if err == nil {
+			for _, e := range list {
+				if e.PID == pid && !e.Stale {
+					return e.ID, nil
+				}
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return "", fmt.Errorf("instance with pid %d never announced itself", pid)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// groupRestarts sums ste_group_restarts_total over the instances listed in
+// the registry (those that answer).
+func groupRestarts(ctx context.Context, brokers, ns string) int {
+	list, _ := registry.List(ctx, kafkaconn.Plaintext(brokers), ns)
+	total := 0
+	for _, e := range list {
+		if e.Stale || e.HTTP == "" {
+			continue
+		}
+		body, err := httpGet("http://" + e.HTTP + "/metrics")
+		if err != nil {
+			continue
+		}
+		for _, line := range strings.Split(body, "\n") {
+			if strings.HasPrefix(line, "ste_group_restarts_total{") {
+				f, _ := strconv.ParseFloat(line[strings.LastIndexByte(line, ' ')+1:], 64)
+				total += int(f)
+			}
+		}
+	}
+	return total
+}
+
+// connect is an admin client of the brokers.
+func connect(t testing.TB, brokers string) *kadm.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cl, err := topics.Connect(ctx, kafkaconn.Plaintext(brokers))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return kadm.NewClient(cl)
+}

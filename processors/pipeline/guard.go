@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strconv"
+
+	"github.com/lovoo/goka"
+
+	"github.com/ste-utility/ste/schemas"
+)
+
+// Hook, if set in Config, runs before each record's callback, in the
+// partition's goroutine. It is for tests: a hook that panics stands for a bug
+// a record triggers, one that blocks for a stalled partition.
+type Hook func(st Stage, ctx goka.Context, msg any)
+
+// guard wraps a stage's callback so that a record which makes it panic — a
+// fault of the utility's own, never of the message — becomes an exception
+// with reason INTERNAL (messages.md section 7: detail says what failed,
+// payload kept, no NACK) and processing goes on. Left to goka, the panic
+// fails the partition, then the group; a restart would read the same record
+// again and fail again, for ever.
+func (s *stages) guard(st Stage, log *slog.Logger, cb goka.ProcessCallback) goka.ProcessCallback {
+	return func(ctx goka.Context, msg any) {
+		defer func() {
+			if r := recover(); r != nil {
+				s.internal(ctx, st, log, msg, r, debug.Stack())
+			}
+		}()
+		if s.cfg.Hook != nil {
+			s.cfg.Hook(st, ctx, msg)
+		}
+		cb(ctx, msg)
+	}
+}
+
+// internal writes the INTERNAL exception (and audit event) of the record
+// whose callback panicked with r. What the callback emitted or stored before
+// it failed stays: the exception says the record was not fully processed.
+func (s *stages) internal(ctx goka.Context, st Stage, log *slog.Logger, msg any, r any, stack []byte) {
+	s.cfg.Metrics.internal(st)
+	raw, _ := msg.([]byte)
+	e := &Envelope{Partition: ctx.Partition(), Offset: ctx.Offset(), Raw: raw}
+	if st != StageValidate {
+		// Later stages carry the inbound record in an envelope; its position
+		// on inbound is the exception's id. An unreadable envelope keeps the
+		// internal record as payload, with no inbound position.
+		if env, err := UnmarshalEnvelope(raw); err == nil {
+			e = env
+		} else {
+			e.Partition, e.Offset = -1, -1
+		}
+	}
+	what := fmt.Sprintf("%s stage failed on %s partition %d offset %d: %v", st, ctx.Topic(), ctx.Partition(), ctx.Offset(), r)
+	if e.Kind == KindExpire {
+		what = fmt.Sprintf("%s stage failed expiring trade %s: %v", st, ctx.Key(), r)
+	}
+	log.Error("INTERNAL: a record made a stage fail; it becomes an exception and processing goes on",
+		"stage", st.String(), "topic", ctx.Topic(), "partition", ctx.Partition(), "offset", ctx.Offset(),
+		"sender", e.Sender, "msg_id", e.MsgId, "panic", fmt.Sprint(r), "stack", string(stack))
+	rej := &schemas.Rejection{Reason: schemas.Internal, Detail: what + "; retry the message once the fault is fixed"}
+	defer func() {
+		// The exception path itself failed: write the bare exception, with
+		// nothing of the envelope it may have tripped on.
+		if r2 := recover(); r2 != nil {
+			id := strconv.Itoa(int(e.Partition)) + "-" + strconv.FormatInt(e.Offset, 10)
+			exc := schemas.NewException(id, e.Raw, nil, rej, e.Partition, e.Offset, s.cfg.Now())
+			ctx.Emit(goka.Stream(s.cfg.Names.Exceptions()), "", exc.Marshal())
+		}
+	}()
+	e.Steps = append(e.Steps, Step{Stage: st, At: s.now(), Event: EventRejected})
+	s.reject(ctx, st, e, nil, rej)
+}

@@ -1,0 +1,153 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/lovoo/goka"
+)
+
+// Backoff is the delay before a failed group is restarted: Base doubled per
+// failure in a row up to Max, drawn between half and all of it (jitter, so
+// that instances failing together — a broker restart — do not come back in
+// lock step). A group that ran for Reset before failing starts again from
+// Base. A group that has never run is given up after Start.
+type Backoff struct {
+	Base, Max, Reset, Start time.Duration
+}
+
+// DefaultRestart: 1 s, 2 s, 4 s … at most 30 s; a minute of running
+// forgives; a group that cannot start for 25 s fails Run. The start budget
+// rides out a broker restarting as the instance starts (the Kafka JVM took
+// up to 22 s here); a group refused for longer — credentials sarama cannot
+// use, a configuration the brokers reject, brokers gone as it started — is
+// an error to see at once (cli.md: an unreachable service is a non-zero
+// exit), since the instance had reached the brokers just before. Once a
+// group has run, it is restarted for ever.
+var DefaultRestart = Backoff{Base: time.Second, Max: 30 * time.Second, Reset: time.Minute, Start: 25 * time.Second}
+
+// orDefault fills the zero fields from DefaultRestart.
+func (b Backoff) orDefault() Backoff {
+	d := DefaultRestart
+	for _, f := range []struct{ v, def *time.Duration }{{&b.Base, &d.Base}, {&b.Max, &d.Max}, {&b.Reset, &d.Reset}, {&b.Start, &d.Start}} {
+		if *f.v <= 0 {
+			*f.v = *f.def
+		}
+	}
+	return b
+}
+
+// Delay is the wait before restart number n (0-based) of a failure streak.
+func (b Backoff) Delay(n int) time.Duration {
+	d := b.Base
+	for i := 0; i < n && d < b.Max; i++ {
+		d *= 2
+	}
+	d = min(d, b.Max)
+	return d/2 + rand.N(d/2+1)
+}
+
+// Permanent reports an error no restart can mend, which ends `ste process`:
+// another process runs under this instance id (the coordinator fenced us),
+// the broker refused our credentials or rights, or the configuration or the
+// topics are wrong. Everything else — connections lost, a broker restarting,
+// timeouts, a rebalance that went wrong — is transient.
+func Permanent(err error) bool {
+	for _, kerr := range []error{sarama.ErrFencedInstancedId, sarama.ErrSASLAuthenticationFailed,
+		sarama.ErrTopicAuthorizationFailed, sarama.ErrGroupAuthorizationFailed,
+		sarama.ErrClusterAuthorizationFailed, sarama.ErrInvalidSessionTimeout,
+		sarama.ErrInconsistentGroupProtocol, sarama.ErrInvalidGroupId} {
+		if errors.Is(err, kerr) {
+			return true
+		}
+	}
+	var cfgErr sarama.ConfigurationError
+	if errors.As(err, &cfgErr) {
+		return true
+	}
+	// goka formats these with %v: only the text is left of them.
+	msg := err.Error()
+	return strings.Contains(msg, "not copartitioned") || strings.Contains(msg, "partition gap")
+}
+
+// supervisor runs one group's processor again and again until ctx ends or
+// it fails permanently. A goka processor runs once: each restart builds a
+// new one, which rebuilds the group's tables from their changelogs.
+type supervisor struct {
+	stage   Stage
+	backoff Backoff
+	log     *slog.Logger
+	metrics *Metrics
+	build   func() (*goka.Processor, error)
+	onUp    func()
+	onFail  func(err error, restartIn time.Duration)
+	ran     atomic.Bool // the group has been up at least once
+}
+
+func (s *supervisor) run(ctx context.Context) error {
+	streak := 0
+	first := time.Now()
+	for {
+		started := time.Now()
+		err := s.once(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		if err == nil {
+			err = errors.New("processor stopped on its own")
+		}
+		if Permanent(err) {
+			return err
+		}
+		if !s.ran.Load() && time.Since(first) >= s.backoff.Start {
+			return fmt.Errorf("did not start in %v (%d attempts): %w", time.Since(first).Round(time.Second), streak+1, err)
+		}
+		if time.Since(started) >= s.backoff.Reset {
+			streak = 0
+		}
+		wait := s.backoff.Delay(streak)
+		streak++
+		s.metrics.restarted(s.stage)
+		s.log.Warn("group failed, restarting", "err", oneLine(err), "restart", streak, "in", wait.Round(time.Millisecond))
+		s.onFail(err, wait)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(wait):
+		}
+	}
+}
+
+// once builds and runs the processor until it stops.
+func (s *supervisor) once(ctx context.Context) error {
+	p, err := s.build()
+	if err != nil {
+		return err
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		if p.WaitForReadyContext(pctx) == nil && p.Recovered() {
+			s.ran.Store(true)
+			s.onUp()
+		}
+	}()
+	err = p.Run(pctx)
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// oneLine folds goka's multi-line errors (multierror lists, stack traces of
+// panics) into one log line.
+func oneLine(err error) string {
+	return strings.Join(strings.Fields(err.Error()), " ")
+}
