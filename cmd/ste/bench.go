@@ -120,45 +120,25 @@ func runMonitor(ctx context.Context, args []string) error {
 		return err
 	}
 	defer cl.Close()
-	mon := monitor.New(kadm.NewClient(cl), *ns)
 	if *duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	var samples []schemas.MonitorSample
-	t := time.NewTicker(*interval)
-	defer t.Stop()
-	for {
-		ss, err := mon.Sample(ctx)
-		if err != nil && ctx.Err() == nil {
-			return err
-		}
-		if err == nil {
-			samples = append(samples, ss...)
-			monitor.Publish(ctx, cl, *ns, ss)
-			if !*quiet {
-				var parts []string
-				for _, s := range ss {
-					parts = append(parts, fmt.Sprintf("%s q=%d +%d -%d", s.Stage, s.Queue, s.Arrivals, s.Completions))
-				}
-				fmt.Println(time.Now().Format("15:04:05"), strings.Join(parts, " | "))
+	var each func([]schemas.MonitorSample)
+	if !*quiet {
+		each = func(ss []schemas.MonitorSample) {
+			var parts []string
+			for _, s := range ss {
+				parts = append(parts, fmt.Sprintf("%s q=%d +%d -%d", s.Stage, s.Queue, s.Arrivals, s.Completions))
 			}
-		}
-		select {
-		case <-ctx.Done():
-			cl.Flush(context.Background())
-			printLaws(monitor.Laws(samples))
-			return nil
-		case <-t.C:
+			fmt.Println(time.Now().Format("15:04:05"), strings.Join(parts, " | "))
 		}
 	}
-}
-
-// printLaws prints a table like the source's Table 6.
-func printLaws(laws []oplaw.Laws) {
-	fmt.Printf("%-9s %8s %9s %9s %8s %6s %9s %9s %9s %9s\n", "stage", "T s", "A", "C", "B s", "U", "X msg/s", "S ms", "N", "R ms")
-	for _, l := range laws {
-		fmt.Printf("%-9s %8.1f %9d %9d %8.1f %6.2f %9.1f %9.3f %9.1f %9.1f\n", l.Stage, l.T, l.A, l.C, l.B, l.U, l.X, l.S*1e3, l.N, l.R*1e3)
+	samples, err := monitor.Run(ctx, monitor.New(kadm.NewClient(cl), *ns), cl, *ns, *interval, each)
+	if err != nil {
+		return err
 	}
+	oplaw.WriteTable(os.Stdout, monitor.Laws(samples))
+	return nil
 }
