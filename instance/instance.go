@@ -119,6 +119,10 @@ func (o *Options) validate() error {
 	default:
 		return fmt.Errorf("instance: tables %q: want %s or %s", o.Tables, TablesMemory, TablesDisk)
 	}
+	if o.Tables == TablesDisk && o.Identity != nil && o.Identity.Dir == "" {
+		// Tables under "" would land in the working directory.
+		return fmt.Errorf("instance: identity %s has no directory for its disk tables", o.Identity.ID)
+	}
 	if o.StallAfter <= 0 {
 		o.StallAfter = DefaultStallAfter
 	}
