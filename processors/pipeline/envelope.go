@@ -30,7 +30,16 @@ type Envelope struct {
 	Function    schemas.Function
 	Clock       int64 // KindExpire: the event-time clock that made the trade due
 	Steps       []Step
-	Raw         []byte
+	// Raw is the inbound record. The stages after validation never parse
+	// it: it travels for the exceptions they may still write (their payload,
+	// messages.md §7: a CONFLICTING_DUPLICATE found by the trade, an
+	// INTERNAL failure).
+	Raw []byte
+	// Decoded is the message as validation decoded it, in schemas' compact
+	// form (nil when its trade is not known: MALFORMED, SCHEMA). Envelopes
+	// written before it existed (layout v1 without the extension) have
+	// none: the match stage then decodes Raw (message).
+	Decoded []byte
 	// RetryOf and RetriedBy come from an operator's retry (the ste-retry-of
 	// and ste-retry-by headers of the inbound record): the exception retried
 	// and who asked. They travel as an extension (see Marshal).
@@ -107,7 +116,7 @@ const envelopeV1 = 1
 
 // Marshal encodes the envelope.
 func (e *Envelope) Marshal() []byte {
-	b := make([]byte, 0, 128+len(e.Detail)+len(e.Raw)+8*len(e.Steps))
+	b := make([]byte, 0, 128+len(e.Detail)+len(e.Raw)+len(e.Decoded)+8*len(e.Steps))
 	b = append(b, envelopeV1, byte(e.Kind))
 	b = binary.AppendVarint(b, int64(e.Partition))
 	b = binary.AppendVarint(b, e.Offset)
@@ -137,22 +146,29 @@ func (e *Envelope) Marshal() []byte {
 }
 
 // Extensions follow Raw: zero or more (tag, string) pairs, written only
-// when set, so the envelope of an ordinary message is byte for byte what it
-// was before they existed, and a reader skips a tag it does not know.
-// (Version 1 readers stopped after Raw, so they read these envelopes too.)
+// when set, and a reader skips a tag it does not know. (Version 1 readers
+// stopped after Raw, so they read these envelopes too.) So the layout stays
+// version 1 both ways: a build from before an extension reads the envelopes
+// of a newer one, and a newer one reads the older envelopes, which only
+// lack the extension (docs/ARCHITECTURE.md, "Upgrades").
 const (
 	extRetryOf   = 1
 	extRetriedBy = 2
+	extDecoded   = 3
 )
 
 func (e *Envelope) appendExtensions(b []byte) []byte {
-	for _, x := range []struct {
+	for _, x := range [...]struct {
 		tag byte
 		v   string
 	}{{extRetryOf, e.RetryOf}, {extRetriedBy, e.RetriedBy}} {
 		if x.v != "" {
 			b = appendString(append(b, x.tag), x.v)
 		}
+	}
+	if len(e.Decoded) > 0 {
+		b = binary.AppendUvarint(append(b, extDecoded), uint64(len(e.Decoded)))
+		b = append(b, e.Decoded...)
 	}
 	return b
 }
@@ -165,13 +181,17 @@ func (e *Envelope) readExtensions(r *rd) {
 			e.RetryOf = string(v)
 		case extRetriedBy:
 			e.RetriedBy = string(v)
+		case extDecoded:
+			if len(v) > 0 {
+				e.Decoded = v
+			}
 		}
 	}
 }
 
 var errEnvelope = errors.New("pipeline: bad envelope")
 
-// UnmarshalEnvelope decodes Marshal. Raw aliases b.
+// UnmarshalEnvelope decodes Marshal. Raw and Decoded alias b.
 func UnmarshalEnvelope(b []byte) (*Envelope, error) {
 	if len(b) < 2 || b[0] != envelopeV1 {
 		return nil, errEnvelope

@@ -111,7 +111,10 @@ func (s *stages) validate(ctx goka.Context, msg any) {
 		e.Sender, e.MsgId, e.Created = schemas.Echo(vd.Msg.Sender), schemas.Echo(vd.Msg.MsgId), vd.Msg.Created
 		e.Type, e.Function = vd.Msg.Type, vd.Msg.Function
 		if vd.Rej == nil || vd.Rej.Reason > schemas.Schema {
+			// Its trade is known: the match stage reads the decoded
+			// message instead of decoding the record again.
 			e.TradeKey = vd.Msg.Key.TradeKey()
+			e.Decoded = vd.Msg.AppendCompact(make([]byte, 0, 256))
 		}
 	}
 	e.RetryOf, e.RetriedBy = retryHeaders(ctx)
@@ -275,10 +278,8 @@ func (s *stages) match(ctx goka.Context, msg any) {
 		s.expire(ctx, key, e, it)
 		return
 	}
-	dec := s.decoders.Get().(*schemas.Decoder)
-	m, rej := dec.Decode(e.Raw)
-	s.decoders.Put(dec)
-	if rej != nil || m.Key.TradeKey() != key {
+	m := s.message(e)
+	if m == nil || m.Key.TradeKey() != key {
 		s.corrupt(ctx, StageMatch, "", "envelope holds no message of this trade")
 		return
 	}
@@ -313,6 +314,27 @@ func (s *stages) match(ctx goka.Context, msg any) {
 	s.cfg.Metrics.accepted(res == matching.Duplicate)
 	s.sweep(ctx)
 	s.cfg.Metrics.observe(StageMatch, ctx.Partition(), start, e.InboundTS)
+}
+
+// message is the decoded message an envelope carries: its compact form, or
+// for an envelope written before the form existed (layout v1 without the
+// extension, docs/ARCHITECTURE.md "Upgrades") its record decoded again. Nil
+// when neither reads.
+func (s *stages) message(e *Envelope) *schemas.Message {
+	if e.Decoded != nil {
+		m, err := schemas.DecodeCompact(e.Decoded)
+		if err != nil {
+			return nil
+		}
+		return m
+	}
+	dec := s.decoders.Get().(*schemas.Decoder)
+	m, rej := dec.Decode(e.Raw)
+	s.decoders.Put(dec)
+	if rej != nil {
+		return nil
+	}
+	return m
 }
 
 // decidable answers a message whose identity entry is poisoned as far as its
