@@ -60,8 +60,8 @@ func marshalEnvelopeV1(e *Envelope) []byte {
 // the verdicts topic is re-encoded by the frozen v1 encoder.
 type v1Emitter struct {
 	gokaContext // embedded under another name: goka.Context has a method Context
-	t        testing.TB
-	verdicts string
+	t           testing.TB
+	verdicts    string
 }
 
 func (c v1Emitter) Emit(topic goka.Stream, key string, value any, opts ...goka.ContextOption) {
