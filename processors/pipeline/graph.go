@@ -176,10 +176,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer closeTables() // after every processor has stopped (wg.Wait below)
 	s.tables = tables
-	graphs := Graphs(s.cfg.Names, Callbacks{
-		Validate: s.guard(StageValidate, log, s.validate),
-		Identity: s.guard(StageIdentity, log, s.identity),
-		Match:    s.guard(StageMatch, log, s.match)})
+	graphs := Graphs(s.cfg.Names, s.callbacks(log))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (

@@ -47,7 +47,7 @@ func newGraphWith(t testing.TB, cfg func(*Config), cbs func(Callbacks) Callbacks
 	s := newStages(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	callbacks := Callbacks{Validate: s.validate, Identity: s.identity, Match: s.match}
+	callbacks := s.callbacks(s.cfg.Logger)
 	if cbs != nil {
 		callbacks = cbs(callbacks)
 	}
