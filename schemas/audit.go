@@ -36,9 +36,10 @@ type AuditStep struct {
 	At    string `json:"at"`
 }
 
-// MicroTime formats Unix microseconds as RFC 3339 with microseconds.
+// MicroTime formats Unix microseconds as RFC 3339 with microseconds
+// (ParseMicroTime reads it back).
 func MicroTime(us int64) string {
-	return time.UnixMicro(us).UTC().Format("2006-01-02T15:04:05.000000Z")
+	return time.UnixMicro(us).UTC().Format(microLayout)
 }
 
 // Marshal is the JSON form. Written by hand: one audit record per message
