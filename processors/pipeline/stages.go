@@ -284,15 +284,13 @@ func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, 
 
 // message is the decoded message an envelope carries: its compact form, or
 // for an envelope written before the form existed (layout v1 without the
-// extension, docs/ARCHITECTURE.md "Upgrades") its record decoded again. Nil
-// when neither reads.
+// extension, docs/ARCHITECTURE.md "Upgrades") or in a version of it this
+// build does not know, its record decoded again. Nil when neither reads.
 func (s *stages) message(e *Envelope) *schemas.Message {
 	if e.Decoded != nil {
-		m, err := schemas.DecodeCompact(e.Decoded)
-		if err != nil {
-			return nil
+		if m, err := schemas.DecodeCompact(e.Decoded); err == nil {
+			return m
 		}
-		return m
 	}
 	dec := s.decoders.Get().(*schemas.Decoder)
 	m, rej := dec.Decode(e.Raw)
