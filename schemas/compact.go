@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"errors"
 
+	"github.com/ste-utility/ste/schemas/bin"
 	"github.com/ste-utility/ste/schemas/date"
 	"github.com/ste-utility/ste/schemas/decimal"
 )
@@ -71,33 +72,33 @@ func DecodeCompact(b []byte) (*Message, error) {
 		return nil, errCompact
 	}
 	m := &Message{Type: MsgType(b[1]), Function: Function(b[2]), Side: Side(b[3]), CreatedOutOfRange: b[4]&1 != 0}
-	r := compactReader{b: b[5:]}
-	m.Created = r.varint()
-	m.TradeDate = date.Date(r.varint())
-	m.Has = FieldSet(r.uvarint())
-	m.OutOfRange = FieldSet(r.uvarint())
-	m.Quantity = r.varint()
-	m.SettleDate = date.Date(r.varint())
-	m.ExecTime = r.varint()
-	m.AllocCount = int(r.varint())
+	r := bin.Reader{B: b[5:]}
+	m.Created = r.Varint()
+	m.TradeDate = date.Date(r.Varint())
+	m.Has = FieldSet(r.Uvarint())
+	m.OutOfRange = FieldSet(r.Uvarint())
+	m.Quantity = r.Varint()
+	m.SettleDate = date.Date(r.Varint())
+	m.ExecTime = r.Varint()
+	m.AllocCount = int(r.Varint())
 	for _, d := range [...]*decimal.Dec{&m.Price, &m.GrossAmount, &m.Commission, &m.Fees, &m.NetAmount} {
-		c := r.varint()
-		*d = decimal.Of(c, r.byte())
+		c := r.Varint()
+		*d = decimal.Of(c, r.Byte())
 	}
 	strs := compactStrings(m)
 	var lens [len(strs) + 1]uint64
 	total := uint64(0)
 	for i := range lens {
-		lens[i] = r.uvarint()
-		if lens[i] > uint64(len(r.b)) {
+		lens[i] = r.Uvarint()
+		if lens[i] > uint64(len(r.B)) {
 			return nil, errCompact
 		}
 		total += lens[i]
 	}
-	if r.bad || total != uint64(len(r.b)) {
+	if r.Bad || total != uint64(len(r.B)) {
 		return nil, errCompact
 	}
-	text := string(r.b)
+	text := string(r.B)
 	at := uint64(0)
 	for i, s := range strs {
 		*s = text[at : at+lens[i]]
@@ -105,39 +106,4 @@ func DecodeCompact(b []byte) (*Message, error) {
 	}
 	m.CashAccount = text[at:]
 	return m, nil
-}
-
-type compactReader struct {
-	b   []byte
-	bad bool
-}
-
-func (r *compactReader) byte() uint8 {
-	if len(r.b) == 0 {
-		r.bad = true
-		return 0
-	}
-	c := r.b[0]
-	r.b = r.b[1:]
-	return c
-}
-
-func (r *compactReader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *compactReader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/lovoo/goka"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/bin"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -26,7 +27,7 @@ func marshalEnvelopeV1(e *Envelope) []byte {
 	b = binary.AppendVarint(b, e.InboundTS)
 	b = append(b, e.Digest[:]...)
 	b = append(b, byte(e.Reason))
-	b = appendString(b, e.Detail)
+	b = bin.AppendString(b, e.Detail)
 	if e.SenderKnown {
 		b = append(b, 1)
 	} else {
@@ -35,8 +36,8 @@ func marshalEnvelopeV1(e *Envelope) []byte {
 	b = append(b, byte(e.NetUnits))
 	b = binary.BigEndian.AppendUint64(b, uint64(e.TradeKey))
 	b = binary.AppendVarint(b, e.Created)
-	b = appendString(b, e.Sender)
-	b = appendString(b, e.MsgId)
+	b = bin.AppendString(b, e.Sender)
+	b = bin.AppendString(b, e.MsgId)
 	b = append(b, byte(e.Type), byte(e.Function))
 	b = binary.AppendVarint(b, e.Clock)
 	b = binary.AppendUvarint(b, uint64(len(e.Steps)))
@@ -44,13 +45,13 @@ func marshalEnvelopeV1(e *Envelope) []byte {
 		b = append(b, byte(s.Stage), byte(s.Event))
 		b = binary.AppendVarint(b, s.At)
 	}
-	b = appendString(b, string(e.Raw))
+	b = bin.AppendString(b, string(e.Raw))
 	for _, x := range []struct {
 		tag byte
 		v   string
 	}{{1, e.RetryOf}, {2, e.RetriedBy}} {
 		if x.v != "" {
-			b = appendString(append(b, x.tag), x.v)
+			b = bin.AppendString(append(b, x.tag), x.v)
 		}
 	}
 	return b
