@@ -537,6 +537,14 @@ func TestHelmChart(t *testing.T) {
 	if !slices.Contains(stringsOf(container(t, match)["args"]), "--no-create-topics") {
 		t.Error("by default the topics are the operator's: --no-create-topics")
 	}
+	// The stateful pods keep $STE_HOME (their disk tables) on a volume of
+	// their own; the validate pods, which hold no state, on an emptyDir.
+	if str(match, "spec", "volumeClaimTemplates", 0, "metadata", "name") != "home" ||
+		fmt.Sprint(get(match, "spec", "template", "spec", "volumes")) == fmt.Sprint(get(validate, "spec", "template", "spec", "volumes")) ||
+		!strings.Contains(fmt.Sprint(get(validate, "spec", "template", "spec", "volumes")), "name:home") {
+		t.Errorf("want $STE_HOME on a claim for the StatefulSet, an emptyDir for validate: %v / %v",
+			get(match, "spec", "volumeClaimTemplates"), get(validate, "spec", "template", "spec", "volumes"))
+	}
 	if get(validate, "spec", "replicas") != nil {
 		t.Error("with KEDA on, the validate Deployment must leave replicas to it")
 	}

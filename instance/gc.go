@@ -7,25 +7,48 @@ import (
 	"strings"
 )
 
-// tuneGC trades memory for CPU unless the operator chose: profiles of a
-// saturated run spent ~14 % in the collector at GOGC=100; at 400 a run drained
-// ~10 % faster. The soft limit keeps large runs from growing without bound;
-// at three quarters of the memory it stays out of the way of a 7 M-message
-// run (a collector working near its limit is what makes throughput fall as
-// stored volume grows). The memory is the machine's, or the container's
-// limit where one is set: in a container /proc/meminfo shows the host's, and
-// a heap sized from it would be killed at the container's limit.
-func tuneGC() {
-	if os.Getenv("GOGC") == "" {
+// tuneGC sets the collector unless the operator chose (GOGC, GOMEMLIMIT).
+// The memory is the machine's, or the container's limit where one is set:
+// in a container /proc/meminfo shows the host's, and a heap sized from it
+// would be killed at the container's limit.
+//
+// roomy — the heap holds the tables (tables in memory) or the broker's log
+// (a broker in the process): trade memory for CPU. Profiles of a saturated
+// run spent ~14 % in the collector at GOGC=100; at 400 a run drained ~10 %
+// faster. The soft limit at three quarters of the memory keeps large runs
+// from growing without bound and out of the way of a 7 M-message run.
+//
+// Otherwise (disk tables, the broker elsewhere) the live heap is small —
+// Kafka clients' buffers and the tables' hot keys — and what RSS shows is
+// garbage the collector was allowed to keep: Go's default GOGC and a soft
+// limit of boundedLimit keep the process bounded (docs/benchmarks.md,
+// "Tables: memory or disk"). Should the live heap outgrow it, the collector
+// is capped at half the CPU and the process goes on, slower.
+func tuneGC(roomy bool) {
+	mem := memTotal()
+	if c := cgroupLimit(cgroupFiles); c > 0 && (mem == 0 || c < mem) {
+		mem = c
+	}
+	if roomy && os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(400)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
-		mem := memTotal()
-		if c := cgroupLimit(cgroupFiles); c > 0 && (mem == 0 || c < mem) {
-			mem = c
-		}
-		debug.SetMemoryLimit(max(mem/4*3, 2<<30))
+		debug.SetMemoryLimit(memLimit(roomy, mem))
 	}
+}
+
+// boundedLimit is the soft memory limit of a process with a small live heap.
+const boundedLimit = 400 << 20
+
+// memLimit is the soft memory limit for a process on mem bytes (0: unknown).
+func memLimit(roomy bool, mem int64) int64 {
+	if roomy {
+		return max(mem/4*3, 2<<30)
+	}
+	if mem > 0 {
+		return min(boundedLimit, mem/4*3)
+	}
+	return boundedLimit
 }
 
 // cgroupFiles hold a container's memory limit: cgroup v2, then v1.

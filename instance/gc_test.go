@@ -30,3 +30,21 @@ func TestCgroupLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestMemLimit(t *testing.T) {
+	const gib = 1 << 30
+	for _, c := range []struct {
+		roomy     bool
+		mem, want int64
+	}{
+		{true, 16 * gib, 12 * gib},    // ¾ of the memory
+		{true, 1 * gib, 2 * gib},      // never under 2 GiB
+		{false, 16 * gib, 400 << 20},  // bounded, whatever the machine
+		{false, 256 << 20, 192 << 20}, // a container smaller than the bound
+		{false, 0, 400 << 20},         // memory unknown
+	} {
+		if got := memLimit(c.roomy, c.mem); got != c.want {
+			t.Errorf("memLimit(%v, %d) = %d, want %d", c.roomy, c.mem, got, c.want)
+		}
+	}
+}

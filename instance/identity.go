@@ -221,3 +221,36 @@ func (i *Identity) Release() {
 		i.lock = nil
 	}
 }
+
+// RemoveTables removes namespace ns's disk tables from every instance
+// directory under home whose instance is not running (ste replay --delete:
+// a sandbox given up leaves nothing behind). It returns the directories
+// removed and those skipped because a process holds their instance.
+func RemoveTables(home, ns string) (removed, busy []string, err error) {
+	if err := ValidID(ns); err != nil {
+		return nil, nil, fmt.Errorf("namespace: %w", err)
+	}
+	dirs, _ := filepath.Glob(filepath.Join(home, "instances", "slots", "*"))
+	ids, _ := filepath.Glob(filepath.Join(home, "instances", "ids", "*"))
+	for _, dir := range append(dirs, ids...) {
+		tables := filepath.Join(dir, "tables", ns)
+		if _, err := os.Stat(tables); err != nil {
+			continue
+		}
+		lock, err := lockDir(dir)
+		if err != nil {
+			return removed, busy, err
+		}
+		if lock == nil {
+			busy = append(busy, tables)
+			continue
+		}
+		err = os.RemoveAll(tables)
+		lock.Close()
+		if err != nil {
+			return removed, busy, err
+		}
+		removed = append(removed, tables)
+	}
+	return removed, busy, nil
+}

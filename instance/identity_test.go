@@ -1,7 +1,9 @@
 package instance
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -138,5 +140,48 @@ func TestClaimWaitsForADyingHolder(t *testing.T) {
 	defer other.Release()
 	if other.Slot != 1 || time.Since(start) > time.Second {
 		t.Fatalf("with a live holder: slot %d after %v, want slot 1 at once", other.Slot, time.Since(start))
+	}
+}
+
+func TestRemoveTablesSkipsRunningInstances(t *testing.T) {
+	home := t.TempDir()
+	stopped, err := Claim(home, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	running, err := Claim(home, "live")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer running.Release()
+	for _, dir := range []string{stopped.Dir, running.Dir} {
+		for _, ns := range []string{"sb", "other"} {
+			if err := os.MkdirAll(filepath.Join(dir, "tables", ns, "x"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	stopped.Release()
+	removed, busy, err := RemoveTables(home, "sb")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(stopped.Dir, "tables", "sb"); len(removed) != 1 || removed[0] != want {
+		t.Errorf("removed %v, want [%s]", removed, want)
+	}
+	if want := filepath.Join(running.Dir, "tables", "sb"); len(busy) != 1 || busy[0] != want {
+		t.Errorf("busy %v, want [%s]", busy, want)
+	}
+	for dir, want := range map[string]bool{
+		filepath.Join(stopped.Dir, "tables", "sb"):    false,
+		filepath.Join(stopped.Dir, "tables", "other"): true,
+		filepath.Join(running.Dir, "tables", "sb"):    true,
+	} {
+		if _, err := os.Stat(dir); (err == nil) != want {
+			t.Errorf("%s exists: %v, want %v", dir, err == nil, want)
+		}
+	}
+	if _, _, err := RemoveTables(home, "../x"); err == nil {
+		t.Error("a namespace with a path in it was accepted")
 	}
 }

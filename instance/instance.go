@@ -56,10 +56,18 @@ type Options struct {
 	Verify bool
 	// HTTPAddr serves /healthz, /readyz, /metrics, /status; "" serves none.
 	HTTPAddr string
-	// Tables is where the identity and match tables live: "memory" (the
-	// default: rebuilt from the changelogs on every start) or "disk" (under
-	// the instance's directory, resumed from there on restart).
+	// Tables is where the identity and match tables live: "disk" (the
+	// default: under the instance's directory, resumed from there on
+	// restart) or "memory" (rebuilt from the changelogs on every start).
 	Tables string
+	// BrokerInProcess: this process also runs the broker (ste demo, ste
+	// bench), whose log is on the Go heap, so the collector is given room
+	// as for tables in memory (see tuneGC).
+	BrokerInProcess bool
+	// DropTables removes the instance's disk tables of the namespace when
+	// it stops: the namespace was made for this run alone (ste bench, ste
+	// demo) and nothing will resume it.
+	DropTables bool
 	// Identity of the instance; nil claims one under Home (see Claim).
 	Identity *Identity
 	Home     string
@@ -106,7 +114,7 @@ func (o *Options) validate() error {
 	}
 	switch o.Tables {
 	case "":
-		o.Tables = TablesMemory
+		o.Tables = TablesDisk
 	case TablesMemory, TablesDisk:
 	default:
 		return fmt.Errorf("instance: tables %q: want %s or %s", o.Tables, TablesMemory, TablesDisk)
@@ -259,7 +267,14 @@ func (r *runtime) run(ctx context.Context) error {
 		}
 	}()
 	go r.reportLag(ctx)
-	tuneGC()
+	tuneGC(o.Tables == TablesMemory || o.BrokerInProcess)
+	if dir := r.tableDir(); dir != "" && o.DropTables {
+		defer func() {
+			if err := os.RemoveAll(dir); err != nil {
+				r.log.Warn("this run's tables not removed", "dir", dir, "err", err)
+			}
+		}()
+	}
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,

@@ -49,7 +49,7 @@ func runBench(ctx context.Context, args []string) error {
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification of inbound messages (results say so)")
 	interval := fs.Duration("monitor-interval", time.Second, "monitor sampling interval")
 	window := fs.Duration("window", 5*time.Second, "throughput window for the volume-degradation series")
-	tables := fs.String("tables", envOr("STE_TABLES", instance.TablesMemory), "where the processor instances keep their tables: memory or disk ($STE_TABLES)")
+	tables := fs.String("tables", envOr("STE_TABLES", instance.TablesDisk), "where the processor instances keep their tables: disk or memory ($STE_TABLES)")
 	if err := fs.parse(args); err != nil {
 		return err
 	}

@@ -120,7 +120,8 @@ func demo(ctx context.Context, args []string) error {
 	procDone := make(chan error, 1)
 	go func() {
 		procDone <- instance.Run(pctx, instance.Options{Kafka: brokers, Namespace: ns, Retention: 72 * time.Hour,
-			Signer: signer, HTTPAddr: "127.0.0.1:0", Verify: true, Home: steHome(), Logger: log, Ready: ready})
+			Signer: signer, HTTPAddr: "127.0.0.1:0", Verify: true, Home: steHome(), Logger: log, Ready: ready,
+			BrokerInProcess: true, DropTables: true})
 	}()
 	select {
 	case <-ready:

@@ -26,7 +26,7 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 		keyFile:    fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file ($STE_UTILITY_KEY); default: the public demo key, with a warning"),
 		httpAddr:   fs.String("http", envOr("STE_HTTP", httpDefault), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)"),
 		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
-		tables:     fs.String("tables", envOr("STE_TABLES", instance.TablesMemory), "where the identity and match tables live: memory (rebuilt from the changelogs at start) or disk (under the instance's directory in $STE_HOME, resumed from there) ($STE_TABLES)"),
+		tables:     fs.String("tables", envOr("STE_TABLES", instance.TablesDisk), "where the identity and match tables live: disk (under the instance's directory in $STE_HOME, resumed from there after a restart) or memory (rebuilt from the changelogs at every start) ($STE_TABLES)"),
 		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/replay"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -170,7 +171,15 @@ func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), n
 	if err != nil {
 		return err
 	}
-	fmt.Printf("sandbox %s deleted: %d topics, %d consumer groups\n", ns, len(d.Topics), len(d.Groups))
+	removed, busy, err := instance.RemoveTables(steHome(), ns)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("sandbox %s deleted: %d topics, %d consumer groups, the tables of %d instances under %s\n",
+		ns, len(d.Topics), len(d.Groups), len(removed), steHome())
+	for _, b := range busy {
+		fmt.Printf("  kept %s: its instance is running (stop it, then delete again)\n", b)
+	}
 	return nil
 }
 

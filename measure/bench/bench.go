@@ -135,7 +135,7 @@ type Options struct {
 	Mix        workload.Mix
 	Seed       uint64
 	Verify     bool
-	Tables     string        // instance.TablesMemory (default) or instance.TablesDisk
+	Tables     string        // instance.TablesDisk (default) or instance.TablesMemory
 	Interval   time.Duration // monitor sampling
 	Window     time.Duration // throughput window of the degradation series
 	Home       string        // $STE_HOME: sets, logs, embedded broker data, instance slots
@@ -214,7 +214,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 			defer wg.Done()
 			err := instance.Run(pctx, instance.Options{Kafka: k, Namespace: ns, Retention: 72 * time.Hour,
 				Signer: o.Signer, Verify: o.Verify, Home: o.Home, Logger: log.With("instance", i), Ready: ready,
-				Tables: o.Tables})
+				Tables: o.Tables, BrokerInProcess: len(o.Kafka.Brokers) == 0, DropTables: true})
 			if err != nil {
 				log.Error("processor instance failed", "instance", i, "err", err)
 				procErr <- fmt.Errorf("processor instance %d: %w", i, err)

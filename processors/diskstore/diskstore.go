@@ -70,10 +70,11 @@ type Options struct {
 	// TombstoneRetention is the changelogs' delete.retention.ms (how long a
 	// compacted changelog keeps tombstones). Default 24 h, Kafka's default.
 	TombstoneRetention time.Duration
-	// Changelog, if set, is asked at a partition's open for its changelog's
-	// first and next offsets: a local offset at or past the end (the topic
-	// was recreated) or before the start (records deleted) is rebuilt.
-	Changelog func(topic string, partition int32) (start, end int64, err error)
+	// Changelog, if set, is asked at a partition's open about its
+	// changelog: local state of another topic id (the topic was deleted and
+	// created again), at or past the end (recreated, or the broker's data
+	// lost) or before the start (records deleted) is rebuilt.
+	Changelog func(topic string, partition int32) (Changelog, error)
 	// OnOpen is told each partition opened, and why it was wiped if it was
 	// (an empty reason: it was kept). OnRecovered is told, once goka has
 	// replayed the changelog past the local offset, how many records that was.
@@ -82,6 +83,14 @@ type Options struct {
 	Logger      *slog.Logger
 	// Now is the wall clock (tests move it).
 	Now func() time.Time
+}
+
+// Changelog is what Options.Changelog reports of a changelog partition.
+type Changelog struct {
+	// TopicID is the topic's id (zero if the broker has none).
+	TopicID [16]byte
+	// Start and End are its first and next offsets.
+	Start, End int64
 }
 
 func (o *Options) defaults() {

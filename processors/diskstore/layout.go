@@ -77,6 +77,10 @@ type meta struct {
 	ref       int64 // unix ns: every record after offset was appended after it
 	clock     int64 // the largest watermark written
 	count     int64 // keys
+	// topicID is the changelog's topic id (zero: not known). A changelog
+	// deleted and created again under the same name has another id, and
+	// offsets that mean nothing for the local state.
+	topicID [16]byte
 }
 
 func (m meta) encode() []byte {
@@ -87,7 +91,11 @@ func (m meta) encode() []byte {
 	b = binary.AppendVarint(b, m.offset)
 	b = binary.AppendVarint(b, m.ref)
 	b = binary.AppendVarint(b, m.clock)
-	return binary.AppendVarint(b, m.count)
+	b = binary.AppendVarint(b, m.count)
+	if m.topicID != ([16]byte{}) {
+		b = append(b, m.topicID[:]...)
+	}
+	return b
 }
 
 var errMeta = errors.New("diskstore: unreadable partition meta")
@@ -104,6 +112,11 @@ func decodeMeta(b []byte) (meta, error) {
 			return meta{}, errMeta
 		}
 		*p, b = v, b[n:]
+	}
+	// The topic id came later, in the same layout: a meta without it is
+	// read as "not known" and gains it at the next commit.
+	if len(b) >= len(m.topicID) {
+		copy(m.topicID[:], b)
 	}
 	return m, nil
 }

@@ -120,8 +120,14 @@ func newStore(db *DB, topic string, partition int32, index Index) (*Store, strin
 		return nil, "", err
 	}
 	if why != "" {
-		if m, err = s.wipe(); err != nil {
+		if m, err = s.wipe(m); err != nil {
 			return nil, "", err
+		}
+	} else if m.topicID != ([16]byte{}) {
+		// Written now, not with the next commit: an id adopted by a
+		// partition that is then only read must be there at the next open.
+		if err := s.db.pdb.Set(s.sub('m'), m.encode(), pebble.NoSync); err != nil {
+			return nil, "", fmt.Errorf("diskstore: %s/%d: %w", topic, partition, err)
 		}
 	}
 	s.meta = m
@@ -133,6 +139,14 @@ func newStore(db *DB, topic string, partition int32, index Index) (*Store, strin
 // be used ("" if it can).
 func (s *Store) readMeta() (meta, string, error) {
 	fresh := meta{version: layoutVersion}
+	var cl *Changelog
+	if s.db.o.Changelog != nil {
+		c, err := s.db.o.Changelog(s.topic, s.partition)
+		if err != nil {
+			return meta{}, "", fmt.Errorf("diskstore: %s/%d: changelog: %w", s.topic, s.partition, err)
+		}
+		cl, fresh.topicID = &c, c.TopicID
+	}
 	if _, closer, err := s.db.pdb.Get(s.sub('p')); err == nil {
 		closer.Close()
 		return fresh, "an earlier inconsistency marked it for a rebuild", nil
@@ -153,32 +167,32 @@ func (s *Store) readMeta() (meta, string, error) {
 		return fresh, derr.Error(), nil
 	case m.version != layoutVersion:
 		return fresh, fmt.Sprintf("written by layout %d, this build reads %d", m.version, layoutVersion), nil
-	case !m.hasOffset:
+	case cl != nil && m.topicID != ([16]byte{}) && cl.TopicID != ([16]byte{}) && m.topicID != cl.TopicID:
+		return fresh, "the changelog was deleted and created again (another topic id)", nil
+	}
+	if m.topicID == ([16]byte{}) {
+		m.topicID = fresh.topicID
+	}
+	if !m.hasOffset {
 		return m, "", nil
 	}
 	if age := s.openedAt.Sub(time.Unix(0, m.ref)); age > s.db.o.staleAfter() {
 		return fresh, fmt.Sprintf("its changelog may have dropped tombstones since (local offset %d is %s old, tombstones are kept %s)",
 			m.offset, age.Round(time.Second), s.db.o.TombstoneRetention), nil
 	}
-	if s.db.o.Changelog != nil {
-		start, end, err := s.db.o.Changelog(s.topic, s.partition)
-		if err != nil {
-			return meta{}, "", fmt.Errorf("diskstore: %s/%d: changelog offsets: %w", s.topic, s.partition, err)
-		}
-		switch {
-		case m.offset >= end:
-			return fresh, fmt.Sprintf("local offset %d is past the changelog's end %d (the topic was recreated?)", m.offset, end), nil
-		case m.offset+1 < start:
-			return fresh, fmt.Sprintf("local offset %d is before the changelog's start %d (records were deleted)", m.offset, start), nil
-		}
+	switch {
+	case cl == nil:
+	case m.offset >= cl.End:
+		return fresh, fmt.Sprintf("local offset %d is past the changelog's end %d (the topic was recreated?)", m.offset, cl.End), nil
+	case m.offset+1 < cl.Start:
+		return fresh, fmt.Sprintf("local offset %d is before the changelog's start %d (records were deleted)", m.offset, cl.Start), nil
 	}
 	return m, "", nil
 }
 
 // wipe deletes the partition's local state (goka then replays the whole
-// changelog into it).
-func (s *Store) wipe() (meta, error) {
-	m := meta{version: layoutVersion}
+// changelog into it) and writes m, a fresh meta, in its place.
+func (s *Store) wipe(m meta) (meta, error) {
 	b := s.db.pdb.NewBatch()
 	defer b.Close()
 	b.DeleteRange(s.pfx, prefixEnd(s.pfx), nil)

@@ -371,29 +371,46 @@ func TestDumpReadsWithoutWiping(t *testing.T) {
 
 func TestChangelogCheck(t *testing.T) {
 	e := newEnv(t)
-	var start, end int64
+	var cl Changelog
 	e.opts = func(o *Options) {
-		o.Changelog = func(string, int32) (int64, int64, error) { return start, end, nil }
+		o.Changelog = func(string, int32) (Changelog, error) { return cl, nil }
 	}
+	idA, idB := [16]byte{'A'}, [16]byte{'B'}
 	e.open()
 	s := e.store(0)
 	for range 3 {
 		put(t, s, "a", val(1))
 	}
 	e.close()
+	// The first open knew no id (a broker without topic ids, or state
+	// written before ids were kept): the first id seen is adopted.
 	for _, c := range []struct {
-		start, end int64
-		wiped      string
-	}{{0, 3, ""}, {3, 9, ""}, {4, 9, "before the changelog's start"}, {0, 2, "past the changelog's end"}} {
-		start, end = c.start, c.end
+		cl    Changelog
+		wiped string
+	}{
+		{Changelog{Start: 0, End: 3}, ""},
+		{Changelog{TopicID: idA, Start: 3, End: 9}, ""},
+		{Changelog{TopicID: idA, Start: 0, End: 3}, ""},
+		{Changelog{TopicID: idB, Start: 0, End: 9}, "another topic id"},
+		{Changelog{TopicID: idA, Start: 4, End: 9}, "before the changelog's start"},
+		{Changelog{TopicID: idA, Start: 0, End: 2}, "past the changelog's end"},
+	} {
+		cl = c.cl
 		e.open()
 		e.store(0)
 		if got := e.wiped[0]; c.wiped == "" && got != "" || !strings.Contains(got, c.wiped) {
-			t.Fatalf("changelog [%d,%d): wiped %q, want %q", start, end, got, c.wiped)
+			t.Fatalf("changelog %+v: wiped %q, want %q", cl, got, c.wiped)
 		}
 		e.close()
 		if c.wiped != "" {
-			break
+			// Wiped and rebuilt: fill it again under id A for the next case.
+			cl = Changelog{TopicID: idA, Start: 0, End: 9}
+			e.open()
+			s := e.store(0)
+			for range 3 {
+				put(t, s, "a", val(1))
+			}
+			e.close()
 		}
 	}
 }

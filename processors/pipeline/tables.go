@@ -43,7 +43,7 @@ func openTables(o Options, m *Metrics, log *slog.Logger) (*diskstore.DB, func(),
 		}
 	}
 	db, err := diskstore.Open(diskstore.Options{Dir: o.TableDir, Logger: log,
-		Changelog: func(topic string, p int32) (int64, int64, error) { return changelogOffsets(adm, topic, p) },
+		Changelog: func(topic string, p int32) (diskstore.Changelog, error) { return changelogOf(adm, topic, p) },
 		OnOpen: func(topic string, p int32, _ *diskstore.Store, wiped string) {
 			if wiped != "" && m != nil {
 				m.TableRebuilds.WithLabelValues(stage[topic]).Inc()
@@ -68,28 +68,38 @@ func openTables(o Options, m *Metrics, log *slog.Logger) (*diskstore.DB, func(),
 	}, nil
 }
 
-// changelogOffsets are a changelog partition's first and next offsets.
-func changelogOffsets(adm *kadm.Client, topic string, p int32) (start, end int64, err error) {
+// changelogOf is a changelog partition's topic id, first and next offsets.
+func changelogOf(adm *kadm.Client, topic string, p int32) (diskstore.Changelog, error) {
+	var cl diskstore.Changelog
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	td, err := adm.ListTopics(ctx, topic)
+	if err != nil {
+		return cl, err
+	}
+	t, ok := td[topic]
+	if !ok || t.Err != nil {
+		return cl, fmt.Errorf("%s: no such topic (%v)", topic, t.Err)
+	}
+	cl.TopicID = t.ID
 	for _, l := range []struct {
 		list func(context.Context, ...string) (kadm.ListedOffsets, error)
 		into *int64
-	}{{adm.ListStartOffsets, &start}, {adm.ListEndOffsets, &end}} {
+	}{{adm.ListStartOffsets, &cl.Start}, {adm.ListEndOffsets, &cl.End}} {
 		offs, err := l.list(ctx, topic)
 		if err != nil {
-			return 0, 0, err
+			return cl, err
 		}
 		o, ok := offs.Lookup(topic, p)
 		if !ok {
-			return 0, 0, fmt.Errorf("%s/%d: no such partition", topic, p)
+			return cl, fmt.Errorf("%s/%d: no such partition", topic, p)
 		}
 		if o.Err != nil {
-			return 0, 0, o.Err
+			return cl, o.Err
 		}
 		*l.into = o.Offset
 	}
-	return start, end, nil
+	return cl, nil
 }
 
 // tableOptions are a stateful stage's goka options for its table: the

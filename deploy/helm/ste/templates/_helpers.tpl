@@ -74,10 +74,14 @@ and the pod name as the instance id (stable for the StatefulSet).
   value: /var/lib/ste
 {{- end -}}
 
-{{/* Secret volumes: Kafka CA, client certificate, SASL password, utility key. */}}
-{{- define "ste.volumes" -}}
+{{/* $STE_HOME in a pod of its own: an emptyDir (the StatefulSet's may be a claim instead). */}}
+{{- define "ste.homeVolume" -}}
 - name: home
   emptyDir: {}
+{{- end -}}
+
+{{/* Secret volumes: Kafka CA, client certificate, SASL password, utility key. */}}
+{{- define "ste.volumes" -}}
 - name: tmp
   emptyDir: {}
 {{- if and .Values.kafka.tls.enabled .Values.kafka.tls.caSecret.name }}
