@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Marshal and ParseAuditEvent are one codec: what is written reads back.
@@ -126,6 +127,21 @@ func TestParseMicroTime(t *testing.T) {
 		want, err2 := parseTimestampUTC(s)
 		if (err1 == nil) != (err2 == nil) || !got.Equal(want) {
 			t.Errorf("%s: ParseMicroTime %v %v, ParseTimestamp %v %v", s, got, err1, want, err2)
+		}
+	}
+}
+
+// MicroTime writes what time.Format writes, over the years it covers.
+func TestMicroTimeAgreesWithTimeFormat(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	cases := []int64{0, -1, 1, 999_999, -1_000_000, 1_700_000_000_123_456, -62_135_596_800_000_000, 253_402_300_799_999_999,
+		253_402_300_800_000_000, -62_135_596_800_000_001, 1 << 62, -1 << 62}
+	for i := 0; i < 20000; i++ {
+		cases = append(cases, rng.Int63n(1<<57)-1<<56)
+	}
+	for _, us := range cases {
+		if got, want := MicroTime(us), time.UnixMicro(us).UTC().Format(microLayout); got != want {
+			t.Fatalf("MicroTime(%d) = %s, want %s", us, got, want)
 		}
 	}
 }
