@@ -222,7 +222,9 @@ func UnmarshalEnvelope(b []byte) (*Envelope, error) {
 		st.At = r.Varint()
 		e.Steps = append(e.Steps, st)
 	}
-	e.Raw = r.Bytes()
+	if raw := r.Bytes(); len(raw) > 0 {
+		e.Raw = raw // none: the match stage reads it back when it needs it (inbound.go)
+	}
 	e.readExtensions(r)
 	if r.Bad {
 		return nil, errEnvelope

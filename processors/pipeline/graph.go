@@ -156,6 +156,11 @@ func Run(ctx context.Context, o Options) error {
 	if o.Config.Logger == nil {
 		o.Config.Logger = log
 	}
+	if o.Config.Inbound == nil {
+		read, closeReader := inboundReader(o.Kafka, o.Config.Names.Inbound())
+		defer closeReader()
+		o.Config.Inbound = read
+	}
 	s := newStages(o.Config)
 	if o.Tables != nil {
 		o.Tables.s.Store(s)

@@ -16,20 +16,54 @@ import (
 // kept, no NACK) with its journey on the audit topic, counted, and the
 // stage goes on with the next record; every record, however its callback
 // ended, is counted in.
+//
+// With Config.Inbound set (as Run sets it), the match stage receives no
+// record and the INTERNAL exception's payload is read back from inbound by
+// the envelope's partition and offset; when it cannot be, the exception
+// says where the record is.
 func TestGuardTurnsAPanicIntoAnInternalException(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		readBack  bool
+		readFails bool
+	}{{"record in the envelope", false, false}, {"record read back", true, false}, {"read back fails", true, true}} {
+		t.Run(tc.name, func(t *testing.T) { checkGuard(t, tc.readBack, tc.readFails) })
+	}
+}
+
+func checkGuard(t *testing.T, readBack, readFails bool) {
 	var recs [][]byte
 	if _, err := workload.Generate(workload.Options{Trades: 2}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
 		t.Fatal(err)
 	}
 	victim := recs[3]
+	reads := 0
 	g := newGraphWith(t, func(c *Config) {
+		if readBack {
+			// The tester's inbound is one partition, the records at their
+			// order of sending.
+			c.Inbound = func(p int32, offset int64) ([]byte, error) {
+				reads++
+				if readFails || p != 0 || offset < 0 || offset >= int64(len(recs)) {
+					return nil, errNotOnInbound
+				}
+				return recs[offset], nil
+			}
+		}
 		c.Hook = func(st Stage, ctx goka.Context, msg any) {
 			if st != StageMatch {
 				return
 			}
-			if e, err := UnmarshalEnvelope(msg.([]byte)); err == nil && bytes.Equal(e.Raw, victim) {
+			e, err := UnmarshalEnvelope(msg.([]byte))
+			if err != nil || e.Kind == KindExpire {
+				return
+			}
+			if readBack != (e.Raw == nil) {
+				t.Errorf("the match stage received the record: %v, want %v", e.Raw != nil, !readBack)
+			}
+			if e.Offset == 3 {
 				var none []int
-				_ = none[len(e.Raw)] // an index out of range: the kind of bug a record could trigger
+				_ = none[len(e.MsgId)] // an index out of range: the kind of bug a record could trigger
 			}
 		}
 	}, nil)
@@ -44,9 +78,20 @@ func TestGuardTurnsAPanicIntoAnInternalException(t *testing.T) {
 	if err := json.Unmarshal(excs[0], &x); err != nil {
 		t.Fatal(err)
 	}
-	if x.Reason != "INTERNAL" || !bytes.Equal(x.Payload, victim) || x.NACK != "" ||
+	if x.Reason != "INTERNAL" || x.NACK != "" || x.ID != "0-3" ||
 		!strings.Contains(x.Detail, "match stage failed") || !strings.Contains(x.Detail, "index out of range") {
 		t.Fatalf("exception %+v", x)
+	}
+	switch {
+	case readFails:
+		if len(x.Payload) != 0 || !strings.Contains(x.Detail, "find them on t.inbound partition 0 offset 3") {
+			t.Fatalf("exception without its record: %+v", x)
+		}
+	case !bytes.Equal(x.Payload, victim):
+		t.Fatalf("payload %q, want the record", x.Payload)
+	}
+	if want := map[bool]int{false: 0, true: 1}[readBack]; reads != want {
+		t.Fatalf("%d read-backs, want %d", reads, want)
 	}
 	rejected := 0
 	for _, b := range g.drain(g.names.Audit()) {

@@ -36,6 +36,12 @@ type Config struct {
 	// Nothing else reads the wall clock to decide: retention runs on event
 	// time everywhere.
 	Sandbox bool
+	// Inbound reads a record of <ns>.inbound back by partition and offset
+	// (inbound.go): the payload of an exception the match stage writes.
+	// When set, the identity stage leaves the record out of what it sends
+	// to the match stage; when nil (the broker-free tests), the record
+	// travels along.
+	Inbound func(partition int32, offset int64) ([]byte, error)
 	Hook    Hook // tests only: runs before each callback (guard.go)
 }
 
@@ -142,6 +148,7 @@ func (s *stages) reject(st Stage, e *Envelope, m *schemas.Message, rej *schemas.
 	if m == nil {
 		m = &schemas.Message{Sender: e.Sender, MsgId: e.MsgId}
 	}
+	rej = s.payload(st, e, rej)
 	vd := validation.Verdict{Msg: m, Rej: rej, Digest: e.Digest, Hash16: e.Hash16(), SenderKnown: e.SenderKnown}
 	id := strconv.Itoa(int(e.Partition)) + "-" + strconv.FormatInt(e.Offset, 10)
 	exc, nack := vd.Rejected(id, e.Raw, e.Partition, e.Offset, s.cfg.Now())
@@ -183,16 +190,28 @@ func (s *stages) identity(ctx goka.Context, msg any) *result {
 	case validation.Duplicate:
 		e.Kind, e.TradeKey = KindDuplicate, known.TradeKey
 		s.step(e, StageIdentity, EventDuplicate)
-		return s.forward(e, s.cfg.Names.Accepted(), e.TradeKey.String())
+		return s.toMatch(e)
 	case validation.Accept:
 		ctx.SetValue(identityEntry{Digest: e.Digest, Created: e.Created, TradeKey: e.TradeKey}.marshal())
 		s.forgetIdentities(ctx.Partition())
 		e.Kind = KindAccepted
 		s.step(e, StageIdentity, EventAccepted)
-		return s.forward(e, s.cfg.Names.Accepted(), e.TradeKey.String())
+		return s.toMatch(e)
 	default: // Reject, Conflict
 		return s.reject(StageIdentity, e, nil, vd.Rej)
 	}
+}
+
+// toMatch sends an accepted message or an exact duplicate to its trade: the
+// decoded message without the record when the match stage can read the
+// record back for an exception (inbound.go), and when the message travels
+// decoded (an envelope of the release before decode-once has no Decoded:
+// its record is all the match stage can read).
+func (s *stages) toMatch(e *Envelope) *result {
+	if s.cfg.Inbound != nil && e.Decoded != nil {
+		e.Raw = nil
+	}
+	return s.forward(e, s.cfg.Names.Accepted(), e.TradeKey.String())
 }
 
 // poisoned decides for a message whose identity entry cannot be read. The
