@@ -8,7 +8,9 @@ import (
 
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -117,5 +119,57 @@ func checkGuard(t *testing.T, readBack, readFails bool) {
 	}
 	if cls := g.drain(g.names.CLS()); len(cls) != 1 {
 		t.Fatalf("%d CLS: the other trade should match", len(cls))
+	}
+}
+
+// The trade finds a CONFLICTING_DUPLICATE the identity stage did not see
+// (here its entry claims the other content was the one accepted, so the
+// identity stage passes it on as a duplicate; in service, an entry
+// forgotten past its memory): the match stage, which received no record,
+// reads it back from inbound for the exception's payload.
+func TestMatchStageConflictReadsTheRecordBack(t *testing.T) {
+	var sent [][]byte
+	g := newGraphWith(t, func(c *Config) {
+		c.Inbound = func(p int32, offset int64) ([]byte, error) {
+			if p != 0 || offset < 0 || offset >= int64(len(sent)) {
+				return nil, errNotOnInbound
+			}
+			return sent[offset], nil
+		}
+	}, nil)
+	send := func(rec []byte) { sent = append(sent, rec); g.send("K", rec) }
+	var recs [][]byte
+	if _, err := workload.Generate(workload.Options{Trades: 1}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	genuine := recs[0]
+	var dec schemas.Decoder
+	m, _ := dec.Decode(genuine)
+	send(genuine)
+	g.drain(g.names.Outbound())
+	other := append(bytes.Clone(genuine[:len(genuine)-len("</Msg>")]), "<X/></Msg>"...)
+	vd := validation.New(refdata.Default()).Inspect(&dec, other)
+	g.tt.SetTableValue(goka.GroupTable(goka.Group(g.names.IdentityGroup())), IdentityKey(m.Sender, m.MsgId),
+		identityEntry{Digest: vd.Digest, Created: m.Created, TradeKey: m.Key.TradeKey()}.marshal())
+	send(other)
+	excs := g.drain(g.names.Exceptions())
+	if len(excs) != 1 {
+		t.Fatalf("%d exceptions, want 1", len(excs))
+	}
+	var x schemas.Exception
+	if err := json.Unmarshal(excs[0], &x); err != nil {
+		t.Fatal(err)
+	}
+	if x.Reason != "CONFLICTING_DUPLICATE" || !bytes.Equal(x.Payload, other) || x.ID != "0-1" || x.NACK == "" {
+		t.Fatalf("exception %+v", x)
+	}
+	var last schemas.AuditEvent
+	for _, b := range g.drain(g.names.Audit()) {
+		if err := json.Unmarshal(b, &last); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if last.Outcome != "rejected" || last.Steps[len(last.Steps)-1].Stage != "match" {
+		t.Fatalf("the conflict was not found by the trade: %+v", last)
 	}
 }
