@@ -42,14 +42,13 @@ func checkGuard(t *testing.T, readBack, readFails bool) {
 	reads := 0
 	g := newGraphWith(t, func(c *Config) {
 		if readBack {
-			// The tester's inbound is one partition, the records at their
-			// order of sending.
+			read := readFrom(&recs)
 			c.Inbound = func(p int32, offset int64) ([]byte, error) {
 				reads++
-				if readFails || p != 0 || offset < 0 || offset >= int64(len(recs)) {
+				if readFails {
 					return nil, errNotOnInbound
 				}
-				return recs[offset], nil
+				return read(p, offset)
 			}
 		}
 		c.Hook = func(st Stage, ctx goka.Context, msg any) {
@@ -72,14 +71,7 @@ func checkGuard(t *testing.T, readBack, readFails bool) {
 	for _, r := range recs {
 		g.send("K", r)
 	}
-	excs := g.drain(g.names.Exceptions())
-	if len(excs) != 1 {
-		t.Fatalf("%d exceptions, want 1", len(excs))
-	}
-	var x schemas.Exception
-	if err := json.Unmarshal(excs[0], &x); err != nil {
-		t.Fatal(err)
-	}
+	x := g.oneException(t)
 	if x.Reason != "INTERNAL" || x.NACK != "" || x.ID != "0-3" ||
 		!strings.Contains(x.Detail, "match stage failed") || !strings.Contains(x.Detail, "index out of range") {
 		t.Fatalf("exception %+v", x)
@@ -130,12 +122,7 @@ func checkGuard(t *testing.T, readBack, readFails bool) {
 func TestMatchStageConflictReadsTheRecordBack(t *testing.T) {
 	var sent [][]byte
 	g := newGraphWith(t, func(c *Config) {
-		c.Inbound = func(p int32, offset int64) ([]byte, error) {
-			if p != 0 || offset < 0 || offset >= int64(len(sent)) {
-				return nil, errNotOnInbound
-			}
-			return sent[offset], nil
-		}
+		c.Inbound = readFrom(&sent)
 	}, nil)
 	send := func(rec []byte) { sent = append(sent, rec); g.send("K", rec) }
 	var recs [][]byte
@@ -152,14 +139,7 @@ func TestMatchStageConflictReadsTheRecordBack(t *testing.T) {
 	g.tt.SetTableValue(goka.GroupTable(goka.Group(g.names.IdentityGroup())), IdentityKey(m.Sender, m.MsgId),
 		identityEntry{Digest: vd.Digest, Created: m.Created, TradeKey: m.Key.TradeKey()}.marshal())
 	send(other)
-	excs := g.drain(g.names.Exceptions())
-	if len(excs) != 1 {
-		t.Fatalf("%d exceptions, want 1", len(excs))
-	}
-	var x schemas.Exception
-	if err := json.Unmarshal(excs[0], &x); err != nil {
-		t.Fatal(err)
-	}
+	x := g.oneException(t)
 	if x.Reason != "CONFLICTING_DUPLICATE" || !bytes.Equal(x.Payload, other) || x.ID != "0-1" || x.NACK == "" {
 		t.Fatalf("exception %+v", x)
 	}
@@ -171,5 +151,30 @@ func TestMatchStageConflictReadsTheRecordBack(t *testing.T) {
 	}
 	if last.Outcome != "rejected" || last.Steps[len(last.Steps)-1].Stage != "match" {
 		t.Fatalf("the conflict was not found by the trade: %+v", last)
+	}
+}
+
+// oneException is the one exception written since the last drain.
+func (g *graph) oneException(t *testing.T) schemas.Exception {
+	t.Helper()
+	excs := g.drain(g.names.Exceptions())
+	if len(excs) != 1 {
+		t.Fatalf("%d exceptions, want 1", len(excs))
+	}
+	var x schemas.Exception
+	if err := json.Unmarshal(excs[0], &x); err != nil {
+		t.Fatal(err)
+	}
+	return x
+}
+
+// readFrom reads the tester's inbound back as Run's reader reads Kafka's:
+// one partition, the records at their order of sending.
+func readFrom(recs *[][]byte) func(p int32, offset int64) ([]byte, error) {
+	return func(p int32, offset int64) ([]byte, error) {
+		if p != 0 || offset < 0 || offset >= int64(len(*recs)) {
+			return nil, errNotOnInbound
+		}
+		return (*recs)[offset], nil
 	}
 }

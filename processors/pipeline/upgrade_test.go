@@ -93,12 +93,7 @@ func TestUpgradeReadsV1Envelopes(t *testing.T) {
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
 	fixed := func(c *Config) {
 		c.Now = func() time.Time { return now }
-		c.Inbound = func(p int32, offset int64) ([]byte, error) { // as Run reads them back
-			if p != 0 || offset < 0 || offset >= int64(len(recs)) {
-				return nil, errNotOnInbound
-			}
-			return recs[offset], nil
-		}
+		c.Inbound = readFrom(&recs)
 		signer := *c.Signer
 		signer.Now = c.Now
 		c.Signer = &signer
