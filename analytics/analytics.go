@@ -2,8 +2,9 @@
 // exceptions and queue samples ingested from a namespace's topics, and the
 // reports over them (throughput history, volume degradation, queues,
 // latency). It is the entry point for commands that run analytics in-process
-// (ste analytics, ste report, ste demo, ste bench); the work is done by its
-// packages:
+// (ste analytics, ste report, ste demo, ste bench) — Open, the Feed that
+// ingests alongside a demo or bench run (BenchFeed is bench's) and the
+// reports as text; the work is done by its packages:
 //
 //   - store: the ClickHouse connection (clickhouse-go/v2 only), schema and
 //     versioned migrations, idempotent inserts;
@@ -13,9 +14,10 @@
 //   - embedded: the local ClickHouse-compatible endpoint (chDB) used when
 //     no server is given; chendpoint: that endpoint itself.
 //
-// Data flows one way: schemas → processors → topics → analytics. Nothing
-// outside cmd/ste imports analytics, and analytics never slows the
-// processors: it is a consumer group of its own.
+// Data flows one way: schemas → processors → topics → measure → analytics.
+// Only the commands import analytics itself — cmd/ste and the demo package
+// at the top of the rule — and analytics never slows the processors: it is
+// a consumer group of its own.
 package analytics
 
 import (

@@ -167,6 +167,17 @@ func (s *Server) URL() string { return "http://" + s.Addr() + "/" }
 // Wait waits until the console has stopped.
 func (s *Server) Wait() error { return <-s.done }
 
+// Serve runs a console until ctx ends, telling started its address once
+// it listens.
+func Serve(ctx context.Context, o Options, started func(url string)) error {
+	s, err := Start(ctx, o)
+	if err != nil {
+		return err
+	}
+	started(s.URL())
+	return s.Wait()
+}
+
 // followExceptions keeps the exceptions book current, and resolves
 // retries whose journeys ended in an ACK.
 func (s *Server) followExceptions(ctx context.Context) {

@@ -13,9 +13,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/ste-utility/ste/analytics"
-	"github.com/ste-utility/ste/analytics/ingest"
-	"github.com/ste-utility/ste/analytics/rows"
-	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/measure/bench"
@@ -81,7 +78,8 @@ func runBench(ctx context.Context, args []string) error {
 		Interval: *interval, Window: *window, Home: steHome(), Signer: signer, Tables: *tables,
 		Progress: func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }}
 	if !*noAnalytics {
-		o.Feed = &benchFeed{dsn: *chDSN}
+		// The reports go to stderr: stdout is the one JSON object.
+		o.Feed = &analytics.BenchFeed{DSN: *chDSN, Home: steHome(), Reports: os.Stderr}
 	}
 	res, runErr := bench.Run(ctx, o)
 	if res.Namespace == "" {
@@ -96,36 +94,6 @@ func runBench(ctx context.Context, args []string) error {
 		}
 	}
 	return runErr
-}
-
-// benchFeed is analytics alongside a bench run.
-type benchFeed struct {
-	dsn string
-	fd  *feed
-}
-
-func (f *benchFeed) Start(ctx context.Context, k kafkaconn.Config, ns string) error {
-	fd, err := startFeed(ctx, f.dsn, k, ns, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	f.fd = fd
-	return err
-}
-
-func (f *benchFeed) Finish(ctx context.Context, res bench.Result, result []byte, startedAt time.Time) error {
-	defer f.fd.close()
-	if err := f.fd.finish(ctx); err != nil {
-		return err
-	}
-	run := rows.BenchRun{Namespace: res.Namespace, RunID: res.Namespace, StartedAt: startedAt, Trades: uint64(res.Trades),
-		Messages: uint64(res.Messages), CLS: uint64(res.CLS), Exceptions: uint64(res.Exceptions), Seconds: res.Seconds,
-		MsgsPerSec: res.MsgsPerSec, LatencyP50ms: res.LatencyMs["p50"], LatencyP99ms: res.LatencyMs["p99"],
-		LatencyMaxms: res.LatencyMs["max"], ProcessorInstances: uint32(res.ProcessorInstances),
-		Partitions: uint32(res.Partitions), Broker: res.Broker, Analytics: true, VerifySignatures: res.VerifySignatures,
-		Result: string(result)}
-	if err := f.fd.st.InsertBenchRun(ctx, run); err != nil {
-		return err
-	}
-	// The reports go to stderr: stdout is the one JSON object.
-	return analytics.PrintReports(ctx, os.Stderr, f.fd.st, res.Namespace, "counts", "queues", "latency")
 }
 
 func runMonitor(ctx context.Context, args []string) error {
@@ -152,89 +120,25 @@ func runMonitor(ctx context.Context, args []string) error {
 		return err
 	}
 	defer cl.Close()
-	mon := monitor.New(kadm.NewClient(cl), *ns)
 	if *duration > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, *duration)
 		defer cancel()
 	}
-	var samples []schemas.MonitorSample
-	t := time.NewTicker(*interval)
-	defer t.Stop()
-	for {
-		ss, err := mon.Sample(ctx)
-		if err != nil && ctx.Err() == nil {
-			return err
-		}
-		if err == nil {
-			samples = append(samples, ss...)
-			monitor.Publish(ctx, cl, *ns, ss)
-			if !*quiet {
-				var parts []string
-				for _, s := range ss {
-					parts = append(parts, fmt.Sprintf("%s q=%d +%d -%d", s.Stage, s.Queue, s.Arrivals, s.Completions))
-				}
-				fmt.Println(time.Now().Format("15:04:05"), strings.Join(parts, " | "))
+	var each func([]schemas.MonitorSample)
+	if !*quiet {
+		each = func(ss []schemas.MonitorSample) {
+			var parts []string
+			for _, s := range ss {
+				parts = append(parts, fmt.Sprintf("%s q=%d +%d -%d", s.Stage, s.Queue, s.Arrivals, s.Completions))
 			}
-		}
-		select {
-		case <-ctx.Done():
-			cl.Flush(context.Background())
-			printLaws(monitor.Laws(samples))
-			return nil
-		case <-t.C:
+			fmt.Println(time.Now().Format("15:04:05"), strings.Join(parts, " | "))
 		}
 	}
-}
-
-// printLaws prints a table like the source's Table 6.
-func printLaws(laws []oplaw.Laws) {
-	fmt.Printf("%-9s %8s %9s %9s %8s %6s %9s %9s %9s %9s\n", "stage", "T s", "A", "C", "B s", "U", "X msg/s", "S ms", "N", "R ms")
-	for _, l := range laws {
-		fmt.Printf("%-9s %8.1f %9d %9d %8.1f %6.2f %9.1f %9.3f %9.1f %9.1f\n", l.Stage, l.T, l.A, l.C, l.B, l.U, l.X, l.S*1e3, l.N, l.R*1e3)
-	}
-}
-
-// feed is analytics ingesting alongside a run (ste demo, ste bench): the
-// embedded store under $STE_HOME unless a DSN is given.
-type feed struct {
-	st *store.Store
-	in *ingest.Ingester
-}
-
-// startFeed opens the store and starts the ingest of namespace ns. ctx must
-// outlive the processors: the ingest catches up after they finish.
-func startFeed(ctx context.Context, dsn string, k kafkaconn.Config, ns string, log *slog.Logger) (*feed, error) {
-	st, err := analytics.Open(ctx, dsn, steHome(), store.Options{})
+	samples, err := monitor.Run(ctx, monitor.New(kadm.NewClient(cl), *ns), cl, *ns, *interval, each)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	in, err := analytics.StartIngest(ctx, ingest.Options{Kafka: k, Namespace: ns, Store: st, Logger: log})
-	if err != nil {
-		st.Close()
-		return nil, err
-	}
-	return &feed{st: st, in: in}, nil
+	oplaw.WriteTable(os.Stdout, monitor.Laws(samples))
+	return nil
 }
-
-// finish waits until everything on the namespace's topics is stored, then
-// stops the ingest.
-func (f *feed) finish(ctx context.Context) error {
-	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	err := f.in.CatchUp(cctx)
-	if serr := f.in.Stop(); err == nil {
-		err = serr
-	}
-	return err
-}
-
-// catchUp waits until everything on the namespace's topics is stored, and
-// keeps ingesting.
-func (f *feed) catchUp(ctx context.Context) error {
-	cctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	return f.in.CatchUp(cctx)
-}
-
-func (f *feed) close() { f.st.Close() }

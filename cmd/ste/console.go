@@ -7,7 +7,6 @@ import (
 	"os/user"
 
 	"github.com/ste-utility/ste/analytics"
-	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/console"
 )
 
@@ -42,26 +41,9 @@ func consoleCmd(ctx context.Context, args []string) error {
 		}
 	}
 	if !*noAnalytics {
-		o.Analytics = analyticsOpener(*dsn)
+		o.Analytics = analytics.Opener(*dsn, steHome())
 	}
-	return serveConsole(ctx, o, func(url string) { fmt.Printf("STE console for namespace %s: %s\n", *ns, url) })
-}
-
-// analyticsOpener opens the store of --clickhouse, or the embedded one.
-func analyticsOpener(dsn string) func(context.Context) (*store.Store, error) {
-	return func(ctx context.Context) (*store.Store, error) {
-		return analytics.Open(ctx, dsn, steHome(), store.Options{})
-	}
-}
-
-// serveConsole runs a console until ctx ends, telling started its address.
-func serveConsole(ctx context.Context, o console.Options, started func(url string)) error {
-	s, err := console.Start(ctx, o)
-	if err != nil {
-		return err
-	}
-	started(s.URL())
-	return s.Wait()
+	return console.Serve(ctx, o, func(url string) { fmt.Printf("STE console for namespace %s: %s\n", *ns, url) })
 }
 
 // localOperator is whom a change is recorded under when no one is named (a

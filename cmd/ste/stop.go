@@ -31,17 +31,3 @@ func stopCmd(ctx context.Context, args []string) error {
 	}
 	return nil
 }
-
-// leftRunning says what STE leaves running under home when a command ends,
-// and how it ends; "" if nothing.
-func leftRunning(ctx context.Context, home string) string {
-	ep, ok := embedded.Running(ctx, home)
-	if !ok {
-		return ""
-	}
-	when := "it runs until: ste stop"
-	if ep.IdleTimeout > 0 {
-		when = fmt.Sprintf("it stops by itself after %v without queries, or now with: ste stop", ep.IdleTimeout)
-	}
-	return fmt.Sprintf("ste-chdb, the analytics endpoint (pid %d, data %s), for ste report; %s", ep.PID, ep.DataDir, when)
-}

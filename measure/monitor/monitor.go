@@ -124,30 +124,65 @@ func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
 }
 
 // Loop samples the queues every interval until ctx ends, publishing every
-// sample to <ns>.monitor and handing it to collect (may be nil). The
+// sample to <ns>.monitor and handing it to collect (may be nil). A sample
+// that fails is skipped: alongside a run, the monitor must not end it. The
 // returned channel closes when it has stopped.
 func Loop(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interval time.Duration,
 	collect func([]schemas.MonitorSample)) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			if ss, err := mon.Sample(ctx); err == nil {
-				if collect != nil {
-					collect(ss)
-				}
-				Publish(ctx, cl, ns, ss)
-			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
+		sample(ctx, mon, cl, ns, interval, collect, true)
 	}()
 	return done
+}
+
+// Run is `ste monitor`: it samples the queues every interval until ctx
+// ends, publishing every sample to <ns>.monitor and handing it to each (may
+// be nil), and returns every sample once they are flushed to the topic. A
+// sample that fails while ctx is live ends it with the error: a monitor on
+// its own that cannot read the groups says so.
+func Run(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interval time.Duration,
+	each func([]schemas.MonitorSample)) ([]schemas.MonitorSample, error) {
+	var all []schemas.MonitorSample
+	err := sample(ctx, mon, cl, ns, interval, func(ss []schemas.MonitorSample) {
+		all = append(all, ss...)
+		if each != nil {
+			each(ss)
+		}
+	}, false)
+	if err != nil {
+		return all, err
+	}
+	cl.Flush(context.Background())
+	return all, nil
+}
+
+// sample is the loop of Loop and Run; skip says whether a failed sample is
+// skipped or ends it.
+func sample(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interval time.Duration,
+	collect func([]schemas.MonitorSample), skip bool) error {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		ss, err := mon.Sample(ctx)
+		switch {
+		case err == nil:
+			if collect != nil {
+				collect(ss)
+			}
+			// A sample taken as ctx ends is published all the same: the
+			// record is failed, not sent, if its context is already done.
+			Publish(context.WithoutCancel(ctx), cl, ns, ss)
+		case !skip && ctx.Err() == nil:
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
 }
 
 // Publish writes samples to <ns>.monitor, keyed by stage.

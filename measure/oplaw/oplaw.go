@@ -5,7 +5,12 @@
 // without any assumption about arrival or service distributions.
 package oplaw
 
-import "github.com/ste-utility/ste/schemas"
+import (
+	"fmt"
+	"io"
+
+	"github.com/ste-utility/ste/schemas"
+)
 
 // Laws are the operational quantities of one stage over an observation.
 type Laws struct {
@@ -70,4 +75,13 @@ func TrimIdle(ss []schemas.MonitorSample) []schemas.MonitorSample {
 		return nil
 	}
 	return ss[max(first-1, 0) : last+1]
+}
+
+// WriteTable writes laws as a table, one stage a line, like the source's
+// Table 6 (times in the units it used: T and B in s, S and R in ms).
+func WriteTable(w io.Writer, laws []Laws) {
+	fmt.Fprintf(w, "%-9s %8s %9s %9s %8s %6s %9s %9s %9s %9s\n", "stage", "T s", "A", "C", "B s", "U", "X msg/s", "S ms", "N", "R ms")
+	for _, l := range laws {
+		fmt.Fprintf(w, "%-9s %8.1f %9d %9d %8.1f %6.2f %9.1f %9.3f %9.1f %9.1f\n", l.Stage, l.T, l.A, l.C, l.B, l.U, l.X, l.S*1e3, l.N, l.R*1e3)
+	}
 }

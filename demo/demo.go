@@ -1,0 +1,292 @@
+// Package demo is `ste demo`: the guided run of the main job on embedded
+// defaults — a broker in the process, topics and reference data, the
+// processors, analytics ingest alongside, a realistic set generated and
+// driven, the outputs watched until every message is answered, a summary
+// read back from the output topics and the analytics reports; with the
+// console, all of it kept running behind the operator console until
+// interrupted.
+//
+// It sits at the top of the one-way rule (docs/ARCHITECTURE.md), beside
+// the console it serves: nothing imports it but cmd/ste.
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/ste-utility/ste/analytics"
+	"github.com/ste-utility/ste/analytics/embedded"
+	"github.com/ste-utility/ste/console"
+	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/measure/monitor"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/msgset"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/workload"
+)
+
+// Options configure Run.
+type Options struct {
+	Trades     int    // realistic trades to generate and drive
+	ClickHouse string // analytics DSN; "" for the embedded endpoint under Home
+	Home       string // $STE_HOME: the demo's state is Home/demo, reset each run
+	// Console keeps the broker, processors and ingest running after the
+	// summary and serves the operator console on ConsoleAddr until ctx ends;
+	// changes made there are recorded under Operator.
+	Console     bool
+	ConsoleAddr string
+	Operator    string
+	// Signer builds the utility's signer; what it logs goes to the demo's
+	// processor log.
+	Signer func(log *slog.Logger) (*schemas.Signer, error)
+	// Out is where the demo says what it does; Terminal when Out is a
+	// terminal, so that progress is redrawn in place.
+	Out      io.Writer
+	Terminal bool
+}
+
+// Run runs the demo until its summary is said or, with Console, until ctx
+// ends.
+func Run(ctx context.Context, o Options) error {
+	home := filepath.Join(o.Home, "demo")
+	// Every run starts from empty state: the demo's broker data is reset.
+	if err := os.RemoveAll(filepath.Join(home, "broker")); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(home, 0o755); err != nil {
+		return err
+	}
+	logPath := filepath.Join(home, "process.log")
+	logFile, err := os.Create(logPath)
+	if err != nil {
+		return err
+	}
+	defer logFile.Close()
+	log := slog.New(slog.NewTextHandler(logFile, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ns := "demo" + time.Now().UTC().Format("20060102t150405")
+	say := func(format string, a ...any) { fmt.Fprintf(o.Out, format+"\n", a...) }
+
+	say("STE demo — post-trade matching of %d realistic trades on an embedded Kafka broker", o.Trades)
+	say("  state: %s (reset each run); processor log: %s", home, logPath)
+	start := time.Now()
+
+	// 1. Broker.
+	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0", DataDir: filepath.Join(home, "broker")})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	brokers := kafkaconn.Plaintext(broker.Addr(c))
+	say("1. embedded broker (kfake) listening on %s", brokers)
+
+	// 2. Topics and reference data.
+	cl, err := topics.Client(brokers)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	if _, err := topics.Create(ctx, kadm.NewClient(cl), ns, topics.Options{}); err != nil {
+		return err
+	}
+	ref := refdata.Default()
+	n, err := topics.PublishRefdata(ctx, cl, ns, ref)
+	if err != nil {
+		return err
+	}
+	say("2. namespace %s: topics created, %d reference data records loaded (%d securities, %d participants)",
+		ns, n, len(ref.Securities()), len(ref.Participants()))
+
+	// 3. Processors, in this process.
+	signer, err := o.Signer(log)
+	if err != nil {
+		return err
+	}
+	pctx, stopProc := context.WithCancel(ctx)
+	defer stopProc()
+	ready := make(chan struct{})
+	procDone := make(chan error, 1)
+	go func() {
+		procDone <- instance.Run(pctx, instance.Options{Kafka: brokers, Namespace: ns, Retention: 72 * time.Hour,
+			Signer: signer, HTTPAddr: "127.0.0.1:0", Verify: true, Home: o.Home, Logger: log, Ready: ready,
+			BrokerInProcess: true, DropTables: true})
+	}()
+	select {
+	case <-ready:
+	case err := <-procDone:
+		return fmt.Errorf("processors failed to start: %v (see %s)", err, logPath)
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	say("3. processors running: validate → identity → match (signing outputs with the public demo key)")
+	// Analytics ingest alongside; without it the demo still shows matching.
+	fd, err := analytics.StartFeed(ctx, o.ClickHouse, o.Home, brokers, ns, log)
+	if err != nil {
+		say("   analytics skipped: %v", err)
+		fd = nil
+	} else {
+		defer fd.Close()
+	}
+
+	// 4. Generate.
+	setPath := filepath.Join(home, "set.xml")
+	w, err := msgset.Create(setPath)
+	if err != nil {
+		return err
+	}
+	man, err := workload.Generate(workload.Options{Trades: o.Trades, Mix: workload.Realistic, Ref: ref}, w.Write, nil)
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	say("4. generated %d signed messages for %d trades in %.1fs (%s)", man.Messages, man.Trades, man.Seconds, setPath)
+
+	// 5. Watch the outputs and sample the queues while driving.
+	mctx, stopMon := context.WithCancel(ctx)
+	defer stopMon()
+	monDone := monitor.Loop(mctx, monitor.New(kadm.NewClient(cl), ns), cl, ns, time.Second, nil)
+	watch := newWatcher(brokers, ns)
+	defer watch.close()
+	go watch.run(ctx)
+	src, err := msgset.Open(setPath)
+	if err != nil {
+		return err
+	}
+	defer src.Close()
+	driveStart := time.Now()
+	res, err := topics.Drive(ctx, cl, ns, src, topics.DriveOptions{})
+	if err != nil {
+		return err
+	}
+	say("5. drove %d messages to %s.inbound in %.1fs", res.Sent, ns, res.Seconds)
+
+	accepted := man.Messages - man.Duplicates - man.Exceptions
+	deadline := time.Now().Add(5 * time.Minute)
+	for {
+		acks, excs, cls := watch.progress()
+		if o.Terminal {
+			fmt.Fprintf(o.Out, "\r   processing: %d/%d ACKs, %d/%d exceptions, %d CLS   ", acks, accepted, excs, man.Exceptions, cls)
+		}
+		if acks >= accepted && excs >= man.Exceptions && cls >= man.Matched {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("outputs incomplete after 5 minutes: %d/%d ACKs, %d/%d exceptions (see %s)", acks, accepted, excs, man.Exceptions, logPath)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case err := <-procDone:
+			return fmt.Errorf("processors stopped: %v (see %s)", err, logPath)
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+	elapsed := time.Since(driveStart)
+	stopMon()
+	<-monDone
+	if o.Terminal {
+		fmt.Fprint(o.Out, "\r"+strings.Repeat(" ", 70)+"\r")
+	}
+	say("6. every message answered %.1fs after the first was sent: %.0f messages/s end to end", elapsed.Seconds(),
+		float64(man.Messages)/elapsed.Seconds())
+	watch.report(o.Out, man)
+	if !o.Console {
+		stopProc()
+		<-procDone
+	}
+	if fd != nil {
+		// With the console, ingest goes on: retries show in its history.
+		finish := fd.Finish
+		if o.Console {
+			finish = fd.CatchUp
+		}
+		if err := finish(ctx); err != nil {
+			return fmt.Errorf("analytics: %v", err)
+		}
+		say("\n7. analytics: every CLS, audit record and exception is in ClickHouse (%s)", analyticsWhere(o.ClickHouse, o.Home))
+		if err := analytics.PrintReports(ctx, o.Out, fd.Store, ns, "counts", "queues", "latency"); err != nil {
+			return fmt.Errorf("analytics: %v", err)
+		}
+	}
+	if o.Console {
+		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log,
+			LocalOperator: o.Operator, Analytics: analytics.Opener(o.ClickHouse, o.Home)}, stopProc, procDone, fd, say)
+	}
+	say("\ndone in %.0fs. Next:", time.Since(start).Seconds())
+	say("  ste report throughput|degradation|queues|latency|exceptions [--plot FILE.png]   reports on this run")
+	say("  ste match --in %s --out DIR                          the same set offline", setPath)
+	say("  ste demo --console                                    the same, then keep it running with the operator console")
+	say("  docs/ARCHITECTURE.md (topology), docs/matching.md (the 17 criteria), docs/analytics.md (SQL)")
+	say("\nStopped with the demo: the embedded broker (its data stays in %s) and the processors.", filepath.Join(home, "broker"))
+	if s := leftRunning(ctx, o.Home); s != "" {
+		say("Still running: %s.", s)
+	} else {
+		say("Nothing keeps running.")
+	}
+	return nil
+}
+
+// serveConsole serves the console on the demo's namespace, with its broker,
+// processors and ingest running, until interrupted; then it stops the
+// processors and the ingest.
+func serveConsole(ctx context.Context, o console.Options, stopProc func(), procDone <-chan error, fd *analytics.Feed, say func(string, ...any)) error {
+	cctx, stop := context.WithCancel(ctx)
+	defer stop()
+	procErr := make(chan error, 1)
+	go func() {
+		err := <-procDone
+		procErr <- err
+		if cctx.Err() == nil { // the processors stopped by themselves
+			say("processors stopped: %v", err)
+			stop()
+		}
+	}()
+	err := console.Serve(cctx, o, func(url string) {
+		b := strings.Join(o.Kafka.Brokers, ",")
+		say("\n8. console: %s  (namespace %s, broker %s)", url, o.Namespace, b)
+		say("   the broker, the processors, analytics and the console keep running until Ctrl-C;")
+		say("   from a terminal: ste exceptions list --brokers %s --namespace %s", b, o.Namespace)
+	})
+	stop()
+	stopProc()
+	<-procErr
+	if fd != nil {
+		fd.Stop()
+	}
+	say("stopped: the console, the processors and the demo's broker")
+	return err
+}
+
+// analyticsWhere names the store the demo fed.
+func analyticsWhere(dsn, home string) string {
+	if dsn != "" {
+		return dsn
+	}
+	return "embedded, " + filepath.Join(home, "analytics")
+}
+
+// leftRunning says what the demo leaves running under home when it ends,
+// and how it ends; "" if nothing.
+func leftRunning(ctx context.Context, home string) string {
+	ep, ok := embedded.Running(ctx, home)
+	if !ok {
+		return ""
+	}
+	when := "it runs until: ste stop"
+	if ep.IdleTimeout > 0 {
+		when = fmt.Sprintf("it stops by itself after %v without queries, or now with: ste stop", ep.IdleTimeout)
+	}
+	return fmt.Sprintf("ste-chdb, the analytics endpoint (pid %d, data %s), for ste report; %s", ep.PID, ep.DataDir, when)
+}
