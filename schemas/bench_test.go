@@ -42,3 +42,18 @@ func BenchmarkEncodeOutput(b *testing.B) {
 		s.Encode(&o)
 	}
 }
+
+// BenchmarkDecodeCompact is what the match stage pays for a message instead
+// of BenchmarkDecode: reading its compact form.
+func BenchmarkDecodeCompact(b *testing.B) {
+	var d schemas.Decoder
+	m, _ := d.Decode(raw())
+	c := m.AppendCompact(nil)
+	b.SetBytes(int64(len(c)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := schemas.DecodeCompact(c); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"time"
 
 	"github.com/ste-utility/ste/schemas"
-	"github.com/ste-utility/ste/schemas/xmltext"
 )
 
 // DecodeAudit appends the rows of one audit record (schemas.AuditEvent JSON)
@@ -19,12 +17,9 @@ func DecodeAudit(dst []Audit, src Source, value []byte) ([]Audit, error) {
 	if len(value) == 0 {
 		return dst, errEmpty
 	}
-	ev, ok := decodeAuditFast(value)
-	if !ok {
-		ev = schemas.AuditEvent{}
-		if err := json.Unmarshal(value, &ev); err != nil {
-			return dst, fmt.Errorf("audit JSON: %w", err)
-		}
+	ev, err := schemas.ParseAuditEvent(value)
+	if err != nil {
+		return dst, err
 	}
 	if ev.Outcome == "" {
 		return dst, errors.New("audit record without outcome")
@@ -38,7 +33,7 @@ func DecodeAudit(dst []Audit, src Source, value []byte) ([]Audit, error) {
 		InboundPartition: ev.Partition, InboundOffset: ev.Offset,
 	}
 	if ev.InboundAt != "" {
-		t, err := parseMicro(ev.InboundAt)
+		t, err := schemas.ParseMicroTime(ev.InboundAt)
 		if err != nil {
 			return dst, fmt.Errorf("audit inbound_at: %w", err)
 		}
@@ -50,7 +45,7 @@ func DecodeAudit(dst []Audit, src Source, value []byte) ([]Audit, error) {
 	}
 	n := len(dst)
 	for i, st := range ev.Steps {
-		at, err := parseMicro(st.At)
+		at, err := schemas.ParseMicroTime(st.At)
 		if err != nil {
 			return dst[:n], fmt.Errorf("audit step %d: %w", i, err)
 		}
@@ -66,8 +61,8 @@ func DecodeAudit(dst []Audit, src Source, value []byte) ([]Audit, error) {
 
 // DecodeCLS reads one CLS record (CLS NEW or CANCEL XML, messages.md
 // section 6). Header and content are read with schemas.ParseOutput, as
-// every consumer of outputs does; the CLS NEW body fields are read from the
-// content.
+// every consumer of outputs does; the CLS NEW body with
+// schemas.ParseCLSBody, the codec that writes it.
 func DecodeCLS(src Source, value []byte) (CLS, error) {
 	if len(value) == 0 {
 		return CLS{}, errEmpty
@@ -92,32 +87,22 @@ func DecodeCLS(src Source, value []byte) (CLS, error) {
 	if out.Function != "NEW" {
 		return c, nil
 	}
-	// The content is the inner bytes of <Body>: wrap it to get a document.
-	doc := make([]byte, 0, len(out.Body)+7)
-	doc = append(append(append(doc, "<B>"...), out.Body...), "</B>"...)
-	var d xmltext.Document
-	if err := d.Parse(doc); err != nil {
-		return CLS{}, fmt.Errorf("CLS body: %w", err)
+	body, err := schemas.ParseCLSBody(out.Body)
+	if err != nil {
+		return CLS{}, err
 	}
-	text := func(name string) string {
-		if i := d.Child(0, name); i >= 0 {
-			return string(trimSpace(d.Elements[i].Text))
-		}
-		return ""
+	c.TradeRef, c.ISIN, c.Side = body.Key.TradeRef, body.Key.ISIN, body.Key.Side
+	c.Broker, c.InvMgr, c.TradeCcy = body.Key.Broker, body.Key.InvMgr, body.TradeCcy
+	c.Price = body.Price.String()
+	c.TradeDate, _ = time.Parse(time.DateOnly, body.Key.TradeDate)
+	if body.SettleDate != 0 {
+		c.SettleDate = body.SettleDate.Time()
 	}
-	c.TradeRef, c.ISIN, c.Side = text("TradeRef"), text("ISIN"), text("Side")
-	c.Broker, c.InvMgr, c.TradeCcy, c.Price = text("Broker"), text("InvMgr"), text("TradeCcy"), text("Price")
-	c.TradeDate, _ = time.Parse(time.DateOnly, text("TradeDate"))
-	c.SettleDate, _ = time.Parse(time.DateOnly, text("SettleDate"))
-	c.Quantity, _ = strconv.ParseInt(text("Quantity"), 10, 64)
-	if s := text("MatchedAt"); s != "" {
-		c.MatchedAt, _ = parseTime(s)
+	c.Quantity = body.Quantity
+	if body.MatchedAt != 0 {
+		c.MatchedAt = time.Unix(0, body.MatchedAt).UTC()
 	}
-	for _, i := range d.Children(nil, 0) {
-		if string(d.Elements[i].Name) == "Leg" {
-			c.Legs++
-		}
-	}
+	c.Legs = uint16(len(body.Legs))
 	return c, nil
 }
 
@@ -213,15 +198,4 @@ func parseTime(s string) (time.Time, error) {
 		return time.Time{}, err
 	}
 	return time.Unix(0, ns).UTC(), nil
-}
-
-func trimSpace(b []byte) []byte {
-	i, j := 0, len(b)
-	for i < j && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
-		i++
-	}
-	for j > i && (b[j-1] == ' ' || b[j-1] == '\t' || b[j-1] == '\n' || b[j-1] == '\r') {
-		j--
-	}
-	return b[i:j]
 }

@@ -2,7 +2,6 @@ package rows
 
 import (
 	"encoding/json"
-	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -52,96 +51,6 @@ func TestDecodeAuditRows(t *testing.T) {
 	for _, bad := range []string{"", "null", "{}", `{"outcome":"accepted","steps":[{"stage":"x","at":"yesterday"}]}`, `{"outcome":1}`} {
 		if _, err := DecodeAudit(nil, src(), []byte(bad)); err == nil {
 			t.Errorf("%q: no error", bad)
-		}
-	}
-}
-
-// The fast audit decoder agrees with encoding/json on everything it accepts.
-func TestDecodeAuditFastAgreesWithEncodingJSON(t *testing.T) {
-	rng := rand.New(rand.NewSource(1))
-	pieces := []string{"a", "Z", "é", "日本", "\"", "\\", "\n", "\t", "\x01", "\u2028", "\U0001F600", " ", "/", "<", "&"}
-	rs := func() string {
-		var b strings.Builder
-		for i := rng.Intn(6); i > 0; i-- {
-			b.WriteString(pieces[rng.Intn(len(pieces))])
-		}
-		return b.String()
-	}
-	inputs := [][]byte{
-		[]byte(`{"outcome":"accepted","steps":[],"outputs":null}`),
-		[]byte(` { "outcome" : "x" , "partition" : 0 , "extra" : {"a":[1,2.5e3,true,false,null,"s"]} } `),
-		[]byte(`{"outcome":"x","Outcome":"y"}`),
-		[]byte(`{"outcome":"x","partition":1.5}`),
-		[]byte(`{"outcome":"x","partition":4294967296}`),
-		[]byte(`{"outcome":"\ud83d\ude00 \u00e9 \/"}`),
-		[]byte(`{"outcome":"\ud83d"}`),
-		[]byte("{\"outcome\":\"\xff\"}"),
-		[]byte(`{"outcome":"x"} trailing`),
-		[]byte(`{"outcome":"x",}`),
-		[]byte(`{"outcome":"x","steps":[{"stage":"a","STAGE":"b"}]}`),
-	}
-	for i := 0; i < 2000; i++ {
-		ev := schemas.AuditEvent{TradeKey: rs(), Sender: rs(), MsgId: rs(), Type: rs(), Function: rs(),
-			Partition: int32(rng.Intn(100) - 1), Offset: rng.Int63(), InboundAt: rs(), Outcome: rs(), Reason: rs()}
-		for j := rng.Intn(4); j > 0; j-- {
-			ev.Steps = append(ev.Steps, schemas.AuditStep{Stage: rs(), Event: rs(), At: rs()})
-		}
-		for j := rng.Intn(3); j > 0; j-- {
-			ev.Outputs = append(ev.Outputs, rs())
-		}
-		b := ev.Marshal()
-		std, _ := json.Marshal(ev)
-		inputs = append(inputs, b, std)
-		if len(b) > 2 {
-			inputs = append(inputs, b[:rng.Intn(len(b))]) // truncated
-		}
-	}
-	fast := 0
-	for _, in := range inputs {
-		got, ok := decodeAuditFast(in)
-		var want schemas.AuditEvent
-		err := json.Unmarshal(in, &want)
-		if !ok {
-			continue
-		}
-		fast++
-		if err != nil {
-			t.Fatalf("%q: fast decoder accepted what encoding/json rejects (%v)", in, err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("%q:\nfast %+v\njson %+v", in, got, want)
-		}
-	}
-	if fast < len(inputs)/2 {
-		t.Fatalf("fast path taken for only %d of %d inputs", fast, len(inputs))
-	}
-}
-
-func FuzzDecodeAuditFast(f *testing.F) {
-	f.Add([]byte(`{"trade_key":"k","partition":1,"offset":2,"outcome":"accepted","steps":[{"stage":"a","event":"b","at":"c"}],"outputs":["x"]}`))
-	f.Add([]byte(`{"outcome":"\u00e9\ud83d\ude00","x":[{},[]]}`))
-	f.Fuzz(func(t *testing.T, in []byte) {
-		got, ok := decodeAuditFast(in)
-		if !ok {
-			return
-		}
-		var want schemas.AuditEvent
-		if err := json.Unmarshal(in, &want); err != nil {
-			t.Fatalf("fast decoder accepted what encoding/json rejects: %v", err)
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("fast %+v, json %+v", got, want)
-		}
-	})
-}
-
-func TestParseMicro(t *testing.T) {
-	for _, s := range []string{"2026-11-29T10:00:00.123456Z", "2024-02-29T23:59:59.999999Z", "2026-02-31T00:00:00.000000Z",
-		"2026-11-29T10:00:00.123Z", "2026-11-29T10:00:00+08:00", "2026-13-01T00:00:00.000000Z"} {
-		got, err1 := parseMicro(s)
-		want, err2 := parseTime(s)
-		if (err1 == nil) != (err2 == nil) || !got.Equal(want) {
-			t.Errorf("%s: parseMicro %v %v, parseTime %v %v", s, got, err1, want, err2)
 		}
 	}
 }

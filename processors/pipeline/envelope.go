@@ -7,6 +7,7 @@ import (
 
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/bin"
 )
 
 // Envelope is what travels between the stages: the inbound record's bytes
@@ -30,7 +31,16 @@ type Envelope struct {
 	Function    schemas.Function
 	Clock       int64 // KindExpire: the event-time clock that made the trade due
 	Steps       []Step
-	Raw         []byte
+	// Raw is the inbound record. The stages after validation never parse
+	// it: it travels for the exceptions they may still write (their payload,
+	// messages.md §7: a CONFLICTING_DUPLICATE found by the trade, an
+	// INTERNAL failure).
+	Raw []byte
+	// Decoded is the message as validation decoded it, in schemas' compact
+	// form (nil when its trade is not known: MALFORMED, SCHEMA). Envelopes
+	// written before it existed (layout v1 without the extension) have
+	// none: the match stage then decodes Raw (message).
+	Decoded []byte
 	// RetryOf and RetriedBy come from an operator's retry (the ste-retry-of
 	// and ste-retry-by headers of the inbound record): the exception retried
 	// and who asked. They travel as an extension (see Marshal).
@@ -107,14 +117,14 @@ const envelopeV1 = 1
 
 // Marshal encodes the envelope.
 func (e *Envelope) Marshal() []byte {
-	b := make([]byte, 0, 128+len(e.Detail)+len(e.Raw)+8*len(e.Steps))
+	b := make([]byte, 0, 128+len(e.Detail)+len(e.Raw)+len(e.Decoded)+8*len(e.Steps))
 	b = append(b, envelopeV1, byte(e.Kind))
 	b = binary.AppendVarint(b, int64(e.Partition))
 	b = binary.AppendVarint(b, e.Offset)
 	b = binary.AppendVarint(b, e.InboundTS)
 	b = append(b, e.Digest[:]...)
 	b = append(b, byte(e.Reason))
-	b = appendString(b, e.Detail)
+	b = bin.AppendString(b, e.Detail)
 	if e.SenderKnown {
 		b = append(b, 1)
 	} else {
@@ -123,8 +133,8 @@ func (e *Envelope) Marshal() []byte {
 	b = append(b, byte(e.NetUnits))
 	b = binary.BigEndian.AppendUint64(b, uint64(e.TradeKey))
 	b = binary.AppendVarint(b, e.Created)
-	b = appendString(b, e.Sender)
-	b = appendString(b, e.MsgId)
+	b = bin.AppendString(b, e.Sender)
+	b = bin.AppendString(b, e.MsgId)
 	b = append(b, byte(e.Type), byte(e.Function))
 	b = binary.AppendVarint(b, e.Clock)
 	b = binary.AppendUvarint(b, uint64(len(e.Steps)))
@@ -132,133 +142,94 @@ func (e *Envelope) Marshal() []byte {
 		b = append(b, byte(s.Stage), byte(s.Event))
 		b = binary.AppendVarint(b, s.At)
 	}
-	b = appendString(b, string(e.Raw)) // Raw last of the fixed fields: the bulk of the bytes
+	b = bin.AppendString(b, string(e.Raw)) // Raw last of the fixed fields: the bulk of the bytes
 	return e.appendExtensions(b)
 }
 
 // Extensions follow Raw: zero or more (tag, string) pairs, written only
-// when set, so the envelope of an ordinary message is byte for byte what it
-// was before they existed, and a reader skips a tag it does not know.
-// (Version 1 readers stopped after Raw, so they read these envelopes too.)
+// when set, and a reader skips a tag it does not know. (Version 1 readers
+// stopped after Raw, so they read these envelopes too.) So the layout stays
+// version 1 both ways: a build from before an extension reads the envelopes
+// of a newer one, and a newer one reads the older envelopes, which only
+// lack the extension (docs/ARCHITECTURE.md, "Upgrades").
 const (
 	extRetryOf   = 1
 	extRetriedBy = 2
+	extDecoded   = 3
 )
 
 func (e *Envelope) appendExtensions(b []byte) []byte {
-	for _, x := range []struct {
+	for _, x := range [...]struct {
 		tag byte
 		v   string
 	}{{extRetryOf, e.RetryOf}, {extRetriedBy, e.RetriedBy}} {
 		if x.v != "" {
-			b = appendString(append(b, x.tag), x.v)
+			b = bin.AppendString(append(b, x.tag), x.v)
 		}
+	}
+	if len(e.Decoded) > 0 {
+		b = binary.AppendUvarint(append(b, extDecoded), uint64(len(e.Decoded)))
+		b = append(b, e.Decoded...)
 	}
 	return b
 }
 
-func (e *Envelope) readExtensions(r *rd) {
-	for len(r.b) > 0 && !r.bad {
-		tag, v := r.byte(), r.str()
+func (e *Envelope) readExtensions(r *bin.Reader) {
+	for len(r.B) > 0 && !r.Bad {
+		tag, v := r.Byte(), r.Bytes()
 		switch tag {
 		case extRetryOf:
 			e.RetryOf = string(v)
 		case extRetriedBy:
 			e.RetriedBy = string(v)
+		case extDecoded:
+			if len(v) > 0 {
+				e.Decoded = v
+			}
 		}
 	}
 }
 
 var errEnvelope = errors.New("pipeline: bad envelope")
 
-// UnmarshalEnvelope decodes Marshal. Raw aliases b.
+// UnmarshalEnvelope decodes Marshal. Raw and Decoded alias b.
 func UnmarshalEnvelope(b []byte) (*Envelope, error) {
 	if len(b) < 2 || b[0] != envelopeV1 {
 		return nil, errEnvelope
 	}
-	r := &rd{b: b[2:]}
+	r := &bin.Reader{B: b[2:]}
 	e := &Envelope{Kind: Kind(b[1])}
-	e.Partition = int32(r.varint())
-	e.Offset = r.varint()
-	e.InboundTS = r.varint()
-	copy(e.Digest[:], r.take(16))
-	e.Reason = schemas.Reason(r.byte())
-	e.Detail = string(r.str())
-	e.SenderKnown = r.byte() == 1
-	e.NetUnits = int8(r.byte())
-	e.TradeKey = schemas.TradeKey(binary.BigEndian.Uint64(r.take(8)))
-	e.Created = r.varint()
-	e.Sender = string(r.str())
-	e.MsgId = string(r.str())
-	e.Type, e.Function = schemas.MsgType(r.byte()), schemas.Function(r.byte())
-	e.Clock = r.varint()
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
+	e.Partition = int32(r.Varint())
+	e.Offset = r.Varint()
+	e.InboundTS = r.Varint()
+	copy(e.Digest[:], r.Take(16))
+	e.Reason = schemas.Reason(r.Byte())
+	e.Detail = string(r.Bytes())
+	e.SenderKnown = r.Byte() == 1
+	e.NetUnits = int8(r.Byte())
+	e.TradeKey = schemas.TradeKey(binary.BigEndian.Uint64(r.Take(8)))
+	e.Created = r.Varint()
+	e.Sender = string(r.Bytes())
+	e.MsgId = string(r.Bytes())
+	e.Type, e.Function = schemas.MsgType(r.Byte()), schemas.Function(r.Byte())
+	e.Clock = r.Varint()
+	n := r.Uvarint()
+	if n > uint64(len(r.B)) {
 		return nil, errEnvelope
 	}
 	for i := uint64(0); i < n; i++ {
-		st := Step{Stage: Stage(r.byte()), Event: Event(r.byte())}
-		st.At = r.varint()
+		st := Step{Stage: Stage(r.Byte()), Event: Event(r.Byte())}
+		st.At = r.Varint()
 		e.Steps = append(e.Steps, st)
 	}
-	e.Raw = r.str()
+	if raw := r.Bytes(); len(raw) > 0 {
+		e.Raw = raw // none: the match stage reads it back when it needs it (inbound.go)
+	}
 	e.readExtensions(r)
-	if r.bad {
+	if r.Bad {
 		return nil, errEnvelope
 	}
 	return e, nil
-}
-
-func appendString(b []byte, s string) []byte {
-	b = binary.AppendUvarint(b, uint64(len(s)))
-	return append(b, s...)
-}
-
-type rd struct {
-	b   []byte
-	bad bool
-}
-
-func (r *rd) take(n int) []byte {
-	if n < 0 || n > len(r.b) {
-		r.bad = true
-		r.b = nil
-		return make([]byte, max(n, 0))
-	}
-	v := r.b[:n:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *rd) byte() byte { return r.take(1)[0] }
-
-func (r *rd) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *rd) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.bad = true
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *rd) str() []byte {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.bad = true
-		return nil
-	}
-	return r.take(int(n))
 }
 
 // identityEntry is the identity table's value: the digest accepted under an

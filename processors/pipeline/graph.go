@@ -156,6 +156,11 @@ func Run(ctx context.Context, o Options) error {
 	if o.Config.Logger == nil {
 		o.Config.Logger = log
 	}
+	if o.Config.Inbound == nil {
+		read, closeReader := inboundReader(o.Kafka, o.Config.Names.Inbound())
+		defer closeReader()
+		o.Config.Inbound = read
+	}
 	s := newStages(o.Config)
 	if o.Tables != nil {
 		o.Tables.s.Store(s)
@@ -176,10 +181,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer closeTables() // after every processor has stopped (wg.Wait below)
 	s.tables = tables
-	graphs := Graphs(s.cfg.Names, Callbacks{
-		Validate: s.guard(StageValidate, log, s.validate),
-		Identity: s.guard(StageIdentity, log, s.identity),
-		Match:    s.guard(StageMatch, log, s.match)})
+	graphs := Graphs(s.cfg.Names, s.callbacks(log))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (

@@ -16,30 +16,18 @@ import (
 // a record triggers, one that blocks for a stalled partition.
 type Hook func(st Stage, ctx goka.Context, msg any)
 
-// guard wraps a stage's callback so that a record which makes it panic — a
-// fault of the utility's own, never of the message — becomes an exception
-// with reason INTERNAL (messages.md section 7: detail says what failed,
-// payload kept, no NACK) and processing goes on. Left to goka, the panic
+// A record which makes a stage panic — a fault of the utility's own, never
+// of the message — becomes an exception with reason INTERNAL (messages.md
+// section 7: detail says what failed, payload kept, no NACK) and processing
+// goes on (handle recovers and calls internal). Left to goka, the panic
 // fails the partition, then the group; a restart would read the same record
 // again and fail again, for ever.
-func (s *stages) guard(st Stage, log *slog.Logger, cb goka.ProcessCallback) goka.ProcessCallback {
-	return func(ctx goka.Context, msg any) {
-		defer func() {
-			if r := recover(); r != nil {
-				s.internal(ctx, st, log, msg, r, debug.Stack())
-			}
-		}()
-		if s.cfg.Hook != nil {
-			s.cfg.Hook(st, ctx, msg)
-		}
-		cb(ctx, msg)
-	}
-}
 
 // internal writes the INTERNAL exception (and audit event) of the record
 // whose callback panicked with r. What the callback emitted or stored before
 // it failed stays: the exception says the record was not fully processed.
-func (s *stages) internal(ctx goka.Context, st Stage, log *slog.Logger, msg any, r any, stack []byte) {
+func (s *stages) internal(ctx goka.Context, st Stage, log *slog.Logger, msg any, r any) {
+	stack := debug.Stack()
 	s.cfg.Metrics.internal(st)
 	raw, _ := msg.([]byte)
 	e := &Envelope{Partition: ctx.Partition(), Offset: ctx.Offset(), Raw: raw}
@@ -70,6 +58,5 @@ func (s *stages) internal(ctx goka.Context, st Stage, log *slog.Logger, msg any,
 			ctx.Emit(goka.Stream(s.cfg.Names.Exceptions()), "", exc.Marshal())
 		}
 	}()
-	e.Steps = append(e.Steps, Step{Stage: st, At: s.now(), Event: EventRejected})
-	s.reject(ctx, st, e, nil, rej)
+	s.write(ctx, st, s.reject(st, e, nil, rej))
 }

@@ -29,17 +29,29 @@ type graph struct {
 	log     *bytes.Buffer // what the stages logged
 }
 
-func newGraph(t testing.TB) *graph {
+func newGraph(t testing.TB) *graph { return newGraphWith(t, nil, nil) }
+
+// newGraphWith is newGraph with the stages' configuration changed by cfg and
+// their callbacks by cbs (either nil: as they are).
+func newGraphWith(t testing.TB, cfg func(*Config), cbs func(Callbacks) Callbacks) *graph {
 	tt := tester.New(t)
 	n := Names{NS: "t"}
 	var logBuf bytes.Buffer
 	metrics := NewMetrics(prometheus.NewRegistry())
-	s := newStages(Config{Names: n, Validator: validation.New(refdata.Default()),
+	c := Config{Names: n, Validator: validation.New(refdata.Default()),
 		Signer:  &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")},
-		Metrics: metrics, Logger: slog.New(slog.NewTextHandler(&logBuf, nil))})
+		Metrics: metrics, Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}
+	if cfg != nil {
+		cfg(&c)
+	}
+	s := newStages(c)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	for _, g := range Graphs(n, Callbacks{Validate: s.validate, Identity: s.identity, Match: s.match}) {
+	callbacks := s.callbacks(s.cfg.Logger)
+	if cbs != nil {
+		callbacks = cbs(callbacks)
+	}
+	for _, g := range Graphs(n, callbacks) {
 		p, err := goka.NewProcessor(nil, g, nilHandling(), goka.WithTester(tt), goka.WithLogger(gokaLogger{s.cfg.Logger}))
 		if err != nil {
 			t.Fatal(err)
@@ -129,7 +141,8 @@ func TestGraphRejectsWhatCannotBeRead(t *testing.T) {
 func TestEnvelopeRoundTrip(t *testing.T) {
 	e := &Envelope{Kind: KindAccepted, Partition: 3, Offset: 99, InboundTS: 123, Reason: schemas.BadDate, Detail: "d",
 		SenderKnown: true, NetUnits: 2, TradeKey: 0xfeedface, Created: -5, Sender: "S", MsgId: "M", Type: schemas.SET,
-		Function: schemas.REPLACE, Clock: 7, Steps: []Step{{StageValidate, 11, EventValid}}, Raw: []byte("<Msg/>")}
+		Function: schemas.REPLACE, Clock: 7, Steps: []Step{{StageValidate, 11, EventValid}}, Raw: []byte("<Msg/>"),
+		Decoded: (&schemas.Message{MsgId: "M", Sender: "S", Quantity: 5}).AppendCompact(nil)}
 	e.Digest[3] = 9
 	b := e.Marshal()
 	back, err := UnmarshalEnvelope(b)
@@ -137,11 +150,18 @@ func TestEnvelopeRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	if back.Detail != e.Detail || back.Digest != e.Digest || back.TradeKey != e.TradeKey || back.Created != e.Created ||
-		back.Type != e.Type || string(back.Raw) != string(e.Raw) || len(back.Steps) != 1 || back.Steps[0] != e.Steps[0] {
+		back.Type != e.Type || string(back.Raw) != string(e.Raw) || len(back.Steps) != 1 || back.Steps[0] != e.Steps[0] ||
+		!bytes.Equal(back.Decoded, e.Decoded) {
 		t.Fatalf("%+v", back)
 	}
+	// Cut where the extensions begin, it is a whole envelope without them
+	// (one the match stage reads by decoding Raw); cut anywhere else, it is
+	// no envelope.
+	plain := *e
+	plain.Decoded = nil
+	whole := len(plain.Marshal())
 	for i := 0; i < len(b); i++ {
-		if _, err := UnmarshalEnvelope(b[:i]); err == nil {
+		if _, err := UnmarshalEnvelope(b[:i]); err == nil && i != whole {
 			t.Fatalf("truncated at %d accepted", i)
 		}
 	}

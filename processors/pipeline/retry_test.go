@@ -9,6 +9,7 @@ import (
 	"github.com/lovoo/goka/tester"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/bin"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -90,7 +91,7 @@ func TestEnvelopeRetryExtension(t *testing.T) {
 		t.Fatalf("%+v", back)
 	}
 	// An unknown extension is skipped.
-	b = appendString(append(b, 99), "later")
+	b = bin.AppendString(append(b, 99), "later")
 	if back, err = UnmarshalEnvelope(b); err != nil || back.RetryOf != "3-17" {
 		t.Fatalf("unknown extension: %v %+v", err, back)
 	}

@@ -42,7 +42,7 @@ func TestSandboxJudgesCreatedByTheRecordTime(t *testing.T) {
 		n := Names{NS: "t"}
 		s := newStages(Config{Names: n, Validator: validation.New(refdata.Default()), Sandbox: sandbox,
 			Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
-		p, err := goka.NewProcessor(nil, Graphs(n, Callbacks{Validate: s.validate})[0], goka.WithTester(tt))
+		p, err := goka.NewProcessor(nil, Graphs(n, s.callbacks(s.cfg.Logger))[0], goka.WithTester(tt))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -36,6 +36,12 @@ type Config struct {
 	// Nothing else reads the wall clock to decide: retention runs on event
 	// time everywhere.
 	Sandbox bool
+	// Inbound reads a record of <ns>.inbound back by partition and offset
+	// (inbound.go): the payload of an exception the match stage writes.
+	// When set, the identity stage leaves the record out of what it sends
+	// to the match stage; when nil (the broker-free tests), the record
+	// travels along.
+	Inbound func(partition int32, offset int64) ([]byte, error)
 	Hook    Hook // tests only: runs before each callback (guard.go)
 }
 
@@ -92,8 +98,7 @@ func (s *stages) step(e *Envelope, st Stage, ev Event) {
 
 // ---- validate: stateless, runs on inbound partitions ----
 
-func (s *stages) validate(ctx goka.Context, msg any) {
-	start := time.Now()
+func (s *stages) validate(ctx goka.Context, msg any) *result {
 	raw, _ := msg.([]byte)
 	dec := s.decoders.Get().(*schemas.Decoder)
 	var vd validation.Verdict
@@ -111,32 +116,39 @@ func (s *stages) validate(ctx goka.Context, msg any) {
 		e.Sender, e.MsgId, e.Created = schemas.Echo(vd.Msg.Sender), schemas.Echo(vd.Msg.MsgId), vd.Msg.Created
 		e.Type, e.Function = vd.Msg.Type, vd.Msg.Function
 		if vd.Rej == nil || vd.Rej.Reason > schemas.Schema {
+			// Its trade is known: the match stage reads the decoded
+			// message instead of decoding the record again.
 			e.TradeKey = vd.Msg.Key.TradeKey()
+			e.Decoded = vd.Msg.AppendCompact(make([]byte, 0, 256))
 		}
 	}
 	e.RetryOf, e.RetriedBy = retryHeaders(ctx)
+	if _, ok := vd.Identity(); !ok {
+		// No readable identity: it cannot be a duplicate of anything accepted.
+		return s.reject(StageValidate, e, vd.Msg, vd.Rej)
+	}
+	// Whether it is an exact duplicate of an accepted message (recognised
+	// before validation) is decided where identities are kept.
 	ev := EventValid
 	if vd.Rej != nil {
 		e.Reason, e.Detail, ev = vd.Rej.Reason, vd.Rej.Detail, EventInvalid
 	}
 	s.step(e, StageValidate, ev)
-	if _, ok := vd.Identity(); ok {
-		// Whether it is an exact duplicate of an accepted message (recognised
-		// before validation) is decided where identities are kept.
-		s.out(ctx, StageValidate, s.cfg.Names.Verdicts(), IdentityKey(e.Sender, e.MsgId), e.Marshal())
-	} else {
-		// No readable identity: it cannot be a duplicate of anything accepted.
-		e.Steps[len(e.Steps)-1].Event = EventRejected
-		s.reject(ctx, StageValidate, e, vd.Msg, vd.Rej)
-	}
-	s.cfg.Metrics.observe(StageValidate, ctx.Partition(), start, e.InboundTS)
+	return s.forward(e, s.cfg.Names.Verdicts(), IdentityKey(e.Sender, e.MsgId))
 }
 
-// reject writes the exception, the NACK where one is due, and the audit event.
-func (s *stages) reject(ctx goka.Context, st Stage, e *Envelope, m *schemas.Message, rej *schemas.Rejection) {
+// forward passes the envelope on to the next stage.
+func (s *stages) forward(e *Envelope, topic, key string) *result {
+	return &result{e: e, records: []record{{topic, key, e.Marshal()}}}
+}
+
+// reject decides the exception, the NACK where one is due, and the end of
+// the journey.
+func (s *stages) reject(st Stage, e *Envelope, m *schemas.Message, rej *schemas.Rejection) *result {
 	if m == nil {
 		m = &schemas.Message{Sender: e.Sender, MsgId: e.MsgId}
 	}
+	rej = s.payload(st, e, rej)
 	vd := validation.Verdict{Msg: m, Rej: rej, Digest: e.Digest, Hash16: e.Hash16(), SenderKnown: e.SenderKnown}
 	id := strconv.Itoa(int(e.Partition)) + "-" + strconv.FormatInt(e.Offset, 10)
 	exc, nack := vd.Rejected(id, e.Raw, e.Partition, e.Offset, s.cfg.Now())
@@ -145,58 +157,29 @@ func (s *stages) reject(ctx goka.Context, st Stage, e *Envelope, m *schemas.Mess
 	if schemas.IsBIC(m.Sender) {
 		key = m.Sender
 	}
-	s.out(ctx, st, s.cfg.Names.Exceptions(), key, exc.Marshal())
-	var outs []string
+	r := &result{e: e, records: []record{{s.cfg.Names.Exceptions(), key, exc.Marshal()}},
+		end: EventRejected, outcome: "rejected", reason: rej.Reason.String(), rejected: rej.Reason}
 	if nack != nil {
-		s.out(ctx, st, s.cfg.Names.Outbound(), nack.Key, s.cfg.Signer.Encode(nack))
-		outs = append(outs, nack.MsgId)
+		r.outs = []schemas.Output{*nack}
 	}
-	s.cfg.Metrics.rejected(rej.Reason)
-	s.audit(ctx, st, e, "rejected", rej.Reason.String(), outs)
-}
-
-// out emits one record and counts it as an output of the stage.
-func (s *stages) out(ctx goka.Context, st Stage, topic, key string, value []byte) {
-	ctx.Emit(goka.Stream(topic), key, value)
-	s.cfg.Metrics.out(st)
-}
-
-func (s *stages) audit(ctx goka.Context, st Stage, e *Envelope, outcome, reason string, outputs []string) {
-	a := schemas.AuditEvent{Sender: e.Sender, MsgId: e.MsgId, Partition: e.Partition, Offset: e.Offset,
-		Outcome: outcome, Reason: reason, Outputs: outputs, RetryOf: e.RetryOf, RetriedBy: e.RetriedBy}
-	if e.TradeKey != 0 {
-		a.TradeKey = e.TradeKey.String()
-	}
-	if e.InboundTS != 0 {
-		a.InboundAt = schemas.MicroTime(e.InboundTS)
-	}
-	if e.Type != 0 {
-		a.Type, a.Function = e.Type.String(), e.Function.String()
-	}
-	for _, st := range e.Steps {
-		a.Steps = append(a.Steps, schemas.AuditStep{Stage: st.Stage.String(), Event: st.Event.String(), At: schemas.MicroTime(st.At)})
-	}
-	s.out(ctx, st, s.cfg.Names.Audit(), a.TradeKey, a.Marshal())
+	return r
 }
 
 // ---- identity: keyed by Sender:MsgId, remembers accepted identities ----
 
-func (s *stages) identity(ctx goka.Context, msg any) {
-	start := time.Now()
+func (s *stages) identity(ctx goka.Context, msg any) *result {
 	raw, _ := msg.([]byte)
 	e, err := UnmarshalEnvelope(raw)
 	if err != nil {
-		s.corrupt(ctx, StageIdentity, "", "record is not an envelope")
-		return // not ours: nothing to answer, never crash on input
+		return &result{corrupt: "record is not an envelope"} // not ours: nothing to answer, never crash on input
 	}
 	var known identityEntry
 	isKnown := false
 	if v, _ := ctx.Value().([]byte); v != nil {
 		if known, isKnown = unmarshalIdentity(v); !isKnown {
-			s.corrupt(ctx, StageIdentity, Table(s.cfg.Names.IdentityGroup()), "identity entry unreadable: poisoned")
-			s.poisoned(ctx, e)
-			s.cfg.Metrics.observe(StageIdentity, ctx.Partition(), start, e.InboundTS)
-			return
+			r := s.poisoned(e)
+			r.corrupt, r.table = "identity entry unreadable: poisoned", Table(s.cfg.Names.IdentityGroup())
+			return r
 		}
 	}
 	vd := validation.Verdict{Msg: &schemas.Message{Sender: e.Sender, MsgId: e.MsgId}, Digest: e.Digest}
@@ -207,38 +190,46 @@ func (s *stages) identity(ctx goka.Context, msg any) {
 	case validation.Duplicate:
 		e.Kind, e.TradeKey = KindDuplicate, known.TradeKey
 		s.step(e, StageIdentity, EventDuplicate)
-		s.out(ctx, StageIdentity, s.cfg.Names.Accepted(), e.TradeKey.String(), e.Marshal())
+		return s.toMatch(e)
 	case validation.Accept:
 		ctx.SetValue(identityEntry{Digest: e.Digest, Created: e.Created, TradeKey: e.TradeKey}.marshal())
+		s.forgetIdentities(ctx.Partition())
 		e.Kind = KindAccepted
 		s.step(e, StageIdentity, EventAccepted)
-		s.out(ctx, StageIdentity, s.cfg.Names.Accepted(), e.TradeKey.String(), e.Marshal())
-		s.forgetIdentities(ctx.Partition())
+		return s.toMatch(e)
 	default: // Reject, Conflict
-		s.step(e, StageIdentity, EventRejected)
-		s.reject(ctx, StageIdentity, e, nil, vd.Rej)
+		return s.reject(StageIdentity, e, nil, vd.Rej)
 	}
-	s.cfg.Metrics.observe(StageIdentity, ctx.Partition(), start, e.InboundTS)
 }
 
-// poisoned handles a message whose identity entry cannot be read. The entry
-// is neither absent (accepting the message would overwrite what an accepted
-// message claimed, and the genuine message's resend would then be NACKed)
-// nor known: it stays as it is. Only the bytes of the record decide what
-// they can: a record rejected before its trade is known (MALFORMED, SCHEMA)
-// can never be an accepted message's copy, so it is rejected as usual; any
-// other goes to its trade, which recognises an exact duplicate or another
-// content under an identity it holds, and turns anything else into an
-// INTERNAL exception (docs/matching.md).
-func (s *stages) poisoned(ctx goka.Context, e *Envelope) {
+// toMatch sends an accepted message or an exact duplicate to its trade: the
+// decoded message without the record when the match stage can read the
+// record back for an exception (inbound.go), and when the message travels
+// decoded (an envelope of the release before decode-once has no Decoded:
+// its record is all the match stage can read).
+func (s *stages) toMatch(e *Envelope) *result {
+	if s.cfg.Inbound != nil && e.Decoded != nil {
+		e.Raw = nil
+	}
+	return s.forward(e, s.cfg.Names.Accepted(), e.TradeKey.String())
+}
+
+// poisoned decides for a message whose identity entry cannot be read. The
+// entry is neither absent (accepting the message would overwrite what an
+// accepted message claimed, and the genuine message's resend would then be
+// NACKed) nor known: it stays as it is. Only the bytes of the record decide
+// what they can: a record rejected before its trade is known (MALFORMED,
+// SCHEMA) can never be an accepted message's copy, so it is rejected as
+// usual; any other goes to its trade, which recognises an exact duplicate or
+// another content under an identity it holds, and turns anything else into
+// an INTERNAL exception (docs/matching.md).
+func (s *stages) poisoned(e *Envelope) *result {
 	if e.Reason != 0 && e.Reason <= schemas.Schema {
-		s.step(e, StageIdentity, EventRejected)
-		s.reject(ctx, StageIdentity, e, nil, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
-		return
+		return s.reject(StageIdentity, e, nil, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
 	}
 	e.Kind = KindPoisoned
 	s.step(e, StageIdentity, EventPoisoned)
-	s.out(ctx, StageIdentity, s.cfg.Names.Accepted(), e.TradeKey.String(), e.Marshal())
+	return s.forward(e, s.cfg.Names.Accepted(), e.TradeKey.String())
 }
 
 // forgetIdentities drops identities accepted more than retention+margin of
@@ -256,71 +247,85 @@ func (s *stages) forgetIdentities(p int32) {
 
 // ---- match: keyed by trade key, the trade's compact state in the table ----
 
-func (s *stages) match(ctx goka.Context, msg any) {
-	start := time.Now()
+func (s *stages) match(ctx goka.Context, msg any) *result {
 	raw, _ := msg.([]byte)
 	e, err := UnmarshalEnvelope(raw)
 	if err != nil {
-		s.corrupt(ctx, StageMatch, "", "record is not an envelope")
-		return
+		return &result{corrupt: "record is not an envelope"}
 	}
 	key, ok := schemas.ParseTradeKey(ctx.Key())
 	if !ok {
-		s.corrupt(ctx, StageMatch, "", "key is not a trade key")
-		return
+		return &result{e: e, corrupt: "key is not a trade key"}
 	}
 	it := s.interns.Get().(matching.Interner)
 	defer s.interns.Put(it)
 	if e.Kind == KindExpire {
-		s.expire(ctx, key, e, it)
-		return
+		return s.expire(ctx, key, e, it)
 	}
-	dec := s.decoders.Get().(*schemas.Decoder)
-	m, rej := dec.Decode(e.Raw)
-	s.decoders.Put(dec)
-	if rej != nil || m.Key.TradeKey() != key {
-		s.corrupt(ctx, StageMatch, "", "envelope holds no message of this trade")
-		return
+	m := s.message(e)
+	if m == nil || m.Key.TradeKey() != key {
+		return &result{e: e, corrupt: "envelope holds no message of this trade"}
 	}
-	t := s.load(ctx, key, it)
-	if e.Kind == KindPoisoned && !s.decidable(ctx, t, m, e) {
-		return
+	t, readable := s.load(ctx, key, it)
+	var r *result
+	if e.Kind != KindPoisoned || s.decidable(t, m, e, &r) {
+		r = s.apply(ctx, t, m, e, it)
 	}
+	if !readable {
+		// A value we cannot read is not ours to lose silently: count it, log
+		// it; the trade started afresh (its counters continue from nothing).
+		r.corrupt, r.table = "trade state unreadable: trade started afresh", Table(s.cfg.Names.MatchGroup())
+	}
+	return r
+}
+
+// apply applies a message to its trade: the outputs it causes, or the
+// CONFLICTING_DUPLICATE of another content under an identity the trade holds.
+func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, e *Envelope, it matching.Interner) *result {
 	outs, res := t.Apply(&matching.Inbound{Msg: m, Digest: e.Digest, NetUnits: int(e.NetUnits)}, &s.engine, it)
 	switch res {
 	case matching.Conflict:
 		// The identity stage forgot this identity (past its memory) but the
 		// trade still holds another message under it.
-		s.step(e, StageMatch, EventRejected)
-		s.reject(ctx, StageMatch, e, m, &schemas.Rejection{Reason: schemas.ConflictingDuplicate,
+		return s.reject(StageMatch, e, m, &schemas.Rejection{Reason: schemas.ConflictingDuplicate,
 			Detail: "MsgId " + m.MsgId + " of " + m.Sender + " was already accepted with different content; use a new MsgId"})
-		return
 	case matching.Applied:
 		b, _ := t.MarshalBinary()
 		ctx.SetValue(b)
 	}
-	ids := s.emit(ctx, outs)
-	// The step is stamped once the outputs are signed and handed over: the
-	// journey's end, as the monitor and the sink see it.
-	outcome := "accepted"
-	if res == matching.Duplicate {
-		outcome = "duplicate"
-		s.step(e, StageMatch, EventReemitted)
-	} else {
-		s.step(e, StageMatch, EventApplied)
-	}
-	s.audit(ctx, StageMatch, e, outcome, "", ids)
-	s.cfg.Metrics.accepted(res == matching.Duplicate)
 	s.sweep(ctx)
-	s.cfg.Metrics.observe(StageMatch, ctx.Partition(), start, e.InboundTS)
+	r := &result{e: e, outs: outs, end: EventApplied, outcome: "accepted", matched: matchedNew}
+	if res == matching.Duplicate {
+		r.end, r.outcome, r.matched = EventReemitted, "duplicate", matchedDuplicate
+	}
+	return r
+}
+
+// message is the decoded message an envelope carries: its compact form, or
+// for an envelope written before the form existed (layout v1 without the
+// extension, docs/ARCHITECTURE.md "Upgrades") or in a version of it this
+// build does not know, its record decoded again. Nil when neither reads.
+func (s *stages) message(e *Envelope) *schemas.Message {
+	if e.Decoded != nil {
+		if m, err := schemas.DecodeCompact(e.Decoded); err == nil {
+			return m
+		}
+	}
+	dec := s.decoders.Get().(*schemas.Decoder)
+	m, rej := dec.Decode(e.Raw)
+	s.decoders.Put(dec)
+	if rej != nil {
+		return nil
+	}
+	return m
 }
 
 // decidable answers a message whose identity entry is poisoned as far as its
 // trade can (see poisoned): it reports whether Apply may go on, which it may
 // for an exact duplicate of a message the trade holds and for other valid
-// content under a held identity (Apply's Conflict). Otherwise it has written
-// the rejection or the INTERNAL exception.
-func (s *stages) decidable(ctx goka.Context, t *matching.Trade, m *schemas.Message, e *Envelope) bool {
+// content under a held identity (Apply's Conflict). Otherwise *r is the
+// rejection or the INTERNAL exception.
+func (s *stages) decidable(t *matching.Trade, m *schemas.Message, e *Envelope, r **result) bool {
 	held, ok := t.Holds(m.Sender, m.MsgId)
 	switch {
 	case ok && held == e.Digest:
@@ -330,39 +335,35 @@ func (s *stages) decidable(ctx goka.Context, t *matching.Trade, m *schemas.Messa
 	case ok:
 		// Not the held message's bytes, and invalid: its own code, as the
 		// contract's order puts CONFLICTING_DUPLICATE last.
-		s.step(e, StageMatch, EventRejected)
-		s.reject(ctx, StageMatch, e, m, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
+		*r = s.reject(StageMatch, e, m, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
 		return false
 	}
-	s.step(e, StageMatch, EventRejected)
-	s.reject(ctx, StageMatch, e, m, &schemas.Rejection{Reason: schemas.Internal,
+	*r = s.reject(StageMatch, e, m, &schemas.Rejection{Reason: schemas.Internal,
 		Detail: "the identity table entry of " + m.Sender + ":" + m.MsgId + " cannot be read (corrupt state), and its trade does not hold the message: " +
 			"whether it is new, a duplicate or a conflict cannot be decided; retry it once the entry is repaired"})
 	return false
 }
 
 // load returns the trade for key: decoded from the table, continued from a
-// tombstone, or new.
-func (s *stages) load(ctx goka.Context, key schemas.TradeKey, it matching.Interner) *matching.Trade {
+// tombstone, or new; readable is false when the value could not be read
+// (the trade then starts afresh).
+func (s *stages) load(ctx goka.Context, key schemas.TradeKey, it matching.Interner) (t *matching.Trade, readable bool) {
 	v, _ := ctx.Value().([]byte)
 	if v == nil {
-		return matching.NewTrade(key, nil)
+		return matching.NewTrade(key, nil), true
 	}
 	if tomb, _, ok := matching.Header(v); ok && tomb {
 		ts, err := matching.UnmarshalTombstone(v)
 		if err != nil {
-			return matching.NewTrade(key, nil)
+			return matching.NewTrade(key, nil), true
 		}
-		return matching.NewTrade(key, &ts)
+		return matching.NewTrade(key, &ts), true
 	}
 	t, err := matching.UnmarshalTrade(v, it)
 	if err != nil {
-		// A value we cannot read is not ours to lose silently: count it, log
-		// it and start the trade afresh (its counters continue from nothing).
-		s.corrupt(ctx, StageMatch, Table(s.cfg.Names.MatchGroup()), "trade state unreadable: trade started afresh")
-		return matching.NewTrade(key, nil)
+		return matching.NewTrade(key, nil), false
 	}
-	return t
+	return t, true
 }
 
 // corrupt counts a record, or a table value (table != ""), that the stage
@@ -411,21 +412,6 @@ func (r *rateLimit) allow(now time.Time) (suppressed int, ok bool) {
 	return suppressed, true
 }
 
-func (s *stages) emit(ctx goka.Context, outs []schemas.Output) []string {
-	ids := make([]string, 0, len(outs))
-	for i := range outs {
-		o := &outs[i]
-		topic := s.cfg.Names.Outbound()
-		if o.IsCLS() {
-			topic = s.cfg.Names.CLS()
-		}
-		s.out(ctx, StageMatch, topic, o.Key, s.cfg.Signer.Encode(o))
-		ids = append(ids, o.MsgId)
-	}
-	s.cfg.Metrics.emitted(outs)
-	return ids
-}
-
 // sweep asks, through the loopback, for every trade of this partition that
 // the event-time clock has left behind by more than the retention (and every
 // tombstone past its TTL) to be looked at: goka lets a callback change only
@@ -445,10 +431,10 @@ func (s *stages) sweep(ctx goka.Context) {
 	}
 }
 
-func (s *stages) expire(ctx goka.Context, key schemas.TradeKey, e *Envelope, it matching.Interner) {
+func (s *stages) expire(ctx goka.Context, key schemas.TradeKey, e *Envelope, it matching.Interner) *result {
 	v, _ := ctx.Value().([]byte)
 	if v == nil {
-		return
+		return &result{}
 	}
 	clock := e.Clock
 	s.mu.Lock()
@@ -459,26 +445,27 @@ func (s *stages) expire(ctx goka.Context, key schemas.TradeKey, e *Envelope, it 
 	tomb, at, ok := matching.Header(v)
 	switch {
 	case !ok:
-		return
+		return &result{}
 	case tomb:
 		if clock-at > int64(s.cfg.TombstoneTTL) {
 			ctx.Delete()
 		}
-		return
+		return &result{}
 	case clock-at <= int64(s.cfg.Retention):
-		return // it moved on since it was due
+		return &result{} // it moved on since it was due
 	}
 	t, err := matching.UnmarshalTrade(v, it)
 	if err != nil {
-		return
+		return &result{}
 	}
 	outs, ts := t.Expire(clock)
 	ctx.SetValue(matching.MarshalTombstone(key, ts))
-	ids := s.emit(ctx, outs)
-	ae := &Envelope{TradeKey: key, Partition: -1, Offset: -1}
-	s.step(ae, StageMatch, EventExpired)
-	s.audit(ctx, StageMatch, ae, "expired", "", ids)
-	s.cfg.Metrics.expired(len(outs) > 0)
+	r := &result{e: &Envelope{TradeKey: key, Partition: -1, Offset: -1}, outs: outs,
+		end: EventExpired, outcome: "expired", expired: expiredSilent}
+	if len(outs) > 0 {
+		r.expired = expiredWithStatus
+	}
+	return r
 }
 
 // matchIndex tells the trade store when each value falls due: a trade at

@@ -115,6 +115,11 @@ func New(coef int64, scale int) Dec {
 	return Dec{coef: coef, scale: uint8(scale)}
 }
 
+// Of is the Dec whose Coef and Scale are coef and scale, as a Dec holds
+// them: it reads back what Coef and Scale gave (schemas' compact message
+// form), where New would canonicalise.
+func Of(coef int64, scale uint8) Dec { return Dec{coef: coef, scale: scale} }
+
 // Sign is -1, 0 or +1.
 func (d Dec) Sign() int {
 	switch {

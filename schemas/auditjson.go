@@ -1,24 +1,40 @@
-package rows
+package schemas
 
 import (
+	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
-
-	"github.com/ste-utility/ste/schemas"
 )
 
+// ParseAuditEvent reads an audit record: the inverse of Marshal, for every
+// consumer of the audit topic (analytics, tests). Marshal's output is read
+// in one pass without reflection; anything else it does not fully
+// understand goes through encoding/json, with its exact semantics and
+// errors.
+func ParseAuditEvent(b []byte) (AuditEvent, error) {
+	if ev, ok := decodeAuditFast(b); ok {
+		return ev, nil
+	}
+	var ev AuditEvent
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return AuditEvent{}, fmt.Errorf("audit JSON: %w", err)
+	}
+	return ev, nil
+}
+
 // The audit topic carries one record per inbound message, so its decoding
-// is the ingest's hot path: with encoding/json it took most of the ingest's
+// is analytics' ingest hot path: with encoding/json it took most of the ingest's
 // CPU, which it shares with the processors. decodeAuditFast reads the JSON
-// of schemas.AuditEvent in one pass without reflection. It accepts only what
+// of AuditEvent in one pass without reflection. It accepts only what
 // it fully understands — exact field names, integers, well-formed strings —
 // and reports !ok for anything else (unknown-case keys, floats, invalid
 // UTF-8, malformed input), so that the caller falls back to encoding/json
 // and gets its exact semantics and error messages.
-func decodeAuditFast(b []byte) (ev schemas.AuditEvent, ok bool) {
+func decodeAuditFast(b []byte) (ev AuditEvent, ok bool) {
 	s := jscan{b: b}
 	if !s.object(func(key []byte) bool {
 		switch string(key) {
@@ -36,6 +52,10 @@ func decodeAuditFast(b []byte) (ev schemas.AuditEvent, ok bool) {
 			ev.InboundAt, ok = s.str()
 		case "outcome":
 			ev.Outcome, ok = s.str()
+		case "retry_of":
+			ev.RetryOf, ok = s.str()
+		case "retried_by":
+			ev.RetriedBy, ok = s.str()
 		case "reason":
 			ev.Reason, ok = s.str()
 		case "partition":
@@ -49,9 +69,9 @@ func decodeAuditFast(b []byte) (ev schemas.AuditEvent, ok bool) {
 				ev.Steps, ok = nil, true
 				break
 			}
-			ev.Steps = make([]schemas.AuditStep, 0, 4)
+			ev.Steps = make([]AuditStep, 0, 4)
 			ok = s.array(func() bool {
-				var st schemas.AuditStep
+				var st AuditStep
 				good := s.object(func(k []byte) bool {
 					var ok bool
 					switch string(k) {
@@ -82,11 +102,11 @@ func decodeAuditFast(b []byte) (ev schemas.AuditEvent, ok bool) {
 			})
 		default:
 			ok = !knownFold(key, "trade_key", "sender", "msg_id", "type", "function", "inbound_at", "outcome",
-				"reason", "partition", "offset", "steps", "outputs") && s.skip()
+				"reason", "partition", "offset", "steps", "outputs", "retry_of", "retried_by") && s.skip()
 		}
 		return ok
 	}) {
-		return schemas.AuditEvent{}, false
+		return AuditEvent{}, false
 	}
 	s.ws()
 	return ev, s.i == len(s.b)
@@ -406,15 +426,15 @@ func (s *jscan) word(w string) bool {
 	return false
 }
 
-// microLayout is how STE writes audit times (schemas.MicroTime).
+// microLayout is how STE writes audit times (MicroTime).
 const microLayout = "2006-01-02T15:04:05.000000Z"
 
-// parseMicro reads schemas.MicroTime's fixed layout without time.Parse;
-// anything else goes through parseTime.
-func parseMicro(s string) (time.Time, error) {
+// ParseMicroTime reads an audit time: MicroTime's fixed layout without
+// time.Parse, anything else as ParseTimestamp reads the contract's times.
+func ParseMicroTime(s string) (time.Time, error) {
 	if len(s) != len(microLayout) || s[4] != '-' || s[7] != '-' || s[10] != 'T' || s[13] != ':' || s[16] != ':' ||
 		s[19] != '.' || s[26] != 'Z' {
-		return parseTime(s)
+		return parseTimestampUTC(s)
 	}
 	num := func(i, j int) (int, bool) {
 		n := 0
@@ -435,11 +455,19 @@ func parseMicro(s string) (time.Time, error) {
 	sec, ok6 := num(17, 19)
 	us, ok7 := num(20, 26)
 	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6 && ok7) || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 59 {
-		return parseTime(s)
+		return parseTimestampUTC(s)
 	}
 	t := time.Date(y, time.Month(mo), d, h, mi, sec, us*1000, time.UTC)
 	if t.Day() != d { // 31 February and the like
-		return parseTime(s)
+		return parseTimestampUTC(s)
 	}
 	return t, nil
+}
+
+func parseTimestampUTC(s string) (time.Time, error) {
+	ns, err := ParseTimestamp(s)
+	if err != nil {
+		return time.Time{}, err
+	}
+	return time.Unix(0, ns).UTC(), nil
 }

@@ -1,0 +1,108 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/schemas"
+)
+
+// The match stage does not receive the inbound record: the accepted
+// envelope carries the decoded message (Envelope.Decoded) and the record's
+// place on <ns>.inbound, which is all that matching needs. The bytes are
+// needed only for the rare exception the match stage writes (a
+// CONFLICTING_DUPLICATE found by the trade after the identity stage forgot
+// the identity, an INTERNAL failure): messages.md §7 keeps the original
+// bytes as the exception's payload, and they are read back from inbound
+// then (Config.Inbound).
+
+// readBackTimeout bounds one read-back: the partition waits for it.
+const readBackTimeout = 30 * time.Second
+
+var errNotOnInbound = errors.New("no record at that offset (deleted by retention, or never there)")
+
+// inboundReader reads single records of topic back, one at a time over one
+// client made when first needed; close releases it.
+func inboundReader(k kafkaconn.Config, topic string) (read func(p int32, offset int64) ([]byte, error), close func()) {
+	var (
+		mu sync.Mutex
+		cl *kgo.Client
+	)
+	read = func(p int32, offset int64) ([]byte, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		ctx, cancel := context.WithTimeout(context.Background(), readBackTimeout)
+		defer cancel()
+		if cl == nil {
+			c, err := kgo.NewClient(k.Opts()...)
+			if err != nil {
+				return nil, err
+			}
+			cl = c
+		}
+		ends, err := kadm.NewClient(cl).ListEndOffsets(ctx, topic)
+		if err != nil {
+			return nil, err
+		}
+		if end, ok := ends.Lookup(topic, p); !ok || end.Err != nil || offset >= end.Offset {
+			return nil, errNotOnInbound
+		}
+		cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(offset)}})
+		defer cl.RemoveConsumePartitions(map[string][]int32{topic: {p}})
+		for {
+			fs := cl.PollFetches(ctx)
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			var ferr error
+			fs.EachError(func(_ string, _ int32, err error) { ferr = err })
+			if ferr != nil {
+				return nil, ferr
+			}
+			for it := fs.RecordIter(); !it.Done(); {
+				r := it.Next()
+				switch {
+				case r.Topic != topic || r.Partition != p || r.Offset < offset:
+				case r.Offset == offset:
+					return r.Value, nil
+				default:
+					return nil, errNotOnInbound
+				}
+			}
+		}
+	}
+	return read, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if cl != nil {
+			cl.Close()
+		}
+	}
+}
+
+// payload is the inbound record of an envelope whose exception is being
+// written: the envelope's own Raw, or read back from inbound. When it
+// cannot be read the exception is written without it, its detail saying
+// where the record is (as a TOO_LARGE exception's whole record is found).
+func (s *stages) payload(st Stage, e *Envelope, rej *schemas.Rejection) *schemas.Rejection {
+	if st != StageMatch || e.Raw != nil || s.cfg.Inbound == nil || e.Partition < 0 {
+		return rej
+	}
+	raw, err := s.cfg.Inbound(e.Partition, e.Offset)
+	if err == nil {
+		e.Raw = raw
+		return rej
+	}
+	s.cfg.Logger.Error("the payload of an exception could not be read back from inbound",
+		"partition", e.Partition, "offset", e.Offset, "err", err)
+	return &schemas.Rejection{Reason: rej.Reason, Detail: rej.Detail + fmt.Sprintf(
+		" (the record's bytes could not be read back for this exception: find them on %s partition %d offset %d)",
+		s.cfg.Names.Inbound(), e.Partition, e.Offset)}
+}
