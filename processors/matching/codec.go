@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/bin"
 	"github.com/ste-utility/ste/schemas/date"
 	"github.com/ste-utility/ste/schemas/decimal"
 )
@@ -50,9 +51,9 @@ func UnmarshalTombstone(b []byte) (Tombstone, error) {
 	if !ok || !tomb {
 		return Tombstone{}, ErrLayout
 	}
-	r := reader{b: b[headerLen:]}
+	r := reader{Reader: bin.Reader{B: b[headerLen:]}}
 	t := Tombstone{PurgedAt: at, Version: int(r.uvarint()), StatusN: int(r.uvarint())}
-	return t, r.err
+	return t, r.err()
 }
 
 func header(b []byte, kind byte, at int64, key schemas.TradeKey) []byte {
@@ -110,7 +111,7 @@ func UnmarshalTrade(b []byte, it Interner) (*Trade, error) {
 	if !ok || tomb {
 		return nil, ErrLayout
 	}
-	r := reader{b: b[headerLen:], it: it}
+	r := reader{Reader: bin.Reader{B: b[headerLen:]}, it: it}
 	t := &Trade{Newest: at, Key: schemas.TradeKey(binary.BigEndian.Uint64(b[10:18]))}
 	t.Version = int(r.uvarint())
 	t.Live = r.byte() == 1
@@ -142,8 +143,8 @@ func UnmarshalTrade(b []byte, it Interner) (*Trade, error) {
 		e.TradeCcy, e.SettleCcy, e.Account = r.interned(), r.interned(), r.string()
 		e.Custodian, e.PSET, e.SafekeepingAccount, e.CashAccount = r.interned(), r.interned(), r.string(), r.string()
 	}
-	if r.err != nil {
-		return nil, r.err
+	if err := r.err(); err != nil {
+		return nil, err
 	}
 	if len(t.Keys) == 0 || int(maxKeyIdx(t.Entries)) >= len(t.Keys) {
 		return nil, ErrLayout
@@ -181,61 +182,34 @@ func appendDec(b []byte, d decimal.Dec) []byte {
 	return append(b, byte(d.Scale()))
 }
 
-// reader decodes with sticky errors: after the first error every read
-// returns zero values and the error surfaces once at the end.
+// reader decodes a state value with schemas/bin's checked reads (sticky:
+// after the first failure every read returns zero values and err reports it
+// once at the end), interning the strings it reads through it.
 type reader struct {
-	b   []byte
-	err error
-	it  Interner
+	bin.Reader
+	it Interner
 }
 
 var errShort = errors.New("matching: truncated state value")
 
-func (r *reader) fail() {
-	if r.err == nil {
-		r.err = errShort
+func (r *reader) err() error {
+	if r.Bad {
+		return errShort
 	}
-	r.b = nil
+	return nil
 }
 
-func (r *reader) take(n int) []byte {
-	if n < 0 || len(r.b) < n {
-		r.fail()
-		return make([]byte, max(n, 0))
-	}
-	v := r.b[:n]
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) byte() byte { return r.take(1)[0] }
-
-func (r *reader) uvarint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *reader) varint() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
+func (r *reader) take(n int) []byte { return r.Take(n) }
+func (r *reader) byte() byte        { return r.Byte() }
+func (r *reader) uvarint() uint64   { return r.Uvarint() }
+func (r *reader) varint() int64     { return r.Varint() }
 
 // count reads a length that must fit in what is left (a corrupt value cannot
 // make us allocate gigabytes).
 func (r *reader) count() int {
-	n := r.uvarint()
-	if n > uint64(len(r.b)) {
-		r.fail()
+	n := r.Uvarint()
+	if n > uint64(len(r.B)) {
+		r.Bad, r.B = true, nil
 		return 0
 	}
 	return int(n)
