@@ -195,6 +195,8 @@ func (s *suite) testPipelineThroughBinaries(t *testing.T) {
 
 	var plog, alog bytes.Buffer
 	proc := exec.Command(bin, "process", "--brokers", s.brokers, "--namespace", ns, "--refdata", filepath.Join(dir, "ref"), "--http", "")
+	// Its instance slot and disk tables in the test's directory, not the user's $STE_HOME.
+	proc.Env = append(os.Environ(), "STE_HOME="+filepath.Join(dir, "home"))
 	proc.Stdout, proc.Stderr = &plog, &plog
 	if err := proc.Start(); err != nil {
 		t.Fatal(err)
