@@ -233,7 +233,7 @@ func RemoveTables(home, ns string) (removed, busy []string, err error) {
 	dirs, _ := filepath.Glob(filepath.Join(home, "instances", "slots", "*"))
 	ids, _ := filepath.Glob(filepath.Join(home, "instances", "ids", "*"))
 	for _, dir := range append(dirs, ids...) {
-		tables := filepath.Join(dir, "tables", ns)
+		tables := tablesDir(dir, ns)
 		if _, err := os.Stat(tables); err != nil {
 			continue
 		}
@@ -254,3 +254,8 @@ func RemoveTables(home, ns string) (removed, busy []string, err error) {
 	}
 	return removed, busy, nil
 }
+
+// tablesDir is where an instance directory keeps namespace ns's disk
+// tables: one directory per namespace, so that a namespace given up is one
+// directory to remove.
+func tablesDir(instanceDir, ns string) string { return filepath.Join(instanceDir, "tables", ns) }

@@ -14,7 +14,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
@@ -136,13 +135,12 @@ const (
 )
 
 // tableDir is the directory of the instance's disk tables of its namespace
-// ("" in memory): one per namespace, so that a namespace given up (a bench
-// run, a demo reset) is one directory to remove.
+// ("" in memory; see tablesDir).
 func (r *runtime) tableDir() string {
 	if r.o.Tables != TablesDisk {
 		return ""
 	}
-	return filepath.Join(r.id.Dir, "tables", r.o.Namespace)
+	return tablesDir(r.id.Dir, r.o.Namespace)
 }
 
 // runtime is one running instance's shared state.
