@@ -37,6 +37,10 @@
 // falls due at (an index on disk, exact: one entry per key) and the
 // partition's event-time clock (the largest watermark written), both
 // committed atomically with the values.
+//
+// Most reads are of keys that are not there (a new identity, a trade's first
+// message): an in-memory filter of each partition's keys answers those
+// without Pebble (filter.go).
 package diskstore
 
 import (
@@ -65,7 +69,10 @@ type Options struct {
 	Dir string
 	// CacheBytes is Pebble's block cache, shared by every table. Default 64 MiB.
 	CacheBytes int64
-	// MemTableBytes is the size of one memtable. Default 16 MiB.
+	// MemTableBytes is the size of one memtable (Pebble keeps up to two).
+	// Default 64 MiB: a trade's state is written once per message, and the
+	// versions one memtable holds are not flushed; with smaller memtables L0
+	// grew faster than a saturated instance compacted it (docs/benchmarks.md).
 	MemTableBytes uint64
 	// TombstoneRetention is the changelogs' delete.retention.ms (how long a
 	// compacted changelog keeps tombstones). Default 24 h, Kafka's default.
@@ -98,7 +105,7 @@ func (o *Options) defaults() {
 		o.CacheBytes = 64 << 20
 	}
 	if o.MemTableBytes == 0 {
-		o.MemTableBytes = 16 << 20
+		o.MemTableBytes = 64 << 20
 	}
 	if o.TombstoneRetention <= 0 {
 		o.TombstoneRetention = 24 * time.Hour

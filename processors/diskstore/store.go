@@ -70,7 +70,13 @@ type Store struct {
 	// value again (index entry, key count).
 	last atomic.Pointer[lastRead]
 
+	// filt answers reads of keys never written (nil until its first build
+	// from Pebble is done); building is the filter being built (filter.go).
+	filt, building *keyFilter
+	builders       sync.WaitGroup
+
 	restored atomic.Int64
+	filtered atomic.Int64
 }
 
 type lastRead struct {
@@ -132,6 +138,9 @@ func newStore(db *DB, topic string, partition int32, index Index) (*Store, strin
 	}
 	s.meta = m
 	s.clock, s.count, s.offset, s.hasOffset, s.ref = m.clock, m.count, m.offset, m.hasOffset, m.ref
+	s.mu.Lock()
+	s.buildFilterLocked()
+	s.mu.Unlock()
 	return s, why, nil
 }
 
@@ -213,7 +222,9 @@ func (s *Store) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.pend, s.ops, s.ready, s.hot, s.hotOld = nil, nil, 0, nil, nil
+	s.filt, s.building = nil, nil
 	s.mu.Unlock()
+	s.builders.Wait() // a filter build holds a Pebble iterator
 	s.db.closed(s)
 	return err
 }
@@ -234,10 +245,16 @@ func (s *Store) Get(key string) ([]byte, error) {
 			p.v, ok = s.hotOld[key]
 		}
 	}
+	absent := !ok && s.filt != nil && !s.filt.has(key)
 	seq := s.seq
 	s.mu.RUnlock()
 	if ok {
 		return p.v, nil
+	}
+	if absent {
+		s.filtered.Add(1)
+		s.last.Store(&lastRead{key, nil, seq})
+		return nil, nil
 	}
 	// A commit writes Pebble before it drops the value from pend, so a
 	// value missing from pend is in Pebble.
@@ -335,6 +352,9 @@ func (s *Store) write(key string, value []byte, kind opKind) error {
 	o.seq = s.seq
 	s.ops = append(s.ops, o)
 	s.pend[key] = pendVal{value, o.seq}
+	if value != nil {
+		s.addKeyLocked(key)
+	}
 	if o.newIdx {
 		s.clock = max(s.clock, o.wm)
 		s.minPendingDue = min(s.minPendingDue, o.newDue)
@@ -647,3 +667,94 @@ func (s *Store) DropDue(now int64) int {
 	}
 	return len(keys)
 }
+
+// addKeyLocked puts a written key in the filters. A filter holding more
+// than twice the partition's keys (the others deleted: dropped identities,
+// purged trades) is replaced by one built afresh.
+func (s *Store) addKeyLocked(key string) {
+	if f := s.building; f != nil {
+		f.add(key)
+	}
+	if f := s.filt; f != nil {
+		f.add(key)
+		if s.building == nil && f.n > 2*int(s.count)+filterMinKeys {
+			s.buildFilterLocked()
+		}
+	}
+}
+
+// buildFilterLocked starts building a filter of the partition's keys: those
+// in Pebble (a scan, in the background) and those written but not committed
+// (now). Keys written from now on are added by write, so once the scan is
+// done the filter holds every key the partition has; until then reads go to
+// the filter serving before (or to Pebble).
+func (s *Store) buildFilterLocked() {
+	if s.closed {
+		return
+	}
+	f := newKeyFilter(int(s.count) + len(s.pend))
+	for k, p := range s.pend {
+		if p.v != nil {
+			f.add(k)
+		}
+	}
+	s.building = f
+	s.builders.Add(1)
+	go s.scanKeys(f)
+}
+
+// scanKeys adds every key in Pebble to f, then makes f the serving filter.
+func (s *Store) scanKeys(f *keyFilter) {
+	defer s.builders.Done()
+	abandon := func(err error) {
+		s.db.o.Logger.Error("table key filter: reads go to the store", "topic", s.topic, "partition", s.partition, "err", err)
+		s.mu.Lock()
+		if s.building == f {
+			s.building = nil
+		}
+		s.mu.Unlock()
+	}
+	lo := s.sub('v')
+	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: prefixEnd(lo)})
+	if err != nil {
+		abandon(err)
+		return
+	}
+	batch := make([]string, 0, 1024)
+	// add hands a batch to f; false: the store closed or replaced f.
+	add := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		if s.closed || s.building != f {
+			return false
+		}
+		for _, k := range batch {
+			f.add(k)
+		}
+		batch = batch[:0]
+		return true
+	}
+	for ok := it.First(); ok; ok = it.Next() {
+		batch = append(batch, string(it.Key()[len(lo):]))
+		if len(batch) == cap(batch) && !add() {
+			it.Close()
+			return
+		}
+	}
+	if err := it.Close(); err != nil {
+		abandon(err)
+		return
+	}
+	if !add() {
+		return
+	}
+	s.mu.Lock()
+	if s.building == f {
+		s.filt, s.building = f, nil
+	}
+	s.mu.Unlock()
+}
+
+// Filtered is how many reads the key filter answered (the key was never
+// written) without reading Pebble.
+func (s *Store) Filtered() int64 { return s.filtered.Load() }

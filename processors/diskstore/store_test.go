@@ -33,6 +33,7 @@ type env struct {
 	now   time.Time
 	opts  func(*Options)
 	db    *DB
+	mu    sync.Mutex // partitions open concurrently
 	wiped map[int32]string
 }
 
@@ -44,7 +45,7 @@ func (e *env) open() *DB {
 	e.t.Helper()
 	e.wiped = map[int32]string{}
 	o := Options{Dir: e.dir, Now: func() time.Time { return e.now }, Logger: quiet,
-		OnOpen: func(_ string, p int32, _ *Store, why string) { e.wiped[p] = why }}
+		OnOpen: func(_ string, p int32, _ *Store, why string) { e.mu.Lock(); e.wiped[p] = why; e.mu.Unlock() }}
 	if e.opts != nil {
 		e.opts(&o)
 	}
