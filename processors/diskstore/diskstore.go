@@ -150,8 +150,8 @@ type tp struct {
 // How often acknowledged writes are committed, and how many make a commit
 // happen sooner.
 const (
-	commitEvery   = 50 * time.Millisecond
-	commitOps     = 1024
+	commitEvery   = 3000 * time.Millisecond
+	commitOps     = 8192
 	recoveryBatch = 8192
 )
 

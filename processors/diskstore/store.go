@@ -77,6 +77,7 @@ type Store struct {
 
 	restored atomic.Int64
 	filtered atomic.Int64
+	entries  atomic.Int64 // written to Pebble by commits
 }
 
 type lastRead struct {
@@ -510,22 +511,39 @@ func (s *Store) commit() error {
 		s.mu.Unlock()
 		return nil
 	}
+	// A key written several times in the batch is written once: with its
+	// newest value, and the index entry of its first op's old value (what
+	// Pebble has) replaced by its newest op's. A trade's messages come close
+	// together, and every version written costs a memtable entry, a flush and
+	// compactions.
 	b := s.db.pdb.NewBatch()
-	for _, o := range s.ops[:n] {
+	firstOf := make(map[string]int, n)
+	for i := n - 1; i >= 0; i-- {
+		firstOf[s.ops[i].key] = i
+	}
+	for i := n - 1; i >= 0; i-- {
+		o := s.ops[i]
+		f, ok := firstOf[o.key]
+		if !ok {
+			continue // a newer op of the key was written
+		}
+		delete(firstOf, o.key)
 		if o.val == nil {
 			b.Delete(s.valueKey(o.key), nil)
 		} else {
 			b.Set(s.valueKey(o.key), o.val, nil)
 		}
-		if o.oldIdx && (!o.newIdx || o.oldDue != o.newDue) {
-			b.Delete(s.dueKey(o.oldDue, o.key), nil)
+		first := s.ops[f]
+		if first.oldIdx && (!o.newIdx || first.oldDue != o.newDue) {
+			b.Delete(s.dueKey(first.oldDue, o.key), nil)
 		}
-		if o.newIdx && (!o.oldIdx || o.oldDue != o.newDue) {
+		if o.newIdx && (!first.oldIdx || first.oldDue != o.newDue) {
 			b.Set(s.dueKey(o.newDue, o.key), nil, nil)
 		}
 	}
 	b.Set(s.sub('m'), m.encode(), nil)
 	s.mu.Unlock()
+	s.entries.Add(int64(b.Count()))
 
 	err := b.Commit(pebble.NoSync)
 	b.Close()

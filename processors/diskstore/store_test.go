@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/cockroachdb/pebble/v2"
 )
 
 // values are 8-byte big-endian due times; the watermark is the due time.
@@ -23,6 +25,8 @@ func index(v []byte) (int64, int64, bool) {
 }
 
 func val(d int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(d)) }
+
+func dueOf(v []byte) int64 { d, _, _ := index(v); return d }
 
 var quiet = slog.New(slog.NewTextHandler(io.Discard, nil))
 
@@ -584,5 +588,55 @@ func TestHotValuesFollowCommits(t *testing.T) {
 	if v := get(t, s, "k"); v != nil {
 		t.Fatalf("deleted value still served: %v", v)
 	}
+	e.close()
+}
+
+// A key written several times before a commit is committed once: its newest
+// value and the index entry of that value, the entry Pebble had removed.
+func TestCommitWritesAKeyOnce(t *testing.T) {
+	e := newEnv(t)
+	e.open()
+	s := e.store(0)
+	put(t, s, "a", val(5))
+	must(t, s.commit())
+	before := s.entries.Load()
+	put(t, s, "a", val(10))
+	put(t, s, "a", val(20))
+	put(t, s, "b", val(7))
+	put(t, s, "a", val(30))
+	put(t, s, "b", nil)
+	put(t, s, "c", val(8))
+	put(t, s, "c", val(9))
+	must(t, s.commit())
+	// a: value, old entry deleted, new entry; b: delete (nothing indexed
+	// was committed); c: value, entry; the meta.
+	if got := s.entries.Load() - before; got != 3+1+2+1 {
+		t.Fatalf("commit wrote %d entries, want 7", got)
+	}
+	e.close()
+	e.open()
+	s = e.store(0)
+	if v := get(t, s, "a"); v == nil || dueOf(v) != 30 {
+		t.Fatalf("a = %v after the reopen", v)
+	}
+	if get(t, s, "b") != nil || dueOf(get(t, s, "c")) != 9 {
+		t.Fatal("b or c wrong after the reopen")
+	}
+	var entries []string
+	lo := s.sub('d')
+	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: prefixEnd(lo)})
+	must(t, err)
+	for ok := it.First(); ok; ok = it.Next() {
+		due, key, _ := parseDue(it.Key()[len(lo):])
+		entries = append(entries, fmt.Sprintf("%s@%d", key, due))
+	}
+	must(t, it.Close())
+	if want := []string{"c@9", "a@30"}; !slices.Equal(entries, want) {
+		t.Fatalf("due index %v, want %v", entries, want)
+	}
+	wantDue(t, s, 8)
+	wantDue(t, s, 9, "c")
+	wantDue(t, s, 29)
+	wantDue(t, s, 30, "a")
 	e.close()
 }
