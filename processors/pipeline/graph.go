@@ -157,7 +157,7 @@ func Run(ctx context.Context, o Options) error {
 		o.Config.Logger = log
 	}
 	if o.Config.Inbound == nil {
-		read, closeReader := inboundReader(o.Kafka, o.Config.Names.Inbound())
+		read, closeReader := inboundReader(ctx, o.Kafka, o.Config.Names.Inbound())
 		defer closeReader()
 		o.Config.Inbound = read
 	}

@@ -23,22 +23,30 @@ import (
 // bytes as the exception's payload, and they are read back from inbound
 // then (Config.Inbound).
 
-// readBackTimeout bounds one read-back: the partition waits for it.
-const readBackTimeout = 30 * time.Second
+// readBackTimeout bounds one attempt of a read-back; readBackRetry is the
+// first pause between attempts, doubled up to readBackMaxPause.
+const (
+	readBackTimeout  = 30 * time.Second
+	readBackRetry    = 500 * time.Millisecond
+	readBackMaxPause = 5 * time.Second
+)
 
 var errNotOnInbound = errors.New("no record at that offset (deleted by retention, or never there)")
 
 // inboundReader reads single records of topic back, one at a time over one
-// client made when first needed; close releases it.
-func inboundReader(k kafkaconn.Config, topic string) (read func(p int32, offset int64) ([]byte, error), close func()) {
+// client made when first needed; close releases it. A read that fails for
+// any other reason than the record not being there (the broker restarting,
+// the network) is tried again until ctx ends: the exception waits for its
+// payload as the partition's other writes wait for the broker.
+func inboundReader(ctx context.Context, k kafkaconn.Config, topic string) (read func(p int32, offset int64) ([]byte, error), close func()) {
 	var (
 		mu sync.Mutex
 		cl *kgo.Client
 	)
-	read = func(p int32, offset int64) ([]byte, error) {
+	once := func(p int32, offset int64) ([]byte, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		ctx, cancel := context.WithTimeout(context.Background(), readBackTimeout)
+		ctx, cancel := context.WithTimeout(ctx, readBackTimeout)
 		defer cancel()
 		if cl == nil {
 			c, err := kgo.NewClient(k.Opts()...)
@@ -78,12 +86,30 @@ func inboundReader(k kafkaconn.Config, topic string) (read func(p int32, offset 
 			}
 		}
 	}
-	return read, func() {
+	return func(p int32, offset int64) ([]byte, error) { return retryRead(ctx, p, offset, once) }, func() {
 		mu.Lock()
 		defer mu.Unlock()
 		if cl != nil {
 			cl.Close()
 		}
+	}
+}
+
+// retryRead calls read until it returns the record, says it is not there,
+// or ctx ends, pausing between attempts.
+func retryRead(ctx context.Context, p int32, offset int64, read func(int32, int64) ([]byte, error)) ([]byte, error) {
+	pause := readBackRetry
+	for {
+		raw, err := read(p, offset)
+		if err == nil || errors.Is(err, errNotOnInbound) {
+			return raw, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("%w (stopping)", err)
+		case <-time.After(pause):
+		}
+		pause = min(2*pause, readBackMaxPause)
 	}
 }
 
