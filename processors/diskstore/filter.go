@@ -98,12 +98,3 @@ func filterHash(key string) (uint64, uint64) {
 	h := maphash.String(filterSeed, key)
 	return h & 0xffffffff, h>>32 | 1
 }
-
-// bytes is the memory the filter holds.
-func (f *keyFilter) bytes() int {
-	n := 0
-	for _, p := range f.parts {
-		n += 8 * len(p.bits)
-	}
-	return n
-}
