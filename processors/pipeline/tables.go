@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/lovoo/goka"
@@ -121,6 +122,12 @@ func (s *stages) tableOptions(st Stage, prod goka.ProducerBuilder) []goka.Proces
 		s.mu.Lock()
 		stores[p] = t
 		s.mu.Unlock()
+		// The gauge exists from the moment the partition is owned, not from
+		// the next sample (reportOpenTrades): a scrape right after an
+		// assignment finds it.
+		if st == StageMatch && s.cfg.Metrics != nil {
+			s.cfg.Metrics.OpenTrades.WithLabelValues(strconv.Itoa(int(p))).Set(float64(t.Len()))
+		}
 	}
 	if s.tables == nil {
 		return []goka.ProcessorOption{goka.WithStorageBuilder(memstore.Builder(index,
