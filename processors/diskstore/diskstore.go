@@ -150,7 +150,7 @@ type tp struct {
 // How often acknowledged writes are committed, and how many make a commit
 // happen sooner.
 const (
-	commitEvery   = 3000 * time.Millisecond
+	commitEvery   = 3 * time.Second
 	commitOps     = 8192
 	recoveryBatch = 8192
 )

@@ -18,10 +18,10 @@ import (
 // of the one before, all asked), never forgets a key (a deleted key is a
 // false positive: one Pebble read), and is replaced by a fresh one built from
 // Pebble once it holds far more keys than the partition has (see
-// Store.addKey).
+// Store.addKeyLocked).
 type keyFilter struct {
 	parts []part
-	n     int // keys added (with repeats)
+	n     int // keys added (distinct, give or take the false positives)
 }
 
 type part struct {

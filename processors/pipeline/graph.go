@@ -370,10 +370,18 @@ func (s *stages) reportOpenTrades(ctx context.Context) {
 		case <-t.C:
 			s.mu.Lock()
 			for p, st := range s.matchStore {
-				s.cfg.Metrics.OpenTrades.WithLabelValues(strconv.Itoa(int(p))).Set(float64(st.Len()))
+				s.sampleOpenTradesLocked(p, st)
 			}
 			s.mu.Unlock()
 		}
+	}
+}
+
+// sampleOpenTradesLocked sets partition p's open-trades gauge from its
+// match table (s.mu held: dropPartitions deletes the gauge under it).
+func (s *stages) sampleOpenTradesLocked(p int32, t table) {
+	if s.cfg.Metrics != nil {
+		s.cfg.Metrics.OpenTrades.WithLabelValues(strconv.Itoa(int(p))).Set(float64(t.Len()))
 	}
 }
 

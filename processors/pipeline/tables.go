@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"strconv"
 	"time"
 
 	"github.com/lovoo/goka"
@@ -120,13 +119,13 @@ func (s *stages) tableOptions(st Stage, prod goka.ProducerBuilder) []goka.Proces
 	}
 	opened := func(p int32, t table) {
 		s.mu.Lock()
+		defer s.mu.Unlock()
 		stores[p] = t
-		s.mu.Unlock()
 		// The gauge exists from the moment the partition is owned, not from
 		// the next sample (reportOpenTrades): a scrape right after an
 		// assignment finds it.
-		if st == StageMatch && s.cfg.Metrics != nil {
-			s.cfg.Metrics.OpenTrades.WithLabelValues(strconv.Itoa(int(p))).Set(float64(t.Len()))
+		if st == StageMatch {
+			s.sampleOpenTradesLocked(p, t)
 		}
 	}
 	if s.tables == nil {
