@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"time"
 
@@ -29,17 +30,20 @@ const DefaultEvery = 10 * time.Second
 
 // Entry is one instance's announcement.
 type Entry struct {
-	ID        string    `json:"id"`
-	Namespace string    `json:"namespace"`
-	Groups    []string  `json:"groups"` // stage names: validate, identity, match
-	HTTP      string    `json:"http,omitempty"`
-	Version   string    `json:"version"`
-	Ready     bool      `json:"ready"`
-	Health    string    `json:"health,omitempty"` // "ok", or why not
-	Host      string    `json:"host"`
-	PID       int       `json:"pid"`
-	Started   time.Time `json:"started"`
-	LastSeen  time.Time `json:"last_seen"`
+	ID        string   `json:"id"`
+	Namespace string   `json:"namespace"`
+	Groups    []string `json:"groups"` // stage names: validate, identity, match
+	HTTP      string   `json:"http,omitempty"`
+	// Lookup is the address of the trade lookup listener (/trades), which
+	// answers only requests with the utility's lookup token.
+	Lookup   string    `json:"lookup,omitempty"`
+	Version  string    `json:"version"`
+	Ready    bool      `json:"ready"`
+	Health   string    `json:"health,omitempty"` // "ok", or why not
+	Host     string    `json:"host"`
+	PID      int       `json:"pid"`
+	Started  time.Time `json:"started"`
+	LastSeen time.Time `json:"last_seen"`
 	// Every is the refresh period the instance promised.
 	Every float64 `json:"refresh_seconds"`
 	// Stale is set by List: no refresh for three periods (killed, or cut off).
@@ -59,6 +63,7 @@ type Announcer struct {
 	every   time.Duration
 	current func() Entry
 	poke    chan struct{}
+	log     *slog.Logger
 }
 
 // NewAnnouncer announces the entries current returns, every period (and
@@ -68,7 +73,15 @@ func NewAnnouncer(cl *kgo.Client, ns string, every time.Duration, current func()
 		every = DefaultEvery
 	}
 	return &Announcer{cl: cl, topic: pipeline.Names{NS: ns}.Instances(), every: every, current: current,
-		poke: make(chan struct{}, 1)}
+		poke: make(chan struct{}, 1), log: slog.Default()}
+}
+
+// WithLogger sets where the announcer says what it gave up on.
+func (a *Announcer) WithLogger(l *slog.Logger) *Announcer {
+	if l != nil {
+		a.log = l
+	}
+	return a
 }
 
 // Poke asks for an announcement now (readiness changed).
@@ -102,27 +115,62 @@ func (a *Announcer) Run(ctx context.Context) {
 	}
 }
 
-// remove writes the tombstone, with a short deadline of its own: the
-// instance is stopping.
+// RemoveWithin bounds the tombstone of a clean stop: a stopping instance
+// gives up on it after this long (the entry then ages into stale).
+const RemoveWithin = 5 * time.Second
+
+// remove writes the tombstone and waits for it at most RemoveWithin. The
+// produce's context does not bound it: a record already buffered is
+// retried by the client while the broker is away, whatever its context
+// says, and ProduceSync waits for it. So the wait is bounded here, and a
+// tombstone not acknowledged in time is logged and left to the client's
+// Close (which fails what it still buffers).
 func (a *Announcer) remove(id string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), RemoveWithin)
 	defer cancel()
-	a.cl.ProduceSync(ctx, &kgo.Record{Topic: a.topic, Key: []byte(id), Value: nil})
+	done := make(chan error, 1)
+	a.cl.Produce(ctx, &kgo.Record{Topic: a.topic, Key: []byte(id), Value: nil}, func(_ *kgo.Record, err error) {
+		done <- err
+	})
+	select {
+	case err := <-done:
+		if err != nil {
+			a.log.Warn("instance registry: the entry was not removed; it will show as stale", "topic", a.topic, "id", id, "err", err)
+		}
+	case <-ctx.Done():
+		a.log.Warn("instance registry: removal not acknowledged, given up; the entry will show as stale",
+			"topic", a.topic, "id", id, "waited", RemoveWithin)
+	}
 }
 
 // List reads namespace ns's registry to its end and returns the instances
 // that announced themselves and did not stop cleanly, sorted by id.
 func List(ctx context.Context, c kafkaconn.Config, ns string) ([]Entry, error) {
+	l, err := Read(ctx, c, ns)
+	return l.Entries, err
+}
+
+// Listing is what Read found: the entries listed, and how many records
+// were not listed, by reason (not an announcement, an address that is not
+// host:port).
+type Listing struct {
+	Entries []Entry
+	Skipped map[string]int
+}
+
+// Read is List with the records it skipped counted.
+func Read(ctx context.Context, c kafkaconn.Config, ns string) (Listing, error) {
+	l := Listing{Skipped: map[string]int{}}
 	latest := map[string][]byte{}
 	_, err := topics.Dump(ctx, c, pipeline.Names{NS: ns}.Instances(), func(r *kgo.Record) error {
 		latest[string(r.Key)] = r.Value
 		return nil
 	})
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
-		return nil, nil // a namespace made before the registry: nobody announced
+		return l, nil // a namespace made before the registry: nobody announced
 	}
 	if err != nil {
-		return nil, fmt.Errorf("instance registry: %w", err)
+		return l, fmt.Errorf("instance registry: %w", err)
 	}
 	now := time.Now()
 	var out []Entry
@@ -131,14 +179,15 @@ func List(ctx context.Context, c kafkaconn.Config, ns string) ([]Entry, error) {
 			continue
 		}
 		var e Entry
-		if json.Unmarshal(v, &e) != nil || e.ID == "" {
-			continue // not an announcement: nothing to list
+		if json.Unmarshal(v, &e) != nil {
+			l.Skipped["not an announcement"]++
+			continue
 		}
-		every := time.Duration(e.Every * float64(time.Second))
-		if every <= 0 {
-			every = DefaultEvery
+		if why := checkEntry(e); why != "" {
+			l.Skipped[why]++
+			continue
 		}
-		e.Stale = now.Sub(e.LastSeen) > 3*every
+		e.Stale = stale(e, now)
 		out = append(out, e)
 	}
 	slices.SortFunc(out, func(a, b Entry) int {
@@ -150,5 +199,6 @@ func List(ctx context.Context, c kafkaconn.Config, ns string) ([]Entry, error) {
 		}
 		return 0
 	})
-	return out, nil
+	l.Entries = out
+	return l, nil
 }

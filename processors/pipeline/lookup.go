@@ -1,9 +1,9 @@
 package pipeline
 
 import (
-	"bytes"
 	"errors"
 	"slices"
+	"strings"
 	"sync/atomic"
 
 	"github.com/lovoo/goka/storage"
@@ -13,9 +13,10 @@ import (
 )
 
 // Tables lets the runtime read a running pipeline's match table for an
-// operator: one trade by its key (a point lookup in the partitions the
-// instance owns) or the trades with a TradeRef (a scan of those partitions'
-// values, since a TradeRef alone does not give the trade key). Run fills it
+// operator or a participant: one trade by its key (a point lookup in the
+// partitions the instance owns) or the trades with a TradeRef (through each
+// partition's TradeRef index, refindex.go, since a TradeRef alone does not
+// give the trade key). Run fills it
 // in; until then, and without a match group, nothing is held.
 //
 // The tables are read through goka's storage interface, so either table
@@ -49,8 +50,14 @@ func (t *Tables) stores(partitions []int32) (map[int32]storage.Storage, error) {
 	return out, nil
 }
 
-// Trade looks key up in the owned partitions; ok is false when none holds it.
-func (t *Tables) Trade(key schemas.TradeKey, partitions []int32) (Found, bool, error) {
+// ErrRecovering: a partition asked about is still recovering its table,
+// so its trades cannot all be found yet.
+var ErrRecovering = errors.New("a match partition is still recovering its table")
+
+// Trade looks key up in the owned partitions; ok is false when none holds
+// it, or when party is given and is not one of the trade's parties
+// (matching.View.IsParty).
+func (t *Tables) Trade(key schemas.TradeKey, party string, partitions []int32) (Found, bool, error) {
 	stores, err := t.stores(partitions)
 	if err != nil {
 		return Found{}, false, err
@@ -67,47 +74,79 @@ func (t *Tables) Trade(key schemas.TradeKey, partitions []int32) (Found, bool, e
 		if err != nil {
 			return Found{}, false, err
 		}
+		if party != "" && !view.IsParty(party) {
+			return Found{}, false, nil
+		}
 		return Found{Partition: p, View: view}, true, nil
 	}
 	return Found{}, false, nil
 }
 
-// FindRef returns up to limit trades of the owned partitions with a
-// message of that TradeRef. Values are filtered on their bytes before any
-// is decoded: a scan costs a pass over the partitions' memory.
-func (t *Tables) FindRef(ref string, partitions []int32, limit int) ([]Found, error) {
-	stores, err := t.stores(partitions)
-	if err != nil || ref == "" {
-		return nil, err
+// RefQuery is a search by TradeRef: the trades with a key of TradeRef Ref
+// (and TradeDate Date, when given) to which Party is a party (when given),
+// at most Limit of them (0: no limit).
+type RefQuery struct {
+	Ref, Date, Party string
+	Limit            int
+}
+
+// FindRef answers q from the owned partitions' TradeRef indexes: the
+// trades ordered by trade key, the party and date filters applied before
+// the limit (another participant's trades never count against it); more
+// says the limit left some off.
+func (t *Tables) FindRef(q RefQuery, partitions []int32) (out []Found, more bool, err error) {
+	if q.Ref == "" {
+		return nil, false, nil
 	}
-	var out []Found
+	s := t.s.Load()
+	if s == nil {
+		return nil, false, ErrNoMatchTable
+	}
+	stores, err := t.stores(partitions)
+	if err != nil {
+		return nil, false, err
+	}
+	s.mu.Lock()
+	idx := map[int32]*refIndex{}
+	for p := range stores {
+		idx[p] = s.matchRefs[p]
+	}
+	s.mu.Unlock()
 	for p, st := range stores {
-		it, err := st.Iterator()
-		if err != nil {
-			return out, err
+		x := idx[p]
+		if x == nil {
+			return nil, false, ErrRecovering
 		}
-		for it.Next() && len(out) < limit {
-			v, err := it.Value()
-			if err != nil || !bytes.Contains(v, []byte(ref)) {
-				continue
+		keys, ready := x.keys(q.Ref)
+		if !ready {
+			return nil, false, ErrRecovering
+		}
+		for _, key := range keys {
+			v, err := st.Get(key.String())
+			if err != nil {
+				return nil, false, err
 			}
-			key, ok := schemas.ParseTradeKey(string(it.Key()))
-			if !ok {
-				continue
+			if v == nil {
+				continue // written again since: the index follows
 			}
 			view, err := matching.ViewOf(key, v)
 			if err != nil {
 				continue
 			}
+			if q.Party != "" && !view.IsParty(q.Party) {
+				continue
+			}
 			for _, k := range view.Keys {
-				if k.TradeRef == ref {
+				if k.TradeRef == q.Ref && (q.Date == "" || k.TradeDate == q.Date) {
 					out = append(out, Found{Partition: p, View: view})
 					break
 				}
 			}
 		}
-		it.Release()
 	}
-	slices.SortFunc(out, func(a, b Found) int { return b.View.Newest.Compare(a.View.Newest) }) // newest first
-	return out, nil
+	slices.SortFunc(out, func(a, b Found) int { return strings.Compare(a.View.TradeKey, b.View.TradeKey) })
+	if q.Limit > 0 && len(out) > q.Limit {
+		out, more = out[:q.Limit], true
+	}
+	return out, more, nil
 }

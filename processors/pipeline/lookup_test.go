@@ -1,6 +1,9 @@
 package pipeline
 
 import (
+	"bytes"
+	"errors"
+	"slices"
 	"testing"
 
 	"github.com/ste-utility/ste/processors/matching"
@@ -10,56 +13,223 @@ import (
 	"github.com/ste-utility/ste/workload"
 )
 
-// Tables answers from the partitions the instance owns only: a trade in a
-// store of a partition given away is not found; a TradeRef finds its trade
-// in whichever owned partition holds it.
-func TestTablesLookup(t *testing.T) {
-	var tables Tables
-	if _, _, err := tables.Trade(1, []int32{0}); err != ErrNoMatchTable {
-		t.Fatalf("before Run: %v", err)
-	}
-	// Two trades, folded by the engine, stored in partitions 0 and 1.
+// lookupFixture folds n generated trades, the first shared of them given
+// one TradeRef, into one match partition each, through the indexed
+// storage builder (not yet recovered).
+type lookupFixture struct {
+	v      *stages
+	tables Tables
+	keys   []schemas.TradeKey
+	views  map[schemas.TradeKey]matching.View
+	values map[schemas.TradeKey][]byte
+	stores map[int32]*indexed
+}
+
+const sharedRef = "SHARED-REF"
+
+func newLookupFixture(t *testing.T, n, shared int) *lookupFixture {
+	t.Helper()
 	var recs [][]byte
-	if _, err := workload.Generate(workload.Options{Trades: 2}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
+	if _, err := workload.Generate(workload.Options{Trades: n}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
 		t.Fatal(err)
 	}
+	f := &lookupFixture{v: newStages(Config{Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}),
+		views: map[schemas.TradeKey]matching.View{}, values: map[schemas.TradeKey][]byte{}, stores: map[int32]*indexed{}}
 	book := matching.NewBook()
 	var dec schemas.Decoder
-	v := newStages(Config{Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
-	var keys []schemas.TradeKey
-	refs := map[schemas.TradeKey]string{}
+	var refs []string
 	for _, r := range recs {
 		m, rej := dec.Decode(r)
 		if rej != nil {
 			t.Fatal(rej)
 		}
+		if i := slices.Index(refs, m.Key.TradeRef); i < 0 {
+			refs = append(refs, m.Key.TradeRef)
+		}
+		if slices.Index(refs, m.Key.TradeRef) < shared {
+			// The book does not verify signatures: the ref is rewritten in place.
+			r = bytes.ReplaceAll(r, []byte("<TradeRef>"+m.Key.TradeRef+"<"), []byte("<TradeRef>"+sharedRef+"<"))
+			if m, rej = dec.Decode(r); rej != nil {
+				t.Fatal(rej)
+			}
+		}
 		k := m.Key.TradeKey()
-		if _, seen := refs[k]; !seen {
-			keys = append(keys, k)
-			refs[k] = m.Key.TradeRef
+		if !slices.Contains(f.keys, k) {
+			f.keys = append(f.keys, k)
 		}
 		book.Accept(&matching.Inbound{Msg: m, NetUnits: 2})
 	}
-	for i, k := range keys {
-		st := memstore.New(nil)
-		b, _ := book.Trade(k).MarshalBinary()
-		st.Set(k.String(), b)
-		v.matchStore[int32(i)] = st
+	b := f.v.indexedBuilder(memstore.Builder(nil, func(_ string, p int32, t *memstore.Store) { f.v.matchStore[p] = t }))
+	for i, k := range f.keys {
+		st, err := b("match-table", int32(i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		val, _ := book.Trade(k).MarshalBinary()
+		st.Set(k.String(), val)
+		f.stores[int32(i)] = st.(*indexed)
+		f.views[k] = book.Trade(k).View()
+		f.values[k] = val
 	}
-	tables.s.Store(v)
+	f.tables.s.Store(f.v)
+	return f
+}
 
-	f, ok, err := tables.Trade(keys[1], []int32{0, 1})
-	if err != nil || !ok || f.Partition != 1 || f.View.TradeKey != keys[1].String() || f.View.State != "matched" {
-		t.Fatalf("owned: %+v %v %v", f, ok, err)
+func (f *lookupFixture) all() []int32 {
+	var ps []int32
+	for p := range f.stores {
+		ps = append(ps, p)
 	}
-	if _, ok, _ := tables.Trade(keys[1], []int32{0}); ok {
+	return ps
+}
+
+func (f *lookupFixture) recover(t *testing.T) {
+	for _, st := range f.stores {
+		if err := st.MarkRecovered(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// Tables answers from the partitions the instance owns only: a trade in a
+// store of a partition given away is not found; a trade is told only to
+// its parties when a party is given.
+func TestTablesLookup(t *testing.T) {
+	var none Tables
+	if _, _, err := none.Trade(1, "", []int32{0}); err != ErrNoMatchTable {
+		t.Fatalf("before Run: %v", err)
+	}
+	f := newLookupFixture(t, 2, 0)
+	k := f.keys[1]
+	got, ok, err := f.tables.Trade(k, "", f.all())
+	if err != nil || !ok || got.Partition != 1 || got.View.TradeKey != k.String() || got.View.State != "matched" {
+		t.Fatalf("owned: %+v %v %v", got, ok, err)
+	}
+	if _, ok, _ := f.tables.Trade(k, "", []int32{0}); ok {
 		t.Fatal("found in a partition not owned")
 	}
-	found, err := tables.FindRef(refs[keys[0]], []int32{0, 1}, 10)
-	if err != nil || len(found) != 1 || found[0].View.TradeKey != keys[0].String() {
-		t.Fatalf("by TradeRef: %+v %v", found, err)
+	view := f.views[k]
+	broker, invMgr := view.Keys[0].Broker, view.Keys[0].InvMgr
+	var custodian string
+	for _, m := range view.Messages {
+		if m.Type == "SET" && m.InForce {
+			custodian = m.Custodian
+		}
 	}
-	if found, _ := tables.FindRef("no such ref", []int32{0, 1}, 10); len(found) != 0 {
+	for _, p := range []string{broker, invMgr, custodian} {
+		if _, ok, _ := f.tables.Trade(k, p, f.all()); !ok {
+			t.Errorf("party %s not told its trade", p)
+		}
+	}
+	if _, ok, _ := f.tables.Trade(k, "NOTAPARTYXXX", f.all()); ok {
+		t.Error("a trade told to a participant that is not a party")
+	}
+}
+
+// FindRef goes through the partitions' TradeRef indexes: nothing before
+// the tables are recovered, then every trade of the ref ordered by key,
+// the party filter applied before the limit, and the index kept as trades
+// are written and deleted.
+func TestFindRefThroughIndex(t *testing.T) {
+	f := newLookupFixture(t, 12, 4)
+	q := RefQuery{Ref: sharedRef}
+	if _, _, err := f.tables.FindRef(q, f.all()); !errors.Is(err, ErrRecovering) {
+		t.Fatalf("before recovery: %v", err)
+	}
+	f.recover(t)
+	found, more, err := f.tables.FindRef(q, f.all())
+	if err != nil || more || len(found) != 4 {
+		t.Fatalf("by TradeRef: %d found, more %v, %v", len(found), more, err)
+	}
+	if !slices.IsSortedFunc(found, func(a, b Found) int { return compareStr(a.View.TradeKey, b.View.TradeKey) }) {
+		t.Error("not ordered by trade key")
+	}
+	if found, _, _ := f.tables.FindRef(RefQuery{Ref: "no such ref"}, f.all()); len(found) != 0 {
 		t.Fatalf("unknown TradeRef found %+v", found)
+	}
+	if found, _, _ := f.tables.FindRef(RefQuery{Ref: sharedRef, Date: "1999-01-01"}, f.all()); len(found) != 0 {
+		t.Fatalf("another TradeDate found %+v", found)
+	}
+
+	// The party filter comes before the limit: the last of the four (by
+	// key) asked by one of its own parties, limit 1, is found even though
+	// three trades of others come before it.
+	last := found[3].View
+	party := ""
+	for _, bic := range []string{last.Keys[0].Broker, last.Keys[0].InvMgr} {
+		n := 0
+		for _, fd := range found {
+			if fd.View.IsParty(bic) {
+				n++
+			}
+		}
+		if n == 1 {
+			party = bic
+		}
+	}
+	if party == "" {
+		t.Fatal("the fixture has no party to the last trade alone")
+	}
+	mine, more, err := f.tables.FindRef(RefQuery{Ref: sharedRef, Party: party, Limit: 1}, f.all())
+	if err != nil || more || len(mine) != 1 || mine[0].View.TradeKey != last.TradeKey {
+		t.Fatalf("party %s, limit 1: %+v more %v %v", party, mine, more, err)
+	}
+	if lim, more, _ := f.tables.FindRef(RefQuery{Ref: sharedRef, Limit: 2}, f.all()); len(lim) != 2 || !more {
+		t.Fatalf("limit 2 of 4: %d, more %v", len(lim), more)
+	}
+	if n, _, _ := f.tables.FindRef(RefQuery{Ref: sharedRef, Party: "NOTAPARTYXXX"}, f.all()); len(n) != 0 {
+		t.Fatalf("a participant that is no party found %d", len(n))
+	}
+
+	// Kept as the table changes: a trade deleted leaves the index; one of
+	// another ref written into a partition appears under its ref.
+	gone, _ := schemas.ParseTradeKey(found[0].View.TradeKey)
+	p := found[0].Partition
+	if err := f.stores[p].Delete(gone.String()); err != nil {
+		t.Fatal(err)
+	}
+	if after, _, _ := f.tables.FindRef(q, f.all()); len(after) != 3 {
+		t.Fatalf("after a delete: %d", len(after))
+	}
+	other := f.keys[len(f.keys)-1]
+	otherRef := f.views[other].Keys[0].TradeRef
+	if err := f.stores[p].Set(other.String(), f.values[other]); err != nil {
+		t.Fatal(err)
+	}
+	byOther, _, _ := f.tables.FindRef(RefQuery{Ref: otherRef}, f.all())
+	if len(byOther) != 2 { // in its own partition and in p
+		t.Fatalf("a trade written: %d found by its ref", len(byOther))
+	}
+	x := f.v.matchRefs[p]
+	if len(x.refOf) != 1 || len(x.byRef) != 1 {
+		t.Fatalf("partition %d's index holds %d keys under %d refs, want 1 and 1", p, len(x.refOf), len(x.byRef))
+	}
+}
+
+func compareStr(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Refs reads the TradeRefs as the full decoding does.
+func TestRefsOfValue(t *testing.T) {
+	f := newLookupFixture(t, 3, 0)
+	for k, v := range f.values {
+		refs, err := matching.Refs(v)
+		if err != nil || len(refs) != 1 || string(refs[0]) != f.views[k].Keys[0].TradeRef {
+			t.Fatalf("%s: %q %v", k, refs, err)
+		}
+		if _, err := matching.Refs(v[:24]); err == nil {
+			t.Fatalf("%s: a truncated value read", k)
+		}
+	}
+	tomb := matching.MarshalTombstone(f.keys[0], matching.Tombstone{Version: 1})
+	if refs, err := matching.Refs(tomb); err != nil || len(refs) != 0 {
+		t.Fatalf("tombstone: %q %v", refs, err)
 	}
 }

@@ -72,6 +72,7 @@ type stages struct {
 
 	mu         sync.Mutex
 	matchStore map[int32]table
+	matchRefs  map[int32]*refIndex // the TradeRef index of each match partition
 	idStore    map[int32]table
 	tables     *diskstore.DB // nil: tables in memory
 
@@ -80,7 +81,7 @@ type stages struct {
 
 func newStages(cfg Config) *stages {
 	cfg.defaults()
-	s := &stages{cfg: cfg, matchStore: map[int32]table{}, idStore: map[int32]table{}}
+	s := &stages{cfg: cfg, matchStore: map[int32]table{}, matchRefs: map[int32]*refIndex{}, idStore: map[int32]table{}}
 	// Duplicates re-emit everything a message may have caused: after a crash
 	// goka's state can be ahead of the outputs (field notes), and a replayed
 	// message is indistinguishable from a duplicate.
