@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"sync"
@@ -17,6 +18,7 @@ import (
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/measure/monitor"
@@ -85,7 +87,7 @@ func newCollector(kafka kafkaconn.Config, ns string, every time.Duration, st *an
 	}
 	adm := kadm.NewClient(cl)
 	return &collector{kafka: kafka, ns: ns, every: every, log: log, store: st, cl: cl, adm: adm,
-		mon: monitor.New(adm, ns), client: &http.Client{Timeout: every * 9 / 10},
+		mon: monitor.New(adm, ns), client: instanceClient(every),
 		scraped: map[string]instanceRead{}, samples: map[string][]schemas.MonitorSample{}}, nil
 }
 
@@ -221,11 +223,26 @@ func appendRing[T any](ring []T, v T, n int) []T {
 	return ring
 }
 
+// instanceClient reads the instances' endpoints within a sampling period,
+// following no redirect: an entry is believed for its own address only.
+func instanceClient(every time.Duration) *http.Client { return lookup.HTTPClient(every * 9 / 10) }
+
+// Bounds on an instance's replies: a /status is a few KiB, a /metrics
+// some hundreds with many partitions.
+const (
+	maxStatusReply  = 1 << 20
+	maxMetricsReply = 8 << 20
+)
+
 // readInstance reads one instance's /status and /metrics.
 func (c *collector) readInstance(ctx context.Context, addr string) instanceRead {
 	r := instanceRead{at: time.Now()}
+	// addr is host:port (registry.CheckAddr); the URL is built from its
+	// parts, redirects are not followed (lookup.HTTPClient) and replies
+	// are read up to a bound.
 	get := func(path string) (*http.Response, error) {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+		u := url.URL{Scheme: "http", Host: addr, Path: path}
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 		if err != nil {
 			return nil, err
 		}
@@ -242,7 +259,7 @@ func (c *collector) readInstance(ctx context.Context, addr string) instanceRead 
 		return r
 	}
 	var st instance.Status
-	err = json.NewDecoder(resp.Body).Decode(&st)
+	err = json.NewDecoder(lookup.Capped(resp.Body, maxStatusReply)).Decode(&st)
 	resp.Body.Close()
 	if err != nil {
 		r.err = "/status: " + err.Error()
@@ -253,7 +270,7 @@ func (c *collector) readInstance(ctx context.Context, addr string) instanceRead 
 		r.err = err.Error()
 		return r
 	}
-	r.metrics, err = parseMetrics(resp.Body)
+	r.metrics, err = parseMetrics(lookup.Capped(resp.Body, maxMetricsReply))
 	resp.Body.Close()
 	if err != nil {
 		r.err = "/metrics: " + err.Error()
@@ -276,22 +293,6 @@ func (c *collector) readCounts(ctx context.Context) {
 		return
 	}
 	c.counts, c.countsAt, c.countsErr = res.(*report.CountsResult), time.Now(), ""
-}
-
-// owners returns, per instance running the stage, its HTTP address and the
-// partitions it owns, from the latest /status reads.
-func (c *collector) owners(stage string) map[string][]int32 {
-	c.mu.RLock()
-	defer c.mu.RUnlock()
-	out := map[string][]int32{}
-	for _, e := range c.entries {
-		r, ok := c.scraped[e.ID]
-		if !ok || r.status == nil || !slices.Contains(e.Groups, stage) {
-			continue
-		}
-		out[e.HTTP] = r.status.Assigned[stage]
-	}
-	return out
 }
 
 // Overview is the live picture the overview page shows (and /api/overview

@@ -38,6 +38,7 @@ import (
 	"github.com/ste-utility/ste/exceptions"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/trust"
 )
 
 //go:embed templates/*.html static/*
@@ -57,6 +58,9 @@ type Options struct {
 	LocalOperator string
 	// Analytics opens the analytics store; nil: no analytics pages.
 	Analytics func(context.Context) (*store.Store, error)
+	// Secret is the utility's shared secret: the trade lookups carry its
+	// lookup token (nil: the Trades pages cannot ask the instances).
+	Secret *trust.Secret
 	// Every is the live sampling period (default 1 s).
 	Every  time.Duration
 	Logger *slog.Logger
@@ -73,6 +77,7 @@ type Server struct {
 	csrf     string
 	log      *slog.Logger
 	col      *collector
+	lookup   tradeLookup
 	store    *analyticsConn
 	book     *exceptions.Book
 	flow     *exceptions.Workflow
@@ -122,9 +127,15 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
+	if s.lookup, err = newTradeLookup(o); err != nil {
+		ln.Close()
+		s.col.close()
+		return nil, err
+	}
 	if s.flow, err = exceptions.NewWorkflow(ctx, o.Kafka, o.Namespace, s.book); err != nil {
 		ln.Close()
 		s.col.close()
+		s.lookup.Close()
 		return nil, err
 	}
 	switch {
@@ -145,6 +156,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		}
 		stop()
 		s.col.close()
+		s.lookup.Close()
 		s.flow.Close()
 		s.store.close()
 		s.done <- err

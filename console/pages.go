@@ -17,8 +17,8 @@ import (
 	"github.com/ste-utility/ste/analytics/charts"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/exceptions"
-	"github.com/ste-utility/ste/instance"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/instance/lookup"
+	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
 )
@@ -564,6 +564,7 @@ type tradeSummary struct {
 	TradeKey, TradeRef, State, LastStatus string
 	Messages                              int
 	Newest                                time.Time
+	Missing                               []matching.Owed
 }
 
 func (s *Server) tradesPage(w http.ResponseWriter, r *http.Request) {
@@ -579,24 +580,20 @@ func (s *Server) tradesPage(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 	defer cancel()
-	owners := s.col.owners(pipeline.StageMatch.String())
-	if len(owners) == 0 {
-		d.Errors = append(d.Errors, "no instance running the match group is known (is ste process running?)")
+	// Every owner searches its own partitions through their TradeRef
+	// indexes (an operator sees every party's trades).
+	hits, err := s.lookup.FindRef(ctx, lookup.Query{Ref: q, Limit: maxTradesListed})
+	if err != nil {
+		d.Errors = append(d.Errors, err.Error())
 	}
-	for addr := range owners {
-		ans, _, err := s.askInstance(ctx, addr, "/trades?ref="+url.QueryEscape(q))
-		if err != nil {
-			d.Errors = append(d.Errors, addr+": "+err.Error())
-			continue
+	for _, h := range hits {
+		t := h.Trade
+		sum := tradeSummary{TradeKey: t.TradeKey, State: t.State, LastStatus: t.LastStatus, Messages: len(t.Messages),
+			Newest: t.Newest, Missing: t.Missing}
+		if len(t.Keys) > 0 {
+			sum.TradeRef = t.Keys[0].TradeRef
 		}
-		for _, f := range ans.Trades {
-			t := f.Trade
-			sum := tradeSummary{TradeKey: t.TradeKey, State: t.State, LastStatus: t.LastStatus, Messages: len(t.Messages), Newest: t.Newest}
-			if len(t.Keys) > 0 {
-				sum.TradeRef = t.Keys[0].TradeRef
-			}
-			d.Found = append(d.Found, tradeHit{Instance: ans.Instance, Partition: f.Partition, Trade: sum})
-		}
+		d.Found = append(d.Found, tradeHit{Instance: h.Instance, Partition: h.Partition, Trade: sum})
 	}
 	if len(d.Found) == 1 && len(d.Errors) == 0 {
 		http.Redirect(w, r, "/trades/"+d.Found[0].Trade.TradeKey, http.StatusSeeOther)
@@ -605,34 +602,15 @@ func (s *Server) tradesPage(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "trades", "Trades", d)
 }
 
-// askInstance asks one instance's /trades endpoint; found is false for its
-// 404 (it does not hold the trade).
-func (s *Server) askInstance(ctx context.Context, addr, path string) (instance.TradeAnswer, bool, error) {
-	var ans instance.TradeAnswer
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
-	if err != nil {
-		return ans, false, err
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return ans, false, err
-	}
-	defer resp.Body.Close()
-	switch resp.StatusCode {
-	case http.StatusOK:
-		return ans, true, json.NewDecoder(resp.Body).Decode(&ans)
-	case http.StatusNotFound:
-		return ans, false, nil
-	}
-	return ans, false, fmt.Errorf("%s", resp.Status)
-}
+// maxTradesListed bounds the trades a TradeRef search lists.
+const maxTradesListed = 50
 
 type tradeData struct {
 	Key         string
 	Found       bool
 	Instance    string
 	Partition   int32
-	Trade       instance.TradeFound
+	Trade       lookup.Found
 	Journeys    []journeyView
 	JourneysErr string
 	Errors      []string
@@ -692,39 +670,17 @@ func (s *Server) tradePage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 	defer cancel()
 	d := tradeData{Key: key.String()}
-	// Ask the owner of the trade's partition first; the others only when
-	// the owners are not known or it has moved since the last look.
-	owners := s.col.owners(pipeline.StageMatch.String())
-	var order []string
-	if n, err := s.partitions(ctx); err == nil {
-		p := topics.PartitionOf(key.String(), n)
-		for addr, parts := range owners {
-			if slices.Contains(parts, p) {
-				order = append(order, addr)
-			}
-		}
-		d.Partition = p
-	} else {
+	// The owner of the trade's partition answers, as the match group says.
+	if h, found, err := s.lookup.Find(ctx, key, ""); err != nil {
 		d.Errors = append(d.Errors, err.Error())
+	} else if found {
+		d.Found, d.Instance, d.Trade = true, h.Instance, lookup.Found{Partition: h.Partition, Trade: h.Trade}
 	}
-	for addr := range owners {
-		if !slices.Contains(order, addr) {
-			order = append(order, addr)
+	if rt, err := s.lookup.Routing(ctx, false); err == nil {
+		if !d.Found {
+			d.Partition = topics.PartitionOf(key.String(), rt.Partitions)
 		}
-	}
-	if len(owners) == 0 {
-		d.Errors = append(d.Errors, "no instance running the match group is known (is ste process running?)")
-	}
-	for _, addr := range order {
-		ans, found, err := s.askInstance(ctx, addr, "/trades/"+key.String())
-		if err != nil {
-			d.Errors = append(d.Errors, addr+": "+err.Error())
-			continue
-		}
-		if found && len(ans.Trades) > 0 {
-			d.Found, d.Instance, d.Trade = true, ans.Instance, ans.Trades[0]
-			break
-		}
+		d.Errors = append(d.Errors, rt.Problems...)
 	}
 	if st, err := s.store.get(ctx); err != nil {
 		d.JourneysErr = err.Error()
@@ -738,13 +694,4 @@ func (s *Server) tradePage(w http.ResponseWriter, r *http.Request) {
 		status = http.StatusNotFound
 	}
 	s.render(w, r, status, "trade", "Trade "+key.String(), d)
-}
-
-// partitions is the match group's partition count (its input's).
-func (s *Server) partitions(ctx context.Context) (int32, error) {
-	n, err := topics.Partitions(ctx, s.col.adm, pipeline.Names{NS: s.o.Namespace}.Accepted())
-	if err == nil && n == 0 {
-		err = errors.New("the namespace has no accepted topic")
-	}
-	return n, err
 }

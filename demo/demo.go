@@ -33,6 +33,7 @@ import (
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -112,13 +113,19 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
+	// The utility's shared secret: the console's trade lookups carry its
+	// token to the processors' lookup listener.
+	secret, err := trust.LoadOrCreate(trust.DefaultPath(o.Home))
+	if err != nil {
+		return err
+	}
 	pctx, stopProc := context.WithCancel(ctx)
 	defer stopProc()
 	ready := make(chan struct{})
 	procDone := make(chan error, 1)
 	go func() {
 		procDone <- instance.Run(pctx, instance.Options{Kafka: brokers, Namespace: ns, Retention: 72 * time.Hour,
-			Signer: signer, HTTPAddr: "127.0.0.1:0", Verify: true, Home: o.Home, Logger: log, Ready: ready,
+			Signer: signer, HTTPAddr: "127.0.0.1:0", LookupAddr: "127.0.0.1:0", Secret: secret, Verify: true, Home: o.Home, Logger: log, Ready: ready,
 			BrokerInProcess: true, DropTables: true})
 	}()
 	select {
@@ -221,7 +228,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	if o.Console {
-		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log,
+		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log, Secret: secret,
 			LocalOperator: o.Operator, Analytics: analytics.Opener(o.ClickHouse, o.Home)}, stopProc, procDone, fd, say)
 	}
 	say("\ndone in %.0fs. Next:", time.Since(start).Seconds())

@@ -202,6 +202,13 @@ func TestConsoleInABrowser(t *testing.T) {
 		t.Errorf("trade page: %d messages, %d journeys, %d steps", msgs, journeys, steps)
 	}
 	b.shot(t, shots, "trade")
+	// The trade of the retried NOE has nothing but NOEs: its page says the
+	// ALC is owed by its InvMgr (gateway.md §4, rule 2).
+	b.open(t, console+"trades/"+m0.Key.TradeKey().String())
+	if got := b.text(t, "#missing tbody tr:first-child"); !strings.Contains(got, "ALC") || !strings.Contains(got, m0.Key.InvMgr) {
+		t.Errorf("trade %s of a lone NOE: missing %q, want the ALC from %s", m0.Key.TradeKey(), got, m0.Key.InvMgr)
+	}
+	b.shot(t, shots, "trade-missing")
 
 	b.open(t, console+"history")
 	b.poll(t, `document.querySelector('#chart').complete && document.querySelector('#chart').naturalWidth > 0`)

@@ -10,7 +10,8 @@ import (
 // endpoints (/metrics, /status, /healthz, /readyz) on addr, a listener's address, or
 // "" when it is loopback only. They have no authentication, and /metrics
 // tells whoever asks what the utility is processing, so the default is
-// loopback and anything else is said out loud.
+// loopback and anything else is said out loud. (The trade lookups are not
+// among them: they have their own listener and token, LookupExposureWarning.)
 func ExposureWarning(addr string) string {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -32,6 +33,25 @@ func ExposureWarning(addr string) string {
 	}
 	return "HTTP endpoints (/metrics, /status, /healthz, /readyz) are served on " + addr +
 		", an address other machines can reach, without authentication: make sure only monitoring can reach it"
+}
+
+// LookupExposureWarning says what to mind about serving the trade lookups
+// on addr beyond loopback ("" on loopback): they answer only requests with
+// the utility's lookup token, but that token and the trades travel in
+// clear, so only the console and the gateway should reach the port.
+func LookupExposureWarning(addr string) string {
+	if ExposureWarning(addr) == "" {
+		return ""
+	}
+	return "the trade lookup (/trades) is served on " + addr + ", beyond loopback: it needs the utility's lookup token, " +
+		"but the token and the trades travel unencrypted; let only the console and the gateway reach this port (the Helm chart's NetworkPolicy does)"
+}
+
+// WarnIfLookupExposed logs LookupExposureWarning(addr) when there is one.
+func WarnIfLookupExposed(log *slog.Logger, addr string) {
+	if w := LookupExposureWarning(addr); w != "" {
+		log.Warn(w)
+	}
 }
 
 // WarnIfExposed logs ExposureWarning(addr) when there is one.

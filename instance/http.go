@@ -72,7 +72,6 @@ func (r *runtime) serveHTTP(ln net.Listener) (stop func()) {
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(r.status())
 	})
-	r.serveTrades(mux)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	return func() { srv.Close() }

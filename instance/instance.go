@@ -3,7 +3,8 @@
 // process). It claims an identity, makes sure the namespace's topics exist,
 // reads reference data to its end before anything consumes inbound and
 // follows it afterwards, runs the chosen processor groups, serves /healthz,
-// /readyz, /metrics and /status, reports lag — of the partitions it owns and
+// /readyz, /metrics and /status, and the trade lookups on a listener of
+// their own behind the utility's lookup token, reports lag — of the partitions it owns and
 // of each group as a whole — and announces itself in the instance registry.
 package instance
 
@@ -35,6 +36,7 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/trust"
 )
 
 // Options configure Run. Kafka, Namespace and Signer are required.
@@ -55,6 +57,12 @@ type Options struct {
 	Verify bool
 	// HTTPAddr serves /healthz, /readyz, /metrics, /status; "" serves none.
 	HTTPAddr string
+	// LookupAddr serves the trade lookups (/trades, lookup.PathTrade and
+	// lookup.PathRef) on a listener of their own, to holders of the
+	// utility's lookup token only; "" serves none. Secret is the utility's
+	// shared secret the token derives from: required with LookupAddr.
+	LookupAddr string
+	Secret     *trust.Secret
 	// Tables is where the identity and match tables live: "disk" (the
 	// default: under the instance's directory, resumed from there on
 	// restart) or "memory" (rebuilt from the changelogs on every start).
@@ -125,6 +133,9 @@ func (o *Options) validate() error {
 	if o.StallAfter <= 0 {
 		o.StallAfter = DefaultStallAfter
 	}
+	if o.LookupAddr != "" && o.Secret == nil {
+		return errors.New("instance: a lookup listener needs the utility's shared secret")
+	}
 	return nil
 }
 
@@ -153,6 +164,7 @@ type runtime struct {
 	reg     *prometheus.Registry
 	started time.Time
 	addr    string // the HTTP address actually bound
+	lookup  string // the lookup listener's address, as announced
 
 	ready  atomic.Bool
 	failed atomic.Pointer[string]
@@ -244,6 +256,18 @@ func (r *runtime) run(ctx context.Context) error {
 		stopHTTP := r.serveHTTP(ln)
 		defer stopHTTP()
 		r.log.Info("http endpoints", "addr", r.addr, "paths", "/healthz /readyz /metrics /status")
+	}
+	if o.LookupAddr != "" {
+		ln, err := net.Listen("tcp", o.LookupAddr)
+		if err != nil {
+			return fmt.Errorf("--lookup %s: %v", o.LookupAddr, err)
+		}
+		r.lookup = advertised(ln.Addr().String(), o.Kafka.Brokers)
+		WarnIfLookupExposed(r.log, ln.Addr().String())
+		stopLookup := r.serveLookup(ln)
+		defer stopLookup()
+		r.log.Info("trade lookup endpoint (the utility's lookup token required)", "addr", ln.Addr().String(),
+			"announced", r.lookup, "paths", "/trades/<trade key> /trades?ref=<TradeRef>")
 	}
 
 	ann := registry.NewAnnouncer(cl, o.Namespace, o.RegistryEvery, r.entry).WithLogger(r.log)
@@ -386,7 +410,7 @@ func (r *runtime) onGroup(st pipeline.Stage, err error, ann *registry.Announcer)
 // entry is the instance's registry announcement now.
 func (r *runtime) entry() registry.Entry {
 	host, _ := os.Hostname()
-	e := registry.Entry{ID: r.id.ID, Namespace: r.o.Namespace, HTTP: r.addr, Version: Version(),
+	e := registry.Entry{ID: r.id.ID, Namespace: r.o.Namespace, HTTP: r.addr, Lookup: r.lookup, Version: Version(),
 		Ready: r.ready.Load(), Health: r.health(), Host: host, PID: os.Getpid(), Started: r.started}
 	for _, st := range r.o.Stages {
 		e.Groups = append(e.Groups, st.String())

@@ -7,8 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,8 +18,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
@@ -25,6 +29,7 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -60,13 +65,17 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	}
 	home := t.TempDir()
 	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
+	secret, err := trust.LoadOrCreate(trust.DefaultPath(home))
+	if err != nil {
+		t.Fatal(err)
+	}
 	start := func(stages ...pipeline.Stage) (context.CancelFunc, <-chan error) {
 		ictx, stop := context.WithCancel(ctx)
 		ready := make(chan struct{})
 		done := make(chan error, 1)
 		go func() {
 			done <- instance.Run(ictx, instance.Options{Kafka: brokers, Namespace: ns, Stages: stages, Signer: signer,
-				Verify: true, HTTPAddr: "127.0.0.1:0", Home: home, Ready: ready,
+				Verify: true, HTTPAddr: "127.0.0.1:0", LookupAddr: "127.0.0.1:0", Secret: secret, Home: home, Ready: ready,
 				Logger:        slog.New(slog.NewTextHandler(io.Discard, nil)),
 				RegistryEvery: 200 * time.Millisecond, LagEvery: 200 * time.Millisecond})
 		}()
@@ -165,7 +174,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	if bytes.Contains(metrics, []byte(`stage="validate"`)) {
 		t.Error("/metrics of identity+match reports the validate group")
 	}
-	checkTradeLookup(t, v, m, set)
+	checkTradeLookup(t, ctx, brokers, ns, secret, v, m, set)
 
 	stopV()
 	if err := <-doneV; err != nil {
@@ -185,47 +194,132 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	<-doneM
 }
 
-// checkTradeLookup: the match instance answers /trades for a trade of the
-// set by key and by TradeRef, matched with its seven messages in force; the
-// validate instance holds no trades; an unknown key is a 404.
-func checkTradeLookup(t *testing.T, v, m registry.Entry, set []byte) {
+// checkTradeLookup: the trade lookups are on the lookup listener only,
+// behind the lookup token; through the lookup client (routed by the match
+// group) a trade of the set is found by key and by TradeRef, matched with
+// its seven messages in force, for the operator and for its parties, and
+// for nobody else; a forged registry entry claiming the match group is
+// never asked.
+func checkTradeLookup(t *testing.T, ctx context.Context, brokers kafkaconn.Config, ns string, secret *trust.Secret, v, m registry.Entry, set []byte) {
 	t.Helper()
 	var dec schemas.Decoder
 	msg, rej := dec.Decode(bytes.SplitN(set, []byte("\n"), 2)[0])
 	if rej != nil {
 		t.Fatal(rej)
 	}
-	key := msg.Key.TradeKey().String()
-	get := func(host, path string) (int, instance.TradeAnswer) {
-		resp, err := http.Get("http://" + host + path)
+	key := msg.Key.TradeKey()
+	if m.Lookup == "" || v.Lookup == "" || m.Lookup == m.HTTP {
+		t.Fatalf("lookup listeners not announced apart: %+v %+v", m, v)
+	}
+	get := func(host, path, token string) int {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+host+path, nil)
+		if token != "" {
+			lookup.Authorize(req, token)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
-		defer resp.Body.Close()
-		var ans instance.TradeAnswer
-		json.NewDecoder(resp.Body).Decode(&ans)
-		return resp.StatusCode, ans
+		resp.Body.Close()
+		return resp.StatusCode
 	}
-	for _, path := range []string{"/trades/" + key, "/trades?ref=" + msg.Key.TradeRef} {
-		code, ans := get(m.HTTP, path)
-		if code != http.StatusOK || ans.Instance != m.ID || len(ans.Trades) != 1 {
-			t.Fatalf("%s: %d %+v", path, code, ans)
+	token := secret.Token(lookup.TokenPurpose)
+	other, _ := trust.New(bytes.Repeat([]byte{7}, trust.Size))
+	for _, c := range []struct {
+		host, path, token string
+		want              int
+	}{
+		{m.HTTP, "/trades/" + key.String(), token, http.StatusNotFound}, // not on the metrics listener
+		{m.Lookup, "/trades/" + key.String(), "", http.StatusUnauthorized},
+		{m.Lookup, "/trades/" + key.String(), other.Token(lookup.TokenPurpose), http.StatusUnauthorized},
+		{m.Lookup, "/trades?ref=" + msg.Key.TradeRef, secret.Token("another purpose"), http.StatusUnauthorized},
+		{m.Lookup, "/trades/" + key.String(), token, http.StatusOK},
+		{m.Lookup, "/trades/0000000000000000", token, http.StatusNotFound},
+		{v.Lookup, "/trades/" + key.String(), token, http.StatusNotFound}, // the validate instance holds no trades
+	} {
+		if got := get(c.host, c.path, c.token); got != c.want {
+			t.Errorf("GET %s%s (token %v): %d, want %d", c.host, c.path, c.token != "", got, c.want)
 		}
-		tr := ans.Trades[0].Trade
+	}
+
+	// A forged entry claiming the match group, its listener counting the
+	// requests it gets.
+	var forged atomic.Int32
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		forged.Add(1)
+		w.Write([]byte(`{"instance":"evil","owned":[0,1,2,3],"trades":[]}`))
+	}))
+	defer evil.Close()
+	cl, err := topics.Connect(ctx, brokers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	fake := registry.Entry{ID: "evil", Namespace: ns, Groups: []string{"identity", "match"}, HTTP: strings.TrimPrefix(evil.URL, "http://"),
+		Lookup: strings.TrimPrefix(evil.URL, "http://"), Ready: true, LastSeen: time.Now().UTC(), Every: 3600}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: pipeline.Names{NS: ns}.Instances(), Key: []byte("evil"), Value: fake.Marshal()}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	defer cl.ProduceSync(ctx, &kgo.Record{Topic: pipeline.Names{NS: ns}.Instances(), Key: []byte("evil")}) // gone again
+
+	lc, err := lookup.New(lookup.Options{Kafka: brokers, Namespace: ns, Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lc.Close()
+	checkView := func(what string, tr matching.View) {
+		t.Helper()
 		inForce := 0
 		for _, mv := range tr.Messages {
 			if mv.InForce {
 				inForce++
 			}
 		}
-		if tr.TradeKey != key || tr.State != "matched" || inForce != 7 || len(tr.CLS) != 1 || !tr.CLS[0].Standing {
-			t.Fatalf("%s: trade %+v", path, tr)
+		if tr.TradeKey != key.String() || tr.State != "matched" || inForce != 7 || len(tr.CLS) != 1 || !tr.CLS[0].Standing || tr.Missing == nil {
+			t.Fatalf("%s: trade %+v", what, tr)
 		}
 	}
-	if code, _ := get(m.HTTP, "/trades/0000000000000000"); code != http.StatusNotFound {
-		t.Fatalf("unknown trade: %d", code)
+	h, ok, err := lc.Find(ctx, key, "")
+	if err != nil || !ok || h.Instance != m.ID {
+		t.Fatalf("Find: %+v %v %v", h, ok, err)
 	}
-	if code, _ := get(v.HTTP, "/trades/"+key); code != http.StatusNotFound {
-		t.Fatalf("the validate instance answered a trade lookup: %d", code)
+	checkView("Find", h.Trade)
+	hits, err := lc.FindRef(ctx, lookup.Query{Ref: msg.Key.TradeRef})
+	if err != nil || len(hits) != 1 || hits[0].Instance != m.ID {
+		t.Fatalf("FindRef: %+v %v", hits, err)
+	}
+	checkView("FindRef", hits[0].Trade)
+	for _, party := range []string{msg.Key.Broker, msg.Key.InvMgr} {
+		tr, ok, err := lc.Trade(ctx, key.String(), party)
+		if err != nil || !ok {
+			t.Fatalf("Trade for party %s: %v %v", party, ok, err)
+		}
+		checkView("Trade", tr)
+		vs, err := lc.ByRef(ctx, msg.Key.TradeRef, msg.Key.TradeDate, party)
+		if err != nil || len(vs) != 1 {
+			t.Fatalf("ByRef for party %s: %d %v", party, len(vs), err)
+		}
+	}
+	if _, ok, err := lc.Trade(ctx, key.String(), "NOTAPARTYXXX"); ok || err != nil {
+		t.Fatalf("Trade for a participant that is no party: %v %v", ok, err)
+	}
+	if vs, err := lc.ByRef(ctx, msg.Key.TradeRef, "", "NOTAPARTYXXX"); len(vs) != 0 || err != nil {
+		t.Fatalf("ByRef for a participant that is no party: %d %v", len(vs), err)
+	}
+	if vs, err := lc.ByRef(ctx, msg.Key.TradeRef, "1999-01-01", msg.Key.Broker); len(vs) != 0 || err != nil {
+		t.Fatalf("ByRef of another TradeDate: %d %v", len(vs), err)
+	}
+	if _, ok, err := lc.Trade(ctx, "not-a-key", msg.Key.Broker); ok || err != nil {
+		t.Fatalf("a malformed key: %v %v", ok, err)
+	}
+	rt, err := lc.Routing(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rt.Owners) != 1 || rt.Owners[0].ID != m.ID {
+		t.Fatalf("routing %+v", rt)
+	}
+	if n := forged.Load(); n != 0 {
+		t.Fatalf("the forged registry entry was asked %d times", n)
 	}
 }

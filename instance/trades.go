@@ -3,80 +3,94 @@ package instance
 import (
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
-	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 )
 
-// TradeAnswer is what /trades answers: the trades found in the partitions
-// this instance owns, each with its partition.
-type TradeAnswer struct {
-	Instance string       `json:"instance"`
-	Trades   []TradeFound `json:"trades"`
-}
+// TradeAnswer and TradeFound are what the lookup listener answers.
+type (
+	TradeAnswer = lookup.Answer
+	TradeFound  = lookup.Found
+)
 
-// TradeFound is one trade and the match partition holding it.
-type TradeFound struct {
-	Partition int32         `json:"partition"`
-	Trade     matching.View `json:"trade"`
-}
-
-// maxRefResults bounds a TradeRef search's answer.
-const maxRefResults = 50
-
-// serveTrades answers the operator's trade lookups from the match table:
-// GET /trades/<trade key> (a point lookup; 404 when this instance does not
-// hold it) and GET /trades?ref=<TradeRef> (a scan of the owned partitions).
-// The console asks the instance that owns the trade's partition, so no
-// table ever leaves its instance.
-func (r *runtime) serveTrades(mux *http.ServeMux) {
-	if !slices.Contains(r.o.Stages, pipeline.StageMatch) {
-		none := func(w http.ResponseWriter, _ *http.Request) {
-			http.Error(w, pipeline.ErrNoMatchTable.Error(), http.StatusNotFound)
-		}
-		mux.HandleFunc("/trades/", none)
-		mux.HandleFunc("/trades", none)
-		return
-	}
-	mux.HandleFunc("/trades/", func(w http.ResponseWriter, req *http.Request) {
-		key, ok := schemas.ParseTradeKey(strings.TrimPrefix(req.URL.Path, "/trades/"))
+// serveLookup serves the trade lookups on their own listener, apart from
+// /metrics and the probes: whole trades are for the console and the
+// gateway only, so every request needs the utility's lookup token (a
+// bearer token derived from the shared secret), and a network policy can
+// let only those reach the port. GET /trades/<trade key> is a point lookup
+// (404 when this instance does not hold it); GET /trades?ref=<TradeRef>
+// goes through the TradeRef index. Both take party=<BIC>: only trades that
+// BIC is a party to are answered (the gateway's participants). The
+// console asks the instance that owns the trade's partition, so no table
+// ever leaves its instance.
+func (r *runtime) serveLookup(ln net.Listener) (stop func()) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET "+lookup.PathTrade+"{key}", func(w http.ResponseWriter, req *http.Request) {
+		key, ok := schemas.ParseTradeKey(req.PathValue("key"))
 		if !ok {
 			http.Error(w, "want /trades/<trade key: 16 lower-case hex digits>", http.StatusBadRequest)
 			return
 		}
-		f, found, err := r.tables.Trade(key, r.owned(pipeline.StageMatch))
-		r.answerTrades(w, err, found, f)
+		owned := r.owned(pipeline.StageMatch)
+		f, found, err := r.tables.Trade(key, req.URL.Query().Get("party"), owned)
+		r.answerTrades(w, owned, err, found, false, f)
 	})
-	mux.HandleFunc("/trades", func(w http.ResponseWriter, req *http.Request) {
-		ref := req.URL.Query().Get("ref")
+	mux.HandleFunc("GET "+lookup.PathRef, func(w http.ResponseWriter, req *http.Request) {
+		q := req.URL.Query()
+		ref := q.Get("ref")
 		if ref == "" {
 			http.Error(w, "want /trades?ref=<TradeRef> or /trades/<trade key>", http.StatusBadRequest)
 			return
 		}
-		limit, _ := strconv.Atoi(req.URL.Query().Get("limit"))
-		if limit <= 0 || limit > maxRefResults {
-			limit = maxRefResults
+		limit, _ := strconv.Atoi(q.Get("limit"))
+		if limit <= 0 || limit > lookup.MaxLimit {
+			limit = lookup.MaxLimit
 		}
-		fs, err := r.tables.FindRef(ref, r.owned(pipeline.StageMatch), limit)
-		r.answerTrades(w, err, true, fs...)
+		owned := r.owned(pipeline.StageMatch)
+		fs, more, err := r.tables.FindRef(pipeline.RefQuery{Ref: ref, Date: q.Get("date"), Party: q.Get("party"), Limit: limit}, owned)
+		r.answerTrades(w, owned, err, true, more, fs...)
+	})
+	srv := &http.Server{Handler: r.authorized(mux), ReadHeaderTimeout: 5 * time.Second}
+	go srv.Serve(ln)
+	return func() { srv.Close() }
+}
+
+// authorized lets through requests with the lookup token only.
+func (r *runtime) authorized(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if !r.o.Secret.CheckToken(lookup.TokenPurpose, lookup.BearerToken(req)) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="ste-lookup"`)
+			http.Error(w, "the trade lookup needs the utility's lookup token", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, req)
 	})
 }
 
-func (r *runtime) answerTrades(w http.ResponseWriter, err error, found bool, fs ...pipeline.Found) {
+func (r *runtime) answerTrades(w http.ResponseWriter, owned []int32, err error, found, more bool, fs ...pipeline.Found) {
 	switch {
 	case errors.Is(err, pipeline.ErrNoMatchTable):
 		http.Error(w, err.Error(), http.StatusNotFound)
+		return
+	case errors.Is(err, pipeline.ErrRecovering):
+		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	case err != nil:
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	ans := TradeAnswer{Instance: r.id.ID, Trades: []TradeFound{}}
+	ans := TradeAnswer{Instance: r.id.ID, Owned: slices.Clone(owned), Trades: []TradeFound{}, More: more}
+	if ans.Owned == nil {
+		ans.Owned = []int32{}
+	}
 	for _, f := range fs {
 		ans.Trades = append(ans.Trades, TradeFound{Partition: f.Partition, Trade: f.View})
 	}
@@ -92,4 +106,28 @@ func (r *runtime) owned(st pipeline.Stage) []int32 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.assigned[st]
+}
+
+// advertised is the address to announce for a listener bound to addr: on
+// every interface, the address this host reaches the first broker from
+// (what other machines can dial, and what the brokers see — the lookup
+// client checks that), else addr itself.
+func advertised(addr string, brokers []string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || len(brokers) == 0 {
+		return addr
+	}
+	if ip := net.ParseIP(host); ip == nil || !ip.IsUnspecified() {
+		return addr
+	}
+	c, err := net.Dial("udp", brokers[0]) // no packet is sent: routing only
+	if err != nil {
+		return addr
+	}
+	defer c.Close()
+	local, ok := c.LocalAddr().(*net.UDPAddr)
+	if !ok {
+		return addr
+	}
+	return net.JoinHostPort(strings.TrimSuffix(local.IP.String(), "%"), port)
 }

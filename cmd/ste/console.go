@@ -15,7 +15,7 @@ func init() {
 }
 
 func consoleCmd(ctx context.Context, args []string) error {
-	fs := flags("console", "[--addr 127.0.0.1:8080] [--auth-tokens FILE] [--brokers B] [--namespace NS] [--clickhouse DSN]")
+	fs := flags("console", "[--addr 127.0.0.1:8080] [--auth-tokens FILE] [--brokers B] [--namespace NS] [--clickhouse DSN] [--utility-secret FILE]")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	addr := fs.String("addr", envOr("STE_CONSOLE_ADDR", console.DefaultAddr),
 		"address to serve on ($STE_CONSOLE_ADDR); beyond loopback, use --auth-tokens")
@@ -23,6 +23,7 @@ func consoleCmd(ctx context.Context, args []string) error {
 		"file of name:token lines: every request needs a token, and each retry and archive is recorded under its name ($STE_CONSOLE_TOKENS)")
 	dsn := clickhouseFlag(fs)
 	noAnalytics := fs.Bool("no-analytics", false, "show no history or journeys (no ClickHouse)")
+	secretFile := fs.String("utility-secret", os.Getenv("STE_UTILITY_SECRET"), "the utility's shared secret file, whose lookup token the trade lookups carry ($STE_UTILITY_SECRET); default: $STE_HOME/utility.secret, created if absent")
 	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
@@ -35,6 +36,9 @@ func consoleCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	o := console.Options{Kafka: k, Namespace: *ns, Addr: *addr, Logger: fs.log, LocalOperator: localOperator()}
+	if o.Secret, err = utilitySecret(*secretFile); err != nil {
+		return err
+	}
 	if *tokens != "" {
 		if o.Tokens, err = console.LoadTokens(*tokens); err != nil {
 			return usageError{"--auth-tokens: " + err.Error()}

@@ -210,7 +210,7 @@ func publishRefdata(ctx context.Context, k kafkaconn.Config, ns string, to topic
 }
 
 func process(ctx context.Context, args []string) error {
-	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--stall-after DUR] [--no-create-topics]")
+	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--lookup ADDR] [--stall-after DUR] [--no-create-topics]")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	topicOpts := topicFlags(fs)
 	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")

@@ -13,6 +13,7 @@ import (
 // ste process flag works there too.
 type processFlags struct {
 	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter *string
+	lookupAddr, secretFile                                         *string
 	retention                                                      retentionFlag
 	noVerify                                                       *bool
 }
@@ -25,6 +26,8 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 		bic:        fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC ($STE_UTILITY_BIC)"),
 		keyFile:    fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file ($STE_UTILITY_KEY); default: the public demo key, with a warning"),
 		httpAddr:   fs.String("http", envOr("STE_HTTP", httpDefault), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)"),
+		lookupAddr: fs.String("lookup", envOr("STE_LOOKUP", httpDefault), "address of the trade lookup (/trades), for the console and the gateway: its own listener, every request with the utility's lookup token ($STE_LOOKUP; \"\" turns it off; the address taken is in the log and the registry)"),
+		secretFile: fs.String("utility-secret", os.Getenv("STE_UTILITY_SECRET"), "the utility's shared secret file (32 bytes or more, readable by its owner only) ($STE_UTILITY_SECRET); default: $STE_HOME/utility.secret, created if absent"),
 		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
 		tables:     fs.String("tables", envOr("STE_TABLES", instance.TablesDisk), "where the identity and match tables live: disk (under the instance's directory in $STE_HOME, resumed from there after a restart) or memory (rebuilt from the changelogs at every start) ($STE_TABLES)"),
 		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
@@ -54,7 +57,7 @@ func (p *processFlags) check() (instance.Options, error) {
 	if err != nil || stall <= 0 {
 		return o, usageError{"--stall-after must be a positive duration (e.g. 60s, 5m)"}
 	}
-	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, Tables: *p.tables, StallAfter: stall}, nil
+	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, LookupAddr: *p.lookupAddr, Tables: *p.tables, StallAfter: stall}, nil
 }
 
 // instance completes o with the signer and a claimed identity; release
@@ -62,6 +65,11 @@ func (p *processFlags) check() (instance.Options, error) {
 func (p *processFlags) instance(o instance.Options, log *slog.Logger) (_ instance.Options, release func(), err error) {
 	if o.Signer, err = utilitySigner(*p.bic, *p.keyFile, log); err != nil {
 		return o, nil, err
+	}
+	if o.LookupAddr != "" {
+		if o.Secret, err = utilitySecret(*p.secretFile); err != nil {
+			return o, nil, err
+		}
 	}
 	id, err := instance.Claim(steHome(), *p.instanceID)
 	if err != nil {

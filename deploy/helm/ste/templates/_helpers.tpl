@@ -66,6 +66,12 @@ and the pod name as the instance id (stable for the StatefulSet).
 {{- end }}
 - name: STE_HTTP
   value: "0.0.0.0:{{ .Values.http.port }}"
+- name: STE_LOOKUP
+  value: "0.0.0.0:{{ .Values.lookup.port }}"
+{{- if .Values.utilitySecret.secretName }}
+- name: STE_UTILITY_SECRET
+  value: /etc/ste/utility-secret/{{ .Values.utilitySecret.key }}
+{{- end }}
 - name: STE_LOG_FORMAT
   value: {{ .Values.log.format | quote }}
 - name: STE_LOG_LEVEL
@@ -103,6 +109,13 @@ and the pod name as the instance id (stable for the StatefulSet).
     defaultMode: 0400
     items: [{key: {{ .Values.kafka.sasl.passwordSecret.key }}, path: {{ .Values.kafka.sasl.passwordSecret.key }}}]
 {{- end }}
+{{- if .Values.utilitySecret.secretName }}
+- name: utility-secret
+  secret:
+    secretName: {{ .Values.utilitySecret.secretName }}
+    defaultMode: 0400
+    items: [{key: {{ .Values.utilitySecret.key }}, path: {{ .Values.utilitySecret.key }}}]
+{{- end }}
 {{- if .Values.utilityKey.secretName }}
 - name: utility-key
   secret:
@@ -126,6 +139,9 @@ and the pod name as the instance id (stable for the StatefulSet).
 {{- end }}
 {{- if .Values.utilityKey.secretName }}
 - {name: utility-key, mountPath: /etc/ste/utility-key, readOnly: true}
+{{- end }}
+{{- if .Values.utilitySecret.secretName }}
+- {name: utility-secret, mountPath: /etc/ste/utility-secret, readOnly: true}
 {{- end }}
 {{- end -}}
 
@@ -154,6 +170,9 @@ time before liveness counts.
 ports:
   - name: http
     containerPort: {{ .Values.http.port }}
+    protocol: TCP
+  - name: lookup
+    containerPort: {{ .Values.lookup.port }}
     protocol: TCP
 startupProbe:
   httpGet: {path: /healthz, port: http}
