@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/ste-utility/ste/processors/matching"
@@ -141,7 +142,7 @@ func TestFindRefThroughIndex(t *testing.T) {
 	if err != nil || more || len(found) != 4 {
 		t.Fatalf("by TradeRef: %d found, more %v, %v", len(found), more, err)
 	}
-	if !slices.IsSortedFunc(found, func(a, b Found) int { return compareStr(a.View.TradeKey, b.View.TradeKey) }) {
+	if !slices.IsSortedFunc(found, func(a, b Found) int { return strings.Compare(a.View.TradeKey, b.View.TradeKey) }) {
 		t.Error("not ordered by trade key")
 	}
 	if found, _, _ := f.tables.FindRef(RefQuery{Ref: "no such ref"}, f.all()); len(found) != 0 {
@@ -204,16 +205,6 @@ func TestFindRefThroughIndex(t *testing.T) {
 	if len(x.refOf) != 1 || len(x.byRef) != 1 {
 		t.Fatalf("partition %d's index holds %d keys under %d refs, want 1 and 1", p, len(x.refOf), len(x.byRef))
 	}
-}
-
-func compareStr(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // Refs reads the TradeRefs as the full decoding does.

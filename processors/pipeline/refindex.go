@@ -3,6 +3,7 @@ package pipeline
 import (
 	"hash/maphash"
 	"log/slog"
+	"slices"
 	"sync"
 
 	"github.com/lovoo/goka/storage"
@@ -24,28 +25,56 @@ import (
 type refIndex struct {
 	mu    sync.RWMutex
 	ready bool
-	byRef map[uint64]refKeys // TradeRef hash → the trade keys with it
-	refOf map[uint64]refSet  // trade key → the TradeRef hashes indexed for it
+	byRef map[uint64]set64 // TradeRef hash → the trade keys with it
+	refOf map[uint64]set64 // trade key → the TradeRef hashes indexed for it
 }
 
-// refKeys holds one key inline (the common case) and any more in a slice.
-type refKeys struct {
+// set64 is a small set of uint64s, never empty (an empty one is deleted
+// from its map): one inline (the common case: one trade per TradeRef, one
+// TradeRef per trade), any more in a slice.
+type set64 struct {
 	one  uint64
 	more []uint64
 }
 
-// refSet is the refs of one trade: one, barring a trade key collision.
-type refSet struct {
-	one  uint64
-	more []uint64
+func (s set64) has(v uint64) bool { return s.one == v || slices.Contains(s.more, v) }
+
+func (s set64) add(v uint64) set64 {
+	if !s.has(v) {
+		s.more = append(s.more, v)
+	}
+	return s
+}
+
+// remove returns the set without v; ok is false when nothing is left.
+func (s set64) remove(v uint64) (_ set64, ok bool) {
+	switch {
+	case s.one == v && len(s.more) == 0:
+		return set64{}, false
+	case s.one == v:
+		s.one, s.more = s.more[len(s.more)-1], s.more[:len(s.more)-1]
+	default:
+		if i := slices.Index(s.more, v); i >= 0 {
+			s.more = slices.Delete(s.more, i, i+1)
+		}
+	}
+	if len(s.more) == 0 {
+		s.more = nil
+	}
+	return s, true
+}
+
+func (s set64) each(f func(uint64)) {
+	f(s.one)
+	for _, v := range s.more {
+		f(v)
+	}
 }
 
 var refSeed = maphash.MakeSeed()
 
-func refHash(ref []byte) uint64 { return maphash.Bytes(refSeed, ref) }
-
 func newRefIndex() *refIndex {
-	return &refIndex{byRef: map[uint64]refKeys{}, refOf: map[uint64]refSet{}}
+	return &refIndex{byRef: map[uint64]set64{}, refOf: map[uint64]set64{}}
 }
 
 func (x *refIndex) keys(ref string) ([]schemas.TradeKey, bool) {
@@ -58,10 +87,8 @@ func (x *refIndex) keys(ref string) ([]schemas.TradeKey, bool) {
 	if !ok {
 		return nil, true
 	}
-	out := append(make([]schemas.TradeKey, 0, 1+len(ks.more)), schemas.TradeKey(ks.one))
-	for _, k := range ks.more {
-		out = append(out, schemas.TradeKey(k))
-	}
+	var out []schemas.TradeKey
+	ks.each(func(k uint64) { out = append(out, schemas.TradeKey(k)) })
 	return out, true
 }
 
@@ -72,38 +99,18 @@ func (x *refIndex) putLocked(key uint64, value []byte) {
 	if err != nil || len(refs) == 0 {
 		return
 	}
-	var rs refSet
-	for i, r := range refs {
-		h := refHash(r)
-		if i == 0 {
-			rs.one = h
-		} else if h != rs.one {
-			rs.more = append(rs.more, h)
-		}
+	rs := set64{one: maphash.Bytes(refSeed, refs[0])}
+	for _, r := range refs[1:] {
+		rs = rs.add(maphash.Bytes(refSeed, r))
 	}
 	x.refOf[key] = rs
-	x.addLocked(rs.one, key)
-	for _, h := range rs.more {
-		x.addLocked(h, key)
-	}
-}
-
-func (x *refIndex) addLocked(h, key uint64) {
-	ks, ok := x.byRef[h]
-	if !ok {
-		x.byRef[h] = refKeys{one: key}
-		return
-	}
-	if ks.one == key {
-		return
-	}
-	for _, k := range ks.more {
-		if k == key {
-			return
+	rs.each(func(h uint64) {
+		if ks, ok := x.byRef[h]; ok {
+			x.byRef[h] = ks.add(key)
+		} else {
+			x.byRef[h] = set64{one: key}
 		}
-	}
-	ks.more = append(ks.more, key)
-	x.byRef[h] = ks
+	})
 }
 
 func (x *refIndex) deleteLocked(key uint64) {
@@ -112,36 +119,13 @@ func (x *refIndex) deleteLocked(key uint64) {
 		return
 	}
 	delete(x.refOf, key)
-	x.removeLocked(rs.one, key)
-	for _, h := range rs.more {
-		x.removeLocked(h, key)
-	}
-}
-
-func (x *refIndex) removeLocked(h, key uint64) {
-	ks, ok := x.byRef[h]
-	if !ok {
-		return
-	}
-	switch {
-	case ks.one == key && len(ks.more) == 0:
-		delete(x.byRef, h)
-		return
-	case ks.one == key:
-		ks.one, ks.more = ks.more[len(ks.more)-1], ks.more[:len(ks.more)-1]
-	default:
-		for i, k := range ks.more {
-			if k == key {
-				ks.more[i] = ks.more[len(ks.more)-1]
-				ks.more = ks.more[:len(ks.more)-1]
-				break
-			}
+	rs.each(func(h uint64) {
+		if ks, ok := x.byRef[h].remove(key); ok {
+			x.byRef[h] = ks
+		} else {
+			delete(x.byRef, h)
 		}
-	}
-	if len(ks.more) == 0 {
-		ks.more = nil
-	}
-	x.byRef[h] = ks
+	})
 }
 
 // indexed is a match partition's storage that keeps its refIndex.
