@@ -161,6 +161,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  STE_INSTANCE_ID, STE_GROUPS, STE_HTTP, STE_TABLES (ste process: its id, groups, HTTP address,")
 	fmt.Fprintln(w, "  tables in memory or on disk),")
 	fmt.Fprintln(w, "  STE_CONSOLE_ADDR, STE_CONSOLE_TOKENS (ste console: its address, its auth tokens file),")
+	fmt.Fprintln(w, "  STE_GATEWAY_ADDR, STE_GATEWAY_PUBLIC_URL, STE_GATEWAY_TLS_CERT, STE_GATEWAY_TLS_KEY, STE_GATEWAY_INSECURE_HTTP=true,")
+	fmt.Fprintln(w, "  STE_GATEWAY_METRICS_ADDR (ste gateway: its address, public URL, HTTPS certificate and key, plain HTTP, /metrics),")
 	fmt.Fprintln(w, "  STE_OPERATOR (the name ste exceptions and a loopback console record with retries and archives),")
 	fmt.Fprintln(w, "  STE_LOG_FORMAT (text or json), STE_LOG_LEVEL (debug, info, warn, error),")
 	fmt.Fprintln(w, "  STE_CPUPROFILE=FILE, STE_PPROF=ADDR (profiling any command)")
