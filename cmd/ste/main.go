@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ste-utility/ste/instance"
 	"io"
 	"log/slog"
 	"net/http"
@@ -107,6 +108,9 @@ func find(name string) *command {
 func execute(c *command, args []string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Told to stop, every command exits within instance.ShutdownBound,
+	// whatever the broker does (unreachable, slow, gone mid-request).
+	defer instance.BoundShutdownOf(ctx, stderr)()
 	// STE_CPUPROFILE=FILE profiles any command: where the time goes in a
 	// saturated run is measured, not guessed.
 	if path := os.Getenv("STE_CPUPROFILE"); path != "" {
