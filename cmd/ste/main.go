@@ -20,6 +20,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/ste-utility/ste/termsafe"
 )
 
 // command is one subcommand. run gets the arguments after its name.
@@ -135,7 +137,8 @@ func execute(c *command, args []string, stderr io.Writer) int {
 		return ec.code
 	}
 	var ue usageError
-	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	// An error can quote a record or a file: one line, nothing a terminal acts on.
+	msg := termsafe.Escape(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
 	fmt.Fprintf(stderr, "ste %s: %s\n", c.name, msg)
 	if errors.As(err, &ec) {
 		return ec.code
