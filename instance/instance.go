@@ -168,6 +168,9 @@ type runtime struct {
 	stalledGauge, upGauge *prometheus.GaugeVec
 
 	tables pipeline.Tables // the match table, for /trades
+	// refdata is the reference data read so far: the match group evaluates
+	// tolerances with it (section 5: the rows the instance has read).
+	refdata refdata.Current
 }
 
 // Run runs one instance until ctx ends (exit nil after a clean stop) or it
@@ -280,7 +283,8 @@ func (r *runtime) run(ctx context.Context) error {
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
-			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook},
+			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook,
+			Tolerances: &r.refdata},
 		Logger:      r.log,
 		Stages:      o.Stages,
 		InstanceID:  r.id.ID,
@@ -303,16 +307,17 @@ func (r *runtime) run(ctx context.Context) error {
 }
 
 // followRefdata reads reference data to its end — no inbound message is
-// consumed before — and keeps applying later changes to the validator.
-// An instance without the validate group reads none: only validation uses
-// it. It returns nil, nil when ctx ends first.
+// consumed before — and keeps applying later changes to the validator and
+// to r.refdata (the match group's tolerances). An instance with neither the
+// validate nor the match group reads none. It returns nil, nil when ctx ends
+// first.
 func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, error) {
 	var vopts []validation.Option
 	if !r.o.Verify {
 		vopts = append(vopts, validation.WithoutSignatureVerification())
 		r.log.Warn("signature verification is OFF (benchmarking only)")
 	}
-	if !slices.Contains(r.o.Stages, pipeline.StageValidate) {
+	if !slices.Contains(r.o.Stages, pipeline.StageValidate) && !slices.Contains(r.o.Stages, pipeline.StageMatch) {
 		return validation.New(refdata.NewSet(), vopts...), nil
 	}
 	loaded := make(chan *refdata.Set, 1)
@@ -324,7 +329,9 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 			func(s *refdata.Set) {
 				if v := validator.Load(); v != nil {
 					v.SetRefdata(s)
-					r.log.Info("reference data updated", "participants", len(s.Participants()), "securities", len(s.Securities()))
+					r.refdata.Store(s)
+					r.log.Info("reference data updated", "participants", len(s.Participants()), "securities", len(s.Securities()),
+						"tolerances", len(s.Tolerances()))
 				}
 			},
 			func(key []byte, err error) {
@@ -346,8 +353,10 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 		r.log.Warn("reference data topic is empty: every message will be rejected (load it with ste refdata load)")
 	}
 	v := validation.New(set, vopts...)
+	r.refdata.Store(set)
 	validator.Store(v)
-	r.log.Info("reference data loaded", "participants", len(set.Participants()), "securities", len(set.Securities()))
+	r.log.Info("reference data loaded", "participants", len(set.Participants()), "securities", len(set.Securities()),
+		"tolerances", len(set.Tolerances()))
 	return v, nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/ste-utility/ste/schemas/date"
+	"github.com/ste-utility/ste/schemas/decimal"
 )
 
 // Status tells whether an entity may be used. Entities are never deleted
@@ -163,6 +164,7 @@ type Set struct {
 	securities   map[string]Security
 	participants map[string]Participant
 	holidays     map[holidayKey]struct{}
+	tolerances   map[ToleranceKey]decimal.Dec // tolerances.go
 }
 
 // NewSet returns an empty Set ready for upserts.
@@ -173,6 +175,7 @@ func NewSet() *Set {
 		securities:   map[string]Security{},
 		participants: map[string]Participant{},
 		holidays:     map[holidayKey]struct{}{},
+		tolerances:   map[ToleranceKey]decimal.Dec{},
 	}
 }
 
@@ -186,6 +189,7 @@ func (s *Set) Clone() *Set {
 		securities:   maps.Clone(s.securities),
 		participants: maps.Clone(s.participants),
 		holidays:     maps.Clone(s.holidays),
+		tolerances:   maps.Clone(s.tolerances),
 	}
 }
 
