@@ -20,6 +20,8 @@ type View struct {
 	// Tolerance lists, for a matched trade, the criteria (7, 15) that hold
 	// only within tolerance, with the messages compared.
 	Tolerance []CriterionRow `json:"tolerance,omitempty"`
+	// Missing is who owes what (Trade.Missing); [] when nothing is owed.
+	Missing []Owed `json:"missing"`
 	// LastStatus is the last STATUS sent ("" when none), StatusN how many
 	// status changes the trade has had.
 	LastStatus string        `json:"last_status,omitempty"`
@@ -108,6 +110,7 @@ func (t *Trade) ViewWith(tol Tolerances) View {
 	in := inForce(t, tol)
 	v.Complete = in.completeByCount()
 	ev := evaluate(t, in)
+	v.Missing = missing(t, in)
 	v.State = [...]string{incomplete: "incomplete", matched: "matched", mismatched: "mismatched"}[ev.state]
 	for _, d := range ev.failing {
 		v.Failing = append(v.Failing, CriterionRow{N: d.Criterion, Name: criterionName(d.Criterion), Messages: d.Tokens})
@@ -153,7 +156,7 @@ func ViewOfWith(key schemas.TradeKey, value []byte, tol Tolerances) (View, error
 		if err != nil {
 			return View{}, err
 		}
-		return View{TradeKey: key.String(), State: "purged", StatusN: ts.StatusN, Messages: []MessageView{},
+		return View{TradeKey: key.String(), State: "purged", StatusN: ts.StatusN, Messages: []MessageView{}, Missing: []Owed{},
 			Purged: &PurgedView{Version: ts.Version, StatusN: ts.StatusN, PurgedAt: time.Unix(0, ts.PurgedAt).UTC()}}, nil
 	}
 	t, err := UnmarshalTrade(value, Interner{})

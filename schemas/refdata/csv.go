@@ -18,7 +18,7 @@ var Files = []string{"currencies.csv", "countries.csv", "securities.csv", "parti
 
 // OptionalFiles lists the files a directory may hold besides Files (read
 // only): absent, they load as no rows.
-var OptionalFiles = []string{"tolerances.csv"}
+var OptionalFiles = []string{"tolerances.csv", MarketsFile}
 
 // RowError locates a problem in a reference data file so that an operator can
 // go straight to it: "file:line: column "x": reason". Line is 0 for a problem

@@ -165,6 +165,7 @@ type Set struct {
 	participants map[string]Participant
 	holidays     map[holidayKey]struct{}
 	tolerances   map[ToleranceKey]decimal.Dec // tolerances.go
+	cutoffs      map[string]Cutoff            // markets.csv, by MIC
 }
 
 // NewSet returns an empty Set ready for upserts.
@@ -176,6 +177,7 @@ func NewSet() *Set {
 		participants: map[string]Participant{},
 		holidays:     map[holidayKey]struct{}{},
 		tolerances:   map[ToleranceKey]decimal.Dec{},
+		cutoffs:      map[string]Cutoff{},
 	}
 }
 
@@ -190,6 +192,7 @@ func (s *Set) Clone() *Set {
 		participants: maps.Clone(s.participants),
 		holidays:     maps.Clone(s.holidays),
 		tolerances:   maps.Clone(s.tolerances),
+		cutoffs:      maps.Clone(s.cutoffs),
 	}
 }
 

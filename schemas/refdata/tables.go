@@ -119,7 +119,10 @@ func joinStatuses(ss []Status) string {
 type table struct {
 	kind string // record key prefix
 	file string
-	cols []string // contract order, also the written order
+	// optional files may be absent from a directory (and are not written
+	// when the set has no row of them).
+	optional bool
+	cols     []string // contract order, also the written order
 	// numeric is the column written as a JSON number in records.
 	numeric string
 	// rows returns the Set's rows sorted by id, each in cols order.
@@ -131,10 +134,10 @@ type table struct {
 	// loaded with (a tolerance's currency must be known); a row failing it is
 	// refused. Records on the topic are not checked (see Apply).
 	refs func(s *Set, get getter) error
-	// optional files may be absent from a directory; lastWins tables take a
-	// later row of the same id in one file as replacing the earlier one
-	// instead of refusing it (section 8 says so for tolerances).
-	optional, lastWins bool
+	// lastWins tables take a later row of the same id in one file as
+	// replacing the earlier one instead of refusing it (section 8 says so
+	// for tolerances).
+	lastWins bool
 }
 
 // rowID is the record id of a written row: the first column, or
