@@ -118,6 +118,9 @@ func joinStatuses(ss []Status) string {
 type table struct {
 	kind string // record key prefix
 	file string
+	// optional files may be absent from a directory (and are not written
+	// when the set has no row of them).
+	optional bool
 	cols []string // contract order, also the written order
 	// numeric is the column written as a JSON number in records.
 	numeric string
