@@ -66,6 +66,10 @@ const (
 // not link chDB).
 const headerDataDir = "X-Ste-Chdb-Data-Dir"
 
+// AddrEnv fixes the address a started endpoint listens on (a loopback
+// host:port); default 127.0.0.1:0, a free port.
+const AddrEnv = "STE_CHDB_ADDR"
+
 // BinaryEnv names an explicit ste-chdb binary, overriding the search.
 const BinaryEnv = "STE_CHDB_BIN"
 
@@ -169,9 +173,13 @@ func (c Config) start(ctx context.Context, dir string) (string, error) {
 	if level == "" {
 		level = "info"
 	}
+	listen := "127.0.0.1:0"
+	if a := os.Getenv(AddrEnv); a != "" {
+		listen = a // a fixed port, for tools configured once (Grafana, DBeaver)
+	}
 	cmd := exec.Command(bin,
 		"--data", dir,
-		"--addr", "127.0.0.1:0",
+		"--addr", listen,
 		"--ready-file", filepath.Join(dir, readyName),
 		"--pid-file", filepath.Join(dir, pidName),
 		"--log-level", level,
