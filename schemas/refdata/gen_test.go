@@ -24,7 +24,7 @@ func TestDefaultSetMatchesGenerator(t *testing.T) {
 	if err := gen.WriteDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range Files {
+	for _, f := range append(Files, MarketsFile) {
 		want, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)

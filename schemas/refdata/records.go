@@ -63,7 +63,7 @@ func (s *Set) Apply(key, value []byte) error {
 	kind, id, ok := strings.Cut(k, ":")
 	t := tableByKind(kind)
 	if !ok || t == nil {
-		return fmt.Errorf("refdata record %q: unknown kind %q (want currency, country, security, participant or holiday)", k, kind)
+		return fmt.Errorf("refdata record %q: unknown kind %q (want currency, country, security, participant, holiday or market)", k, kind)
 	}
 	if len(value) == 0 {
 		return fmt.Errorf("refdata record %q: empty value; reference data is never deleted, set its status instead", k)

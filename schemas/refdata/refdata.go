@@ -163,6 +163,7 @@ type Set struct {
 	securities   map[string]Security
 	participants map[string]Participant
 	holidays     map[holidayKey]struct{}
+	cutoffs      map[string]Cutoff // markets.csv, by MIC
 }
 
 // NewSet returns an empty Set ready for upserts.
@@ -173,6 +174,7 @@ func NewSet() *Set {
 		securities:   map[string]Security{},
 		participants: map[string]Participant{},
 		holidays:     map[holidayKey]struct{}{},
+		cutoffs:      map[string]Cutoff{},
 	}
 }
 
@@ -186,6 +188,7 @@ func (s *Set) Clone() *Set {
 		securities:   maps.Clone(s.securities),
 		participants: maps.Clone(s.participants),
 		holidays:     maps.Clone(s.holidays),
+		cutoffs:      maps.Clone(s.cutoffs),
 	}
 }
 

@@ -119,7 +119,10 @@ func joinStatuses(ss []Status) string {
 type table struct {
 	kind string // record key prefix
 	file string
-	cols []string // contract order, also the written order
+	// optional files may be absent from a directory (and are not written
+	// when the set has no row of them).
+	optional bool
+	cols     []string // contract order, also the written order
 	// numeric is the column written as a JSON number in records.
 	numeric string
 	// rows returns the Set's rows sorted by id, each in cols order.
