@@ -19,7 +19,15 @@ py() {
 	local d=$cache/py-$PY_CONNECT
 	[[ -f $d/.done ]] && return
 	rm -rf "$d"
-	python3 -m venv "$d" >>"$log" 2>&1
+	if ! python3 -m venv "$d" >>"$log" 2>&1; then
+		# A fresh Debian has python3 without its venv module.
+		rm -rf "$d"
+		local sudo=
+		[[ $(id -u) == 0 ]] || sudo=sudo
+		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv >>"$log" 2>&1 ||
+			{ $sudo apt-get update >>"$log" 2>&1 && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv >>"$log" 2>&1; }
+		python3 -m venv "$d" >>"$log" 2>&1
+	fi
 	"$d/bin/pip" install -q "clickhouse-connect==$PY_CONNECT" "pandas==$PANDAS" >>"$log" 2>&1
 	touch "$d/.done"
 }
