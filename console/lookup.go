@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"net/url"
 
 	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/schemas"
@@ -15,6 +16,7 @@ type tradeLookup interface {
 	Find(ctx context.Context, key schemas.TradeKey, party string) (lookup.Hit, bool, error)
 	FindRef(ctx context.Context, q lookup.Query) ([]lookup.Hit, error)
 	Routing(ctx context.Context, fresh bool) (*lookup.Routing, error)
+	Get(ctx context.Context, o lookup.Owner, path string, q url.Values, into any) error
 	Close()
 }
 
@@ -32,6 +34,7 @@ type noLookup struct{}
 func (noLookup) Find(context.Context, schemas.TradeKey, string) (lookup.Hit, bool, error) {
 	return lookup.Hit{}, false, errNoSecret
 }
-func (noLookup) FindRef(context.Context, lookup.Query) ([]lookup.Hit, error) { return nil, errNoSecret }
-func (noLookup) Routing(context.Context, bool) (*lookup.Routing, error)      { return nil, errNoSecret }
-func (noLookup) Close()                                                      {}
+func (noLookup) FindRef(context.Context, lookup.Query) ([]lookup.Hit, error)      { return nil, errNoSecret }
+func (noLookup) Routing(context.Context, bool) (*lookup.Routing, error)           { return nil, errNoSecret }
+func (noLookup) Get(context.Context, lookup.Owner, string, url.Values, any) error { return errNoSecret }
+func (noLookup) Close()                                                           {}

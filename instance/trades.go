@@ -30,7 +30,7 @@ type (
 // goes through the TradeRef index. Both take party=<BIC>: only trades that
 // BIC is a party to are answered (the gateway's participants). The
 // console asks the instance that owns the trade's partition, so no table
-// ever leaves its instance.
+// ever leaves its instance. GET /at-risk is served here too.
 func (r *runtime) serveLookup(ln net.Listener) (stop func()) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET "+lookup.PathTrade+"{key}", func(w http.ResponseWriter, req *http.Request) {
@@ -58,6 +58,9 @@ func (r *runtime) serveLookup(ln net.Listener) (stop func()) {
 		fs, more, err := r.tables.FindRef(pipeline.RefQuery{Ref: ref, Date: q.Get("date"), Party: q.Get("party"), Limit: limit}, owned)
 		r.answerTrades(w, owned, err, true, more, fs...)
 	})
+	// The at-risk list (atrisk.go) names trades and who owes what on them:
+	// trade content too.
+	r.serveAtRisk(mux)
 	srv := &http.Server{Handler: r.authorized(mux), ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	return func() { srv.Close() }

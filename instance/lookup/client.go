@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -295,4 +296,35 @@ func (c *Client) ask(ctx context.Context, o Owner, path string, q url.Values) (A
 		return ans, false, fmt.Errorf("%w: the lookup listener of instance %s answered as %q", ErrAnswer, o.ID, short(ans.Instance))
 	}
 	return ans, resp.StatusCode == http.StatusOK, nil
+}
+
+// Get asks owner o for path?q on its lookup listener and decodes a 200
+// answer into into (for answers other than trades: the at-risk list). The
+// answer's "instance" must be o's id.
+func (c *Client) Get(ctx context.Context, o Owner, path string, q url.Values, into any) error {
+	u := url.URL{Scheme: "http", Host: o.Addr, Path: path, RawQuery: q.Encode()}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	if err != nil {
+		return err
+	}
+	Authorize(req, c.o.Token)
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return fmt.Errorf("instance %s: %w", o.ID, err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("instance %s: %s", o.ID, resp.Status)
+	}
+	body, err := io.ReadAll(Capped(resp.Body, MaxAnswer))
+	if err != nil {
+		return fmt.Errorf("instance %s: %w", o.ID, err)
+	}
+	var who struct {
+		Instance string `json:"instance"`
+	}
+	if err := json.Unmarshal(body, &who); err != nil || who.Instance != o.ID {
+		return fmt.Errorf("%w: the lookup listener of instance %s answered as %q", ErrAnswer, o.ID, short(who.Instance))
+	}
+	return json.Unmarshal(body, into)
 }

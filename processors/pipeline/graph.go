@@ -350,6 +350,7 @@ func (s *stages) dropPartitions(st Stage, keep []int32) {
 		delete(stores, p)
 		if st == StageMatch {
 			delete(s.matchRefs, p)
+			delete(s.risk, p)
 		}
 		if st == StageMatch && s.cfg.Metrics != nil {
 			label := strconv.Itoa(int(p))

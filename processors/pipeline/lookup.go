@@ -70,7 +70,7 @@ func (t *Tables) Trade(key schemas.TradeKey, party string, partitions []int32) (
 		if v == nil {
 			continue
 		}
-		view, err := matching.ViewOf(key, v)
+		view, err := matching.ViewOfWith(key, v, t.s.Load().engine.Tolerances)
 		if err != nil {
 			return Found{}, false, err
 		}
@@ -129,7 +129,7 @@ func (t *Tables) FindRef(q RefQuery, partitions []int32) (out []Found, more bool
 			if v == nil {
 				continue // written again since: the index follows
 			}
-			view, err := matching.ViewOf(key, v)
+			view, err := matching.ViewOfWith(key, v, t.s.Load().engine.Tolerances)
 			if err != nil {
 				continue
 			}

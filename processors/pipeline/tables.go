@@ -129,12 +129,11 @@ func (s *stages) tableOptions(st Stage, prod goka.ProducerBuilder) []goka.Proces
 			s.sampleOpenTradesLocked(p, t)
 		}
 	}
-	// The match table's partitions keep a TradeRef index (refindex.go).
-	wrap := func(b storage.Builder) storage.Builder {
-		if st == StageMatch {
-			return s.indexedBuilder(b)
-		}
-		return b
+	// The match table's partitions keep a TradeRef index (refindex.go)
+	// and an at-risk index (atrisk.go).
+	wrap := func(b storage.Builder) storage.Builder { return b }
+	if st == StageMatch {
+		wrap = func(b storage.Builder) storage.Builder { return s.indexedBuilder(s.riskBuilder(b)) }
 	}
 	if s.tables == nil {
 		return []goka.ProcessorOption{goka.WithStorageBuilder(wrap(memstore.Builder(index,
