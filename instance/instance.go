@@ -50,6 +50,9 @@ type Options struct {
 	// RefdataDir, if set, is published to <ns>.refdata first.
 	RefdataDir string
 	Retention  time.Duration
+	// AtRiskLead: how far ahead of its market cutoff an unmatched trade
+	// counts in ste_trades_at_risk (0: pipeline.DefaultAtRiskLead).
+	AtRiskLead time.Duration
 	Signer     *schemas.Signer
 	// Verify inbound signatures (off only to benchmark).
 	Verify bool
@@ -280,7 +283,7 @@ func (r *runtime) run(ctx context.Context) error {
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
-			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook},
+			Retention: o.Retention, AtRiskLead: o.AtRiskLead, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook},
 		Logger:      r.log,
 		Stages:      o.Stages,
 		InstanceID:  r.id.ID,

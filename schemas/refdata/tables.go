@@ -122,7 +122,7 @@ type table struct {
 	// optional files may be absent from a directory (and are not written
 	// when the set has no row of them).
 	optional bool
-	cols []string // contract order, also the written order
+	cols     []string // contract order, also the written order
 	// numeric is the column written as a JSON number in records.
 	numeric string
 	// rows returns the Set's rows sorted by id, each in cols order.
