@@ -252,12 +252,7 @@ func normalAuthority(o origin) string {
 }
 
 // PublicKeys are a participant's Ed25519 keys: one, or two while it rotates.
-func PublicKeys(p refdata.Participant) []ed25519.PublicKey {
-	if len(p.PublicKey) != ed25519.PublicKeySize {
-		return nil
-	}
-	return []ed25519.PublicKey{p.PublicKey}
-}
+func PublicKeys(p refdata.Participant) []ed25519.PublicKey { return p.Keys }
 
 // verifyWith is the check of messages.md §2 (Go's crypto/ed25519,
 // cofactorless, S below ℓ, R canonical; keys are checked canonical when

@@ -134,14 +134,16 @@ type Security struct {
 	Status                        Status
 }
 
-// Participant is a BIC with its roles and the Ed25519 public key that verifies
-// its messages. PublicKey is shared between copies and must not be modified.
+// Participant is a BIC with its roles and the Ed25519 public keys that verify
+// its messages: one, or two while it rotates (a message verifies under
+// either). Every key has passed KeyProblem. Keys are shared between copies
+// and must not be modified.
 type Participant struct {
 	BIC, Name string
 	Roles     Role
 	Country   string
 	Status    Status
-	PublicKey ed25519.PublicKey
+	Keys      []ed25519.PublicKey
 }
 
 // Holiday is a day on which a market neither trades nor settles.
