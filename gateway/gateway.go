@@ -197,6 +197,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	var msrv *http.Server
+	metricsAt := ""
 	if o.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", o.MetricsAddr)
 		if err != nil {
@@ -206,6 +207,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 		if !IsLoopback(o.MetricsAddr) {
 			s.log.Warn("the gateway's /metrics is served beyond loopback without authentication: make sure only monitoring can reach it", "addr", mln.Addr().String())
 		}
+		metricsAt = mln.Addr().String()
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", s.metrics.handler())
 		msrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -213,7 +215,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 		defer msrv.Close()
 	}
 	u := scheme + "://" + ln.Addr().String()
-	s.log.Info("gateway listening", "url", u, "namespace", o.Namespace, "public_url", o.PublicURL)
+	s.log.Info("gateway listening", "url", u, "namespace", o.Namespace, "public_url", o.PublicURL, "metrics", metricsAt)
 	if ready != nil {
 		ready(u)
 	}
