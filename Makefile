@@ -13,7 +13,7 @@ STATICCHECK_VERSION := v0.8.2
 HELM_VERSION := v3.22.0
 CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
-.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool chromium clean replay-kafka chaos failover gateway-client
+.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool chromium clients clean replay-kafka chaos failover gateway-client
 
 all: build
 
@@ -69,6 +69,13 @@ kafka:
 	deploy/kafka/kafka.sh fetch >/dev/null
 	deploy/kafka/kafka.sh fetch-tools >/dev/null
 
+# ClickHouse's official clients for the client conformance suite
+# (analytics/clientconformance): a Python venv with clickhouse-connect and
+# pandas, the JDBC driver jdbc-v2 (Maven), @clickhouse/client (npm); cached
+# in ~/.cache/ste/clients, fetched in parallel.
+clients: gateway-client
+	@analytics/clientconformance/install.sh >/dev/null
+
 # libchdb.so for the embedded ClickHouse (needs npm; ~170 MB once, cached).
 chdb: $(CHDB_LIB)
 
@@ -103,9 +110,9 @@ lint: tools
 # and measure, and the machine has two cores. Files the tests keep (the
 # console's screenshots) go under test-output/_artifacts/, one directory
 # per test, named in the test's output ("=== ARTIFACTS").
-test: build lint kafka chdb promtool chromium gateway-client $(BIN)/helm
+test: build lint kafka chdb promtool chromium gateway-client clients $(BIN)/helm
 	@mkdir -p $(CURDIR)/test-output
-	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
+	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) STE_CLIENTS=$(STE_CACHE)/clients \
 		STE_DEPLOY_CHECKS=1 STE_HELM=$(BIN)/helm STE_GATEWAY_PYTHON=$(GATEWAY_PY) \
 		$(GO) test -count=1 -p 1 -timeout 30m -artifacts -outputdir $(CURDIR)/test-output ./...
 
