@@ -15,7 +15,7 @@ type processFlags struct {
 	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter, atRiskLead *string
 	lookupAddr, secretFile                                                     *string
 	retention                                                                  retentionFlag
-	noVerify                                                                   *bool
+	noVerify, deliver                                                          *bool
 }
 
 func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
@@ -29,6 +29,7 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 		lookupAddr: fs.String("lookup", envOr("STE_LOOKUP", httpDefault), "address of the trade lookup (/trades), for the console and the gateway: its own listener, every request with the utility's lookup token ($STE_LOOKUP; \"\" turns it off; the address taken is in the log and the registry)"),
 		secretFile: fs.String("utility-secret", os.Getenv("STE_UTILITY_SECRET"), "the utility's shared secret file (32 bytes or more, readable by its owner only) ($STE_UTILITY_SECRET); default: $STE_HOME/utility.secret, created if absent"),
 		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
+		deliver:    fs.Bool("deliver-per-participant", os.Getenv("STE_DELIVER_PER_PARTICIPANT") == "1", "also copy each record of <ns>.outbound to <ns>.out.<BIC> for its key ($STE_DELIVER_PER_PARTICIPANT=1)"),
 		tables:     fs.String("tables", envOr("STE_TABLES", instance.TablesDisk), "where the identity and match tables live: disk (under the instance's directory in $STE_HOME, resumed from there after a restart) or memory (rebuilt from the changelogs at every start) ($STE_TABLES)"),
 		atRiskLead: fs.String("at-risk-lead", envOr("STE_AT_RISK_LEAD", "2h"), "an unmatched trade counts in ste_trades_at_risk from this long before its market cutoff (markets.csv; $STE_AT_RISK_LEAD)"),
 		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
