@@ -33,6 +33,7 @@ import (
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -221,7 +222,11 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	if o.Console {
-		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log,
+		secret, err := trust.LoadOrCreate(trust.DefaultPath(o.Home)) // the one the processors prove with
+		if err != nil {
+			return err
+		}
+		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log, Secret: secret,
 			LocalOperator: o.Operator, Analytics: analytics.Opener(o.ClickHouse, o.Home)}, stopProc, procDone, fd, say)
 	}
 	say("\ndone in %.0fs. Next:", time.Since(start).Seconds())

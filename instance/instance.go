@@ -35,6 +35,7 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/trust"
 )
 
 // Options configure Run. Kafka, Namespace and Signer are required.
@@ -91,6 +92,10 @@ type Options struct {
 	// LeaveOnStop leaves the groups after a clean stop instead of keeping
 	// the partitions for the session timeout (pipeline.Options.LeaveOnStop).
 	LeaveOnStop bool
+	// Secret is the utility's shared secret, which proves the control
+	// records the instance writes (trust); nil loads or creates the one
+	// under Home (trust.DefaultPath).
+	Secret *trust.Secret
 }
 
 func (o *Options) validate() error {
@@ -124,6 +129,16 @@ func (o *Options) validate() error {
 	}
 	if o.StallAfter <= 0 {
 		o.StallAfter = DefaultStallAfter
+	}
+	if o.Secret == nil {
+		if o.Home == "" {
+			return errors.New("instance: no utility secret and no home to keep one in")
+		}
+		s, err := trust.LoadOrCreate(trust.DefaultPath(o.Home))
+		if err != nil {
+			return fmt.Errorf("instance: %w", err)
+		}
+		o.Secret = s
 	}
 	return nil
 }
@@ -233,6 +248,7 @@ func (r *runtime) run(ctx context.Context) error {
 	r.reg = prometheus.NewRegistry()
 	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.metrics = pipeline.NewMetrics(r.reg)
+	r.reg.MustRegister(topics.Unproven)
 	r.registerInstanceMetrics()
 	if o.HTTPAddr != "" {
 		ln, err := net.Listen("tcp", o.HTTPAddr)
@@ -280,7 +296,7 @@ func (r *runtime) run(ctx context.Context) error {
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
-			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook},
+			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook, Secret: o.Secret},
 		Logger:      r.log,
 		Stages:      o.Stages,
 		InstanceID:  r.id.ID,

@@ -211,7 +211,7 @@ func TestReplayRunsToTheOutcomeOfSteMatch(t *testing.T) {
 	samples := 0
 	var res replay.Result
 	ran, err := replay.Run(ctx, e.adm, instance.Options{Kafka: kafkaconn.Plaintext(e.brokers), Namespace: "sb2", Signer: signer, Verify: true,
-		Identity: &instance.Identity{ID: "test-replay", Dir: t.TempDir()}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		Identity: &instance.Identity{ID: "test-replay", Dir: t.TempDir()}, Home: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 		func(lag.Sample) { samples++ },
 		func(ctx context.Context, settle func(context.Context) error) (err error) {
 			res, err = p.Copy(ctx, time.Hour, settle)
