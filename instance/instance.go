@@ -222,7 +222,7 @@ func (r *runtime) run(ctx context.Context) error {
 	}
 	if !o.Sandbox {
 		dial := func(opts ...kgo.Opt) (*kgo.Client, error) { return topics.Client(o.Kafka, opts...) }
-		rs, bad, err := origin.Scan(ctx, dial, o.Namespace)
+		rs, bad, err := origin.Scan(ctx, dial, o.Namespace, o.Secret)
 		if err != nil {
 			return err
 		}
