@@ -51,6 +51,9 @@ type Options struct {
 	// RefdataDir, if set, is published to <ns>.refdata first.
 	RefdataDir string
 	Retention  time.Duration
+	// AtRiskLead: how far ahead of its market cutoff an unmatched trade
+	// counts in ste_trades_at_risk (0: pipeline.DefaultAtRiskLead).
+	AtRiskLead time.Duration
 	Signer     *schemas.Signer
 	// Verify inbound signatures (off only to benchmark).
 	Verify bool
@@ -183,6 +186,9 @@ type runtime struct {
 	stalledGauge, upGauge *prometheus.GaugeVec
 
 	tables pipeline.Tables // the match table, for /trades
+	// refdata is the reference data read so far: the match group evaluates
+	// tolerances with it (section 5: the rows the instance has read).
+	refdata refdata.Current
 }
 
 // Run runs one instance until ctx ends (exit nil after a clean stop) or it
@@ -296,7 +302,8 @@ func (r *runtime) run(ctx context.Context) error {
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
-			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook, Secret: o.Secret},
+			Retention: o.Retention, AtRiskLead: o.AtRiskLead, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook,
+			Tolerances: &r.refdata, Secret: o.Secret},
 		Logger:      r.log,
 		Stages:      o.Stages,
 		InstanceID:  r.id.ID,
@@ -319,17 +326,16 @@ func (r *runtime) run(ctx context.Context) error {
 }
 
 // followRefdata reads reference data to its end — no inbound message is
-// consumed before — and keeps applying later changes to the validator.
-// An instance without the validate group reads none: only validation uses
-// it. It returns nil, nil when ctx ends first.
+// consumed before — and keeps applying later changes to the validator and
+// to r.refdata (the match group's tolerances). Every instance reads it,
+// whatever its groups: all of them sign outputs, and refdata.CheckSigner
+// refuses a key the utility's row does not list.
+// It returns nil, nil when ctx ends first.
 func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, error) {
 	var vopts []validation.Option
 	if !r.o.Verify {
 		vopts = append(vopts, validation.WithoutSignatureVerification())
 		r.log.Warn("signature verification is OFF (benchmarking only)")
-	}
-	if !slices.Contains(r.o.Stages, pipeline.StageValidate) {
-		return validation.New(refdata.NewSet(), vopts...), nil
 	}
 	loaded := make(chan *refdata.Set, 1)
 	var validator atomic.Pointer[validation.Validator]
@@ -340,10 +346,22 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 			func(s *refdata.Set) {
 				if v := validator.Load(); v != nil {
 					v.SetRefdata(s)
-					r.log.Info("reference data updated", "participants", len(s.Participants()), "securities", len(s.Securities()))
+					r.refdata.Store(s)
+					r.log.Info("reference data updated", "participants", len(s.Participants()), "securities", len(s.Securities()),
+						"tolerances", len(s.Tolerances()))
+				}
+				// Too late to refuse: say it loudly, participants can no
+				// longer verify what this instance signs.
+				if err := refdata.CheckSigner(s, r.o.Signer.BIC, r.o.Signer.Public()); err != nil {
+					r.log.Error("reference data no longer lists this instance's signing key; restart with a key the utility's row lists", "err", err)
 				}
 			},
 			func(key []byte, err error) {
+				var ignored *refdata.KeyIgnoredError
+				if errors.As(err, &ignored) {
+					r.log.Warn("public key on the reference data topic ignored: the participant is treated as holding no such key", "key", string(key), "err", err)
+					return
+				}
 				r.log.Warn("bad reference data record skipped", "key", string(key), "err", err)
 			})
 	}()
@@ -359,11 +377,18 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 		return nil, nil
 	}
 	if len(set.Participants()) == 0 {
-		r.log.Warn("reference data topic is empty: every message will be rejected (load it with ste refdata load)")
+		return nil, fmt.Errorf("reference data topic %s is empty: load it first (ste refdata load), the utility's row must list its signing key", pipeline.Names{NS: r.o.Namespace}.Refdata())
+	}
+	// Every group signs outputs (NACKs, ACKs, STATUS, CLS), so every
+	// instance checks its key before it consumes anything.
+	if err := refdata.CheckSigner(set, r.o.Signer.BIC, r.o.Signer.Public()); err != nil {
+		return nil, err
 	}
 	v := validation.New(set, vopts...)
+	r.refdata.Store(set)
 	validator.Store(v)
-	r.log.Info("reference data loaded", "participants", len(set.Participants()), "securities", len(set.Securities()))
+	r.log.Info("reference data loaded", "participants", len(set.Participants()), "securities", len(set.Securities()),
+		"tolerances", len(set.Tolerances()))
 	return v, nil
 }
 

@@ -13,10 +13,10 @@ import (
 // every command that runs them (ste replay --run): one list, so that any
 // ste process flag works there too.
 type processFlags struct {
-	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter *string
-	retention                                                      retentionFlag
-	noVerify                                                       *bool
-	secret                                                         func() (*trust.Secret, error)
+	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter, atRiskLead *string
+	retention                                                                  retentionFlag
+	noVerify                                                                   *bool
+	secret                                                                     func() (*trust.Secret, error)
 }
 
 func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
@@ -30,6 +30,7 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
 		tables:     fs.String("tables", envOr("STE_TABLES", instance.TablesDisk), "where the identity and match tables live: disk (under the instance's directory in $STE_HOME, resumed from there after a restart) or memory (rebuilt from the changelogs at every start) ($STE_TABLES)"),
 		secret:     secretFlag(fs),
+		atRiskLead: fs.String("at-risk-lead", envOr("STE_AT_RISK_LEAD", "2h"), "an unmatched trade counts in ste_trades_at_risk from this long before its market cutoff (markets.csv; $STE_AT_RISK_LEAD)"),
 		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
 	}
 }
@@ -57,7 +58,12 @@ func (p *processFlags) check() (instance.Options, error) {
 	if err != nil || stall <= 0 {
 		return o, usageError{"--stall-after must be a positive duration (e.g. 60s, 5m)"}
 	}
-	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, Tables: *p.tables, StallAfter: stall}, nil
+	lead, err := parseDuration(*p.atRiskLead)
+	if err != nil || lead <= 0 {
+		return o, usageError{"--at-risk-lead must be a positive duration (e.g. 2h, 90m)"}
+	}
+	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, Tables: *p.tables, StallAfter: stall,
+		AtRiskLead: lead}, nil
 }
 
 // instance completes o with the signer and a claimed identity; release

@@ -27,9 +27,12 @@ type Config struct {
 	// IdentityMargin is how much longer than the retention an accepted
 	// (Sender, MsgId) is remembered by the identity stage. Default 24h.
 	IdentityMargin time.Duration
-	Metrics        *Metrics     // nil: none
-	Logger         *slog.Logger // corrupt records and state; slog.Default() when nil
-	Now            func() time.Time
+	// AtRiskLead: an unmatched trade whose cutoff is at most this far ahead
+	// on Now's clock is at risk (atrisk.go). Default DefaultAtRiskLead.
+	AtRiskLead time.Duration
+	Metrics    *Metrics     // nil: none
+	Logger     *slog.Logger // corrupt records and state; slog.Default() when nil
+	Now        func() time.Time
 	// Sandbox: the namespace replays recorded inbound records (ste replay).
 	// The Created rule then takes the utility's clock from each record's
 	// time — when the live utility received it — instead of the wall
@@ -47,6 +50,10 @@ type Config struct {
 	// Secret proves the exceptions the stages write (trust.ProofHeader):
 	// readers skip exceptions without proof. Nil writes none.
 	Secret *trust.Secret
+	// Tolerances the match stage evaluates criteria 7 and 15 with: the
+	// reference data the instance has read so far (refdata.Current). Nil:
+	// none, values must be equal.
+	Tolerances matching.Tolerances
 }
 
 func (c *Config) defaults() {
@@ -61,6 +68,9 @@ func (c *Config) defaults() {
 	}
 	if c.Now == nil {
 		c.Now = time.Now
+	}
+	if c.AtRiskLead <= 0 {
+		c.AtRiskLead = DefaultAtRiskLead
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -77,18 +87,21 @@ type stages struct {
 	mu         sync.Mutex
 	matchStore map[int32]table
 	idStore    map[int32]table
-	tables     *diskstore.DB // nil: tables in memory
+	risk       map[int32]*riskIndex // the match partitions' at-risk indexes (atrisk.go)
+	tables     *diskstore.DB        // nil: tables in memory
 
 	corruptLog rateLimit
 }
 
 func newStages(cfg Config) *stages {
 	cfg.defaults()
-	s := &stages{cfg: cfg, matchStore: map[int32]table{}, idStore: map[int32]table{}}
+	s := &stages{cfg: cfg, matchStore: map[int32]table{}, idStore: map[int32]table{},
+		risk: map[int32]*riskIndex{}}
+	cfg.Metrics.riskFrom(s)
 	// Duplicates re-emit everything a message may have caused: after a crash
 	// goka's state can be ahead of the outputs (field notes), and a replayed
 	// message is indistinguishable from a duplicate.
-	s.engine = matching.Config{UtilityBIC: cfg.Signer.BIC, ReemitHistory: true}
+	s.engine = matching.Config{UtilityBIC: cfg.Signer.BIC, ReemitHistory: true, Tolerances: cfg.Tolerances}
 	s.decoders.New = func() any { return new(schemas.Decoder) }
 	s.interns.New = func() any { return matching.Interner{} }
 	return s

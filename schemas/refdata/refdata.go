@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/ste-utility/ste/schemas/date"
+	"github.com/ste-utility/ste/schemas/decimal"
 )
 
 // Status tells whether an entity may be used. Entities are never deleted
@@ -134,14 +135,16 @@ type Security struct {
 	Status                        Status
 }
 
-// Participant is a BIC with its roles and the Ed25519 public key that verifies
-// its messages. PublicKey is shared between copies and must not be modified.
+// Participant is a BIC with its roles and the Ed25519 public keys that verify
+// its messages: one, or two while it rotates (a message verifies under
+// either). Every key has passed KeyProblem. Keys are shared between copies
+// and must not be modified.
 type Participant struct {
 	BIC, Name string
 	Roles     Role
 	Country   string
 	Status    Status
-	PublicKey ed25519.PublicKey
+	Keys      []ed25519.PublicKey
 }
 
 // Holiday is a day on which a market neither trades nor settles.
@@ -163,7 +166,8 @@ type Set struct {
 	securities   map[string]Security
 	participants map[string]Participant
 	holidays     map[holidayKey]struct{}
-	cutoffs      map[string]Cutoff // markets.csv, by MIC
+	tolerances   map[ToleranceKey]decimal.Dec // tolerances.go
+	cutoffs      map[string]Cutoff            // markets.csv, by MIC
 }
 
 // NewSet returns an empty Set ready for upserts.
@@ -174,6 +178,7 @@ func NewSet() *Set {
 		securities:   map[string]Security{},
 		participants: map[string]Participant{},
 		holidays:     map[holidayKey]struct{}{},
+		tolerances:   map[ToleranceKey]decimal.Dec{},
 		cutoffs:      map[string]Cutoff{},
 	}
 }
@@ -188,6 +193,7 @@ func (s *Set) Clone() *Set {
 		securities:   maps.Clone(s.securities),
 		participants: maps.Clone(s.participants),
 		holidays:     maps.Clone(s.holidays),
+		tolerances:   maps.Clone(s.tolerances),
 		cutoffs:      maps.Clone(s.cutoffs),
 	}
 }

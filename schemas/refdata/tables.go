@@ -1,14 +1,13 @@
 package refdata
 
 import (
-	"encoding/base64"
 	"fmt"
 	"strconv"
 
 	"github.com/ste-utility/ste/schemas/date"
 )
 
-// This file describes the five tables once, so that the CSV loader, the CSV
+// This file describes the tables once, so that the CSV loader, the CSV
 // writer, the Kafka records and Apply share one definition of every column and
 // one validation of every row: a row accepted from a file is exactly a row
 // accepted from the topic.
@@ -122,7 +121,7 @@ type table struct {
 	// optional files may be absent from a directory (and are not written
 	// when the set has no row of them).
 	optional bool
-	cols []string // contract order, also the written order
+	cols     []string // contract order, also the written order
 	// numeric is the column written as a JSON number in records.
 	numeric string
 	// rows returns the Set's rows sorted by id, each in cols order.
@@ -130,12 +129,20 @@ type table struct {
 	// parse validates one row and returns its id (the record key without the
 	// kind) and how to put it; nothing is put until the caller decides to.
 	parse func(get getter) (id string, put func(*Set), err error)
+	// refs, if set, checks a parsed row against the rest of the files it is
+	// loaded with (a tolerance's currency must be known); a row failing it is
+	// refused. Records on the topic are not checked (see Apply).
+	refs func(s *Set, get getter) error
+	// lastWins tables take a later row of the same id in one file as
+	// replacing the earlier one instead of refusing it (section 8 says so
+	// for tolerances).
+	lastWins bool
 }
 
 // rowID is the record id of a written row: the first column, or
 // "country:date" for holidays.
 func (t *table) rowID(row []string) string {
-	if t.kind == "holiday" {
+	if t.kind == "holiday" || t.kind == "tolerance" {
 		return row[0] + ":" + row[1]
 	}
 	return row[0]
@@ -234,8 +241,7 @@ var tables = []*table{
 		rows: func(s *Set) [][]string {
 			var out [][]string
 			for _, p := range s.Participants() {
-				out = append(out, []string{p.BIC, p.Name, p.Roles.String(), p.Country, string(p.Status),
-					base64.StdEncoding.EncodeToString(p.PublicKey)})
+				out = append(out, []string{p.BIC, p.Name, p.Roles.String(), p.Country, string(p.Status), formatKeys(p.Keys)})
 			}
 			return out
 		},
@@ -261,18 +267,20 @@ var tables = []*table{
 			if p.Status, err = statusField(get, "status", Active, Suspended, Inactive); err != nil {
 				return "", nil, err
 			}
-			key, err := field(get, "public_key")
+			if _, stripped := get(keysStripped); stripped {
+				// Apply dropped every key of a topic record (KeyIgnoredError).
+				if v, _ := get("public_key"); v != "" {
+					p.Keys, err = parseKeys(v)
+				}
+			} else {
+				var key string
+				if key, err = field(get, "public_key"); err == nil {
+					p.Keys, err = parseKeys(key)
+				}
+			}
 			if err != nil {
 				return "", nil, err
 			}
-			raw, decErr := base64.StdEncoding.Strict().DecodeString(key)
-			if decErr != nil {
-				return "", nil, bad("public_key", "not standard padded base64: %v", decErr)
-			}
-			if len(raw) != 32 {
-				return "", nil, bad("public_key", "%d bytes, an Ed25519 public key has 32", len(raw))
-			}
-			p.PublicKey = raw
 			return p.BIC, func(s *Set) { s.PutParticipant(p) }, nil
 		},
 	},
@@ -302,6 +310,7 @@ var tables = []*table{
 			return country + ":" + d.String(), func(s *Set) { s.PutHoliday(country, d) }, nil
 		},
 	},
+	toleranceTable,
 }
 
 func digitsOnly(s string) bool {
