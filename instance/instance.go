@@ -99,6 +99,9 @@ type Options struct {
 	// records the instance writes (trust); nil loads or creates the one
 	// under Home (trust.DefaultPath).
 	Secret *trust.Secret
+	// DeliverPerParticipant also runs the per-participant delivery group
+	// (topics/deliver): <ns>.outbound copied to <ns>.out.<BIC>.
+	DeliverPerParticipant bool
 }
 
 func (o *Options) validate() error {
@@ -298,6 +301,10 @@ func (r *runtime) run(ctx context.Context) error {
 				r.log.Warn("this run's tables not removed", "dir", dir, "err", err)
 			}
 		}()
+	}
+	if o.DeliverPerParticipant {
+		stopDeliver := r.runDelivery(ctx)
+		defer stopDeliver()
 	}
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,
