@@ -16,8 +16,8 @@ func init() {
 }
 
 func consoleCmd(ctx context.Context, args []string) error {
-	fs := flags("console", "[--addr 127.0.0.1:8080] [--auth-tokens FILE] [--host NAME,...] [--brokers B] [--namespace NS] [--clickhouse DSN] [--utility-secret FILE]")
-	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
+	fs := flags("console", "[--addr 127.0.0.1:8080] [--auth-tokens FILE] [--host NAME,...] [--brokers B] [--namespace NS] [--clickhouse DSN]")
+	kafka, ns, secret := kafkaFlags(fs), namespaceFlag(fs), secretFlag(fs)
 	addr := fs.String("addr", envOr("STE_CONSOLE_ADDR", console.DefaultAddr),
 		"address to serve on ($STE_CONSOLE_ADDR); beyond loopback, use --auth-tokens")
 	tokens := fs.String("auth-tokens", os.Getenv("STE_CONSOLE_TOKENS"),
@@ -26,7 +26,6 @@ func consoleCmd(ctx context.Context, args []string) error {
 		"comma-separated DNS names the console is reached by, besides localhost and IP addresses; other Host headers are refused (DNS rebinding) unless tokens guard a console beyond loopback ($STE_CONSOLE_HOSTS)")
 	dsn := clickhouseFlag(fs)
 	noAnalytics := fs.Bool("no-analytics", false, "show no history or journeys (no ClickHouse)")
-	secretFile := fs.String("utility-secret", os.Getenv("STE_UTILITY_SECRET"), "the utility's shared secret file, whose lookup token the trade lookups carry ($STE_UTILITY_SECRET); default: $STE_HOME/utility.secret, created if absent")
 	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
@@ -39,7 +38,7 @@ func consoleCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	o := console.Options{Kafka: k, Namespace: *ns, Addr: *addr, Logger: fs.log, LocalOperator: localOperator()}
-	if o.Secret, err = utilitySecret(*secretFile); err != nil {
+	if o.Secret, err = secret(); err != nil {
 		return err
 	}
 	for _, h := range strings.Split(*hosts, ",") {

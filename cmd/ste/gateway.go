@@ -29,7 +29,7 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC: /v1/keys serves its row's keys ($STE_UTILITY_BIC)")
 	rate := fs.Float64("rate-limit", 50, "authenticated requests per second per participant, on this instance")
 	burst := fs.Int("rate-burst", 100, "requests a participant may make at once above the rate")
-	secretFile := fs.String("utility-secret", os.Getenv("STE_UTILITY_SECRET"), "the utility's shared secret file, whose lookup token the trade lookups carry ($STE_UTILITY_SECRET); default: $STE_HOME/utility.secret, created if absent")
+	secretOf := secretFlag(fs)
 	fs.logFlags()
 	if os.Getenv("STE_LOG_FORMAT") == "" {
 		// The gateway logs JSON by default: its access log is for machines.
@@ -51,7 +51,7 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	if err := o.Validate(); err != nil {
 		return usageError{err.Error()}
 	}
-	secret, err := utilitySecret(*secretFile)
+	secret, err := secretOf()
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/trust"
 )
 
 // processFlags are the flags of the processors, shared by ste process and
@@ -13,9 +14,10 @@ import (
 // ste process flag works there too.
 type processFlags struct {
 	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter, atRiskLead *string
-	lookupAddr, secretFile                                                     *string
+	lookupAddr                                                                 *string
 	retention                                                                  retentionFlag
 	noVerify, deliver                                                          *bool
+	secret                                                                     func() (*trust.Secret, error)
 }
 
 func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
@@ -27,10 +29,10 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 		keyFile:    fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file ($STE_UTILITY_KEY); default: the public demo key, with a warning"),
 		httpAddr:   fs.String("http", envOr("STE_HTTP", httpDefault), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)"),
 		lookupAddr: fs.String("lookup", envOr("STE_LOOKUP", httpDefault), "address of the trade lookup (/trades), for the console and the gateway: its own listener, every request with the utility's lookup token ($STE_LOOKUP; \"\" turns it off; the address taken is in the log and the registry)"),
-		secretFile: fs.String("utility-secret", os.Getenv("STE_UTILITY_SECRET"), "the utility's shared secret file (32 bytes or more, readable by its owner only) ($STE_UTILITY_SECRET); default: $STE_HOME/utility.secret, created if absent"),
 		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
 		deliver:    fs.Bool("deliver-per-participant", os.Getenv("STE_DELIVER_PER_PARTICIPANT") == "1", "also copy each record of <ns>.outbound to <ns>.out.<BIC> for its key ($STE_DELIVER_PER_PARTICIPANT=1)"),
 		tables:     fs.String("tables", envOr("STE_TABLES", instance.TablesDisk), "where the identity and match tables live: disk (under the instance's directory in $STE_HOME, resumed from there after a restart) or memory (rebuilt from the changelogs at every start) ($STE_TABLES)"),
+		secret:     secretFlag(fs),
 		atRiskLead: fs.String("at-risk-lead", envOr("STE_AT_RISK_LEAD", "2h"), "an unmatched trade counts in ste_trades_at_risk from this long before its market cutoff (markets.csv; $STE_AT_RISK_LEAD)"),
 		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
 	}
@@ -73,10 +75,8 @@ func (p *processFlags) instance(o instance.Options, log *slog.Logger) (_ instanc
 	if o.Signer, err = utilitySigner(*p.bic, *p.keyFile, log); err != nil {
 		return o, nil, err
 	}
-	if o.LookupAddr != "" {
-		if o.Secret, err = utilitySecret(*p.secretFile); err != nil {
-			return o, nil, err
-		}
+	if o.Secret, err = p.secret(); err != nil {
+		return o, nil, err
 	}
 	id, err := instance.Claim(steHome(), *p.instanceID)
 	if err != nil {
