@@ -18,12 +18,12 @@ import (
 	"github.com/ste-utility/ste/exceptions"
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -35,7 +35,7 @@ type cluster struct {
 	cl    *kgo.Client
 	adm   *kadm.Client
 	ns    string
-	names pipeline.Names
+	names topology.Names
 }
 
 func startCluster(t *testing.T, ctx context.Context) *cluster {
@@ -44,7 +44,7 @@ func startCluster(t *testing.T, ctx context.Context) *cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	k := &cluster{t: t, ctx: ctx, conn: kafkaconn.Plaintext(broker.Addr(c)), ns: "exc", names: pipeline.Names{NS: "exc"}}
+	k := &cluster{t: t, ctx: ctx, conn: kafkaconn.Plaintext(broker.Addr(c)), ns: "exc", names: topology.Names{NS: "exc"}}
 	if k.cl, err = topics.Connect(ctx, k.conn); err != nil {
 		t.Fatal(err)
 	}

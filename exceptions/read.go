@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Load reads namespace ns's exceptions and their states, each topic to the
@@ -32,7 +32,7 @@ func (b *Book) Follow(ctx context.Context, conn kafkaconn.Config, ns string) err
 var ErrNoNamespace = errors.New("no exceptions topic")
 
 func (b *Book) read(ctx context.Context, conn kafkaconn.Config, ns string, follow bool) error {
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	cl, err := topics.Connect(ctx, conn)
 	if err != nil {
 		return err
@@ -105,7 +105,7 @@ func (b *Book) read(ctx context.Context, conn kafkaconn.Config, ns string, follo
 
 // apply reads one record of either topic; what does not read is skipped
 // (the topics are written by STE: a bad record is no exception to show).
-func (b *Book) apply(n pipeline.Names, r *kgo.Record) {
+func (b *Book) apply(n topology.Names, r *kgo.Record) {
 	switch r.Topic {
 	case n.Exceptions():
 		e := &Exception{Partition: r.Partition, Offset: r.Offset, Time: r.Timestamp.UTC()}

@@ -65,24 +65,6 @@ type Step struct {
 	Event Event
 }
 
-// Stage names.
-type Stage uint8
-
-const (
-	StageValidate Stage = iota + 1
-	StageIdentity
-	StageMatch
-)
-
-var stageNames = [...]string{"", "validate", "identity", "match"}
-
-func (s Stage) String() string {
-	if int(s) < len(stageNames) {
-		return stageNames[s]
-	}
-	return "?"
-}
-
 // Event is what a stage did.
 type Event uint8
 

@@ -23,8 +23,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics/copier"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Kinds of origin.
@@ -71,7 +71,7 @@ func Write(ctx context.Context, cl *kgo.Client, ns string, r Record) error {
 	if err != nil {
 		return err
 	}
-	topic := pipeline.Names{NS: ns}.Origin()
+	topic := topology.Names{NS: ns}.Origin()
 	rec := &kgo.Record{Topic: topic, Key: []byte(r.Key()), Value: v, Partition: 0}
 	if err := cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
 		return fmt.Errorf("write %s: %w", topic, err)
@@ -85,7 +85,7 @@ func Write(ctx context.Context, cl *kgo.Client, ns string, r Record) error {
 func Read(ctx context.Context, dial copier.Dial, ns string) ([]Record, error) {
 	out, bad, err := Scan(ctx, dial, ns)
 	if err == nil && len(bad) > 0 {
-		err = fmt.Errorf("%s key %s: not an origin record", pipeline.Names{NS: ns}.Origin(), bad[0])
+		err = fmt.Errorf("%s key %s: not an origin record", topology.Names{NS: ns}.Origin(), bad[0])
 	}
 	return out, err
 }
@@ -94,7 +94,7 @@ func Read(ctx context.Context, dial copier.Dial, ns string) ([]Record, error) {
 // runtime only asks whether a namespace is a sandbox, and garbage on the
 // topic must not stop it (it logs the keys).
 func Scan(ctx context.Context, dial copier.Dial, ns string) (out []Record, bad []string, err error) {
-	topic := pipeline.Names{NS: ns}.Origin()
+	topic := topology.Names{NS: ns}.Origin()
 	held, err := copier.Fold(ctx, dial, topic, nil)
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
 		return nil, nil, nil
