@@ -122,7 +122,7 @@ func unknownSecurity(t *testing.T, recs [][]byte) ([]byte, refdata.Security) {
 	return d.AppendSigned(nil, refdata.DemoPrivateKey(d.Sender)), sec
 }
 
-// TestRetryWorkflow goes through messages.md §7 with real processors: an
+// TestRetryWorkflow goes through docs/spec/messages.md §7 with real processors: an
 // UNKNOWN_SECURITY exception retried before the fix is rejected again (a
 // new exception with retry_of, the first stays retried, a second retry is
 // refused without force), then after the security is loaded the new one's

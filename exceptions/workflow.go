@@ -89,7 +89,7 @@ type Result struct {
 var ErrNoOperator = errors.New("an operator name is required")
 
 // Retry publishes each exception's original record to <ns>.inbound again
-// (messages.md §7), keyed as the driver keys it, with the ste-retry-of and
+// (docs/spec/messages.md §7), keyed as the driver keys it, with the ste-retry-of and
 // ste-retry-by headers, and records the retry. An exception already
 // retried, resolved or archived is refused unless o.Force.
 func (w *Workflow) Retry(ctx context.Context, ids []string, o Options) ([]Result, error) {

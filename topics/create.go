@@ -16,7 +16,7 @@ import (
 	"github.com/ste-utility/ste/topology"
 )
 
-// DefaultPartitions of keyed topics (cli.md: default 8).
+// DefaultPartitions of keyed topics (docs/spec/cli.md: default 8).
 const DefaultPartitions = 8
 
 // MaxReplication is the replication factor topics get by default, on a

@@ -1,5 +1,5 @@
 // Command ste is the STE trade-matching utility: one binary whose subcommands
-// are the contract of ../shared/spec/cli.md. Every subcommand answers --help,
+// are the contract of docs/spec/cli.md. Every subcommand answers --help,
 // and a user error ends in one line on stderr and a non-zero exit, never a
 // stack trace.
 package main

@@ -38,7 +38,7 @@ import (
 	"github.com/ste-utility/ste/workload"
 )
 
-// Result is the JSON of `ste bench` (cli.md), with the configuration every
+// Result is the JSON of `ste bench` (docs/spec/cli.md), with the configuration every
 // figure was measured in and what the run measured besides.
 type Result struct {
 	Trades             int                `json:"trades"`

@@ -33,7 +33,7 @@ type Envelope struct {
 	Steps       []Step
 	// Raw is the inbound record. The stages after validation never parse
 	// it: it travels for the exceptions they may still write (their payload,
-	// messages.md §7: a CONFLICTING_DUPLICATE found by the trade, an
+	// docs/spec/messages.md §7: a CONFLICTING_DUPLICATE found by the trade, an
 	// INTERNAL failure).
 	Raw []byte
 	// Decoded is the message as validation decoded it, in schemas' compact

@@ -34,7 +34,7 @@ func (raw) Decode(b []byte) (any, error) { return b, nil }
 
 // nilHandling makes every group call its callback for a record with no
 // value: goka's default drops it before any callback, and on <ns>.inbound
-// that would lose it silently (messages.md §4 makes it MALFORMED); on
+// that would lose it silently (docs/spec/messages.md §4 makes it MALFORMED); on
 // internal topics it is a corrupt record, counted.
 func nilHandling() goka.ProcessorOption { return goka.WithNilHandling(goka.NilProcess) }
 
