@@ -19,7 +19,6 @@
 package console
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -30,7 +29,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -49,9 +47,12 @@ type Options struct {
 	Namespace string
 	// Addr to listen on; default 127.0.0.1:8080.
 	Addr string
-	// Tokens maps each token to its operator's name (LoadTokens); nil
-	// serves without tokens.
-	Tokens map[string]string
+	// Tokens maps each token to who holds it (LoadTokens); nil serves
+	// without tokens.
+	Tokens map[string]Principal
+	// Hosts are the names, besides localhost and IP literals, that the
+	// console answers to (the Host header; see guard).
+	Hosts []string
 	// LocalOperator is the name changes are recorded under without tokens
 	// (on loopback only).
 	LocalOperator string
@@ -211,53 +212,13 @@ func isLoopback(a net.Addr) bool {
 	return ok && ta.IP.IsLoopback()
 }
 
-// LoadTokens reads an auth tokens file: one "name:token" per line, blank
-// lines and lines starting with # ignored. A token is at least 16
-// characters; names and tokens are unique.
-func LoadTokens(path string) (map[string]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	tokens := map[string]string{}
-	names := map[string]bool{}
-	sc := bufio.NewScanner(f)
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		name, tok, ok := strings.Cut(line, ":")
-		name, tok = strings.TrimSpace(name), strings.TrimSpace(tok)
-		switch {
-		case !ok || name == "":
-			return nil, fmt.Errorf("%s line %d: want name:token", path, n)
-		case len(tok) < 16:
-			return nil, fmt.Errorf("%s line %d: the token of %s is shorter than 16 characters", path, n, name)
-		case names[name]:
-			return nil, fmt.Errorf("%s line %d: %s is named twice", path, n, name)
-		case tokens[tok] != "":
-			return nil, fmt.Errorf("%s line %d: a token is given twice", path, n)
-		}
-		tokens[tok], names[name] = name, true
-	}
-	if err := sc.Err(); err != nil {
-		return nil, err
-	}
-	if len(tokens) == 0 {
-		return nil, fmt.Errorf("%s: no tokens", path)
-	}
-	return tokens, nil
-}
-
-// operatorKey carries the operator's name in a request's context.
+// operatorKey carries who makes a request in its context.
 type operatorKey struct{}
 
-// operator is who makes the request ("" without tokens).
-func operator(r *http.Request) string {
-	name, _ := r.Context().Value(operatorKey{}).(string)
-	return name
+// operator is who makes the request (zero without tokens).
+func operator(r *http.Request) Principal {
+	p, _ := r.Context().Value(operatorKey{}).(Principal)
+	return p
 }
 
 const tokenCookie = "ste_console_token"
@@ -279,37 +240,43 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		if c, err := r.Cookie(tokenCookie); tok == "" && err == nil {
 			tok = c.Value
 		}
-		name := s.tokenName(tok)
-		if name == "" {
+		p := s.tokenName(tok)
+		if p.Name == "" {
 			s.refuse(w, r)
 			return
 		}
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), operatorKey{}, name)))
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), operatorKey{}, p)))
 	})
 }
 
-// tokenName is the operator a token belongs to, compared in constant time.
-func (s *Server) tokenName(tok string) string {
+// tokenName is who a token belongs to, compared in constant time.
+func (s *Server) tokenName(tok string) Principal {
+	var found Principal
 	if tok == "" {
-		return ""
+		return found
 	}
-	found := ""
-	for t, name := range s.o.Tokens {
+	for t, p := range s.o.Tokens {
 		if subtle.ConstantTimeCompare([]byte(t), []byte(tok)) == 1 {
-			found = name
+			found = p
 		}
 	}
 	return found
 }
 
-// canChange says whether retries and archives are allowed, and if not why.
-func (s *Server) canChange(r *http.Request) (string, error) {
+// canChange says whether retries and archives are allowed, and if not why;
+// it returns whom (and in which role) to record a change under.
+func (s *Server) canChange(r *http.Request) (Principal, error) {
 	if s.o.Tokens != nil {
-		return operator(r), nil
+		p := operator(r)
+		if p.Role != Operator {
+			return Principal{}, fmt.Errorf("retries and archives are refused: %s signed in as a %s (only an operator's token may change anything)",
+				p.Name, p.Role)
+		}
+		return p, nil
 	}
 	if !s.loopback {
-		return "", errors.New("retries and archives are refused: this console listens on " + s.Addr() +
+		return Principal{}, errors.New("retries and archives are refused: this console listens on " + s.Addr() +
 			" without --auth-tokens (only a loopback console may change anything without tokens)")
 	}
-	return s.o.LocalOperator, nil
+	return Principal{Name: s.o.LocalOperator, Role: Operator}, nil
 }

@@ -33,7 +33,14 @@ func server(t *testing.T, tokens map[string]string, loopback bool) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ln.Close() })
-	return &Server{o: Options{Namespace: "t", Tokens: tokens, LocalOperator: "me"}, ln: ln, loopback: loopback,
+	var ps map[string]Principal
+	if tokens != nil {
+		ps = map[string]Principal{}
+		for tok, name := range tokens {
+			ps[tok] = Principal{Name: name, Role: Operator}
+		}
+	}
+	return &Server{o: Options{Namespace: "t", Tokens: ps, LocalOperator: "me"}, ln: ln, loopback: loopback,
 		csrf: "secret", pages: pg, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
@@ -45,6 +52,7 @@ func do(h http.Handler, method, target, token string, form url.Values) *httptest
 		body = strings.NewReader("")
 	}
 	req := httptest.NewRequest(method, target, body)
+	req.Host = "127.0.0.1:8080"
 	if form != nil {
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	}
@@ -121,8 +129,8 @@ func TestChangesWithoutTokens(t *testing.T) {
 	if rec.Code != http.StatusForbidden || !strings.Contains(rec.Body.String(), "without --auth-tokens") {
 		t.Errorf("a retry beyond loopback without tokens: %d %s", rec.Code, rec.Body.String())
 	}
-	if name, err := server(t, nil, true).canChange(r); err != nil || name != "me" {
-		t.Errorf("on loopback: %q %v", name, err)
+	if p, err := server(t, nil, true).canChange(r); err != nil || p.Name != "me" {
+		t.Errorf("on loopback: %q %v", p.Name, err)
 	}
 }
 
@@ -134,7 +142,7 @@ func TestLoadTokens(t *testing.T) {
 		return p
 	}
 	m, err := LoadTokens(write("# ops\n\nalice: alice-token-0123456789\nbob:bob-token-0123456789xx\n"))
-	if err != nil || m["alice-token-0123456789"] != "alice" || m["bob-token-0123456789xx"] != "bob" || len(m) != 2 {
+	if err != nil || m["alice-token-0123456789"] != (Principal{"alice", Operator}) || m["bob-token-0123456789xx"] != (Principal{"bob", Operator}) || len(m) != 2 {
 		t.Fatalf("%v %v", m, err)
 	}
 	for _, bad := range []string{"", "alice\n", ":token-0123456789abcd\n", "alice:short\n",

@@ -55,8 +55,8 @@ type page struct {
 func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name, title string, data any, banners ...string) {
 	pg := page{Title: title, Nav: name, Namespace: s.o.Namespace, CSRF: s.csrf, Data: data, Banners: banners}
 	switch {
-	case operator(r) != "":
-		pg.Who = "signed in as " + operator(r)
+	case operator(r).Name != "":
+		pg.Who = "signed in as " + operator(r).Name + " (" + string(operator(r).Role) + ")"
 	case s.o.Tokens == nil && s.loopback:
 		pg.Who = "loopback, no tokens: changes recorded as " + s.o.LocalOperator
 	case s.o.Tokens == nil:
@@ -98,7 +98,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /exceptions/archive", s.change(false))
 	mux.HandleFunc("GET /trades", s.tradesPage)
 	mux.HandleFunc("GET /trades/{key}", s.tradePage)
-	return s.auth(mux)
+	return s.guard(s.auth(mux))
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -126,16 +126,13 @@ func (s *Server) loginPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	s.render(w, r, http.StatusOK, "login", "Sign in", loginData{Next: r.URL.Query().Get("next")})
+	s.render(w, r, http.StatusOK, "login", "Sign in", loginData{Next: localPath(r.URL.Query().Get("next"))})
 }
 
 func (s *Server) login(w http.ResponseWriter, r *http.Request) {
-	next := r.FormValue("next")
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
-		next = "/"
-	}
+	next := localPath(r.FormValue("next"))
 	tok := strings.TrimSpace(r.FormValue("token"))
-	if s.o.Tokens == nil || s.tokenName(tok) == "" {
+	if s.o.Tokens == nil || s.tokenName(tok).Name == "" {
 		s.render(w, r, http.StatusUnauthorized, "login", "Sign in", loginData{Next: next, Msg: "That token is not known."})
 		return
 	}
@@ -154,8 +151,10 @@ func (s *Server) checkCSRF(r *http.Request) bool {
 	if site := r.Header.Get("Sec-Fetch-Site"); site == "cross-site" {
 		return false
 	}
-	if strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
-		return true // a script with a token, not a browser's ambient cookie
+	if s.o.Tokens != nil && strings.HasPrefix(r.Header.Get("Authorization"), "Bearer ") {
+		// A script with a token (auth checked it), not a browser's ambient
+		// cookie. Without tokens the header proves nothing: anyone can send it.
+		return true
 	}
 	return sameSecret(r.FormValue("csrf"), s.csrf)
 }
@@ -518,7 +517,7 @@ func (s *Server) change(retry bool) http.HandlerFunc {
 			s.fail(w, r, http.StatusBadRequest, "No exception selected.")
 			return
 		}
-		o := exceptions.Options{Operator: op, Force: r.PostForm.Get("force") != "", DryRun: r.PostForm.Get("dry_run") != "",
+		o := exceptions.Options{Operator: op.Name, Role: string(op.Role), Force: r.PostForm.Get("force") != "", DryRun: r.PostForm.Get("dry_run") != "",
 			Note: r.PostForm.Get("note")}
 		ctx, cancel := context.WithTimeout(r.Context(), time.Minute)
 		defer cancel()

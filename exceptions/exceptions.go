@@ -53,7 +53,8 @@ func ParseState(s string) (State, bool) {
 type Record struct {
 	ID    string    `json:"id"`
 	State State     `json:"state"`
-	By    string    `json:"by"` // the operator of the latest change
+	By    string    `json:"by"`             // the operator of the latest change
+	Role  string    `json:"role,omitempty"` // and the role they acted in (a console token's)
 	At    time.Time `json:"at"`
 	Note  string    `json:"note,omitempty"`
 	// Retries, oldest first.
@@ -65,6 +66,7 @@ type Record struct {
 // Retry is one operator retry: the record it published to <ns>.inbound.
 type Retry struct {
 	By        string    `json:"by"`
+	Role      string    `json:"role,omitempty"`
 	At        time.Time `json:"at"`
 	Forced    bool      `json:"forced,omitempty"`
 	Partition int32     `json:"partition"`

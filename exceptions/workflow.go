@@ -59,6 +59,9 @@ func (w *Workflow) Book() *Book { return w.book }
 type Options struct {
 	// Operator is recorded on every change (required).
 	Operator string
+	// Role is the operator's role, recorded with the change (a console's
+	// token role; "" from the command line).
+	Role string
 	// Force retries an exception already retried, resolved or archived.
 	Force bool
 	// DryRun checks and reports, and changes nothing.
@@ -141,8 +144,8 @@ func (w *Workflow) retry(ctx context.Context, id string, o Options) Result {
 		res.Outcome, res.Detail = OutcomeFailed, fmt.Sprintf("publish to %s: %v", w.names.Inbound(), err)
 		return res
 	}
-	r := Retry{By: o.Operator, At: w.now().UTC(), Forced: e.State.State != Open, Partition: rec.Partition, Offset: rec.Offset}
-	st := Record{ID: id, State: Retried, By: o.Operator, At: r.At, Note: e.State.Note,
+	r := Retry{By: o.Operator, Role: o.Role, At: w.now().UTC(), Forced: e.State.State != Open, Partition: rec.Partition, Offset: rec.Offset}
+	st := Record{ID: id, State: Retried, By: o.Operator, Role: o.Role, At: r.At, Note: e.State.Note,
 		Retries: append(e.State.Retries, r)}
 	res.Retry = &r
 	if err := w.record(ctx, st); err != nil {
@@ -173,7 +176,7 @@ func (w *Workflow) archive(ctx context.Context, id string, o Options) Result {
 	case o.DryRun:
 		res.Outcome = OutcomeWouldArchive
 	default:
-		st := Record{ID: id, State: Archived, By: o.Operator, At: w.now().UTC(), Note: o.Note, Retries: e.State.Retries}
+		st := Record{ID: id, State: Archived, By: o.Operator, Role: o.Role, At: w.now().UTC(), Note: o.Note, Retries: e.State.Retries}
 		if err := w.record(ctx, st); err != nil {
 			res.Outcome, res.Detail = OutcomeFailed, err.Error()
 		} else {

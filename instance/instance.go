@@ -51,6 +51,9 @@ type Options struct {
 	// RefdataDir, if set, is published to <ns>.refdata first.
 	RefdataDir string
 	Retention  time.Duration
+	// AtRiskLead: how far ahead of its market cutoff an unmatched trade
+	// counts in ste_trades_at_risk (0: pipeline.DefaultAtRiskLead).
+	AtRiskLead time.Duration
 	Signer     *schemas.Signer
 	// Verify inbound signatures (off only to benchmark).
 	Verify bool
@@ -281,7 +284,7 @@ func (r *runtime) run(ctx context.Context) error {
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: topology.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
-			Retention: o.Retention, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook},
+			Retention: o.Retention, AtRiskLead: o.AtRiskLead, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook},
 		Logger:      r.log,
 		Stages:      o.Stages,
 		InstanceID:  r.id.ID,
@@ -305,16 +308,14 @@ func (r *runtime) run(ctx context.Context) error {
 
 // followRefdata reads reference data to its end — no inbound message is
 // consumed before — and keeps applying later changes to the validator.
-// An instance without the validate group reads none: only validation uses
-// it. It returns nil, nil when ctx ends first.
+// Every instance reads it, whatever its groups: all of them sign outputs,
+// and refdata.CheckSigner refuses a key the utility's row does not list.
+// It returns nil, nil when ctx ends first.
 func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, error) {
 	var vopts []validation.Option
 	if !r.o.Verify {
 		vopts = append(vopts, validation.WithoutSignatureVerification())
 		r.log.Warn("signature verification is OFF (benchmarking only)")
-	}
-	if !slices.Contains(r.o.Stages, topology.StageValidate) {
-		return validation.New(refdata.NewSet(), vopts...), nil
 	}
 	loaded := make(chan *refdata.Set, 1)
 	var validator atomic.Pointer[validation.Validator]
@@ -327,8 +328,18 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 					v.SetRefdata(s)
 					r.log.Info("reference data updated", "participants", len(s.Participants()), "securities", len(s.Securities()))
 				}
+				// Too late to refuse: say it loudly, participants can no
+				// longer verify what this instance signs.
+				if err := refdata.CheckSigner(s, r.o.Signer.BIC, r.o.Signer.Public()); err != nil {
+					r.log.Error("reference data no longer lists this instance's signing key; restart with a key the utility's row lists", "err", err)
+				}
 			},
 			func(key []byte, err error) {
+				var ignored *refdata.KeyIgnoredError
+				if errors.As(err, &ignored) {
+					r.log.Warn("public key on the reference data topic ignored: the participant is treated as holding no such key", "key", string(key), "err", err)
+					return
+				}
 				r.log.Warn("bad reference data record skipped", "key", string(key), "err", err)
 			})
 	}()
@@ -344,7 +355,12 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 		return nil, nil
 	}
 	if len(set.Participants()) == 0 {
-		r.log.Warn("reference data topic is empty: every message will be rejected (load it with ste refdata load)")
+		return nil, fmt.Errorf("reference data topic %s is empty: load it first (ste refdata load), the utility's row must list its signing key", topology.Names{NS: r.o.Namespace}.Refdata())
+	}
+	// Every group signs outputs (NACKs, ACKs, STATUS, CLS), so every
+	// instance checks its key before it consumes anything.
+	if err := refdata.CheckSigner(set, r.o.Signer.BIC, r.o.Signer.Public()); err != nil {
+		return nil, err
 	}
 	v := validation.New(set, vopts...)
 	validator.Store(v)

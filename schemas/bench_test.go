@@ -1,6 +1,7 @@
 package schemas_test
 
 import (
+	"crypto/ed25519"
 	"testing"
 
 	"github.com/ste-utility/ste/schemas"
@@ -26,7 +27,7 @@ func BenchmarkVerify(b *testing.B) {
 	pub := refdata.DemoPublicKey(m.Sender)
 	b.SetBytes(int64(len(rec)))
 	for b.Loop() {
-		if p := schemas.SignatureProblem(pub, m); p != "" {
+		if p := schemas.SignatureProblem([]ed25519.PublicKey{pub}, m); p != "" {
 			b.Fatal(p)
 		}
 	}

@@ -1,6 +1,7 @@
 package schemas_test
 
 import (
+	"crypto/ed25519"
 	"encoding/xml"
 	"strings"
 	"testing"
@@ -150,7 +151,7 @@ func TestOutputsParseAndVerify(t *testing.T) {
 	i, j := strings.Index(string(b), "<Header>"), strings.Index(string(b), "</Body>")+len("</Body>")
 	m.SignedStart, m.SignedEnd = i, j
 	m.Sig = string(b[strings.Index(string(b), `">`)+2 : strings.LastIndex(string(b), "</Sig>")])
-	if p := schemas.SignatureProblem(refdata.DemoPublicKey("STEUTLSGXXX"), m); p != "" {
+	if p := schemas.SignatureProblem([]ed25519.PublicKey{refdata.DemoPublicKey("STEUTLSGXXX")}, m); p != "" {
 		t.Fatal(p)
 	}
 }

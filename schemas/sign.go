@@ -11,9 +11,12 @@ func Sign(key ed25519.PrivateKey, signed []byte) string {
 	return base64.StdEncoding.EncodeToString(ed25519.Sign(key, signed))
 }
 
-// SignatureProblem says why m's signature cannot be accepted with pub, or "".
-// The checks follow the SIGNATURE row of section 4.
-func SignatureProblem(pub ed25519.PublicKey, m *Message) string {
+// SignatureProblem says why m's signature cannot be accepted with any of keys
+// (a participant's one key, or two while it rotates), or "". The checks
+// follow the SIGNATURE row of section 4; the rule is crypto/ed25519's
+// cofactorless one, used on every path (see refdata.KeyProblem, which keeps
+// keys that would make the rules differ out of reference data).
+func SignatureProblem(keys []ed25519.PublicKey, m *Message) string {
 	switch {
 	case !m.HasSig || m.Sig == "":
 		return "<Sig> is missing or empty"
@@ -26,13 +29,21 @@ func SignatureProblem(pub ed25519.PublicKey, m *Message) string {
 	if err != nil {
 		return "<Sig> is not standard base64 with padding"
 	}
-	if len(sig) != ed25519.SignatureSize || len(pub) != ed25519.PublicKeySize {
+	if len(keys) == 0 {
+		return "the sender holds no valid public key in the reference data"
+	}
+	if len(sig) != ed25519.SignatureSize {
 		return "<Sig> does not verify with the sender's public key"
 	}
-	if !ed25519.Verify(pub, m.Signed(), sig) {
-		return "<Sig> does not verify with the sender's public key over <Header> through </Body>"
+	for _, pub := range keys {
+		if len(pub) == ed25519.PublicKeySize && ed25519.Verify(pub, m.Signed(), sig) {
+			return ""
+		}
 	}
-	return ""
+	if len(keys) > 1 {
+		return "<Sig> does not verify with either of the sender's public keys over <Header> through </Body>"
+	}
+	return "<Sig> does not verify with the sender's public key over <Header> through </Body>"
 }
 
 // Signer encodes and signs outputs with the utility's key.
@@ -41,6 +52,10 @@ type Signer struct {
 	Key ed25519.PrivateKey
 	Now func() time.Time // wall clock for Header Created; time.Now when nil
 }
+
+// Public is the public half of the signing key, which the utility's row of
+// reference data must list (refdata.CheckSigner).
+func (s *Signer) Public() ed25519.PublicKey { return s.Key.Public().(ed25519.PublicKey) }
 
 // Encode writes o as a signed one-line XML message.
 func (s *Signer) Encode(o *Output) []byte {

@@ -2,6 +2,7 @@ package topics
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -32,7 +33,9 @@ func PublishRefdata(ctx context.Context, cl *kgo.Client, ns string, set *refdata
 // the whole set when it has read to the end of the topic as it stood at the
 // start (the processors consume no inbound before that), then onUpdate with
 // a new copy after every later batch of changes, until ctx ends. Bad records
-// are reported to onBad and skipped.
+// are reported to onBad and skipped; a participant record whose public key
+// fails refdata.KeyProblem is applied without that key and reported to onBad
+// as a *refdata.KeyIgnoredError.
 func FollowRefdata(ctx context.Context, c kafkaconn.Config, ns string, onLoad, onUpdate func(*refdata.Set), onBad func(key []byte, err error)) error {
 	topic := topology.Names{NS: ns}.Refdata()
 	cl, err := Client(c, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
@@ -71,12 +74,13 @@ func FollowRefdata(ctx context.Context, c kafkaconn.Config, ns string, onLoad, o
 			}
 		})
 		fs.EachRecord(func(r *kgo.Record) {
-			if err := set.Apply(r.Key, r.Value); err != nil {
-				if onBad != nil {
-					onBad(r.Key, err)
-				}
-			} else {
-				changed = true
+			err := set.Apply(r.Key, r.Value)
+			var ignored *refdata.KeyIgnoredError
+			if err == nil || errors.As(err, &ignored) {
+				changed = true // a bad key is dropped, its row applied
+			}
+			if err != nil && onBad != nil {
+				onBad(r.Key, err)
 			}
 			if end, ok := remaining[r.Partition]; ok && r.Offset+1 >= end {
 				delete(remaining, r.Partition)

@@ -52,6 +52,12 @@ func (n Names) Origin() string { return n.NS + ".origin" }
 // so that every console and `ste exceptions` shows the same.
 func (n Names) ExceptionStates() string { return n.NS + ".exception-states" }
 
+// Nonces holds the request nonces `ste gateway` instances accepted (keyed by
+// participant BIC, stamped by the gateway that wrote it): an instance accepts a nonce only
+// once its record is read back, first by offset wins, so two instances
+// shown one nonce accept it once, across restarts too.
+func (n Names) Nonces() string { return n.NS + ".gateway-nonces" }
+
 func (n Names) internal(s string) string { return n.NS + "." + StateVersion + "." + s }
 
 // Internal streams.

@@ -125,6 +125,7 @@ func topicNotes(n Names) map[string]Topic {
 		{Name: n.Instances(), Kind: KindShared, Key: "instance id", Compacted: true},
 		{Name: n.Origin(), Kind: KindShared, Key: "replay or migration, and the source namespace", Compacted: true},
 		{Name: n.ExceptionStates(), Kind: KindShared, Key: "exception id", Compacted: true},
+		{Name: n.Nonces(), Kind: KindShared, Key: "participant BIC"},
 	}
 	m := make(map[string]Topic, len(notes))
 	for _, t := range notes {
@@ -182,7 +183,7 @@ func Describe(ns string) Topology {
 // Shared are the topics outside the groups, read whole by the runtime and
 // tools: one partition each.
 func (n Names) Shared() []string {
-	return []string{n.Refdata(), n.Monitor(), n.Instances(), n.Origin(), n.ExceptionStates()}
+	return []string{n.Refdata(), n.Monitor(), n.Instances(), n.Origin(), n.ExceptionStates(), n.Nonces()}
 }
 
 // Group returns the group of a stage.

@@ -26,16 +26,22 @@ func kafkaFlags(fs *flagSet) func() (kafkaconn.Config, error) {
 // the command defines itself. The SASL password is never a flag (it would
 // show in ps and in --help): it comes from a file or $STE_KAFKA_SASL_PASSWORD.
 func kafkaSecurityFlags(fs *flagSet, brokers *string) func() (kafkaconn.Config, error) {
+	return kafkaSecurityFlagsNamed(fs, brokers, "")
+}
+
+// kafkaSecurityFlagsNamed registers them with a prefix ("kafka-" for ste
+// gateway, whose own --tls-cert and --tls-key are its HTTPS certificate).
+func kafkaSecurityFlagsNamed(fs *flagSet, brokers *string, prefix string) func() (kafkaconn.Config, error) {
 	s := kafkaconn.Settings{}
-	useTLS := fs.Bool("tls", envBool("STE_KAFKA_TLS"),
+	useTLS := fs.Bool(prefix+"tls", envBool("STE_KAFKA_TLS"),
 		"connect to the brokers with TLS, trusting the system's CAs unless --tls-ca ($STE_KAFKA_TLS=true)")
-	fs.StringVar(&s.CAFile, "tls-ca", os.Getenv("STE_KAFKA_TLS_CA"), "PEM file of the CAs that sign the brokers' certificates; implies --tls ($STE_KAFKA_TLS_CA)")
-	fs.StringVar(&s.CertFile, "tls-cert", os.Getenv("STE_KAFKA_TLS_CERT"), "client certificate (PEM) for mutual TLS; implies --tls ($STE_KAFKA_TLS_CERT)")
-	fs.StringVar(&s.KeyFile, "tls-key", os.Getenv("STE_KAFKA_TLS_KEY"), "the client certificate's private key (PEM file) ($STE_KAFKA_TLS_KEY)")
-	fs.StringVar(&s.ServerName, "tls-server-name", os.Getenv("STE_KAFKA_TLS_SERVER_NAME"), "name to verify in the brokers' certificates (default: the host dialled) ($STE_KAFKA_TLS_SERVER_NAME)")
-	fs.StringVar(&s.Mechanism, "sasl-mechanism", os.Getenv("STE_KAFKA_SASL_MECHANISM"), "SASL mechanism: "+strings.Join(kafkaconn.Mechanisms, ", ")+" ($STE_KAFKA_SASL_MECHANISM)")
-	fs.StringVar(&s.Username, "sasl-username", os.Getenv("STE_KAFKA_SASL_USERNAME"), "SASL username ($STE_KAFKA_SASL_USERNAME)")
-	fs.StringVar(&s.PasswordFile, "sasl-password-file", os.Getenv("STE_KAFKA_SASL_PASSWORD_FILE"), "file holding the SASL password ($STE_KAFKA_SASL_PASSWORD_FILE); or the password itself in $STE_KAFKA_SASL_PASSWORD")
+	fs.StringVar(&s.CAFile, prefix+"tls-ca", os.Getenv("STE_KAFKA_TLS_CA"), "PEM file of the CAs that sign the brokers' certificates; implies --tls ($STE_KAFKA_TLS_CA)")
+	fs.StringVar(&s.CertFile, prefix+"tls-cert", os.Getenv("STE_KAFKA_TLS_CERT"), "client certificate (PEM) for mutual TLS; implies --tls ($STE_KAFKA_TLS_CERT)")
+	fs.StringVar(&s.KeyFile, prefix+"tls-key", os.Getenv("STE_KAFKA_TLS_KEY"), "the client certificate's private key (PEM file) ($STE_KAFKA_TLS_KEY)")
+	fs.StringVar(&s.ServerName, prefix+"tls-server-name", os.Getenv("STE_KAFKA_TLS_SERVER_NAME"), "name to verify in the brokers' certificates (default: the host dialled) ($STE_KAFKA_TLS_SERVER_NAME)")
+	fs.StringVar(&s.Mechanism, prefix+"sasl-mechanism", os.Getenv("STE_KAFKA_SASL_MECHANISM"), "SASL mechanism: "+strings.Join(kafkaconn.Mechanisms, ", ")+" ($STE_KAFKA_SASL_MECHANISM)")
+	fs.StringVar(&s.Username, prefix+"sasl-username", os.Getenv("STE_KAFKA_SASL_USERNAME"), "SASL username ($STE_KAFKA_SASL_USERNAME)")
+	fs.StringVar(&s.PasswordFile, prefix+"sasl-password-file", os.Getenv("STE_KAFKA_SASL_PASSWORD_FILE"), "file holding the SASL password ($STE_KAFKA_SASL_PASSWORD_FILE); or the password itself in $STE_KAFKA_SASL_PASSWORD")
 	return func() (kafkaconn.Config, error) {
 		s.Brokers, s.TLS = *brokers, *useTLS
 		s.Password = kafkaconn.Secret(os.Getenv("STE_KAFKA_SASL_PASSWORD"))

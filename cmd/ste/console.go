@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/user"
+	"strings"
 
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/console"
@@ -15,12 +16,14 @@ func init() {
 }
 
 func consoleCmd(ctx context.Context, args []string) error {
-	fs := flags("console", "[--addr 127.0.0.1:8080] [--auth-tokens FILE] [--brokers B] [--namespace NS] [--clickhouse DSN]")
+	fs := flags("console", "[--addr 127.0.0.1:8080] [--auth-tokens FILE] [--host NAME,...] [--brokers B] [--namespace NS] [--clickhouse DSN]")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	addr := fs.String("addr", envOr("STE_CONSOLE_ADDR", console.DefaultAddr),
 		"address to serve on ($STE_CONSOLE_ADDR); beyond loopback, use --auth-tokens")
 	tokens := fs.String("auth-tokens", os.Getenv("STE_CONSOLE_TOKENS"),
-		"file of name:token lines: every request needs a token, and each retry and archive is recorded under its name ($STE_CONSOLE_TOKENS)")
+		"file (mode 0600) of name:token[:reader|operator] lines: every request needs a token, a reader's changes are refused, and each retry and archive is recorded under its name and role ($STE_CONSOLE_TOKENS)")
+	hosts := fs.String("host", os.Getenv("STE_CONSOLE_HOSTS"),
+		"comma-separated DNS names the console is reached by, besides localhost and IP addresses; other Host headers are refused (DNS rebinding) unless tokens guard a console beyond loopback ($STE_CONSOLE_HOSTS)")
 	dsn := clickhouseFlag(fs)
 	noAnalytics := fs.Bool("no-analytics", false, "show no history or journeys (no ClickHouse)")
 	fs.logFlags()
@@ -35,6 +38,11 @@ func consoleCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	o := console.Options{Kafka: k, Namespace: *ns, Addr: *addr, Logger: fs.log, LocalOperator: localOperator()}
+	for _, h := range strings.Split(*hosts, ",") {
+		if h = strings.TrimSpace(h); h != "" {
+			o.Hosts = append(o.Hosts, h)
+		}
+	}
 	if *tokens != "" {
 		if o.Tokens, err = console.LoadTokens(*tokens); err != nil {
 			return usageError{"--auth-tokens: " + err.Error()}

@@ -15,7 +15,13 @@ import (
 
 	"github.com/ste-utility/ste/exceptions"
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/termsafe"
 )
+
+// untrusted is standard output for text from records — a rejected
+// message's fields, an exception's detail, an operator's note — which can
+// hold what a terminal would act on (termsafe).
+var untrusted = termsafe.Writer(os.Stdout)
 
 func init() {
 	register(command{"exceptions list", "list a namespace's exceptions with their states, by reason and sender, filtered", exceptionsList})
@@ -120,7 +126,7 @@ func (f *excFlags) operatorName() string {
 }
 
 func printJSON(v any) error {
-	enc := json.NewEncoder(os.Stdout)
+	enc := json.NewEncoder(untrusted)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
@@ -147,7 +153,7 @@ func exceptionsList(ctx context.Context, args []string) error {
 		return printJSON(list)
 	}
 	byReason, bySender := exceptions.Groups(list)
-	fmt.Printf("%d exceptions in %s selected (of %d)\n", len(list), *f.ns, book.Len())
+	fmt.Fprintf(untrusted, "%d exceptions in %s selected (of %d)\n", len(list), *f.ns, book.Len())
 	if len(list) == 0 {
 		return nil
 	}
@@ -156,12 +162,12 @@ func exceptionsList(ctx context.Context, args []string) error {
 		for _, g := range gs {
 			parts = append(parts, fmt.Sprintf("%s %d (%d open)", g.Key, g.Total, g.By[string(exceptions.Open)]))
 		}
-		fmt.Printf("  by %s: %s\n", title, strings.Join(parts, ", "))
+		fmt.Fprintf(untrusted, "  by %s: %s\n", title, strings.Join(parts, ", "))
 	}
 	printGroups("reason", byReason)
 	printGroups("sender", bySender)
-	fmt.Println()
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(untrusted)
+	w := tabwriter.NewWriter(untrusted, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tRECEIVED\tREASON\tSENDER\tMSGID\tSTATE\tBY")
 	for i, e := range list {
 		if i == *limit {
@@ -234,45 +240,45 @@ func exceptionsShow(ctx context.Context, args []string) error {
 	if *f.asJSON {
 		return printJSON(out)
 	}
-	fmt.Printf("exception %s: %s\n  %s\n", e.ID, e.Reason, e.Detail)
-	fmt.Printf("  sender %s, MsgId %s, received %s, inbound partition %d offset %d\n", orDash(e.Sender), orDash(e.MsgId),
+	fmt.Fprintf(untrusted, "exception %s: %s\n  %s\n", e.ID, e.Reason, e.Detail)
+	fmt.Fprintf(untrusted, "  sender %s, MsgId %s, received %s, inbound partition %d offset %d\n", orDash(e.Sender), orDash(e.MsgId),
 		e.ReceivedAt, e.SourcePartition, e.SourceOffset)
 	if e.RetryOf != "" {
-		fmt.Printf("  a retry of exception %s\n", e.RetryOf)
+		fmt.Fprintf(untrusted, "  a retry of exception %s\n", e.RetryOf)
 	}
-	fmt.Printf("state: %s", e.State.State)
+	fmt.Fprintf(untrusted, "state: %s", e.State.State)
 	if e.State.By != "" {
-		fmt.Printf(" by %s at %s", e.State.By, e.State.At.UTC().Format(time.RFC3339))
+		fmt.Fprintf(untrusted, " by %s at %s", e.State.By, e.State.At.UTC().Format(time.RFC3339))
 	}
 	if e.State.ACK != "" {
-		fmt.Printf(" (%s)", e.State.ACK)
+		fmt.Fprintf(untrusted, " (%s)", e.State.ACK)
 	}
 	if e.State.Note != "" {
-		fmt.Printf(", note: %s", e.State.Note)
+		fmt.Fprintf(untrusted, ", note: %s", e.State.Note)
 	}
-	fmt.Println()
+	fmt.Fprintln(untrusted)
 	for _, r := range e.State.Retries {
-		fmt.Printf("  retried by %s at %s → inbound partition %d offset %d\n", r.By, r.At.UTC().Format(time.RFC3339), r.Partition, r.Offset)
+		fmt.Fprintf(untrusted, "  retried by %s at %s → inbound partition %d offset %d\n", r.By, r.At.UTC().Format(time.RFC3339), r.Partition, r.Offset)
 	}
 	for _, id := range e.RetriedAs {
-		fmt.Printf("  rejected again as exception %s\n", id)
+		fmt.Fprintf(untrusted, "  rejected again as exception %s\n", id)
 	}
-	fmt.Println("message:")
+	fmt.Fprintln(untrusted, "message:")
 	if out.FieldsErr != "" {
-		fmt.Printf("  (not readable as XML: %s)\n  %q\n", out.FieldsErr, truncate(string(payload), 400))
+		fmt.Fprintf(untrusted, "  (not readable as XML: %s)\n  %q\n", out.FieldsErr, truncate(string(payload), 400))
 	}
-	w2 := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	w2 := tabwriter.NewWriter(untrusted, 0, 0, 2, ' ', 0)
 	for _, fl := range out.Fields {
 		fmt.Fprintf(w2, "  %s\t%s\n", fl.Path, fl.Value)
 	}
 	w2.Flush()
 	switch {
 	case e.NACK == "":
-		fmt.Println("NACK: none sent (the contract sends none for this code or an unknown sender)")
+		fmt.Fprintln(untrusted, "NACK: none sent (the contract sends none for this code or an unknown sender)")
 	case out.NACKErr != "":
-		fmt.Printf("NACK %s: %s\n", e.NACK, out.NACKErr)
+		fmt.Fprintf(untrusted, "NACK %s: %s\n", e.NACK, out.NACKErr)
 	default:
-		fmt.Printf("NACK sent:\n  %s\n", out.NACK)
+		fmt.Fprintf(untrusted, "NACK sent:\n  %s\n", out.NACK)
 	}
 	return nil
 }
@@ -317,7 +323,7 @@ func exceptionsChange(ctx context.Context, f *excFlags, args []string, retry boo
 			ids = append(ids, e.ID)
 		}
 		if len(ids) == 0 {
-			fmt.Println("no exception selected")
+			fmt.Fprintln(untrusted, "no exception selected")
 			return nil
 		}
 	}
@@ -351,16 +357,16 @@ func exceptionsChange(ctx context.Context, f *excFlags, args []string, retry boo
 		}
 	} else {
 		for _, r := range results {
-			fmt.Printf("%s\t%s\t%s\n", r.ID, r.Outcome, r.Detail)
+			fmt.Fprintf(untrusted, "%s\t%s\t%s\n", r.ID, r.Outcome, r.Detail)
 		}
 		for _, o := range outcomes {
 			switch {
 			case o.State == exceptions.Resolved:
-				fmt.Printf("%s\tresolved\t%s\n", o.ID, o.ACK)
+				fmt.Fprintf(untrusted, "%s\tresolved\t%s\n", o.ID, o.ACK)
 			case o.RejectedAs != "":
-				fmt.Printf("%s\trejected again\tas exception %s (%s)\n", o.ID, o.RejectedAs, o.Reason)
+				fmt.Fprintf(untrusted, "%s\trejected again\tas exception %s (%s)\n", o.ID, o.RejectedAs, o.Reason)
 			default:
-				fmt.Printf("%s\tno answer yet\tste exceptions show %s tells later\n", o.ID, o.ID)
+				fmt.Fprintf(untrusted, "%s\tno answer yet\tste exceptions show %s tells later\n", o.ID, o.ID)
 			}
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -342,7 +343,13 @@ func topicsDump(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	write := func(b []byte) error { _, err := os.Stdout.Write(append(b, '\n')); return err }
+	// Records go out as they are, except to a terminal, which would act on
+	// a control sequence a record holds.
+	stdout := io.Writer(os.Stdout)
+	if isTerminal(os.Stdout) {
+		stdout = untrusted
+	}
+	write := func(b []byte) error { _, err := stdout.Write(append(b, '\n')); return err }
 	if *out != "-" {
 		w, err := msgset.Create(*out)
 		if err != nil {
@@ -384,14 +391,15 @@ func listInstances(ctx context.Context, args []string) error {
 			list = []registry.Entry{}
 		}
 		b, _ := json.MarshalIndent(list, "", "  ")
-		fmt.Println(string(b))
+		fmt.Fprintln(untrusted, string(b))
 		return nil
 	}
 	if len(list) == 0 {
 		fmt.Printf("no instances of namespace %s have announced themselves\n", *ns)
 		return nil
 	}
-	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', 0)
+	// A registry entry is written by whoever can write the topic.
+	w := tabwriter.NewWriter(untrusted, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(w, "ID\tGROUPS\tHTTP\tREADY\tHEALTH\tVERSION\tHOST\tPID\tLAST SEEN")
 	for _, e := range list {
 		seen := fmt.Sprintf("%.0fs ago", time.Since(e.LastSeen).Seconds())

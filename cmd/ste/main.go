@@ -9,6 +9,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/ste-utility/ste/instance"
 	"io"
 	"log/slog"
 	"net/http"
@@ -19,6 +20,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/ste-utility/ste/termsafe"
 )
 
 // command is one subcommand. run gets the arguments after its name.
@@ -105,6 +108,9 @@ func find(name string) *command {
 func execute(c *command, args []string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// Told to stop, every command exits within instance.ShutdownBound,
+	// whatever the broker does (unreachable, slow, gone mid-request).
+	defer instance.BoundShutdownOf(ctx, stderr)()
 	// STE_CPUPROFILE=FILE profiles any command: where the time goes in a
 	// saturated run is measured, not guessed.
 	if path := os.Getenv("STE_CPUPROFILE"); path != "" {
@@ -131,7 +137,8 @@ func execute(c *command, args []string, stderr io.Writer) int {
 		return ec.code
 	}
 	var ue usageError
-	msg := strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; ")
+	// An error can quote a record or a file: one line, nothing a terminal acts on.
+	msg := termsafe.Escape(strings.ReplaceAll(strings.TrimSpace(err.Error()), "\n", "; "))
 	fmt.Fprintf(stderr, "ste %s: %s\n", c.name, msg)
 	if errors.As(err, &ec) {
 		return ec.code
@@ -158,6 +165,8 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  STE_INSTANCE_ID, STE_GROUPS, STE_HTTP, STE_TABLES (ste process: its id, groups, HTTP address,")
 	fmt.Fprintln(w, "  tables in memory or on disk),")
 	fmt.Fprintln(w, "  STE_CONSOLE_ADDR, STE_CONSOLE_TOKENS (ste console: its address, its auth tokens file),")
+	fmt.Fprintln(w, "  STE_GATEWAY_ADDR, STE_GATEWAY_PUBLIC_URL, STE_GATEWAY_TLS_CERT, STE_GATEWAY_TLS_KEY, STE_GATEWAY_INSECURE_HTTP=true,")
+	fmt.Fprintln(w, "  STE_GATEWAY_METRICS_ADDR (ste gateway: its address, public URL, HTTPS certificate and key, plain HTTP, /metrics),")
 	fmt.Fprintln(w, "  STE_OPERATOR (the name ste exceptions and a loopback console record with retries and archives),")
 	fmt.Fprintln(w, "  STE_LOG_FORMAT (text or json), STE_LOG_LEVEL (debug, info, warn, error),")
 	fmt.Fprintln(w, "  STE_CPUPROFILE=FILE, STE_PPROF=ADDR (profiling any command)")

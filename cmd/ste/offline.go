@@ -31,7 +31,7 @@ func init() {
 
 func refdataGen(ctx context.Context, args []string) error {
 	fs := flags("refdata gen", "--out DIR [--seed N] [--securities N] [--participants N]")
-	out := fs.String("out", "", "directory to write currencies.csv, countries.csv, securities.csv, participants.csv, holidays.csv (required)")
+	out := fs.String("out", "", "directory to write currencies.csv, countries.csv, securities.csv, participants.csv, holidays.csv, markets.csv (required)")
 	seed := fs.Int64("seed", 1, "generator seed: the same seed gives the same files")
 	secs := fs.Int("securities", 5000, "number of securities")
 	parts := fs.Int("participants", 300, "number of participants")

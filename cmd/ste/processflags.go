@@ -12,9 +12,9 @@ import (
 // every command that runs them (ste replay --run): one list, so that any
 // ste process flag works there too.
 type processFlags struct {
-	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter *string
-	retention                                                      retentionFlag
-	noVerify                                                       *bool
+	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter, atRiskLead *string
+	retention                                                                  retentionFlag
+	noVerify                                                                   *bool
 }
 
 func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
@@ -27,6 +27,7 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 		httpAddr:   fs.String("http", envOr("STE_HTTP", httpDefault), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)"),
 		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
 		tables:     fs.String("tables", envOr("STE_TABLES", instance.TablesDisk), "where the identity and match tables live: disk (under the instance's directory in $STE_HOME, resumed from there after a restart) or memory (rebuilt from the changelogs at every start) ($STE_TABLES)"),
+		atRiskLead: fs.String("at-risk-lead", envOr("STE_AT_RISK_LEAD", "2h"), "an unmatched trade counts in ste_trades_at_risk from this long before its market cutoff (markets.csv; $STE_AT_RISK_LEAD)"),
 		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
 	}
 }
@@ -54,7 +55,12 @@ func (p *processFlags) check() (instance.Options, error) {
 	if err != nil || stall <= 0 {
 		return o, usageError{"--stall-after must be a positive duration (e.g. 60s, 5m)"}
 	}
-	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, Tables: *p.tables, StallAfter: stall}, nil
+	lead, err := parseDuration(*p.atRiskLead)
+	if err != nil || lead <= 0 {
+		return o, usageError{"--at-risk-lead must be a positive duration (e.g. 2h, 90m)"}
+	}
+	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, Tables: *p.tables, StallAfter: stall,
+		AtRiskLead: lead}, nil
 }
 
 // instance completes o with the signer and a claimed identity; release

@@ -102,7 +102,7 @@ func (t *Trade) MarshalBinary() ([]byte, error) {
 			b = appendString(b, s)
 		}
 	}
-	return b, nil
+	return appendTimeliness(b, t), nil
 }
 
 // UnmarshalTrade decodes MarshalBinary; strings are interned through it.
@@ -143,6 +143,7 @@ func UnmarshalTrade(b []byte, it Interner) (*Trade, error) {
 		e.TradeCcy, e.SettleCcy, e.Account = r.interned(), r.interned(), r.string()
 		e.Custodian, e.PSET, e.SafekeepingAccount, e.CashAccount = r.interned(), r.interned(), r.string(), r.string()
 	}
+	readTimeliness(&r, t)
 	if err := r.err(); err != nil {
 		return nil, err
 	}

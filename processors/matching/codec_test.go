@@ -26,8 +26,13 @@ func TestTradeCodecRoundTrip(t *testing.T) {
 	if tomb, at, ok := Header(b); !ok || tomb || at != tr.Newest {
 		t.Fatalf("header %v %v %v", tomb, at, ok)
 	}
-	// Every truncation fails cleanly.
+	// Every truncation fails cleanly, but at the end of the entries: a value
+	// of the release before the timeliness extension.
+	v1 := len(b) - len(appendTimeliness(nil, tr))
 	for i := 0; i < len(b); i++ {
+		if i == v1 {
+			continue
+		}
 		if _, err := UnmarshalTrade(b[:i], nil); err == nil {
 			t.Fatalf("truncated at %d accepted", i)
 		}
@@ -36,5 +41,39 @@ func TestTradeCodecRoundTrip(t *testing.T) {
 	got, err := UnmarshalTombstone(MarshalTombstone(tr.Key, ts))
 	if err != nil || got != ts {
 		t.Fatalf("tombstone %+v %v", got, err)
+	}
+}
+
+func TestTimelinessExtension(t *testing.T) {
+	f := newFixture(t)
+	ms := standard("T2")
+	f.sendAll(ms[:3])
+	tr := f.book.Trade(tradeKey("T2"))
+	b, _ := tr.MarshalBinary()
+	r, ok := ReadRisk(b)
+	want := Risk{Market: "XSES", TradeDate: tr.Keys[0].TradeDate, Open: true}
+	if !ok || r != want || tr.Risk() != want {
+		t.Fatalf("open trade: %+v %v (Risk() %+v), want %+v", r, ok, tr.Risk(), want)
+	}
+	// A value of the release before reads, without markets; ReadRisk says so.
+	v1 := b[:len(b)-len(appendTimeliness(nil, tr))]
+	old, err := UnmarshalTrade(v1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ReadRisk(v1); ok {
+		t.Error("a v1 value without the extension has a tail")
+	}
+	if got := old.Risk(); got.Market != "" || !got.Open {
+		t.Errorf("old value's risk %+v", got)
+	}
+	f.sendAll(ms[3:])
+	tr = f.book.Trade(tradeKey("T2"))
+	b, _ = tr.MarshalBinary()
+	if r, ok := ReadRisk(b); !ok || r.Open || r.Market != "XSES" {
+		t.Errorf("matched trade: %+v %v", r, ok)
+	}
+	if _, ok := ReadRisk(MarshalTombstone(tr.Key, Tombstone{})); ok {
+		t.Error("a tombstone has a risk")
 	}
 }

@@ -41,6 +41,7 @@ type Entry struct {
 	PSET               string
 	SafekeepingAccount string
 	CashAccount        string
+	Market             string // a NOE's Market: the trade's market for timeliness (timeliness.go)
 }
 
 // Token is the "Sender:MsgId" of discrepancy lists.
@@ -106,6 +107,7 @@ func newEntry(in *Inbound, keyIdx int, it Interner) Entry {
 		PSET:               it.Intern(m.PSET),
 		SafekeepingAccount: clone(m.SafekeepingAccount),
 		CashAccount:        clone(m.CashAccount),
+		Market:             it.Intern(m.Market),
 	}
 	return e
 }

@@ -17,6 +17,8 @@ type View struct {
 	State    string         `json:"state"`    // matched, mismatched, incomplete (by the criteria now)
 	Complete bool           `json:"complete"` // complete by count
 	Failing  []CriterionRow `json:"failing,omitempty"`
+	// Missing is who owes what (Trade.Missing); [] when nothing is owed.
+	Missing []Owed `json:"missing"`
 	// LastStatus is the last STATUS sent ("" when none), StatusN how many
 	// status changes the trade has had.
 	LastStatus string        `json:"last_status,omitempty"`
@@ -101,6 +103,7 @@ func (t *Trade) View() View {
 	in := inForce(t)
 	v.Complete = in.completeByCount()
 	ev := evaluate(t, in)
+	v.Missing = missing(t, in)
 	v.State = [...]string{incomplete: "incomplete", matched: "matched", mismatched: "mismatched"}[ev.state]
 	for _, d := range ev.failing {
 		v.Failing = append(v.Failing, CriterionRow{N: d.Criterion, Name: criterionName(d.Criterion), Messages: d.Tokens})
@@ -140,7 +143,7 @@ func ViewOf(key schemas.TradeKey, value []byte) (View, error) {
 		if err != nil {
 			return View{}, err
 		}
-		return View{TradeKey: key.String(), State: "purged", StatusN: ts.StatusN, Messages: []MessageView{},
+		return View{TradeKey: key.String(), State: "purged", StatusN: ts.StatusN, Messages: []MessageView{}, Missing: []Owed{},
 			Purged: &PurgedView{Version: ts.Version, StatusN: ts.StatusN, PurgedAt: time.Unix(0, ts.PurgedAt).UTC()}}, nil
 	}
 	t, err := UnmarshalTrade(value, Interner{})

@@ -349,6 +349,9 @@ func (s *stages) dropPartitions(st Stage, keep []int32) {
 			continue
 		}
 		delete(stores, p)
+		if st == StageMatch {
+			delete(s.risk, p)
+		}
 		if st == StageMatch && s.cfg.Metrics != nil {
 			label := strconv.Itoa(int(p))
 			s.cfg.Metrics.OpenTrades.DeleteLabelValues(label)

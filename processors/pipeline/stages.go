@@ -27,9 +27,12 @@ type Config struct {
 	// IdentityMargin is how much longer than the retention an accepted
 	// (Sender, MsgId) is remembered by the identity stage. Default 24h.
 	IdentityMargin time.Duration
-	Metrics        *Metrics     // nil: none
-	Logger         *slog.Logger // corrupt records and state; slog.Default() when nil
-	Now            func() time.Time
+	// AtRiskLead: an unmatched trade whose cutoff is at most this far ahead
+	// on Now's clock is at risk (atrisk.go). Default DefaultAtRiskLead.
+	AtRiskLead time.Duration
+	Metrics    *Metrics     // nil: none
+	Logger     *slog.Logger // corrupt records and state; slog.Default() when nil
+	Now        func() time.Time
 	// Sandbox: the namespace replays recorded inbound records (ste replay).
 	// The Created rule then takes the utility's clock from each record's
 	// time — when the live utility received it — instead of the wall
@@ -59,6 +62,9 @@ func (c *Config) defaults() {
 	if c.Now == nil {
 		c.Now = time.Now
 	}
+	if c.AtRiskLead <= 0 {
+		c.AtRiskLead = DefaultAtRiskLead
+	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
 	}
@@ -74,14 +80,17 @@ type stages struct {
 	mu         sync.Mutex
 	matchStore map[int32]table
 	idStore    map[int32]table
-	tables     *diskstore.DB // nil: tables in memory
+	risk       map[int32]*riskIndex // the match partitions' at-risk indexes (atrisk.go)
+	tables     *diskstore.DB        // nil: tables in memory
 
 	corruptLog rateLimit
 }
 
 func newStages(cfg Config) *stages {
 	cfg.defaults()
-	s := &stages{cfg: cfg, matchStore: map[int32]table{}, idStore: map[int32]table{}}
+	s := &stages{cfg: cfg, matchStore: map[int32]table{}, idStore: map[int32]table{},
+		risk: map[int32]*riskIndex{}}
+	cfg.Metrics.riskFrom(s)
 	// Duplicates re-emit everything a message may have caused: after a crash
 	// goka's state can be ahead of the outputs (field notes), and a replayed
 	// message is indistinguishable from a duplicate.

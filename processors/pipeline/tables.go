@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/lovoo/goka"
+	"github.com/lovoo/goka/storage"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -129,12 +130,16 @@ func (s *stages) tableOptions(st Stage, prod goka.ProducerBuilder) []goka.Proces
 			s.sampleOpenTradesLocked(p, t)
 		}
 	}
+	wrap := func(b storage.Builder) storage.Builder { return b }
+	if st == StageMatch {
+		wrap = s.riskBuilder
+	}
 	if s.tables == nil {
-		return []goka.ProcessorOption{goka.WithStorageBuilder(memstore.Builder(index,
-			func(_ string, p int32, t *memstore.Store) { opened(p, t) }))}
+		return []goka.ProcessorOption{goka.WithStorageBuilder(wrap(memstore.Builder(index,
+			func(_ string, p int32, t *memstore.Store) { opened(p, t) })))}
 	}
 	return []goka.ProcessorOption{
-		goka.WithStorageBuilder(s.tables.Builder(index, func(_ string, p int32, t *diskstore.Store) { opened(p, t) })),
+		goka.WithStorageBuilder(wrap(s.tables.Builder(index, func(_ string, p int32, t *diskstore.Store) { opened(p, t) }))),
 		goka.WithProducerBuilder(s.tables.Producer(prod)),
 	}
 }

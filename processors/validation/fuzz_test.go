@@ -32,7 +32,7 @@ func FuzzInspect(f *testing.F) {
 		vd := v.Inspect(&dec, rec)
 		if vd.Rej == nil {
 			p, ok := ref.Participant(vd.Msg.Sender)
-			if !ok || schemas.SignatureProblem(p.PublicKey, vd.Msg) != "" {
+			if !ok || schemas.SignatureProblem(p.Keys, vd.Msg) != "" {
 				t.Fatal("accepted without a verified signature")
 			}
 			if vd.Msg.CreatedOutOfRange || vd.Msg.Created > clock().Add(MaxAhead).UnixNano() {

@@ -7,6 +7,7 @@
 package validation
 
 import (
+	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/hex"
 	"strconv"
@@ -126,7 +127,7 @@ func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict, now
 		return reject(schemas.UnknownSender, "Sender "+m.Sender+" is "+string(sender.Status)+", not ACTIVE")
 	}
 	// SIGNATURE
-	if problem := v.signatureProblem(sender.PublicKey, m); problem != "" {
+	if problem := v.signatureProblem(sender.Keys, m); problem != "" {
 		return reject(schemas.Signature, problem)
 	}
 	// NOT_AUTHORISED: the "sent by" column of section 3, for every Function.
@@ -210,14 +211,14 @@ func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict, now
 	return badAmount(m, tradeCcy, settleCcy)
 }
 
-func (v *Validator) signatureProblem(pub []byte, m *schemas.Message) string {
+func (v *Validator) signatureProblem(keys []ed25519.PublicKey, m *schemas.Message) string {
 	if v.skipVerify {
 		if !m.HasSig || m.Sig == "" {
 			return "<Sig> is missing or empty"
 		}
 		return ""
 	}
-	return schemas.SignatureProblem(pub, m)
+	return schemas.SignatureProblem(keys, m)
 }
 
 // sentBy names the party that may send m and its BIC in m.

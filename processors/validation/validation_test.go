@@ -1,6 +1,7 @@
 package validation
 
 import (
+	"crypto/ed25519"
 	"strings"
 	"testing"
 	"time"
@@ -43,7 +44,7 @@ func testRef() *refdata.Set {
 		{dormant, refdata.RoleBroker, refdata.Inactive},
 	} {
 		s.PutParticipant(refdata.Participant{BIC: p.bic, Name: p.bic, Roles: p.roles, Country: "SG", Status: p.status,
-			PublicKey: refdata.DemoPublicKey(p.bic)})
+			Keys: []ed25519.PublicKey{refdata.DemoPublicKey(p.bic)}})
 	}
 	s.PutHoliday("SG", date.MustParse("2026-11-09")) // Deepavali, a Monday
 	return s

@@ -104,6 +104,9 @@ func readTable(fsys fs.FS, name string, t *table, s *Set, errs []error) []error 
 		return errs
 	}
 	data, err := fs.ReadFile(fsys, t.file)
+	if errors.Is(err, fs.ErrNotExist) && t.optional {
+		return errs
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		fail(0, "", "missing file: a reference data directory holds %s", strings.Join(Files, ", "))
 		return errs
@@ -226,6 +229,9 @@ func (s *Set) WriteDir(dir string) error {
 		return err
 	}
 	for _, t := range tables {
+		if t.optional && len(t.rows(s)) == 0 {
+			continue
+		}
 		if err := writeFileAtomic(filepath.Join(dir, t.file), s.csvBytes(t)); err != nil {
 			return err
 		}

@@ -1,6 +1,7 @@
 package refdata
 
 import (
+	"crypto/ed25519"
 	"math/bits"
 	"math/rand/v2"
 	"slices"
@@ -156,6 +157,7 @@ func Generate(opts GenOptions) *Set {
 	}
 	genSecurities(s, newRNG(o.Seed, 1), o.Securities)
 	genParticipants(s, newRNG(o.Seed, 2), o.Participants, o.UtilityBIC)
+	putGeneratedCutoffs(s)
 	return s
 }
 
@@ -448,7 +450,7 @@ func genParticipants(s *Set, r *rng, n int, utilityBIC string) {
 	used8 := map[string]bool{}
 	usedNames := map[string]bool{}
 	put := func(bic, name string, roles Role, country string, st Status) {
-		s.PutParticipant(Participant{bic, name, roles, country, st, DemoPublicKey(bic)})
+		s.PutParticipant(Participant{bic, name, roles, country, st, []ed25519.PublicKey{DemoPublicKey(bic)}})
 		used8[bic[:8]] = true
 		usedNames[name] = true
 	}

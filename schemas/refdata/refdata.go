@@ -134,14 +134,16 @@ type Security struct {
 	Status                        Status
 }
 
-// Participant is a BIC with its roles and the Ed25519 public key that verifies
-// its messages. PublicKey is shared between copies and must not be modified.
+// Participant is a BIC with its roles and the Ed25519 public keys that verify
+// its messages: one, or two while it rotates (a message verifies under
+// either). Every key has passed KeyProblem. Keys are shared between copies
+// and must not be modified.
 type Participant struct {
 	BIC, Name string
 	Roles     Role
 	Country   string
 	Status    Status
-	PublicKey ed25519.PublicKey
+	Keys      []ed25519.PublicKey
 }
 
 // Holiday is a day on which a market neither trades nor settles.
@@ -163,6 +165,7 @@ type Set struct {
 	securities   map[string]Security
 	participants map[string]Participant
 	holidays     map[holidayKey]struct{}
+	cutoffs      map[string]Cutoff // markets.csv, by MIC
 }
 
 // NewSet returns an empty Set ready for upserts.
@@ -173,6 +176,7 @@ func NewSet() *Set {
 		securities:   map[string]Security{},
 		participants: map[string]Participant{},
 		holidays:     map[holidayKey]struct{}{},
+		cutoffs:      map[string]Cutoff{},
 	}
 }
 
@@ -186,6 +190,7 @@ func (s *Set) Clone() *Set {
 		securities:   maps.Clone(s.securities),
 		participants: maps.Clone(s.participants),
 		holidays:     maps.Clone(s.holidays),
+		cutoffs:      maps.Clone(s.cutoffs),
 	}
 }
 

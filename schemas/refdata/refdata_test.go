@@ -60,7 +60,7 @@ func TestLookups(t *testing.T) {
 		t.Error("unknown ISIN found")
 	}
 	u, ok := s.Participant(DefaultUtilityBIC)
-	if !ok || u.Roles != RoleUtility || u.Status != Active || !u.PublicKey.Equal(DemoPublicKey(DefaultUtilityBIC)) {
+	if !ok || u.Roles != RoleUtility || u.Status != Active || !u.HasKey(DemoPublicKey(DefaultUtilityBIC)) {
 		t.Errorf("utility = %+v", u)
 	}
 	if p, ok := s.Participant("CDPLSGSGXXX"); !ok || !p.Roles.Has(RoleCSD) {

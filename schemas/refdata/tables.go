@@ -1,7 +1,6 @@
 package refdata
 
 import (
-	"encoding/base64"
 	"fmt"
 	"strconv"
 
@@ -119,7 +118,10 @@ func joinStatuses(ss []Status) string {
 type table struct {
 	kind string // record key prefix
 	file string
-	cols []string // contract order, also the written order
+	// optional files may be absent from a directory (and are not written
+	// when the set has no row of them).
+	optional bool
+	cols     []string // contract order, also the written order
 	// numeric is the column written as a JSON number in records.
 	numeric string
 	// rows returns the Set's rows sorted by id, each in cols order.
@@ -231,8 +233,7 @@ var tables = []*table{
 		rows: func(s *Set) [][]string {
 			var out [][]string
 			for _, p := range s.Participants() {
-				out = append(out, []string{p.BIC, p.Name, p.Roles.String(), p.Country, string(p.Status),
-					base64.StdEncoding.EncodeToString(p.PublicKey)})
+				out = append(out, []string{p.BIC, p.Name, p.Roles.String(), p.Country, string(p.Status), formatKeys(p.Keys)})
 			}
 			return out
 		},
@@ -258,18 +259,20 @@ var tables = []*table{
 			if p.Status, err = statusField(get, "status", Active, Suspended, Inactive); err != nil {
 				return "", nil, err
 			}
-			key, err := field(get, "public_key")
+			if _, stripped := get(keysStripped); stripped {
+				// Apply dropped every key of a topic record (KeyIgnoredError).
+				if v, _ := get("public_key"); v != "" {
+					p.Keys, err = parseKeys(v)
+				}
+			} else {
+				var key string
+				if key, err = field(get, "public_key"); err == nil {
+					p.Keys, err = parseKeys(key)
+				}
+			}
 			if err != nil {
 				return "", nil, err
 			}
-			raw, decErr := base64.StdEncoding.Strict().DecodeString(key)
-			if decErr != nil {
-				return "", nil, bad("public_key", "not standard padded base64: %v", decErr)
-			}
-			if len(raw) != 32 {
-				return "", nil, bad("public_key", "%d bytes, an Ed25519 public key has 32", len(raw))
-			}
-			p.PublicKey = raw
 			return p.BIC, func(s *Set) { s.PutParticipant(p) }, nil
 		},
 	},

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/ste-utility/ste/gateway"
+)
+
+func init() {
+	register(command{"gateway", "serve participants over HTTPS: signed submits, their own outputs, their trades' state, the utility's keys (gateway.md)", gatewayCmd})
+}
+
+func gatewayCmd(ctx context.Context, args []string) error {
+	fs := flags("gateway", "[--addr 127.0.0.1:8443] [--brokers B] [--namespace NS] [--public-url URL] [--tls-cert FILE --tls-key FILE] [--insecure-http] [--metrics-addr A] [--kafka-tls …]")
+	brokers := fs.String("brokers", envOr("STE_BROKERS", "127.0.0.1:9092"), "Kafka bootstrap brokers, comma-separated ($STE_BROKERS)")
+	kafka := kafkaSecurityFlagsNamed(fs, brokers, "kafka-")
+	ns := namespaceFlag(fs)
+	addr := fs.String("addr", envOr("STE_GATEWAY_ADDR", gateway.DefaultAddr),
+		"address to serve participants on ($STE_GATEWAY_ADDR); beyond loopback it needs --tls-cert/--tls-key or --insecure-http")
+	publicURL := fs.String("public-url", os.Getenv("STE_GATEWAY_PUBLIC_URL"),
+		"scheme://host[:port] participants reach the gateway at, when a TLS-terminating proxy changes it: what @target-uri and @authority are checked against ($STE_GATEWAY_PUBLIC_URL)")
+	cert := fs.String("tls-cert", os.Getenv("STE_GATEWAY_TLS_CERT"), "the gateway's HTTPS certificate (PEM) ($STE_GATEWAY_TLS_CERT)")
+	key := fs.String("tls-key", os.Getenv("STE_GATEWAY_TLS_KEY"), "its private key (PEM) ($STE_GATEWAY_TLS_KEY)")
+	insecure := fs.Bool("insecure-http", envBool("STE_GATEWAY_INSECURE_HTTP"), "serve plain HTTP beyond loopback, for a TLS-terminating proxy in front (logged as a warning)")
+	metrics := fs.String("metrics-addr", envOr("STE_GATEWAY_METRICS_ADDR", gateway.DefaultMetricsAddr), "address of /metrics (no authentication: loopback unless only monitoring reaches it; empty: none)")
+	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC: /v1/keys serves its row's keys ($STE_UTILITY_BIC)")
+	rate := fs.Float64("rate-limit", 50, "authenticated requests per second per participant, on this instance")
+	burst := fs.Int("rate-burst", 100, "requests a participant may make at once above the rate")
+	fs.logFlags()
+	if os.Getenv("STE_LOG_FORMAT") == "" {
+		// The gateway logs JSON by default: its access log is for machines.
+		fs.Lookup("log-format").Value.Set("json")
+		fs.Lookup("log-format").DefValue = "json"
+	}
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	if err := validNamespace(*ns); err != nil {
+		return err
+	}
+	k, err := kafka()
+	if err != nil {
+		return err
+	}
+	o := gateway.Options{Kafka: k, Namespace: *ns, Addr: *addr, PublicURL: *publicURL, TLSCert: *cert, TLSKey: *key,
+		InsecureHTTP: *insecure, MetricsAddr: *metrics, UtilityBIC: *bic, RatePerSecond: *rate, Burst: *burst, Logger: fs.log}
+	if err := o.Validate(); err != nil {
+		return usageError{err.Error()}
+	}
+	return gateway.Serve(ctx, o, func(url string) { fmt.Printf("STE gateway for namespace %s: %s\n", *ns, url) })
+}

@@ -1,0 +1,457 @@
+// Package gateway is `ste gateway`, the participants' HTTPS interface
+// (docs/spec/gateway.md): requests signed with RFC 9421 HTTP Message Signatures under
+// the participant's own Ed25519 key from reference data; submit (to
+// <ns>.inbound), receive its own outputs (from <ns>.outbound, by cursor,
+// with long polls), ask its trades' state and what is missing, fetch the
+// utility's keys. It holds no state of its own: nonces are shared through
+// <ns>.gateway-nonces and cursors are positions on <ns>.outbound, so any
+// number of instances serve behind a load balancer.
+package gateway
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/sha512"
+	"crypto/tls"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
+)
+
+// DefaultAddr is where the gateway listens unless told otherwise: loopback,
+// where plain HTTP is allowed.
+const DefaultAddr = "127.0.0.1:8443"
+
+// DefaultMetricsAddr serves /metrics, on loopback unless told otherwise
+// (participants never see it on the gateway's own port).
+const DefaultMetricsAddr = "127.0.0.1:9465"
+
+// Limits of docs/spec/gateway.md §2 and §5.
+const (
+	MaxBody      = 8 << 20
+	MaxMessages  = 1000
+	maxRead      = 64 << 20 // beyond this a body is not even read for its digest
+	submitWait   = 10 * time.Second
+	maxLongPoll  = 30
+	defaultLimit = 100
+)
+
+// Options configure one gateway instance; Validate checks them once.
+type Options struct {
+	Kafka     kafkaconn.Config
+	Namespace string
+	Addr      string
+	// PublicURL is the scheme and authority participants reach the gateway
+	// at, when a TLS-terminating proxy changes them ("" = the request's
+	// own scheme and Host header).
+	PublicURL       string
+	TLSCert, TLSKey string
+	// InsecureHTTP serves plain HTTP beyond loopback (behind a TLS proxy).
+	InsecureHTTP bool
+	MetricsAddr  string // "" = no metrics listener
+	UtilityBIC   string
+	// RatePerSecond and Burst bound each participant's authenticated
+	// requests on this instance (a token bucket).
+	RatePerSecond float64
+	Burst         int
+	// Trades answers trade lookups; nil: the lookup through the instances
+	// that own the match partitions (see trades.go).
+	Trades TradeLookup
+	Logger *slog.Logger
+	Now    func() time.Time
+}
+
+// Validate checks the options and says which one is wrong.
+func (o *Options) Validate() error {
+	if o.Addr == "" {
+		o.Addr = DefaultAddr
+	}
+	if o.UtilityBIC == "" {
+		o.UtilityBIC = "STEUTLSGXXX"
+	}
+	if o.RatePerSecond <= 0 {
+		o.RatePerSecond = 50
+	}
+	if o.Burst <= 0 {
+		o.Burst = 100
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if (o.TLSCert == "") != (o.TLSKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	if _, _, err := net.SplitHostPort(o.Addr); err != nil {
+		return fmt.Errorf("--addr %q: want host:port", o.Addr)
+	}
+	if !IsLoopback(o.Addr) && o.TLSCert == "" && !o.InsecureHTTP {
+		return fmt.Errorf("--addr %s is not a loopback address: plain HTTP is served on loopback only; give --tls-cert and --tls-key, or --insecure-http behind a TLS-terminating proxy", o.Addr)
+	}
+	if o.PublicURL != "" {
+		u, err := url.Parse(o.PublicURL)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" ||
+			(u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.User != nil || u.Fragment != "" {
+			return fmt.Errorf("--public-url %q: want scheme://host[:port] (http or https, no path)", o.PublicURL)
+		}
+	}
+	return nil
+}
+
+// IsLoopback reports whether addr (host:port) names a loopback address.
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// Server is one gateway instance.
+type Server struct {
+	o       Options
+	names   topology.Names
+	log     *slog.Logger
+	cl      *kgo.Client // producer of inbound and nonce records, admin
+	adm     *kadm.Client
+	nonces  *nonces
+	ref     atomic.Pointer[refdata.Set]
+	limiter *limiter
+	metrics *metrics
+	origin  *origin // fixed by --public-url, else per request
+	tls     bool
+	trades  TradeLookup
+	parts   atomic.Int32 // partitions of <ns>.outbound, once known
+}
+
+// Serve runs the gateway until ctx ends. ready, when set, gets the URL it
+// serves at once it listens.
+func Serve(ctx context.Context, o Options, ready func(url string)) error {
+	if err := o.Validate(); err != nil {
+		return err
+	}
+	s := &Server{o: o, names: topology.Names{NS: o.Namespace}, log: o.Logger, tls: o.TLSCert != ""}
+	s.metrics = newMetrics()
+	s.limiter = newLimiter(o.RatePerSecond, o.Burst, o.Now)
+	if o.PublicURL != "" {
+		u, _ := url.Parse(o.PublicURL)
+		s.origin = &origin{scheme: u.Scheme, authority: u.Host}
+	}
+	cl, err := topics.Client(o.Kafka)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	s.cl, s.adm = cl, kadm.NewClient(cl)
+	s.nonces = newNonces(s.names.Nonces(), cl, s.log)
+	s.trades = o.Trades
+	if s.trades == nil {
+		s.trades = newInstanceLookup(o.Kafka, o.Namespace, s.log)
+	}
+
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return fmt.Errorf("gateway: listen on %s: %w", o.Addr, err)
+	}
+	scheme := "http"
+	if s.tls {
+		cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("--tls-cert/--tls-key: %v", err)
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+		scheme = "https"
+	} else if !IsLoopback(o.Addr) {
+		s.log.Warn("the gateway serves plain HTTP beyond loopback (--insecure-http): only a TLS-terminating proxy may stand in front of it", "addr", ln.Addr().String())
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go s.followRefdata(ctx)
+	go s.nonces.follow(ctx, o.Kafka)
+
+	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
+	var msrv *http.Server
+	if o.MetricsAddr != "" {
+		mln, err := net.Listen("tcp", o.MetricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("gateway: --metrics-addr %s: %w", o.MetricsAddr, err)
+		}
+		if !IsLoopback(o.MetricsAddr) {
+			s.log.Warn("the gateway's /metrics is served beyond loopback without authentication: make sure only monitoring can reach it", "addr", mln.Addr().String())
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", s.metrics.handler())
+		msrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go msrv.Serve(mln)
+		defer msrv.Close()
+	}
+	u := scheme + "://" + ln.Addr().String()
+	s.log.Info("gateway listening", "url", u, "namespace", o.Namespace, "public_url", o.PublicURL)
+	if ready != nil {
+		ready(u)
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+		sctx, c := context.WithTimeout(context.Background(), 5*time.Second)
+		defer c()
+		srv.Shutdown(sctx)
+		return nil
+	case err := <-errc:
+		return err
+	}
+}
+
+// followRefdata keeps the participants' reference data, retrying while the
+// brokers are away: the gateway is ready once it has read it, and changes
+// apply as they are read.
+func (s *Server) followRefdata(ctx context.Context) {
+	for ctx.Err() == nil {
+		set := func(r *refdata.Set) {
+			if s.ref.Swap(r) == nil {
+				s.metrics.ready.Set(1)
+				s.log.Info("gateway ready: participant reference data read", "participants", len(r.Participants()))
+			}
+		}
+		err := topics.FollowRefdata(ctx, s.o.Kafka, s.o.Namespace, set, set, func(key []byte, err error) {
+			s.log.Warn("reference data record skipped", "key", schemas.Echo(string(key)), "err", err)
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			s.log.Warn("reading reference data; trying again", "err", err)
+		}
+		sleep(ctx, time.Second)
+	}
+}
+
+// ServeHTTP routes first (404, 405), then authenticates (401), then the
+// route checks its body (docs/spec/gateway.md §1).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	route, methods := routeOf(r.URL.Path)
+	if route == "" {
+		s.answer(w, "none", http.StatusNotFound, errorBody{Error: "not_found"})
+		return
+	}
+	if !strings.Contains(methods, r.Method) {
+		w.Header().Set("Allow", methods)
+		s.answer(w, route, http.StatusMethodNotAllowed, errorBody{Error: "method_not_allowed"})
+		return
+	}
+	switch route {
+	case "health":
+		if s.ref.Load() == nil {
+			s.answer(w, route, http.StatusServiceUnavailable, map[string]string{"status": "starting"})
+			return
+		}
+		s.answer(w, route, http.StatusOK, map[string]string{"status": "ok"})
+		return
+	case "keys":
+		s.serveKeys(w, r)
+		return
+	}
+	set := s.ref.Load()
+	if set == nil {
+		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+		return
+	}
+	b, err := readBody(r.Body)
+	if err != nil {
+		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
+		return
+	}
+	if b.size > maxRead {
+		// Not read to its end, so no digest can be checked: refused by size.
+		s.answer(w, route, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
+		return
+	}
+	bic, reason, err := s.authenticate(r, set, b)
+	if err != nil {
+		s.log.Warn("nonce check failed: brokers unavailable", "err", err)
+		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+		return
+	}
+	if reason != "" {
+		s.metrics.refusals.WithLabelValues(reason).Inc()
+		s.answer(w, route, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
+		return
+	}
+	if wait, ok := s.limiter.allow(bic); !ok {
+		w.Header().Set("Retry-After", fmt.Sprint(wait))
+		s.answer(w, route, http.StatusTooManyRequests, errorBody{Error: "rate_limited"})
+		return
+	}
+	switch route {
+	case "messages":
+		s.serveSubmit(w, r, bic, b)
+	case "outputs":
+		s.serveOutputs(w, r, bic)
+	case "trade", "trades":
+		s.serveTrades(w, r, route, bic, set)
+	}
+}
+
+// routeOf names the route of a path and the methods it takes.
+func routeOf(path string) (route, methods string) {
+	switch path {
+	case "/v1/health":
+		return "health", "GET, HEAD"
+	case "/v1/keys":
+		return "keys", "GET, HEAD"
+	case "/v1/messages":
+		return "messages", "POST"
+	case "/v1/outputs":
+		return "outputs", "GET, HEAD"
+	case "/v1/trades":
+		return "trades", "GET, HEAD"
+	}
+	if k, ok := strings.CutPrefix(path, "/v1/trades/"); ok && k != "" && !strings.Contains(k, "/") {
+		return "trade", "GET, HEAD"
+	}
+	return "", ""
+}
+
+// authenticate runs the checks of docs/spec/gateway.md §1 in their order; reason is
+// the first that fails ("" when the request is the participant's). err is a
+// broker fault while spending the nonce.
+func (s *Server) authenticate(r *http.Request, set *refdata.Set, b *body) (bic, reason string, err error) {
+	sg, reason := parseSignature(r.Header)
+	if reason != "" {
+		return "", reason, nil
+	}
+	if reason := sg.componentsReason(r, b.size); reason != "" {
+		return "", reason, nil
+	}
+	p, ok := set.Participant(sg.keyid)
+	if !ok || p.Status != refdata.Active {
+		return "", ReasonUnknownParticipant, nil
+	}
+	now := s.o.Now().Unix()
+	if d := now - sg.created; d > int64(createdWindow/time.Second) || d < -int64(createdWindow/time.Second) ||
+		sg.hasExpires && now > sg.expires {
+		return "", ReasonStale, nil
+	}
+	o := s.originOf(r)
+	msg, ok := sg.base(r, o)
+	if !ok || !verifyWith(PublicKeys(p), msg, sg.sig) {
+		return "", ReasonBadSignature, nil
+	}
+	if reason := digestReason(r.Header, b); reason != "" {
+		return "", reason, nil
+	}
+	fresh, err := s.nonces.use(r.Context(), p.BIC, sg.nonce)
+	if err != nil {
+		return "", "", err
+	}
+	if !fresh {
+		return "", ReasonReplayed, nil
+	}
+	return p.BIC, "", nil
+}
+
+func (s *Server) originOf(r *http.Request) origin {
+	if s.origin != nil {
+		return *s.origin
+	}
+	scheme := "http"
+	if s.tls {
+		scheme = "https"
+	}
+	return origin{scheme: scheme, authority: r.Host}
+}
+
+// readBody reads a request body: the first MaxBody+1 bytes kept, all of it
+// (up to maxRead) hashed.
+func readBody(rc io.Reader) (*body, error) {
+	h256, h512 := sha256.New(), sha512.New()
+	b := &body{}
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := rc.Read(buf)
+		if n > 0 {
+			if b.size < MaxBody+1 {
+				keep := min(int64(n), MaxBody+1-b.size)
+				b.data = append(b.data, buf[:keep]...)
+			}
+			b.size += int64(n)
+			h256.Write(buf[:n])
+			h512.Write(buf[:n])
+			if b.size > maxRead {
+				return b, nil
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	b.sha256, b.sha512 = h256.Sum(nil), h512.Sum(nil)
+	return b, nil
+}
+
+type errorBody struct {
+	Error  string `json:"error"`
+	Reason string `json:"reason,omitempty"`
+	Line   int    `json:"line,omitempty"`
+}
+
+// answer writes a JSON answer and counts it.
+func (s *Server) answer(w http.ResponseWriter, route string, status int, v any) {
+	s.metrics.requests.WithLabelValues(route, fmt.Sprint(status)).Inc()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}
+
+// serveKeys answers GET /v1/keys: the utility's public key(s) from its row.
+func (s *Server) serveKeys(w http.ResponseWriter, _ *http.Request) {
+	set := s.ref.Load()
+	if set == nil {
+		s.answer(w, "keys", http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+		return
+	}
+	keys := []string{}
+	if p, ok := set.Participant(s.o.UtilityBIC); ok {
+		for _, k := range PublicKeys(p) {
+			keys = append(keys, base64Std(k))
+		}
+	}
+	s.answer(w, "keys", http.StatusOK, struct {
+		Utility string   `json:"utility"`
+		Keys    []string `json:"keys"`
+	}{s.o.UtilityBIC, keys})
+}

@@ -1,0 +1,299 @@
+package gateway
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/binary"
+	"errors"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/schemas/xmltext"
+	"github.com/ste-utility/ste/topics"
+)
+
+// A cursor is a position on <ns>.outbound: the partition count it was made
+// for, a partition and the offset to read from. It holds positions only
+// (no participant): <ns>.outbound is keyed by BIC, so one participant's
+// outputs all live in one partition, and a cursor works on every instance
+// and across restarts until retention deletes what it points past.
+type cursor struct {
+	parts, part int32
+	off         int64
+}
+
+const cursorVersion = 1
+
+func (c cursor) String() string {
+	b := []byte{cursorVersion}
+	b = binary.AppendUvarint(b, uint64(c.parts))
+	b = binary.AppendUvarint(b, uint64(c.part))
+	b = binary.AppendUvarint(b, uint64(c.off))
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func parseCursor(s string) (cursor, bool) {
+	if len(s) == 0 || len(s) > 64 {
+		return cursor{}, false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(b) < 4 || b[0] != cursorVersion {
+		return cursor{}, false
+	}
+	b = b[1:]
+	var v [3]uint64
+	for i := range v {
+		x, n := binary.Uvarint(b)
+		if n <= 0 {
+			return cursor{}, false
+		}
+		v[i], b = x, b[n:]
+	}
+	if len(b) != 0 || v[0] == 0 || v[0] > 1<<20 || v[1] >= v[0] || v[2] > 1<<62 {
+		return cursor{}, false
+	}
+	c := cursor{parts: int32(v[0]), part: int32(v[1]), off: int64(v[2])}
+	if c.String() != s { // one spelling per position
+		return cursor{}, false
+	}
+	return c, true
+}
+
+type outputJSON struct {
+	Cursor  string `json:"cursor"`
+	MsgId   string `json:"msg_id"`
+	MsgType string `json:"msg_type"`
+	XML     string `json:"xml"`
+}
+
+// serveOutputs answers GET /v1/outputs (docs/spec/gateway.md §3).
+func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string) {
+	const route = "outputs"
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
+		return
+	}
+	limit, ok1 := intParam(q, "limit", defaultLimit, 1, MaxMessages)
+	wait, ok2 := intParam(q, "wait", 0, 0, maxLongPoll)
+	if !ok1 || !ok2 {
+		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
+		return
+	}
+	after, hasAfter := q.Get("after"), q.Has("after")
+	ctx := r.Context()
+	topic := s.names.Outbound()
+	n, err := s.outboundPartitions(ctx)
+	if err != nil {
+		s.log.Warn("outputs: partitions of the outbound topic", "err", err)
+		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+		return
+	}
+	p := topics.PartitionOf(bic, n)
+	start, end, err := s.bounds(ctx, topic, p)
+	if err != nil {
+		s.log.Warn("outputs: offsets of the outbound topic", "err", err)
+		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+		return
+	}
+	from := start
+	if hasAfter {
+		c, ok := parseCursor(after)
+		if !ok || c.parts != n {
+			s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_cursor", Reason: "invalid"})
+			return
+		}
+		switch {
+		case c.part != p:
+			// Another partition's position (another participant's cursor):
+			// only the caller's own outputs, from the nearest position.
+			from = min(max(c.off, start), end)
+		case c.off < start:
+			s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_cursor", Reason: "expired"})
+			return
+		case c.off > end:
+			s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_cursor", Reason: "invalid"})
+			return
+		default:
+			from = c.off
+		}
+	}
+	outs, err := s.readOutputs(ctx, topic, bic, n, p, from, end, limit, time.Duration(wait)*time.Second)
+	if err != nil && ctx.Err() == nil {
+		s.log.Warn("outputs: reading the outbound topic", "err", err)
+		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+		return
+	}
+	next := after
+	switch {
+	case len(outs) > 0:
+		next = outs[len(outs)-1].Cursor
+	case !hasAfter:
+		next = cursor{parts: n, part: p, off: start}.String()
+	}
+	s.log.Info("access", "what", "outputs", "participant", bic, "after", after, "outputs", len(outs), "wait_s", wait)
+	s.answer(w, route, http.StatusOK, struct {
+		Outputs []outputJSON `json:"outputs"`
+		Next    string       `json:"next"`
+	}{outs, next})
+}
+
+// intParam reads a decimal query parameter within [lo, hi].
+func intParam(q url.Values, name string, def, lo, hi int) (int, bool) {
+	if !q.Has(name) {
+		return def, true
+	}
+	v := q.Get(name)
+	if v == "" || len(v) > 6 || strings.Trim(v, "0123456789") != "" {
+		return 0, false
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, false
+	}
+	return n, true
+}
+
+func (s *Server) outboundPartitions(ctx context.Context) (int32, error) {
+	if n := s.parts.Load(); n > 0 {
+		return n, nil
+	}
+	n, err := topics.Partitions(ctx, s.adm, s.names.Outbound())
+	if err != nil {
+		return 0, err
+	}
+	if n <= 0 {
+		return 0, errors.New(s.names.Outbound() + " does not exist (run ste topics create)")
+	}
+	s.parts.Store(n)
+	return n, nil
+}
+
+// bounds are the log start and end offsets of one partition.
+func (s *Server) bounds(ctx context.Context, topic string, p int32) (start, end int64, err error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	so, err := s.adm.ListStartOffsets(ctx, topic)
+	if err != nil {
+		return 0, 0, err
+	}
+	eo, err := s.adm.ListEndOffsets(ctx, topic)
+	if err != nil {
+		return 0, 0, err
+	}
+	a, ok1 := so.Lookup(topic, p)
+	b, ok2 := eo.Lookup(topic, p)
+	if !ok1 || !ok2 || a.Err != nil || b.Err != nil {
+		return 0, 0, errors.New("no offsets for " + topic)
+	}
+	return a.Offset, b.Offset, nil
+}
+
+// readOutputs reads partition p from offset from: the records keyed by bic
+// whose Receiver is bic, up to limit, to the partition's end; when none is
+// there it waits up to wait for the first.
+func (s *Server) readOutputs(ctx context.Context, topic, bic string, n, p int32, from, end int64, limit int, wait time.Duration) ([]outputJSON, error) {
+	outs := []outputJSON{}
+	if from >= end && wait == 0 {
+		return outs, nil
+	}
+	deadline := time.Now().Add(wait)
+	cl, err := topics.Client(s.o.Kafka, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}),
+		kgo.FetchMaxWait(200*time.Millisecond), kgo.FetchMaxPartitionBytes(4<<20))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	var doc xmltext.Document
+	next := from
+	waiting := false
+	defer func() {
+		if waiting {
+			s.metrics.longPolls.Dec()
+		}
+	}()
+	for {
+		if next >= end && len(outs) > 0 {
+			return outs, nil
+		}
+		if next >= end && !time.Now().Before(deadline) {
+			return outs, nil
+		}
+		if next >= end && !waiting {
+			waiting = true
+			s.metrics.longPolls.Inc()
+		}
+		// Reading what is there: up to 10 s per fetch; waiting: up to the deadline.
+		until := time.Now().Add(10 * time.Second)
+		if next >= end {
+			until = deadline
+		}
+		pctx, cancel := context.WithDeadline(ctx, until)
+		fs := cl.PollFetches(pctx)
+		cancel()
+		if ctx.Err() != nil {
+			return outs, ctx.Err()
+		}
+		var ferr error
+		fs.EachError(func(_ string, _ int32, err error) {
+			if !errors.Is(err, context.DeadlineExceeded) {
+				ferr = err
+			}
+		})
+		if ferr != nil {
+			return nil, ferr
+		}
+		for _, rec := range fs.Records() {
+			if rec.Offset < next {
+				continue
+			}
+			next = rec.Offset + 1
+			if next > end {
+				end = next
+			}
+			if string(rec.Key) != bic {
+				continue
+			}
+			id, typ, recv, ok := outputHeader(&doc, rec.Value)
+			if !ok || recv != bic {
+				// Never a record whose Receiver is another BIC.
+				s.log.Warn("outputs: a record keyed by a participant names another receiver; not served",
+					"partition", rec.Partition, "offset", rec.Offset)
+				continue
+			}
+			outs = append(outs, outputJSON{Cursor: cursor{parts: n, part: p, off: rec.Offset + 1}.String(),
+				MsgId: id, MsgType: typ, XML: string(rec.Value)})
+			if len(outs) >= limit {
+				return outs, nil
+			}
+		}
+		fs.EachPartition(func(fp kgo.FetchTopicPartition) {
+			if fp.HighWatermark > end {
+				end = fp.HighWatermark
+			}
+		})
+	}
+}
+
+// outputHeader reads an output's MsgId, MsgType and Receiver.
+func outputHeader(doc *xmltext.Document, v []byte) (id, typ, recv string, ok bool) {
+	if err := doc.Parse(v); err != nil || len(doc.Elements) == 0 || string(doc.Elements[0].Name) != "Msg" {
+		return "", "", "", false
+	}
+	h := doc.Child(0, "Header")
+	if h < 0 {
+		return "", "", "", false
+	}
+	text := func(name string) string {
+		if i := doc.Child(h, name); i >= 0 {
+			return strings.Trim(string(doc.Elements[i].Text), " \t\r\n")
+		}
+		return ""
+	}
+	return text("MsgId"), text("MsgType"), text("Receiver"), true
+}
