@@ -13,7 +13,7 @@ STATICCHECK_VERSION := v0.8.2
 HELM_VERSION := v3.22.0
 CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
-.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool chromium clean replay-kafka chaos failover
+.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool chromium clients clean replay-kafka chaos failover gateway-client
 
 all: build
 
@@ -69,11 +69,34 @@ kafka:
 	deploy/kafka/kafka.sh fetch >/dev/null
 	deploy/kafka/kafka.sh fetch-tools >/dev/null
 
+# ClickHouse's official clients for the client conformance suite
+# (analytics/clientconformance): a Python venv with clickhouse-connect and
+# pandas, the JDBC driver jdbc-v2 (Maven), @clickhouse/client (npm); cached
+# in ~/.cache/ste/clients, fetched in parallel.
+clients: gateway-client
+	@analytics/clientconformance/install.sh >/dev/null
+
 # libchdb.so for the embedded ClickHouse (needs npm; ~170 MB once, cached).
 chdb: $(CHDB_LIB)
 
 $(CHDB_LIB):
 	deploy/chdb/fetch.sh
+
+# The gateway suite's independent RFC 9421 client (e2e/gateway): Python's
+# requests-http-signature and http-message-signatures in a virtual
+# environment, pinned, installed once (a fresh Debian gets python3-venv).
+GATEWAY_VENV := $(STE_CACHE)/venv-gateway-1
+GATEWAY_PY := $(GATEWAY_VENV)/bin/python
+gateway-client: $(GATEWAY_VENV)/.installed
+
+$(GATEWAY_VENV)/.installed:
+	@$(call apt-install,python3,python3)
+	@python3 -m venv $(GATEWAY_VENV) 2>/dev/null || { rm -rf $(GATEWAY_VENV); \
+		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; $$SUDO apt-get update >/dev/null; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv >/dev/null; \
+		python3 -m venv $(GATEWAY_VENV); }
+	$(GATEWAY_VENV)/bin/pip install -q --disable-pip-version-check requests-http-signature==2.0.0 http-message-signatures==3.0.0
+	@touch $@
 
 lint: tools
 	$(GO) vet ./...
@@ -87,10 +110,10 @@ lint: tools
 # and measure, and the machine has two cores. Files the tests keep (the
 # console's screenshots) go under test-output/_artifacts/, one directory
 # per test, named in the test's output ("=== ARTIFACTS").
-test: build lint kafka chdb promtool chromium $(BIN)/helm
+test: build lint kafka chdb promtool chromium gateway-client clients $(BIN)/helm
 	@mkdir -p $(CURDIR)/test-output
-	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
-		STE_DEPLOY_CHECKS=1 STE_HELM=$(BIN)/helm \
+	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) STE_CLIENTS=$(STE_CACHE)/clients \
+		STE_DEPLOY_CHECKS=1 STE_HELM=$(BIN)/helm STE_GATEWAY_PYTHON=$(GATEWAY_PY) \
 		$(GO) test -count=1 -p 1 -timeout 30m -artifacts -outputdir $(CURDIR)/test-output ./...
 
 # The backtest and scale-out scenarios (ste replay, ste diff, ste migrate) on

@@ -31,6 +31,7 @@ var funcs = template.FuncMap{
 	"clock": func(t time.Time) string { return t.UTC().Format("15:04:05.000") },
 	"add":   func(a, b int) int { return a + b },
 	"parts": parts,
+	"left":  leftText,
 }
 
 // parts writes partition numbers as ranges: 0-3,6.

@@ -28,7 +28,7 @@ var errNoAnalytics = errors.New("no analytics store configured")
 // pages are the parsed templates, one set per page (each with the layout).
 type pages struct{ t map[string]*template.Template }
 
-var pageNames = []string{"overview", "history", "exceptions", "exception", "result", "trades", "trade", "login", "error"}
+var pageNames = []string{"overview", "history", "exceptions", "exception", "result", "trades", "trade", "login", "error", "atrisk"}
 
 func loadPages() (*pages, error) {
 	p := &pages{t: map[string]*template.Template{}}
@@ -98,6 +98,9 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /exceptions/archive", s.change(false))
 	mux.HandleFunc("GET /trades", s.tradesPage)
 	mux.HandleFunc("GET /trades/{key}", s.tradePage)
+	mux.HandleFunc("GET /at-risk", s.atRiskPage)
+	mux.HandleFunc("GET /at-risk/live", s.atRiskLive)
+	mux.HandleFunc("GET /api/at-risk", s.atRiskJSON)
 	return s.guard(s.auth(mux))
 }
 

@@ -197,6 +197,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	var msrv *http.Server
+	metricsAt := ""
 	if o.MetricsAddr != "" {
 		mln, err := net.Listen("tcp", o.MetricsAddr)
 		if err != nil {
@@ -206,6 +207,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 		if !IsLoopback(o.MetricsAddr) {
 			s.log.Warn("the gateway's /metrics is served beyond loopback without authentication: make sure only monitoring can reach it", "addr", mln.Addr().String())
 		}
+		metricsAt = mln.Addr().String()
 		mux := http.NewServeMux()
 		mux.Handle("/metrics", s.metrics.handler())
 		msrv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
@@ -213,7 +215,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 		defer msrv.Close()
 	}
 	u := scheme + "://" + ln.Addr().String()
-	s.log.Info("gateway listening", "url", u, "namespace", o.Namespace, "public_url", o.PublicURL)
+	s.log.Info("gateway listening", "url", u, "namespace", o.Namespace, "public_url", o.PublicURL, "metrics", metricsAt)
 	if ready != nil {
 		ready(u)
 	}
@@ -362,7 +364,7 @@ func (s *Server) authenticate(r *http.Request, set *refdata.Set, b *body) (bic, 
 	}
 	o := s.originOf(r)
 	msg, ok := sg.base(r, o)
-	if !ok || !verifyWith(PublicKeys(p), msg, sg.sig) {
+	if !ok || !verifies(p, msg, sg.sig) {
 		return "", ReasonBadSignature, nil
 	}
 	if reason := digestReason(r.Header, b); reason != "" {
@@ -446,7 +448,7 @@ func (s *Server) serveKeys(w http.ResponseWriter, _ *http.Request) {
 	}
 	keys := []string{}
 	if p, ok := set.Participant(s.o.UtilityBIC); ok {
-		for _, k := range PublicKeys(p) {
+		for _, k := range p.Keys {
 			keys = append(keys, base64Std(k))
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 )
 
@@ -39,7 +40,7 @@ func newMetrics() *metrics {
 	m.ready = prometheus.NewGauge(prometheus.GaugeOpts{Name: "ste_gateway_ready",
 		Help: "1 once the participant reference data is read."})
 	m.reg.MustRegister(m.requests, m.refusals, m.longPolls, m.submit, m.submitted, m.ready,
-		prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, r := range Reasons {
 		m.refusals.WithLabelValues(r)
 	}

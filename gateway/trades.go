@@ -4,13 +4,11 @@ import (
 	"cmp"
 	"context"
 	"errors"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
 
-	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -19,8 +17,9 @@ import (
 // TradeLookup finds trades in the match table, asking the instance that
 // owns each trade's partition.
 type TradeLookup interface {
-	// Trade is the trade of key; found is false when no instance holds it.
-	Trade(ctx context.Context, key string) (v matching.View, found bool, err error)
+	// Trade is the trade of key as party may see it; found is false when no
+	// instance holds it or party is not one of its parties.
+	Trade(ctx context.Context, key, party string) (v matching.View, found bool, err error)
 	// ByRef is every trade of TradeRef ref (and TradeDate date, when not
 	// empty) that party is a party to, ordered by trade key.
 	ByRef(ctx context.Context, ref, date, party string) ([]matching.View, error)
@@ -31,18 +30,18 @@ var ErrNoLookup = errors.New("no instance answers trade lookups")
 
 // TradeJSON is a trade as docs/spec/gateway.md §4 shows it to a party.
 type TradeJSON struct {
-	TradeKey        string         `json:"trade_key"`
-	TradeRef        string         `json:"trade_ref"`
-	TradeDate       string         `json:"trade_date"`
-	ISIN            string         `json:"isin"`
-	Side            string         `json:"side"`
-	Broker          string         `json:"broker"`
-	InvMgr          string         `json:"inv_mgr"`
-	Status          string         `json:"status"`
-	CLSVersion      int            `json:"cls_version"`
-	FailingCriteria []int          `json:"failing_criteria"`
-	Messages        []TradeMessage `json:"messages"`
-	Missing         []owed         `json:"missing"`
+	TradeKey        string          `json:"trade_key"`
+	TradeRef        string          `json:"trade_ref"`
+	TradeDate       string          `json:"trade_date"`
+	ISIN            string          `json:"isin"`
+	Side            string          `json:"side"`
+	Broker          string          `json:"broker"`
+	InvMgr          string          `json:"inv_mgr"`
+	Status          string          `json:"status"`
+	CLSVersion      int             `json:"cls_version"`
+	FailingCriteria []int           `json:"failing_criteria"`
+	Messages        []TradeMessage  `json:"messages"`
+	Missing         []matching.Owed `json:"missing"`
 }
 
 // TradeMessage is a message in force.
@@ -127,7 +126,7 @@ func (s *Server) serveTrades(w http.ResponseWriter, r *http.Request, route, bic 
 			notFound()
 			return
 		}
-		v, found, err := s.trades.Trade(ctx, key)
+		v, found, err := s.trades.Trade(ctx, key, bic)
 		if err != nil {
 			unavailable(err)
 			return
@@ -163,26 +162,10 @@ func (s *Server) serveTrades(w http.ResponseWriter, r *http.Request, route, bic 
 	s.answer(w, route, http.StatusOK, map[string]any{"trades": out})
 }
 
-// noLookup stands in until a lookup is wired.
-type noLookup struct{}
-
-func (noLookup) Trade(context.Context, string) (matching.View, bool, error) {
-	return matching.View{}, false, ErrNoLookup
+// missingOf is who owes what: matching's one function of the §4 rules.
+func missingOf(v *matching.View) []matching.Owed {
+	if v.Missing == nil {
+		return []matching.Owed{}
+	}
+	return v.Missing
 }
-func (noLookup) ByRef(context.Context, string, string, string) ([]matching.View, error) {
-	return nil, ErrNoLookup
-}
-
-func newInstanceLookup(_ kafkaconn.Config, _ string, _ *slog.Logger) TradeLookup { return noLookup{} }
-
-// owed stands for matching.Owed until it lands on main (the lead's one
-// function of the §4 rules); missingOf then returns View.Missing.
-type owed struct {
-	MsgType string `json:"msg_type"`
-	Account string `json:"account,omitempty"`
-	From    string `json:"from"`
-	Count   int    `json:"count,omitempty"`
-}
-
-// missingOf is who owes what (matching's rules, docs/spec/gateway.md §4).
-func missingOf(_ *matching.View) []owed { return []owed{} }

@@ -60,6 +60,7 @@ func (r *runtime) serveHTTP(ln net.Listener) (stop func()) {
 		json.NewEncoder(w).Encode(r.status())
 	})
 	r.serveTrades(mux)
+	r.serveAtRisk(mux)
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	return func() { srv.Close() }

@@ -172,6 +172,9 @@ type runtime struct {
 	stalledGauge, upGauge *prometheus.GaugeVec
 
 	tables pipeline.Tables // the match table, for /trades
+	// refdata is the reference data read so far: the match group evaluates
+	// tolerances with it (section 5: the rows the instance has read).
+	refdata refdata.Current
 }
 
 // Run runs one instance until ctx ends (exit nil after a clean stop) or it
@@ -284,7 +287,8 @@ func (r *runtime) run(ctx context.Context) error {
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: topology.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
-			Retention: o.Retention, AtRiskLead: o.AtRiskLead, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook},
+			Retention: o.Retention, AtRiskLead: o.AtRiskLead, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook,
+			Tolerances: &r.refdata},
 		Logger:      r.log,
 		Stages:      o.Stages,
 		InstanceID:  r.id.ID,
@@ -307,9 +311,10 @@ func (r *runtime) run(ctx context.Context) error {
 }
 
 // followRefdata reads reference data to its end — no inbound message is
-// consumed before — and keeps applying later changes to the validator.
-// Every instance reads it, whatever its groups: all of them sign outputs,
-// and refdata.CheckSigner refuses a key the utility's row does not list.
+// consumed before — and keeps applying later changes to the validator and
+// to r.refdata (the match group's tolerances). Every instance reads it,
+// whatever its groups: all of them sign outputs, and refdata.CheckSigner
+// refuses a key the utility's row does not list.
 // It returns nil, nil when ctx ends first.
 func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, error) {
 	var vopts []validation.Option
@@ -326,7 +331,9 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 			func(s *refdata.Set) {
 				if v := validator.Load(); v != nil {
 					v.SetRefdata(s)
-					r.log.Info("reference data updated", "participants", len(s.Participants()), "securities", len(s.Securities()))
+					r.refdata.Store(s)
+					r.log.Info("reference data updated", "participants", len(s.Participants()), "securities", len(s.Securities()),
+						"tolerances", len(s.Tolerances()))
 				}
 				// Too late to refuse: say it loudly, participants can no
 				// longer verify what this instance signs.
@@ -363,8 +370,10 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 		return nil, err
 	}
 	v := validation.New(set, vopts...)
+	r.refdata.Store(set)
 	validator.Store(v)
-	r.log.Info("reference data loaded", "participants", len(set.Participants()), "securities", len(set.Securities()))
+	r.log.Info("reference data loaded", "participants", len(set.Participants()), "securities", len(set.Securities()),
+		"tolerances", len(set.Tolerances()))
 	return v, nil
 }
 

@@ -88,13 +88,21 @@ func NACKBody(related string, r Reason, detail string) []byte {
 	return elem(b, "Detail", detail)
 }
 
-// StatusBody is the body of a STATUS.
+// StatusBody is the body of a STATUS. ds are written as <Discrepancy>
+// elements for a MISMATCHED and as <Tolerance> elements (the criteria held
+// only within tolerance) for a MATCHED; the form is the same.
 func StatusBody(tk TradeKey, tradeRef string, s Status, ds []Discrepancy) []byte {
 	b := elem(nil, "TradeKey", tk.String())
 	b = elem(b, "TradeRef", tradeRef)
 	b = elem(b, "Status", s.String())
+	name := "Discrepancy"
+	if s == Matched {
+		name = "Tolerance"
+	}
 	for _, d := range ds {
-		b = append(b, `<Discrepancy criterion="`...)
+		b = append(b, '<')
+		b = append(b, name...)
+		b = append(b, ` criterion="`...)
 		b = strconv.AppendInt(b, int64(d.Criterion), 10)
 		b = append(b, `">`...)
 		for i, t := range d.Tokens {
@@ -103,7 +111,9 @@ func StatusBody(tk TradeKey, tradeRef string, s Status, ds []Discrepancy) []byte
 			}
 			b = escape(b, t)
 		}
-		b = append(b, "</Discrepancy>"...)
+		b = append(b, "</"...)
+		b = append(b, name...)
+		b = append(b, '>')
 	}
 	return b
 }

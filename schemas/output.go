@@ -18,6 +18,7 @@ type Received struct {
 	Status                                                            string
 	Reason                                                            string
 	Criteria                                                          []int // STATUS MISMATCHED: the failing criteria, in order
+	Tolerances                                                        []int // STATUS MATCHED: the criteria held only within tolerance, in order
 }
 
 // ParseOutput reads an output message (ACK, NACK, STATUS or CLS). It checks
@@ -58,13 +59,19 @@ func ParseOutput(raw []byte) (*Received, error) {
 		r.Version, _ = strconv.Atoi(v)
 	}
 	for _, i := range d.Children(nil, b) {
-		if string(d.Elements[i].Name) != "Discrepancy" {
+		var to *[]int
+		switch string(d.Elements[i].Name) {
+		case "Discrepancy":
+			to = &r.Criteria
+		case "Tolerance":
+			to = &r.Tolerances
+		default:
 			continue
 		}
 		for _, a := range d.Elements[i].Attrs {
 			if string(a.Name) == "criterion" {
 				n, _ := strconv.Atoi(string(a.Value))
-				r.Criteria = append(r.Criteria, n)
+				*to = append(*to, n)
 			}
 		}
 	}

@@ -60,12 +60,14 @@ type Manifest struct {
 
 // TradePlan is the manifest line of one trade.
 type TradePlan struct {
-	TradeKey string   `json:"trade_key"`
-	TradeRef string   `json:"trade_ref"`
-	Scenario string   `json:"scenario"`
-	Outcome  string   `json:"outcome"`
-	Criteria []int    `json:"criteria,omitempty"`
-	Rejected []string `json:"rejected,omitempty"`
+	TradeKey string `json:"trade_key"`
+	TradeRef string `json:"trade_ref"`
+	Scenario string `json:"scenario"`
+	Outcome  string `json:"outcome"`
+	Criteria []int  `json:"criteria,omitempty"`
+	// Tolerance: criteria a matched trade holds only within tolerance.
+	Tolerance []int    `json:"tolerance,omitempty"`
+	Rejected  []string `json:"rejected,omitempty"`
 }
 
 // Marshal is the manifest as indented JSON.
@@ -181,7 +183,7 @@ func Generate(opts Options, write func([]byte) error, plans func(TradePlan)) (*M
 		if plans != nil {
 			k := t.key()
 			plans(TradePlan{TradeKey: k.TradeKey().String(), TradeRef: t.ref, Scenario: p.scenario,
-				Outcome: p.outcome, Criteria: p.criteria, Rejected: p.rejected})
+				Outcome: p.outcome, Criteria: p.criteria, Tolerance: p.tolerance, Rejected: p.rejected})
 		}
 		w.items = append(w.items, p.items...)
 		if (i+1)%opts.Window == 0 || i == opts.Trades-1 {

@@ -24,6 +24,7 @@ type plan struct {
 	items      []item
 	outcome    string
 	criteria   []int    // failing criteria of a mismatched trade
+	tolerance  []int    // criteria a matched trade holds only within tolerance
 	rejected   []string // rejection codes of its invalid records
 	duplicates int      // exact duplicate records
 }
@@ -36,7 +37,7 @@ type scenario struct {
 
 // realistic is the realistic mix; weights are per thousand trades.
 var realistic = []scenario{
-	{"clean", 520, clean},
+	{"clean", 500, clean},
 	{"duplicate", 80, duplicate},
 	{"cancel_resend", 60, cancelResend},
 	{"replace", 60, replaceOne},
@@ -47,7 +48,8 @@ var realistic = []scenario{
 	{"mismatch_quantity", 11, mismatch("quantity", []int{12})},
 	{"mismatch_settle_date", 11, mismatch("settle_date", []int{13})},
 	{"mismatch_settle_ccy", 11, mismatch("settle_ccy", []int{14})},
-	{"mismatch_net_amount", 11, mismatch("net_amount", []int{15})},
+	{"mismatch_net_amount", 11, mismatch("net_amount", []int{15})}, // just beyond the tolerance
+	{"tolerance_net_amount", 20, withinNetAmount},
 	{"mismatch_custodian", 11, mismatch("custodian", []int{16})},
 	{"mismatch_pset", 10, mismatch("pset", []int{17})},
 	{"incomplete_missing_set", 25, missingSet},
@@ -145,8 +147,9 @@ func mismatch(kind string, criteria []int) func(g *generator, r *rand.Rand, t *t
 		j := r.IntN(len(t.allocs))
 		alc, set := ds[1+3*j], ds[3+3*j]
 		switch kind {
-		case "price":
-			alc.Set("Price", addUnit(t.price, 2).String())
+		case "price": // a cent beyond the price tolerance
+			p, _ := decimal.Add(t.price, g.tolerance(refdata.CriterionPrice, t.ccy.Code, 6))
+			alc.Set("Price", addUnit(p, 2).String())
 		case "alloc_quantity":
 			alc.Set("Quantity", strconv.FormatInt(t.allocs[j].qty+100, 10))
 		case "double_noe":
@@ -159,8 +162,9 @@ func mismatch(kind string, criteria []int) func(g *generator, r *rand.Rand, t *t
 			set.Set("SettleDate", g.u.ref.AddBusinessDays(t.sec.Country, t.settle, 1).String())
 		case "settle_ccy":
 			set.Set("SettleCcy", g.otherCurrency(t))
-		case "net_amount":
-			set.Set("NetAmount", t.amount(addUnit(t.allocs[j].net, t.ccy.MinorUnits)))
+		case "net_amount": // one minor unit beyond the amount tolerance
+			n, _ := decimal.Add(t.allocs[j].net, g.tolerance(refdata.CriterionNetAmount, t.ccy.Code, t.ccy.MinorUnits))
+			set.Set("NetAmount", t.amount(addUnit(n, t.ccy.MinorUnits)))
 		case "custodian":
 			other := g.otherOf(r, g.u.custodians, t.allocs[j].custodian)
 			set.Set("Custodian", other)
@@ -170,6 +174,43 @@ func mismatch(kind string, criteria []int) func(g *generator, r *rand.Rand, t *t
 		}
 		return &plan{items: g.all(ds), outcome: OutcomeMismatched, criteria: criteria}
 	}
+}
+
+// withinNetAmount is a custodian's net amount a few minor units off the
+// broker's, within the amount tolerance of the trade's currency: it matches,
+// with the NPR's amount in the CLS and criterion 15 in <Tolerance>. Without a
+// tolerance for the currency it is a clean trade.
+func withinNetAmount(g *generator, r *rand.Rand, t *trade) *plan {
+	ds := t.messages()
+	tol := g.tolerance(refdata.CriterionNetAmount, t.ccy.Code, t.ccy.MinorUnits)
+	units := tol.Coef()
+	for sc := tol.Scale(); sc < t.ccy.MinorUnits; sc++ {
+		units *= 10
+	}
+	p := &plan{outcome: OutcomeMatched}
+	if units > 0 {
+		j := r.IntN(len(t.allocs))
+		off := decimal.New(1+r.Int64N(units), t.ccy.MinorUnits) // 1 .. units minor units
+		if r.IntN(2) == 0 {
+			off = off.Neg() // the custodian's amount below the broker's as often as above
+		}
+		n, _ := decimal.Add(t.allocs[j].net, off)
+		ds[3+3*j].Set("NetAmount", t.amount(n))
+		p.tolerance = []int{refdata.CriterionNetAmount}
+	}
+	p.items = g.all(ds)
+	return p
+}
+
+// tolerance is the reference data's tolerance of a criterion in a currency,
+// 0 where it has more decimals than places (a price or amount off by it could
+// not be written).
+func (g *generator) tolerance(criterion int, ccy string, places int) decimal.Dec {
+	d := g.u.ref.Tolerance(criterion, ccy)
+	if d.Scale() > places {
+		return decimal.Dec{}
+	}
+	return d
 }
 
 // addUnit adds one unit of the given decimal place.

@@ -14,6 +14,17 @@
 //
 // # What it implements
 //
+//   - Authentication: every request but /ping carries Options.Password as
+//     the password of user default (basic authentication,
+//     X-ClickHouse-User/X-ClickHouse-Key, or user/password URL parameters);
+//     anything else is code 516. Requests with an Origin or Sec-Fetch-*
+//     header (web browsers) and a Host that is not loopback are code 497
+//     whatever they carry (auth.go).
+//   - Lockdown: table functions, engines, dictionary sources and clauses
+//     that reach files, hosts or processes (file, url, remote, s3,
+//     executable, INFILE, OUTFILE, ATTACH, BACKUP, SYSTEM, ...) are refused
+//     with code 497 in every query a client sends, before the endpoint's own
+//     rewriting (internal/wire/guard.go); STE needs none of them.
 //   - GET and POST on any path (GET is read-only, readonly=2, as in
 //     ClickHouse); /ping answers "Ok.\n".
 //   - The query in the body, or in the query URL parameter with the body
@@ -23,7 +34,13 @@
 //     param_<name> query parameters for {name:Type} placeholders,
 //     compress/decompress, wait_end_of_query, client_protocol_version; every
 //     other parameter is a setting of that one query (an unknown one is error
-//     115, as on a server); user/password are ignored.
+//     115, as on a server).
+//   - Sessions (session_id, session_timeout up to 3600 s, session_check):
+//     one chDB connection kept per session, so SET, USE and temporary tables
+//     last for the session; at most Options.MaxSessions at once. Unlike a
+//     server, settings given as URL parameters on a session's request stay
+//     for the session, and GET with session_id is refused (readonly would
+//     stick).
 //   - The driver's hello query, SELECT displayName(), version(), revision(),
 //     timezone(), answered by the endpoint in the client's Native layout with
 //     revision 0 (see internal/wire.HelloNative for why).
@@ -36,7 +53,7 @@
 //     binary data cannot be passed inline. Settings such as
 //     insert_deduplication_token apply to that insert.
 //   - Every output format chDB has; Native results decode in clickhouse-go.
-//   - HTTP Content-Encoding gzip, deflate (zlib), br and zstd on request
+//   - HTTP Content-Encoding gzip, deflate (zlib), br, zstd and lz4 (frame) on request
 //     bodies; on responses when the client sends Accept-Encoding and the
 //     enable_http_compression setting is 1, as ClickHouse requires (the
 //     driver's gzip/deflate/br modes do not set it, so they get plain
@@ -54,22 +71,20 @@
 // it (~0.4–0.8 ms) and closed after it. chDB gives each connection its own
 // session context, so per-request settings, query parameters, a SET or USE
 // sent as a query, and temporary tables end with the request — the
-// semantics of a ClickHouse HTTP request without session_id. (Running
+// semantics of a ClickHouse HTTP request without session_id (a session has
+// a connection of its own, kept). (Running
 // everything on one shared connection would leak a SET into every later
 // request.)
 //
 // # What it does not do
 //
-//   - Sessions: session_id is refused with code 48 (NOT_IMPLEMENTED); there
-//     is no state between requests other than the data.
 //   - Concurrent queries: all chDB calls run one at a time on one engine
 //     goroutine locked to one OS thread (ClickHouse keeps thread-local query
 //     state). HTTP requests are accepted concurrently and queue; a long
 //     query delays every other client, including health checks.
-//   - Authentication, authorization, quotas, TLS: none. Credentials are
-//     ignored; anyone who can connect can read and write everything, and
-//     FROM INFILE or file() can read any file the process can. Serve it on
-//     loopback only (cmd/ste-chdb refuses other addresses).
+//   - Users, grants, quotas, TLS: none. One password; whoever has it can
+//     read and write every table. Serve it on loopback only (cmd/ste-chdb
+//     refuses other addresses): the password travels in clear.
 //   - Cancellation: a query that started runs to completion even if the
 //     client goes away (a request still queued is dropped). Use the
 //     max_execution_time setting to bound queries.

@@ -46,6 +46,14 @@ type Options struct {
 	// URL, as clickhouse-go's batches do, is spooled to disk and not capped).
 	// Default 64 MiB.
 	MaxQueryBytes int64
+	// Password is the secret every request must carry as the password of
+	// user default (HTTP basic authentication, X-ClickHouse-User/-Key
+	// headers, or user/password URL parameters, as ClickHouse accepts).
+	// Required: the engine can read and write what its process can.
+	Password string
+	// MaxSessions bounds the sessions (session_id) kept at once; the least
+	// recently used one is closed to make room. Default 64.
+	MaxSessions int
 }
 
 // Endpoint is an http.Handler speaking the subset of ClickHouse's HTTP
@@ -67,11 +75,21 @@ func Open(opts Options) (*Endpoint, error) {
 	if opts.DataDir == "" {
 		return nil, errors.New("chendpoint: Options.DataDir is required")
 	}
+	if len(opts.Password) < 16 {
+		return nil, errors.New("chendpoint: Options.Password is required (at least 16 characters)")
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = 64
+	}
 	dir, err := filepath.Abs(opts.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	// The data is the utility's: nobody else on the machine reads it.
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("chendpoint: %w", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("chendpoint: %w", err)
 	}
 	opts.DataDir = dir
@@ -84,7 +102,7 @@ func Open(opts Options) (*Endpoint, error) {
 	if opts.MaxQueryBytes <= 0 {
 		opts.MaxQueryBytes = 64 << 20
 	}
-	eng, err := openEngine(dir, opts.Logger)
+	eng, err := openEngine(dir, opts.Logger, opts.MaxSessions)
 	if err != nil {
 		return nil, fmt.Errorf("chendpoint: %w", err)
 	}
@@ -136,6 +154,11 @@ func (e *Endpoint) Close() error {
 // ServeHTTP implements the ClickHouse HTTP interface: GET/POST on any path
 // but /ping, which answers "Ok.\n".
 func (e *Endpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if ex := e.admit(r); ex != nil {
+		e.log.Info("request refused", "method", r.Method, "remote", r.RemoteAddr, "code", ex.Code, "err", ex.Message)
+		wire.WriteError(w, ex, e.headers)
+		return
+	}
 	if r.URL.Path == "/ping" {
 		w.Header().Set("Content-Type", "text/plain; charset=UTF-8")
 		_, _ = io.WriteString(w, "Ok.\n")
@@ -259,9 +282,16 @@ func (e *Endpoint) prepare(r *http.Request, files *[]string) (*plan, *wire.Param
 	if err != nil {
 		return nil, nil, asException(err)
 	}
-	if params.SessionID != "" {
+	if params.SessionID != "" && r.Method == http.MethodGet {
+		// A GET is read-only for its query, but chDB has no per-query
+		// settings on a kept connection: readonly would stick to the session.
 		return nil, nil, wire.Errorf(wire.CodeNotImplemented,
-			"session_id is not supported by the embedded endpoint: every request runs in a fresh session")
+			"session_id with GET is not supported by the embedded endpoint: use POST")
+	}
+	for _, t := range externals {
+		if ex := wire.Guard(t.structure); ex != nil {
+			return nil, nil, ex
+		}
 	}
 
 	if len(externals) == 0 {
@@ -281,11 +311,20 @@ func (e *Endpoint) prepare(r *http.Request, files *[]string) (*plan, *wire.Param
 		urlQuery = formQuery
 	}
 	var query string
+	set := params.SetStatement()
 	if ins, ok := wire.ParseInsertData(urlQuery); ok && ins.DataOffset < 0 {
 		// The statement is in the URL and the body is the data: the path
 		// clickhouse-go's batches take. Stream it to disk; chDB reads it back
 		// with FROM INFILE (a query is a C string, binary data cannot be
 		// passed inline).
+		if ex := wire.Guard(urlQuery); ex != nil {
+			return nil, nil, ex
+		}
+		if strings.EqualFold(ins.Format, "Values") {
+			// Values rows may be expressions, which the guard has not seen:
+			// literals only.
+			set = appendSet(set, noValuesExpressions)
+		}
 		path, ex := e.spool(body, files)
 		if ex != nil {
 			return nil, nil, ex
@@ -304,7 +343,15 @@ func (e *Endpoint) prepare(r *http.Request, files *[]string) (*plan, *wire.Param
 		default:
 			query = text
 		}
-		if ins, ok := wire.ParseInsertData(query); ok && ins.DataOffset >= 0 {
+		ins, ok := wire.ParseInsertData(query)
+		guarded := query
+		if ok && ins.DataOffset >= 0 && !strings.EqualFold(ins.Format, "Values") {
+			guarded = query[:ins.DataOffset] // data, never read as SQL
+		}
+		if ex := wire.Guard(guarded); ex != nil {
+			return nil, nil, ex
+		}
+		if ok && ins.DataOffset >= 0 {
 			path, ex := e.spool(strings.NewReader(query[ins.DataOffset:]), files)
 			if ex != nil {
 				return nil, nil, ex
@@ -320,12 +367,15 @@ func (e *Endpoint) prepare(r *http.Request, files *[]string) (*plan, *wire.Param
 		query = wire.HelloQuery
 	}
 	return &plan{
-		hello:     hello,
-		set:       params.SetStatement(),
-		database:  params.Database,
-		externals: externals,
-		query:     query,
-		format:    params.Format,
+		hello:          hello,
+		set:            set,
+		session:        params.SessionID,
+		sessionTimeout: time.Duration(params.SessionTimeout) * time.Second,
+		sessionCheck:   params.SessionCheck,
+		database:       params.Database,
+		externals:      externals,
+		query:          query,
+		format:         params.Format,
 	}, params, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	chdbpurego "github.com/chdb-io/chdb-go/chdb-purego"
 	"github.com/ebitengine/purego"
@@ -65,7 +66,9 @@ type engine struct {
 	jobs chan func()
 	main chdbpurego.ChdbConn
 
-	closed      bool // only touched on the engine thread
+	closed      bool                // only touched on the engine thread
+	sessions    map[string]*session // likewise
+	maxSessions int
 	version     string
 	displayName string
 	timezone    string
@@ -94,7 +97,7 @@ func (e *engine) do(ctx context.Context, fn func()) *wire.Exception {
 	return nil
 }
 
-func openEngine(dir string, log *slog.Logger) (*engine, error) {
+func openEngine(dir string, log *slog.Logger, maxSessions int) (*engine, error) {
 	if strings.ContainsAny(dir, "?\x00") {
 		return nil, fmt.Errorf("data directory %q: '?' is not allowed (chdb-go reads it as connection-string options)", dir)
 	}
@@ -103,7 +106,7 @@ func openEngine(dir string, log *slog.Logger) (*engine, error) {
 	if processDir != "" {
 		return nil, fmt.Errorf("chDB is already open on %s in this process (one data directory per process)", processDir)
 	}
-	e := &engine{dir: dir, jobs: make(chan func())}
+	e := &engine{dir: dir, jobs: make(chan func()), sessions: map[string]*session{}, maxSessions: maxSessions}
 	go e.loop()
 	var err error
 	e.do(context.Background(), func() { err = e.boot(log) })
@@ -165,6 +168,10 @@ func (e *engine) close() {
 			return
 		}
 		e.closed = true
+		for id, s := range e.sessions {
+			s.conn.Close()
+			delete(e.sessions, id)
+		}
 		e.main.Close()
 	})
 	processMu.Lock()
@@ -188,16 +195,30 @@ type plan struct {
 	query     string
 	format    string // output format passed to chDB
 	hello     bool   // the driver's handshake query (query holds HelloQuery)
+
+	session        string // session_id, or "" for a request of its own
+	sessionTimeout time.Duration
+	sessionCheck   bool
 }
 
 // run executes p on a fresh connection, writing the result to out. It runs
 // on the engine thread.
 func (e *engine) run(ctx context.Context, p *plan, out *wire.Responder) *wire.Exception {
-	conn, err := chdbpurego.NewConnectionFromConnString(e.dir)
-	if err != nil {
-		return wire.Errorf(wire.CodeStdException, "Cannot open a chDB connection: %v", err)
+	var conn chdbpurego.ChdbConn
+	if p.session != "" {
+		s, ex := e.session(p)
+		if ex != nil {
+			return ex
+		}
+		conn = s.conn
+	} else {
+		var err error
+		conn, err = chdbpurego.NewConnectionFromConnString(e.dir)
+		if err != nil {
+			return wire.Errorf(wire.CodeStdException, "Cannot open a chDB connection: %v", err)
+		}
+		defer conn.Close()
 	}
-	defer conn.Close()
 
 	exec := func(q string) *wire.Exception {
 		res, err := conn.Query(q, "TabSeparated")
@@ -251,3 +272,63 @@ func (e *engine) run(ctx context.Context, p *plan, out *wire.Responder) *wire.Ex
 
 // errEngineClosed is returned by Endpoint methods after Close.
 var errEngineClosed = errors.New("chendpoint: closed")
+
+// session is a ClickHouse HTTP session (session_id): one chDB connection
+// kept between requests, so that a SET, USE or temporary table lives for the
+// session as on a server. clickhouse-connect opens one by default.
+type session struct {
+	conn    chdbpurego.ChdbConn
+	last    time.Time
+	timeout time.Duration
+}
+
+// Session timeouts, as ClickHouse's defaults (session_timeout 60 s,
+// max_session_timeout 3600 s).
+const (
+	defaultSessionTimeout = 60 * time.Second
+	maxSessionTimeout     = time.Hour
+)
+
+// session returns p's session, opening it unless session_check demands that
+// it exists. Expired sessions are closed first; at MaxSessions the least
+// recently used one makes room. It runs on the engine thread.
+func (e *engine) session(p *plan) (*session, *wire.Exception) {
+	now := time.Now()
+	for id, s := range e.sessions {
+		if now.Sub(s.last) > s.timeout {
+			s.conn.Close()
+			delete(e.sessions, id)
+		}
+	}
+	timeout := p.sessionTimeout
+	if timeout <= 0 {
+		timeout = defaultSessionTimeout
+	}
+	if timeout > maxSessionTimeout {
+		return nil, wire.Errorf(wire.CodeBadArguments, "Session timeout %v is above max_session_timeout %v", timeout, maxSessionTimeout)
+	}
+	if s, ok := e.sessions[p.session]; ok {
+		s.last, s.timeout = now, timeout
+		return s, nil
+	}
+	if p.sessionCheck {
+		return nil, wire.Errorf(wire.CodeSessionNotFound, "Session %s not found", p.session)
+	}
+	if len(e.sessions) >= e.maxSessions {
+		oldest := ""
+		for id, s := range e.sessions {
+			if oldest == "" || s.last.Before(e.sessions[oldest].last) {
+				oldest = id
+			}
+		}
+		e.sessions[oldest].conn.Close()
+		delete(e.sessions, oldest)
+	}
+	conn, err := chdbpurego.NewConnectionFromConnString(e.dir)
+	if err != nil {
+		return nil, wire.Errorf(wire.CodeStdException, "Cannot open a chDB connection: %v", err)
+	}
+	s := &session{conn: conn, last: now, timeout: timeout}
+	e.sessions[p.session] = s
+	return s, nil
+}

@@ -342,7 +342,9 @@ func (s *suite) testInsertRetry(t *testing.T) {
 	proxy.rp.ErrorLog = log.New(io.Discard, "", 0)
 	srv := httptest.NewServer(proxy)
 	defer srv.Close()
-	dsn, _ := WithDatabase(srv.URL, direct.Database())
+	pu, _ := url.Parse(srv.URL)
+	pu.User = u.User // the endpoint's credentials, through the proxy
+	dsn, _ := WithDatabase(pu.String(), direct.Database())
 	ctx := ctxFor(t, 2*time.Minute)
 	st, err := store.Open(ctx, dsn, store.Options{})
 	if err != nil {

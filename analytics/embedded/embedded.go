@@ -57,11 +57,18 @@ const (
 	pidName   = "ste-chdb.pid"
 	logName   = "ste-chdb.log"
 	lockName  = "ste-chdb.lock"
+	// PasswordName is the endpoint's secret, beside its address file: the
+	// password of ClickHouse user default on every request.
+	PasswordName = "ste-chdb.password"
 )
 
 // headerDataDir is chendpoint.HeaderDataDir (not imported: this package must
 // not link chDB).
 const headerDataDir = "X-Ste-Chdb-Data-Dir"
+
+// AddrEnv fixes the address a started endpoint listens on (a loopback
+// host:port); default 127.0.0.1:0, a free port.
+const AddrEnv = "STE_CHDB_ADDR"
 
 // BinaryEnv names an explicit ste-chdb binary, overriding the search.
 const BinaryEnv = "STE_CHDB_BIN"
@@ -91,7 +98,7 @@ type Config struct {
 // DataDir is the analytics data directory for an STE home: home/analytics.
 func DataDir(home string) string { return filepath.Join(home, "analytics") }
 
-// Ensure returns a clickhouse-go DSN ("http://127.0.0.1:PORT") for the
+// Ensure returns a clickhouse-go DSN ("http://default:SECRET@127.0.0.1:PORT") for the
 // analytics endpoint of home, starting ste-chdb if none is running. See the
 // package documentation.
 func Ensure(ctx context.Context, home string) (dsn string, err error) {
@@ -108,17 +115,22 @@ func (c Config) Ensure(ctx context.Context, home string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("analytics: %w", err)
+	if err := privateDir(dir); err != nil {
+		return "", err
 	}
 	unlock, err := lockDir(ctx, dir)
 	if err != nil {
 		return "", err
 	}
 	defer unlock()
+	pw, err := LoadOrCreatePassword(filepath.Join(dir, PasswordName))
+	if err != nil {
+		return "", err
+	}
+	dsn := func(addr string) string { return "http://default:" + pw + "@" + addr }
 
 	if addr, _, err := probe(ctx, dir); err == nil {
-		return "http://" + addr, nil
+		return dsn(addr), nil
 	}
 	// Not answering. A live ste-chdb on this directory is starting (or was
 	// started by hand) — give it the start timeout; anything else is stale.
@@ -127,11 +139,15 @@ func (c Config) Ensure(ctx context.Context, home string) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("analytics: ste-chdb (pid %d) on %s is running but does not answer: %w; see %s or run Stop", pid, dir, err, filepath.Join(dir, logName))
 		}
-		return "http://" + addr, nil
+		return dsn(addr), nil
 	}
 	os.Remove(filepath.Join(dir, readyName))
 	os.Remove(filepath.Join(dir, pidName))
-	return c.start(ctx, dir)
+	addr, err := c.start(ctx, dir)
+	if err != nil {
+		return "", err
+	}
+	return dsn(addr), nil
 }
 
 func (c Config) start(ctx context.Context, dir string) (string, error) {
@@ -146,7 +162,7 @@ func (c Config) start(ctx context.Context, dir string) (string, error) {
 	if st, err := os.Stat(logPath); err == nil && st.Size() > 16<<20 {
 		_ = os.Rename(logPath, logPath+".1")
 	}
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return "", fmt.Errorf("analytics: %w", err)
 	}
@@ -157,13 +173,18 @@ func (c Config) start(ctx context.Context, dir string) (string, error) {
 	if level == "" {
 		level = "info"
 	}
+	listen := "127.0.0.1:0"
+	if a := os.Getenv(AddrEnv); a != "" {
+		listen = a // a fixed port, for tools configured once (Grafana, DBeaver)
+	}
 	cmd := exec.Command(bin,
 		"--data", dir,
-		"--addr", "127.0.0.1:0",
+		"--addr", listen,
 		"--ready-file", filepath.Join(dir, readyName),
 		"--pid-file", filepath.Join(dir, pidName),
 		"--log-level", level,
 		"--lock-file", filepath.Join(dir, lockName),
+		"--password-file", filepath.Join(dir, PasswordName),
 	)
 	if c.IdleTimeout != 0 {
 		cmd.Args = append(cmd.Args, "--idle-timeout", max(c.IdleTimeout, 0).String())
@@ -190,7 +211,7 @@ func (c Config) start(ctx context.Context, dir string) (string, error) {
 		_ = cmd.Process.Signal(syscall.SIGTERM)
 		return "", fmt.Errorf("analytics: ste-chdb did not become ready: %w; see %s", err, logPath)
 	}
-	return "http://" + addr, nil
+	return addr, nil
 }
 
 var errExited = errors.New("exited")
@@ -317,10 +338,15 @@ func probe(ctx context.Context, dir string) (addr string, idle time.Duration, er
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	pw, err := os.ReadFile(filepath.Join(dir, PasswordName))
+	if err != nil {
+		return "", 0, err
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, "http://"+addr+"/?default_format=TabSeparated", strings.NewReader("SELECT 1"))
 	if err != nil {
 		return "", 0, err
 	}
+	req.SetBasicAuth("default", strings.TrimSpace(string(pw)))
 	res, err := probeClient.Do(req)
 	if err != nil {
 		return "", 0, err
@@ -365,6 +391,9 @@ func Running(ctx context.Context, home string) (Endpoint, bool) {
 	ep := Endpoint{PID: pid, DataDir: dir, IdleTimeout: -1}
 	if addr, idle, err := probe(ctx, dir); err == nil {
 		ep.DSN, ep.IdleTimeout = "http://"+addr, idle
+		if pw, err := os.ReadFile(filepath.Join(dir, PasswordName)); err == nil {
+			ep.DSN = "http://default:" + strings.TrimSpace(string(pw)) + "@" + addr
+		}
 	}
 	return ep, true
 }
@@ -455,7 +484,7 @@ func lockDir(ctx context.Context, dir string) (func(), error) {
 // tryLockErr takes an exclusive flock on path without waiting: ok is false
 // when another process holds it.
 func tryLockErr(path string) (f *os.File, ok bool, err error) {
-	f, err = os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o644)
+	f, err = os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return nil, false, fmt.Errorf("analytics: %w", err)
 	}

@@ -278,7 +278,7 @@ func TestTTLDropsExpiredRows(t *testing.T) {
 
 func TestDatabaseSQL(t *testing.T) {
 	dsn := sharedEndpoint(t)
-	db := clickhouse.OpenDB(&clickhouse.Options{Protocol: clickhouse.HTTP, Addr: []string{addrOf(t, dsn)}})
+	db := clickhouse.OpenDB(&clickhouse.Options{Protocol: clickhouse.HTTP, Addr: []string{addrOf(t, dsn)}, Auth: authOf(t, dsn)})
 	defer db.Close()
 	ctx := context.Background()
 	if err := db.PingContext(ctx); err != nil {

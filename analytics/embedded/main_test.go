@@ -132,12 +132,24 @@ func addrOf(t testing.TB, dsn string) string {
 	return u.Host
 }
 
+// authOf is the DSN's credentials (the endpoint's password).
+func authOf(t testing.TB, dsn string) clickhouse.Auth {
+	t.Helper()
+	u, err := url.Parse(dsn)
+	if err != nil || u.User == nil {
+		t.Fatalf("DSN %q carries no credentials", dsn)
+	}
+	pw, _ := u.User.Password()
+	return clickhouse.Auth{Username: u.User.Username(), Password: pw}
+}
+
 // openConn opens a clickhouse-go connection over HTTP to dsn.
 func openConn(t testing.TB, dsn string, mod ...func(*clickhouse.Options)) driver.Conn {
 	t.Helper()
 	opts := &clickhouse.Options{
 		Protocol:    clickhouse.HTTP,
 		Addr:        []string{addrOf(t, dsn)},
+		Auth:        authOf(t, dsn),
 		DialTimeout: 10 * time.Second,
 	}
 	for _, f := range mod {

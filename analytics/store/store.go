@@ -100,8 +100,9 @@ func (s *Store) Conn() driver.Conn { return s.conn }
 // Database is the database holding STE's tables.
 func (s *Store) Database() string { return s.db }
 
-// DSN is the address the store was opened with.
-func (s *Store) DSN() string { return s.dsn }
+// DSN is the address the store was opened with, its password masked (the
+// embedded endpoint's DSN carries its secret): for messages.
+func (s *Store) DSN() string { return redact(s.dsn) }
 
 // Close closes the connection.
 func (s *Store) Close() error {

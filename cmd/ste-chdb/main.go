@@ -4,7 +4,7 @@
 // talks to a real ClickHouse server in production.
 //
 //	ste-chdb --data DIR [--addr 127.0.0.1:0] [--ready-file F] [--pid-file F] [--lock-file F]
-//	         [--idle-timeout 5m] [--log-level info]
+//	         [--password-file DIR/ste-chdb.password] [--idle-timeout 5m] [--log-level info]
 //
 // It needs libchdb.so (deploy/chdb/fetch.sh); without it, it prints a one-line
 // hint and exits with status 2 (see internal/libguard for how that happens
@@ -16,10 +16,15 @@
 // directory is removed (see analytics/embedded's idle.go). It is a separate binary on purpose: it must never be linked into
 // the main ste binary, which would then need libchdb.so to start.
 //
+// Every request but /ping must carry the secret in the password file (made
+// 0600 if missing) as the password of user default; requests from web
+// browsers are refused, and so are table functions, engines and clauses
+// reaching files or hosts (see analytics/chendpoint).
+//
 // Normally it is started, reused and stopped by analytics/embedded (Ensure,
 // Stop); run it by hand to poke at the data with curl:
 //
-//	curl 'http://ADDR/?query=SHOW+TABLES'
+//	curl -u "default:$(cat DIR/ste-chdb.password)" 'http://ADDR/?query=SHOW+TABLES'
 package main
 
 import (
@@ -38,6 +43,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -58,6 +64,7 @@ func run() int {
 		logLevel  = flag.String("log-level", "info", "debug, info, warn or error")
 		grace     = flag.Duration("shutdown-timeout", 30*time.Second, "how long in-flight queries may run after SIGTERM")
 		lockFile  = flag.String("lock-file", "", "the lock analytics/embedded takes to start or stop this endpoint; taken before an idle stop")
+		pwFile    = flag.String("password-file", "", "the secret every request carries as user default's password; made (0600) if missing (default: DIR/"+embedded.PasswordName+")")
 	)
 	idleDefault, envErr := embedded.IdleTimeoutFromEnv()
 	idleTimeout := flag.Duration("idle-timeout", idleDefault, "stop after this long without a request; 0 never (default: $"+embedded.IdleEnv+", else 5m)")
@@ -83,13 +90,25 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "usage: ste-chdb --data DIR [--addr 127.0.0.1:0] [--ready-file F] [--pid-file F] [--lock-file F] [--idle-timeout 5m]")
 		return 1
 	}
+	if *pwFile == "" {
+		*pwFile = filepath.Join(*dataDir, embedded.PasswordName)
+	}
+	if err := os.MkdirAll(*dataDir, 0o700); err != nil {
+		fmt.Fprintln(os.Stderr, "ste-chdb:", err)
+		return 1
+	}
+	password, err := embedded.LoadOrCreatePassword(*pwFile)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "ste-chdb:", strings.TrimPrefix(err.Error(), "analytics: "))
+		return 1
+	}
 	ln, err := listenLoopback(*addr)
 	if err != nil {
 		log.Error("cannot listen", "addr", *addr, "err", err)
 		return 1
 	}
 	start := time.Now()
-	ep, err := chendpoint.Open(chendpoint.Options{DataDir: *dataDir, Logger: log})
+	ep, err := chendpoint.Open(chendpoint.Options{DataDir: *dataDir, Logger: log, Password: password})
 	if err != nil {
 		log.Error("cannot open the engine", "err", err)
 		return 1
@@ -180,8 +199,8 @@ func nilDeref() {
 	fmt.Println(*p)
 }
 
-// listenLoopback refuses anything but a loopback address: the endpoint has
-// no authentication.
+// listenLoopback refuses anything but a loopback address: the endpoint's
+// only defence is its password, sent in clear over HTTP.
 func listenLoopback(addr string) (net.Listener, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -190,7 +209,7 @@ func listenLoopback(addr string) (net.Listener, error) {
 	if host == "localhost" {
 		addr = net.JoinHostPort("127.0.0.1", addr[len(host)+1:])
 	} else if ip := net.ParseIP(host); ip == nil || !ip.IsLoopback() {
-		return nil, fmt.Errorf("%s is not a loopback address (the endpoint has no authentication)", host)
+		return nil, fmt.Errorf("%s is not a loopback address (the endpoint speaks plain HTTP)", host)
 	}
 	return net.Listen("tcp", addr)
 }

@@ -257,7 +257,7 @@ func match(ctx context.Context, args []string) error {
 	if *noVerify {
 		vopts = append(vopts, validation.WithoutSignatureVerification())
 	}
-	book := matching.NewBook(matching.WithRetention(ret), matching.WithConfig(matching.Config{UtilityBIC: *bic}))
+	book := matching.NewBook(matching.WithRetention(ret), matching.WithConfig(matching.Config{UtilityBIC: *bic, Tolerances: ref}))
 	sum, _, err := offline.Run(ctx, src, offline.Sinks{CLS: clsW.Write, Outbound: outW.Write, Exceptions: excW.Write},
 		offline.Options{Validator: validation.New(ref, vopts...), Signer: signer, Book: book})
 	for _, w := range ws {

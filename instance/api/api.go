@@ -1,5 +1,5 @@
 // Package api holds what an instance's HTTP endpoints answer (/status,
-// /trades), apart from the instance itself: a reader of those answers — the
+// /trades, /at-risk), apart from the instance itself: a reader of those answers — the
 // console — then links no goka, sarama or Pebble.
 package api
 
@@ -37,4 +37,19 @@ type TradeAnswer struct {
 type TradeFound struct {
 	Partition int32         `json:"partition"`
 	Trade     matching.View `json:"trade"`
+}
+
+// AtRisk is one unmatched trade with its cutoff (docs/timeliness.md).
+type AtRisk struct {
+	Partition int32         `json:"partition"`
+	Market    string        `json:"market"`
+	Cutoff    time.Time     `json:"cutoff"`
+	Trade     matching.View `json:"trade"`
+}
+
+// AtRiskAnswer is what /at-risk answers: the unmatched trades of the
+// partitions this instance owns, the earliest cutoff first.
+type AtRiskAnswer struct {
+	Instance string   `json:"instance"`
+	Trades   []AtRisk `json:"trades"`
 }

@@ -22,44 +22,57 @@ const (
 )
 
 // criterion is one row of the contract's table of 17. check returns the
-// messages compared under the criterion when it fails, nil when it holds.
+// messages compared under the criterion when it fails (failing), nil when it
+// holds; for 7 and 15, which hold within a tolerance, within lists the
+// messages compared where it holds only within tolerance (values not all
+// equal), as a STATUS MATCHED's <Tolerance> reports them.
 type criterion struct {
 	n     int
 	name  string
-	check func(v *view) []*Entry
+	check func(v *view) (failing, within []*Entry)
 }
 
 var criteria = [17]criterion{
-	{1, "TradeRef", keyField(func(k *schemas.Key) string { return k.TradeRef })},
-	{2, "TradeDate", keyField(func(k *schemas.Key) string { return k.TradeDate })},
-	{3, "ISIN", keyField(func(k *schemas.Key) string { return k.ISIN })},
-	{4, "Side", keyField(func(k *schemas.Key) string { return k.Side })},
-	{5, "Broker", keyField(func(k *schemas.Key) string { return k.Broker })},
-	{6, "InvMgr", keyField(func(k *schemas.Key) string { return k.InvMgr })},
-	// 7: Price agrees across NOE, every ALC, every NPR (by value).
-	{7, "Price", tradeWide(noeALCNPR, func(e *Entry) decimal.Dec { return e.Price })},
+	{1, "TradeRef", exact(keyField(func(k *schemas.Key) string { return k.TradeRef }))},
+	{2, "TradeDate", exact(keyField(func(k *schemas.Key) string { return k.TradeDate }))},
+	{3, "ISIN", exact(keyField(func(k *schemas.Key) string { return k.ISIN }))},
+	{4, "Side", exact(keyField(func(k *schemas.Key) string { return k.Side }))},
+	{5, "Broker", exact(keyField(func(k *schemas.Key) string { return k.Broker }))},
+	{6, "InvMgr", exact(keyField(func(k *schemas.Key) string { return k.InvMgr }))},
+	// 7: Price agrees across NOE, every ALC, every NPR (by value), within the
+	// price tolerance of their TradeCcy (0 when criterion 8 fails).
+	{7, "Price", tradeWideWithin(7, noeALCNPR, price, tradeCcy)},
 	// 8: TradeCcy agrees across NOE, every ALC, every NPR.
-	{8, "TradeCcy", tradeWide(noeALCNPR, func(e *Entry) string { return e.TradeCcy })},
+	{8, "TradeCcy", exact(tradeWide(noeALCNPR, tradeCcy))},
 	// 9: NOE.Quantity = Σ ALC.Quantity.
-	{9, "block quantity", blockQuantity},
+	{9, "block quantity", exact(blockQuantity)},
 	// 10: exactly one NOE; every ALC.AllocCount = the number of ALCs in force.
-	{10, "message counts", messageCounts},
+	{10, "message counts", exact(messageCounts)},
 	// 11: ALC accounts distinct; each has exactly one NPR and one SET; no NPR or
 	// SET names another account.
-	{11, "account", accounts},
+	{11, "account", exact(accounts)},
 	// 12: Quantity agrees across ALC, NPR, SET of one account.
-	{12, "allocation quantity", perAccount(alcNPRSET, func(e *Entry) int64 { return e.Quantity })},
+	{12, "allocation quantity", exact(perAccount(alcNPRSET, func(e *Entry) int64 { return e.Quantity }))},
 	// 13: SettleDate agrees across NOE, every NPR, every SET.
-	{13, "settlement date", tradeWide(noeNPRSET, func(e *Entry) date.Date { return e.SettleDate })},
+	{13, "settlement date", exact(tradeWide(noeNPRSET, func(e *Entry) date.Date { return e.SettleDate }))},
 	// 14: SettleCcy agrees across NPR and SET of one account.
-	{14, "settlement currency", perAccount(nprSET, func(e *Entry) string { return e.SettleCcy })},
-	// 15: NetAmount agrees across NPR and SET of one account (by value).
-	{15, "net amount", perAccount(nprSET, func(e *Entry) decimal.Dec { return e.NetAmount })},
+	{14, "settlement currency", exact(perAccount(nprSET, settleCcy))},
+	// 15: NetAmount agrees across NPR and SET of one account (by value), within
+	// the amount tolerance of its SettleCcy (0 when criterion 14 fails for it).
+	{15, "net amount", perAccountWithin(15, nprSET, netAmount, settleCcy)},
 	// 16: Custodian agrees across ALC and SET of one account.
-	{16, "custodian", perAccount(alcSET, func(e *Entry) string { return e.Custodian })},
+	{16, "custodian", exact(perAccount(alcSET, func(e *Entry) string { return e.Custodian }))},
 	// 17: PSET agrees across ALC and SET of one account.
-	{17, "place of settlement", perAccount(alcSET, func(e *Entry) string { return e.PSET })},
+	{17, "place of settlement", exact(perAccount(alcSET, func(e *Entry) string { return e.PSET }))},
 }
+
+// The values compared under 7, 8, 14 and 15.
+var (
+	price     = func(e *Entry) decimal.Dec { return e.Price }
+	netAmount = func(e *Entry) decimal.Dec { return e.NetAmount }
+	tradeCcy  = func(e *Entry) string { return e.TradeCcy }
+	settleCcy = func(e *Entry) string { return e.SettleCcy }
+)
 
 // Type sets of the comparisons above.
 var (
@@ -82,8 +95,10 @@ func typeSet(ts ...schemas.MsgType) types {
 
 func (s types) has(t schemas.MsgType) bool { return s&(1<<t) != 0 }
 
-// view is a trade's messages in force, grouped the ways the criteria need.
+// view is a trade's messages in force, grouped the ways the criteria need,
+// and the tolerances they are evaluated with.
 type view struct {
+	tol                Tolerances // nil: none, every value must be equal
 	keys               []schemas.Key
 	all                []*Entry
 	noe, alc, npr, set []*Entry
@@ -166,6 +181,89 @@ func perAccount[T comparable](ts types, value func(*Entry) T) func(v *view) []*E
 	}
 }
 
+// exact is a criterion without tolerance: it holds or fails.
+func exact(check func(v *view) []*Entry) func(v *view) ([]*Entry, []*Entry) {
+	return func(v *view) ([]*Entry, []*Entry) { return check(v), nil }
+}
+
+// tradeWideWithin compares a decimal across every entry of the given types:
+// all equal, or largest and smallest within the tolerance of the currency
+// they share (0 when they do not share one).
+func tradeWideWithin(n int, ts types, value func(*Entry) decimal.Dec, ccy func(*Entry) string) func(v *view) ([]*Entry, []*Entry) {
+	return func(v *view) ([]*Entry, []*Entry) {
+		es := v.of(ts)
+		switch spread(es, value, v, n, ccy) {
+		case beyond:
+			return es, nil
+		case withinTolerance:
+			return nil, es
+		}
+		return nil, nil
+	}
+}
+
+// perAccountWithin is perAccount for a decimal within the tolerance of the
+// currency each account's entries share: failing lists the accounts beyond
+// it, within those whose values differ inside it.
+func perAccountWithin(n int, ts types, value func(*Entry) decimal.Dec, ccy func(*Entry) string) func(v *view) ([]*Entry, []*Entry) {
+	return func(v *view) (failing, within []*Entry) {
+		for _, a := range v.accounts {
+			var es []*Entry
+			for _, e := range v.byAccount[a] {
+				if ts.has(e.Type) {
+					es = append(es, e)
+				}
+			}
+			switch spread(es, value, v, n, ccy) {
+			case beyond:
+				failing = append(failing, es...)
+			case withinTolerance:
+				within = append(within, es...)
+			}
+		}
+		return failing, within
+	}
+}
+
+type closeness uint8
+
+const (
+	equal closeness = iota
+	withinTolerance
+	beyond
+)
+
+// spread says how far apart the values of es are: equal, or largest minus
+// smallest within criterion n's tolerance in the currency every entry has,
+// or beyond it. Where the currencies differ the tolerance is 0. The
+// tolerance is looked up only when values differ, so exact trades cost none.
+func spread(es []*Entry, value func(*Entry) decimal.Dec, v *view, n int, ccy func(*Entry) string) closeness {
+	if len(es) == 0 {
+		return equal
+	}
+	lo, hi := value(es[0]), value(es[0])
+	for _, e := range es[1:] {
+		x := value(e)
+		if x.Cmp(lo) < 0 {
+			lo = x
+		}
+		if x.Cmp(hi) > 0 {
+			hi = x
+		}
+	}
+	if lo == hi { // canonical: equal values are equal Decs
+		return equal
+	}
+	if v.tol == nil || !agree(es, ccy) {
+		return beyond
+	}
+	d, ok := decimal.Sub(hi, lo)
+	if !ok || d.Cmp(v.tol.Tolerance(n, ccy(es[0]))) > 0 {
+		return beyond
+	}
+	return withinTolerance
+}
+
 func blockQuantity(v *view) []*Entry {
 	var sum int64
 	for _, e := range v.alc {
@@ -213,8 +311,9 @@ func accounts(v *view) []*Entry {
 }
 
 // inForce builds the view of a trade's messages in force: NEW and REPLACE
-// messages that no CANCEL or REPLACE of the same sender and type names.
-func inForce(t *Trade) *view {
+// messages that no CANCEL or REPLACE of the same sender and type names,
+// evaluated with tol (nil: no tolerances).
+func inForce(t *Trade, tol Tolerances) *view {
 	type ref struct {
 		sender, msgId string
 		typ           schemas.MsgType
@@ -229,7 +328,7 @@ func inForce(t *Trade) *view {
 			out[ref{e.Sender, e.Related, e.Type}] = true
 		}
 	}
-	v := &view{keys: t.Keys, byAccount: map[string][]*Entry{}}
+	v := &view{keys: t.Keys, byAccount: map[string][]*Entry{}, tol: tol}
 	for i := range t.Entries {
 		e := &t.Entries[i]
 		if e.Function == schemas.CANCEL || out[ref{e.Sender, e.MsgId, e.Type}] {
@@ -260,6 +359,7 @@ func inForce(t *Trade) *view {
 type evaluation struct {
 	state   state
 	failing []schemas.Discrepancy // mismatched: failing criteria in order
+	within  []schemas.Discrepancy // matched: criteria held only within tolerance, in order
 	cls     *schemas.CLSContent   // matched: the CLS content, Version unset
 }
 
@@ -267,16 +367,19 @@ func evaluate(t *Trade, v *view) evaluation {
 	if !v.completeByCount() {
 		return evaluation{state: incomplete}
 	}
-	var failing []schemas.Discrepancy
+	var failing, within []schemas.Discrepancy
 	for _, c := range criteria {
-		if es := c.check(v); es != nil {
-			failing = append(failing, schemas.Discrepancy{Criterion: c.n, Tokens: tokens(es)})
+		f, w := c.check(v)
+		if f != nil {
+			failing = append(failing, schemas.Discrepancy{Criterion: c.n, Tokens: tokens(f)})
+		} else if w != nil {
+			within = append(within, schemas.Discrepancy{Criterion: c.n, Tokens: tokens(w)})
 		}
 	}
 	if failing != nil {
 		return evaluation{state: mismatched, failing: failing}
 	}
-	return evaluation{state: matched, cls: clsOf(t, v)}
+	return evaluation{state: matched, within: within, cls: clsOf(t, v)}
 }
 
 // tokens are the "Sender:MsgId" of es in byte order, each once.
@@ -290,7 +393,9 @@ func tokens(es []*Entry) []string {
 }
 
 // clsOf builds the CLS content of a matched view: the criteria hold, so every
-// value below is the same whichever of the agreeing messages it is read from.
+// value below is the same whichever of the agreeing messages it is read from —
+// but Price, which is the NOE's, and each leg's NetAmount, its NPR's, which
+// may differ from the others' within tolerance (section 5).
 func clsOf(t *Trade, v *view) *schemas.CLSContent {
 	noe := v.noe[0]
 	c := &schemas.CLSContent{

@@ -24,7 +24,7 @@ type Owed struct {
 // ALC but whose NPR names another account), and is empty (never nil) when
 // no rule applies.
 func (t *Trade) Missing() []Owed {
-	return missing(t, inForce(t))
+	return missing(t, inForce(t, nil)) // who owes what does not depend on tolerances
 }
 
 func missing(t *Trade, v *view) []Owed {

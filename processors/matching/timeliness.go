@@ -28,7 +28,7 @@ type Risk struct {
 
 // Risk computes the trade's Risk from its messages in force.
 func (t *Trade) Risk() Risk {
-	v := inForce(t)
+	v := inForce(t, nil) // open or not does not depend on tolerances
 	r := Risk{Open: !t.Live && len(v.all) > 0}
 	if len(t.Keys) > 0 {
 		r.TradeDate = t.Keys[0].TradeDate

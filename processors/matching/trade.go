@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/decimal"
 )
 
 // Trade is the state of one trade: its accepted messages (compact), the CLS
@@ -26,10 +27,15 @@ type Trade struct {
 // LastStatus is the last STATUS sent, kept so that a re-emission repeats it
 // with the same MsgId and the same content.
 type LastStatus struct {
-	Status   schemas.Status
-	Criteria []uint8  // failing criteria of a MISMATCHED
-	Body     []byte   // body of a MISMATCHED (its discrepancies cannot be recomputed once messages change)
-	To       []string // receivers
+	Status schemas.Status
+	// Criteria are the failing criteria of a MISMATCHED, or those a MATCHED
+	// held only within tolerance (state layout v1 wrote none for a MATCHED,
+	// which reads as "none within tolerance": it was exact then).
+	Criteria []uint8
+	// Body of a MISMATCHED or of a MATCHED with <Tolerance> elements: their
+	// message lists cannot be recomputed once messages change.
+	Body []byte
+	To   []string // receivers
 }
 
 // Config is what the engine needs beyond the messages.
@@ -43,6 +49,18 @@ type Config struct {
 	// outputs, so a replayed message must restore everything it may have caused.
 	// Default false (`ste match` follows the contract to the letter).
 	ReemitHistory bool
+	// Tolerances of criteria 7 and 15 (reference data tolerances.csv), read
+	// at every evaluation: the rows the processing instance has read by then.
+	// Nil: none, values must be equal.
+	Tolerances Tolerances
+}
+
+// Tolerances answers the largest difference criterion 7 (price) or 15 (net
+// amount) allows between values in a currency, 0 for none (section 5).
+// *refdata.Set and refdata.Current implement it; it must be safe for
+// concurrent use by every partition of an instance.
+type Tolerances interface {
+	Tolerance(criterion int, ccy string) decimal.Dec
 }
 
 func (c *Config) utility() string {
@@ -111,7 +129,7 @@ func (t *Trade) Apply(in *Inbound, cfg *Config, it Interner) ([]schemas.Output, 
 // settle re-evaluates the trade and emits what changed (section 5):
 // compensation of a live CLS, a new version, and status changes.
 func (t *Trade) settle(out []schemas.Output, cfg *Config) []schemas.Output {
-	v := inForce(t)
+	v := inForce(t, cfg.Tolerances)
 	ev := evaluate(t, v)
 	var body []byte
 	var digest Digest
@@ -121,7 +139,12 @@ func (t *Trade) settle(out []schemas.Output, cfg *Config) []schemas.Output {
 	}
 	if t.Live {
 		if ev.state == matched && digest == t.LiveDigest {
-			return out // same CLS content: nothing to say
+			// Same CLS content: nothing to say, unless the criteria held only
+			// within tolerance changed — then a STATUS MATCHED without a CLS.
+			if !slices.Equal(t.Last.Criteria, criteriaOf(ev.within)) {
+				out = t.status(out, schemas.Matched, ev.within, parties(t, v))
+			}
+			return out
 		}
 		out = append(out, clsCancel(t.Key, t.Version, cfg))
 		t.Live = false
@@ -132,7 +155,7 @@ func (t *Trade) settle(out []schemas.Output, cfg *Config) []schemas.Output {
 		t.Live, t.LiveDigest = true, digest
 		ev.cls.Version = t.Version
 		out = append(out, clsNew(ev.cls, cfg))
-		out = t.status(out, schemas.Matched, nil, parties(t, v))
+		out = t.status(out, schemas.Matched, ev.within, parties(t, v))
 	case mismatched:
 		if t.Last.Status != schemas.Mismatched || !slices.Equal(t.Last.Criteria, criteriaOf(ev.failing)) {
 			out = t.status(out, schemas.Mismatched, ev.failing, parties(t, v))
@@ -145,11 +168,13 @@ func (t *Trade) settle(out []schemas.Output, cfg *Config) []schemas.Output {
 	return out
 }
 
-func (t *Trade) status(out []schemas.Output, s schemas.Status, failing []schemas.Discrepancy, to []string) []schemas.Output {
+// status emits a status change: ds are a MISMATCHED's discrepancies or a
+// MATCHED's criteria held within tolerance.
+func (t *Trade) status(out []schemas.Output, s schemas.Status, ds []schemas.Discrepancy, to []string) []schemas.Output {
 	t.StatusN++
-	body := schemas.StatusBody(t.Key, t.Keys[0].TradeRef, s, failing)
-	t.Last = LastStatus{Status: s, Criteria: criteriaOf(failing), To: to}
-	if s == schemas.Mismatched {
+	body := schemas.StatusBody(t.Key, t.Keys[0].TradeRef, s, ds)
+	t.Last = LastStatus{Status: s, Criteria: criteriaOf(ds), To: to}
+	if len(ds) > 0 {
 		t.Last.Body = body
 	}
 	return t.appendStatus(out, body)
@@ -174,7 +199,7 @@ func (t *Trade) Reemit(e *Entry, cfg *Config) []schemas.Output {
 		}
 	}
 	if t.Live {
-		v := inForce(t)
+		v := inForce(t, nil) // the CLS content does not depend on tolerances
 		c := clsOf(t, v)
 		c.Version = t.Version
 		out = append(out, clsNew(c, cfg))
@@ -205,7 +230,7 @@ type Tombstone struct {
 func (t *Trade) Expire(now int64) ([]schemas.Output, Tombstone) {
 	var out []schemas.Output
 	if !t.Live {
-		if v := inForce(t); len(v.all) > 0 {
+		if v := inForce(t, nil); len(v.all) > 0 {
 			out = t.status(nil, schemas.Expired, nil, parties(t, v))
 		}
 	}

@@ -123,7 +123,7 @@ func TestPermutationsWithDuplicates(t *testing.T) {
 			}
 			body := ""
 			if tr.Live {
-				c := clsOf(tr, inForce(tr))
+				c := clsOf(tr, inForce(tr, nil))
 				body = string(schemas.CLSBody(c))
 			}
 			st := tr.Last.Status
@@ -395,7 +395,7 @@ func TestEachCriterion(t *testing.T) {
 			f := newFixture(t)
 			f.sendAll(tt.mutate(standard("T1")))
 			tr := f.book.Trade(tradeKey("T1"))
-			ev := evaluate(tr, inForce(tr))
+			ev := evaluate(tr, inForce(tr, nil))
 			var got []string
 			for _, d := range ev.failing {
 				got = append(got, fmt.Sprintf("%d:%s", d.Criterion, strings.Join(d.Tokens, " ")))

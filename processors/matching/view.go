@@ -17,6 +17,9 @@ type View struct {
 	State    string         `json:"state"`    // matched, mismatched, incomplete (by the criteria now)
 	Complete bool           `json:"complete"` // complete by count
 	Failing  []CriterionRow `json:"failing,omitempty"`
+	// Tolerance lists, for a matched trade, the criteria (7, 15) that hold
+	// only within tolerance, with the messages compared.
+	Tolerance []CriterionRow `json:"tolerance,omitempty"`
 	// Missing is who owes what (Trade.Missing); [] when nothing is owed.
 	Missing []Owed `json:"missing"`
 	// LastStatus is the last STATUS sent ("" when none), StatusN how many
@@ -91,8 +94,12 @@ func criterionName(n int) string {
 	return ""
 }
 
-// View describes the trade.
-func (t *Trade) View() View {
+// View describes the trade, evaluated without tolerances (see ViewWith).
+func (t *Trade) View() View { return t.ViewWith(nil) }
+
+// ViewWith describes the trade, evaluated with the tolerances its instance
+// matches with.
+func (t *Trade) ViewWith(tol Tolerances) View {
 	v := View{TradeKey: t.Key.String(), StatusN: t.StatusN, Newest: time.Unix(0, t.Newest).UTC()}
 	for _, k := range t.Keys {
 		v.Keys = append(v.Keys, KeyView{k.TradeRef, k.TradeDate, k.ISIN, k.Side, k.Broker, k.InvMgr})
@@ -100,13 +107,16 @@ func (t *Trade) View() View {
 	if t.Last.Status != 0 {
 		v.LastStatus = t.Last.Status.String()
 	}
-	in := inForce(t)
+	in := inForce(t, tol)
 	v.Complete = in.completeByCount()
 	ev := evaluate(t, in)
 	v.Missing = missing(t, in)
 	v.State = [...]string{incomplete: "incomplete", matched: "matched", mismatched: "mismatched"}[ev.state]
 	for _, d := range ev.failing {
 		v.Failing = append(v.Failing, CriterionRow{N: d.Criterion, Name: criterionName(d.Criterion), Messages: d.Tokens})
+	}
+	for _, d := range ev.within {
+		v.Tolerance = append(v.Tolerance, CriterionRow{N: d.Criterion, Name: criterionName(d.Criterion), Messages: d.Tokens})
 	}
 	for ver := 1; ver <= t.Version; ver++ {
 		v.CLS = append(v.CLS, CLSVersion{Version: ver, MsgId: schemas.CLSId(t.Key, ver), Standing: ver == t.Version && t.Live})
@@ -136,8 +146,11 @@ func (t *Trade) View() View {
 }
 
 // ViewOf describes a match table value: a trade, or the tombstone a purged
-// trade left.
-func ViewOf(key schemas.TradeKey, value []byte) (View, error) {
+// trade left, evaluated without tolerances (see ViewOfWith).
+func ViewOf(key schemas.TradeKey, value []byte) (View, error) { return ViewOfWith(key, value, nil) }
+
+// ViewOfWith is ViewOf evaluated with tolerances.
+func ViewOfWith(key schemas.TradeKey, value []byte, tol Tolerances) (View, error) {
 	if tomb, _, ok := Header(value); ok && tomb {
 		ts, err := UnmarshalTombstone(value)
 		if err != nil {
@@ -150,5 +163,5 @@ func ViewOf(key schemas.TradeKey, value []byte) (View, error) {
 	if err != nil {
 		return View{}, err
 	}
-	return t.View(), nil
+	return t.ViewWith(tol), nil
 }

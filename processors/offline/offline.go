@@ -49,7 +49,7 @@ type Sinks struct {
 type Options struct {
 	Validator *validation.Validator
 	Signer    *schemas.Signer
-	Book      *matching.Book // the matching state; NewBook() when nil
+	Book      *matching.Book // the matching state; when nil, a new Book matching with the Validator's tolerances
 	Workers   int            // parallel decoding and signing; GOMAXPROCS when 0
 	Now       func() time.Time
 }
@@ -80,7 +80,7 @@ func Run(ctx context.Context, src *msgset.Reader, sinks Sinks, opts Options) (Su
 	}
 	book := opts.Book
 	if book == nil {
-		book = matching.NewBook()
+		book = matching.NewBook(matching.WithConfig(matching.Config{Tolerances: opts.Validator.Refdata()}))
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -111,8 +111,8 @@ func TestRealisticSummaryAgreesWithManifest(t *testing.T) {
 		tr := final[p.TradeKey]
 		switch p.Outcome {
 		case workload.OutcomeMatched:
-			if tr.CLS == nil || tr.Status != "MATCHED" {
-				t.Errorf("%s (%s): want matched, got %s", p.TradeRef, p.Scenario, tr.Outcome())
+			if tr.CLS == nil || tr.Status != "MATCHED" || !slices.Equal(tr.Tolerances, p.Tolerance) {
+				t.Errorf("%s (%s): want matched, within tolerance %v, got %s", p.TradeRef, p.Scenario, p.Tolerance, tr.Outcome())
 			}
 		case workload.OutcomeMismatched:
 			if tr.CLS != nil || tr.Status != "MISMATCHED" || !slices.Equal(tr.Criteria, p.Criteria) {

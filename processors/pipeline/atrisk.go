@@ -151,53 +151,48 @@ func (s *stages) riskBuilder(b storage.Builder) storage.Builder {
 	}
 }
 
-// RiskGroup is a group of unmatched trades with one cutoff.
+// RiskGroup is a partition's unmatched trades with one market and cutoff.
 type RiskGroup struct {
-	Market string    // a MIC of markets.csv, or refdata.NoMarket
-	Cutoff time.Time // in UTC
-	Keys   []string  // trade keys, sorted
+	Partition int32
+	Market    string    // a MIC of markets.csv, or refdata.NoMarket
+	Cutoff    time.Time // in UTC
+	Keys      []string  // trade keys, sorted
 }
 
 // riskGroups lists the unmatched trades of the given partitions (nil: all
 // this instance owns) by cutoff, the earliest first, optionally of one
-// market only.
+// market only. It costs a sort of the groups, not a pass over the trades.
 func (s *stages) riskGroups(partitions []int32, market string) []RiskGroup {
 	ref := s.cfg.Validator.Refdata()
 	s.mu.Lock()
-	idxs := make([]*riskIndex, 0, len(s.risk))
+	idxs := make(map[int32]*riskIndex, len(s.risk))
 	for p, x := range s.risk {
 		if partitions == nil || slices.Contains(partitions, p) {
-			idxs = append(idxs, x)
+			idxs[p] = x
 		}
 	}
 	s.mu.Unlock()
-	byCutoff := map[riskGroup]*RiskGroup{} // groups of several partitions merged; "-" merges unknown markets
-	for _, x := range idxs {
+	var out []RiskGroup
+	for p, x := range idxs {
 		x.mu.Lock()
 		for g, keys := range x.groups {
 			m, at := ref.CutoffOf(g.market, g.tradeDate)
 			if market != "" && m != market {
 				continue
 			}
-			k := riskGroup{m, at.UTC().Format(time.RFC3339)}
-			rg := byCutoff[k]
-			if rg == nil {
-				rg = &RiskGroup{Market: m, Cutoff: at.UTC()}
-				byCutoff[k] = rg
-			}
+			rg := RiskGroup{Partition: p, Market: m, Cutoff: at.UTC(), Keys: make([]string, 0, len(keys))}
 			for key := range keys {
 				rg.Keys = append(rg.Keys, key)
 			}
+			out = append(out, rg)
 		}
 		x.mu.Unlock()
 	}
-	out := make([]RiskGroup, 0, len(byCutoff))
-	for _, rg := range byCutoff {
-		sort.Strings(rg.Keys)
-		out = append(out, *rg)
+	for i := range out {
+		sort.Strings(out[i].Keys)
 	}
 	slices.SortFunc(out, func(a, b RiskGroup) int {
-		return cmp.Or(a.Cutoff.Compare(b.Cutoff), cmp.Compare(a.Market, b.Market))
+		return cmp.Or(a.Cutoff.Compare(b.Cutoff), cmp.Compare(a.Market, b.Market), cmp.Compare(a.Partition, b.Partition))
 	})
 	return out
 }

@@ -63,7 +63,7 @@ func (t *Tables) Trade(key schemas.TradeKey, partitions []int32) (Found, bool, e
 		if v == nil {
 			continue
 		}
-		view, err := matching.ViewOf(key, v)
+		view, err := matching.ViewOfWith(key, v, t.s.Load().engine.Tolerances)
 		if err != nil {
 			return Found{}, false, err
 		}
@@ -95,7 +95,7 @@ func (t *Tables) FindRef(ref string, partitions []int32, limit int) ([]Found, er
 			if !ok {
 				continue
 			}
-			view, err := matching.ViewOf(key, v)
+			view, err := matching.ViewOfWith(key, v, t.s.Load().engine.Tolerances)
 			if err != nil {
 				continue
 			}

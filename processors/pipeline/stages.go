@@ -47,6 +47,10 @@ type Config struct {
 	// travels along.
 	Inbound func(partition int32, offset int64) ([]byte, error)
 	Hook    Hook // tests only: runs before each callback (guard.go)
+	// Tolerances the match stage evaluates criteria 7 and 15 with: the
+	// reference data the instance has read so far (refdata.Current). Nil:
+	// none, values must be equal.
+	Tolerances matching.Tolerances
 }
 
 func (c *Config) defaults() {
@@ -94,7 +98,7 @@ func newStages(cfg Config) *stages {
 	// Duplicates re-emit everything a message may have caused: after a crash
 	// goka's state can be ahead of the outputs (field notes), and a replayed
 	// message is indistinguishable from a duplicate.
-	s.engine = matching.Config{UtilityBIC: cfg.Signer.BIC, ReemitHistory: true}
+	s.engine = matching.Config{UtilityBIC: cfg.Signer.BIC, ReemitHistory: true, Tolerances: cfg.Tolerances}
 	s.decoders.New = func() any { return new(schemas.Decoder) }
 	s.interns.New = func() any { return matching.Interner{} }
 	return s

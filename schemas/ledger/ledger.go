@@ -24,6 +24,8 @@ type Trade struct {
 	StatusN  int    // highest status number seen
 	Status   string // status of that number
 	Criteria []int  // its failing criteria
+	// Tolerances are a MATCHED's criteria held only within tolerance.
+	Tolerances []int
 }
 
 // Ledger accumulates outputs.
@@ -92,7 +94,7 @@ func (l *Ledger) Fold(r *schemas.Received) (fresh bool) {
 		}
 		t := l.trade(r.TradeKey)
 		if n > t.StatusN {
-			t.StatusN, t.Status, t.Criteria = n, r.Status, r.Criteria
+			t.StatusN, t.Status, t.Criteria, t.Tolerances = n, r.Status, r.Criteria, r.Tolerances
 		}
 	}
 	return true
@@ -148,9 +150,14 @@ func (t Trade) Settled() bool {
 
 // Outcome is the order-independent final outcome of a settled trade: matched
 // or not, the standing CLS content without its version, the final status and
-// its criteria (status numbers may depend on order).
+// its criteria, and those held only within tolerance (status numbers may
+// depend on order).
 func (t Trade) Outcome() string {
-	return fmt.Sprintf("%s matched=%v status=%s criteria=%v cls=%s", t.TradeKey, t.CLS != nil, t.Status, t.Criteria, t.CLS)
+	tol := ""
+	if len(t.Tolerances) > 0 {
+		tol = fmt.Sprintf(" tolerance=%v", t.Tolerances)
+	}
+	return fmt.Sprintf("%s matched=%v status=%s criteria=%v%s cls=%s", t.TradeKey, t.CLS != nil, t.Status, t.Criteria, tol, t.CLS)
 }
 
 // Outcomes are the outcomes of the settled trades, sorted by trade key.

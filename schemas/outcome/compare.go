@@ -30,17 +30,22 @@ const (
 	OnlyInB         Kind = "only_in_b"
 	StatusChanged   Kind = "status"   // final status differs
 	CriteriaChanged Kind = "criteria" // same status, failing criteria differ
-	CLSChanged      Kind = "cls"      // same status and criteria, standing CLS content differs (or stands on one side only)
+	// ToleranceChanged: both MATCHED, the criteria held only within
+	// tolerance differ.
+	ToleranceChanged Kind = "tolerance"
+	CLSChanged       Kind = "cls" // same status and criteria, standing CLS content differs (or stands on one side only)
 )
 
 // Kinds in the order they are decided and reported.
-var Kinds = []Kind{OnlyInA, OnlyInB, StatusChanged, CriteriaChanged, CLSChanged}
+var Kinds = []Kind{OnlyInA, OnlyInB, StatusChanged, CriteriaChanged, ToleranceChanged, CLSChanged}
 
 // Trade is one side's final outcome of a trade.
 type Trade struct {
 	Status   string `json:"status"`
 	Criteria []int  `json:"criteria,omitempty"` // failing criteria of a MISMATCHED status
-	CLS      string `json:"cls,omitempty"`      // standing CLS NEW content without its Version; "" when none stands
+	// Tolerances are the criteria a MATCHED status held only within tolerance.
+	Tolerances []int  `json:"tolerances,omitempty"`
+	CLS        string `json:"cls,omitempty"` // standing CLS NEW content without its Version; "" when none stands
 }
 
 // TradeDiff is one trade that differs, with both sides.
@@ -168,7 +173,7 @@ func (s *Set) trades(o Options) map[string]Trade {
 	out := map[string]Trade{}
 	for _, t := range s.led.Trades() {
 		if t.Settled() || (o.Expiries && t.Status == schemas.Expired.String()) {
-			out[t.TradeKey] = Trade{Status: t.Status, Criteria: t.Criteria, CLS: string(t.CLS)}
+			out[t.TradeKey] = Trade{Status: t.Status, Criteria: t.Criteria, Tolerances: t.Tolerances, CLS: string(t.CLS)}
 		}
 	}
 	return out
@@ -194,6 +199,8 @@ func (d *Diff) compareTrades(a, b map[string]Trade) {
 			k = StatusChanged
 		case !slices.Equal(ta.Criteria, tb.Criteria):
 			k = CriteriaChanged
+		case !slices.Equal(ta.Tolerances, tb.Tolerances):
+			k = ToleranceChanged
 		case ta.CLS != tb.CLS:
 			k = CLSChanged
 		default:

@@ -16,6 +16,8 @@ func (d *Diff) label(k Kind) string {
 		return "status changed"
 	case CriteriaChanged:
 		return "criteria changed"
+	case ToleranceChanged:
+		return "tolerance criteria changed"
 	case CLSChanged:
 		return "CLS content changed"
 	}
@@ -86,7 +88,7 @@ func (d *Diff) Lines() []string {
 			line = fmt.Sprintf("only in %s: %s", a, t.A)
 		case OnlyInB:
 			line = fmt.Sprintf("only in %s: %s", b, t.B)
-		case StatusChanged, CriteriaChanged:
+		case StatusChanged, CriteriaChanged, ToleranceChanged:
 			line = fmt.Sprintf("%s: %s %s, %s %s", d.label(t.Kind), a, t.A, b, t.B)
 		case CLSChanged:
 			ea, eb := excerpts(t.A.CLS, t.B.CLS)
@@ -135,6 +137,9 @@ func (t *Trade) String() string {
 	s := t.Status
 	if len(t.Criteria) > 0 {
 		s += fmt.Sprint(t.Criteria)
+	}
+	if len(t.Tolerances) > 0 {
+		s += fmt.Sprintf(" within tolerance%v", t.Tolerances)
 	}
 	if t.CLS != "" {
 		s += " with CLS"

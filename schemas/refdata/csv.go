@@ -12,9 +12,13 @@ import (
 	"strings"
 )
 
-// Files lists the five CSV files of a reference data directory, in the
+// Files lists the five CSV files a reference data directory must hold, in the
 // contract's order (read only).
 var Files = []string{"currencies.csv", "countries.csv", "securities.csv", "participants.csv", "holidays.csv"}
+
+// OptionalFiles lists the files a directory may hold besides Files (read
+// only): absent, they load as no rows.
+var OptionalFiles = []string{"tolerances.csv", MarketsFile}
 
 // RowError locates a problem in a reference data file so that an operator can
 // go straight to it: "file:line: column "x": reason". Line is 0 for a problem
@@ -44,7 +48,7 @@ func (e *RowError) Error() string {
 // pass, not so many that a wrong file floods the terminal.
 const maxLoadErrors = 20
 
-// LoadDir reads the five CSV files of dir. Errors name the files by their
+// LoadDir reads the CSV files of dir (Files, and OptionalFiles present). Errors name the files by their
 // path under dir; a dir that is not there is one error, not five.
 func LoadDir(dir string) (*Set, error) {
 	if fi, err := os.Stat(dir); err != nil {
@@ -58,7 +62,7 @@ func LoadDir(dir string) (*Set, error) {
 	return load(os.DirFS(dir), dir)
 }
 
-// Load reads the five CSV files at the root of fsys (an embedded default set,
+// Load reads the CSV files at the root of fsys (an embedded default set,
 // a test's fstest.MapFS).
 //
 // Every file needs its header row. Columns are found by name, so any column
@@ -192,7 +196,18 @@ func readTable(fsys fs.FS, name string, t *table, s *Set, errs []error) []error 
 			}
 			continue
 		}
-		if first, dup := seen[id]; dup {
+		if t.refs != nil {
+			if err := t.refs(s, get); err != nil {
+				var fe *fieldError
+				if errors.As(err, &fe) {
+					fail(line, fe.col, "%s", fe.reason)
+				} else {
+					fail(line, "", "%v", err)
+				}
+				continue
+			}
+		}
+		if first, dup := seen[id]; dup && !t.lastWins {
 			fail(line, idCol, "duplicate of line %d", first)
 			continue
 		}
@@ -230,7 +245,7 @@ func (s *Set) WriteDir(dir string) error {
 	}
 	for _, t := range tables {
 		if t.optional && len(t.rows(s)) == 0 {
-			continue
+			continue // an optional file without rows is left out, not written empty
 		}
 		if err := writeFileAtomic(filepath.Join(dir, t.file), s.csvBytes(t)); err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -37,9 +38,10 @@ func mapFS(files map[string]string) fstest.MapFS {
 }
 
 func TestFilesMatchTables(t *testing.T) {
-	for i, tb := range tables[:len(Files)] {
-		if Files[i] != tb.file || tb.optional {
-			t.Errorf("Files[%d] = %s, table %s", i, Files[i], tb.file)
+	all := append(slices.Clone(Files), OptionalFiles...)
+	for i, tb := range tables {
+		if all[i] != tb.file || tb.optional != (i >= len(Files)) {
+			t.Errorf("file %d = %s, table %s (optional %v)", i, all[i], tb.file, tb.optional)
 		}
 	}
 }
@@ -256,7 +258,7 @@ func TestWriteDirRoundTrip(t *testing.T) {
 	if err := back.WriteDir(dir2); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range Files {
+	for _, f := range append(slices.Clone(Files), OptionalFiles...) {
 		a, _ := os.ReadFile(filepath.Join(dir, f))
 		b, _ := os.ReadFile(filepath.Join(dir2, f))
 		if string(a) != string(b) {
@@ -285,6 +287,9 @@ func assertEqualSets(t *testing.T, a, b *Set) {
 	}
 	if !reflect.DeepEqual(a.Holidays(), b.Holidays()) {
 		t.Error("holidays differ")
+	}
+	if !reflect.DeepEqual(a.Tolerances(), b.Tolerances()) {
+		t.Error("tolerances differ")
 	}
 	if !reflect.DeepEqual(a.Cutoffs(), b.Cutoffs()) {
 		t.Error("cutoffs differ")

@@ -157,6 +157,7 @@ func Generate(opts GenOptions) *Set {
 	}
 	genSecurities(s, newRNG(o.Seed, 1), o.Securities)
 	genParticipants(s, newRNG(o.Seed, 2), o.Participants, o.UtilityBIC)
+	genTolerances(s)
 	putGeneratedCutoffs(s)
 	return s
 }

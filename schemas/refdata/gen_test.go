@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -24,7 +25,7 @@ func TestDefaultSetMatchesGenerator(t *testing.T) {
 	if err := gen.WriteDir(dir); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range append(Files, MarketsFile) {
+	for _, f := range append(slices.Clone(Files), OptionalFiles...) {
 		want, err := os.ReadFile(filepath.Join(dir, f))
 		if err != nil {
 			t.Fatal(err)

@@ -63,7 +63,7 @@ func (s *Set) Apply(key, value []byte) error {
 	kind, id, ok := strings.Cut(k, ":")
 	t := tableByKind(kind)
 	if !ok || t == nil {
-		return fmt.Errorf("refdata record %q: unknown kind %q (want currency, country, security, participant, holiday or market)", k, kind)
+		return fmt.Errorf("refdata record %q: unknown kind %q (want currency, country, security, participant, holiday, tolerance or market)", k, kind)
 	}
 	if len(value) == 0 {
 		return fmt.Errorf("refdata record %q: empty value; reference data is never deleted, set its status instead", k)
@@ -86,6 +86,9 @@ func (s *Set) Apply(key, value []byte) error {
 		v, ok := fields[col]
 		return strings.TrimSpace(v), ok
 	}
+	// A table's refs (a tolerance's currency is known) are checked by loads
+	// only: compaction may leave a tolerance before the currency rows that a
+	// later load republished, so on the topic the order of kinds is not kept.
 	gotID, put, err := t.parse(get)
 	if err != nil {
 		return fmt.Errorf("refdata record %q: %v", k, err)

@@ -9,7 +9,7 @@ import (
 func TestRecordsRoundTrip(t *testing.T) {
 	s := Default()
 	recs := s.Records()
-	n := len(s.Currencies()) + len(s.Countries()) + len(s.Securities()) + len(s.Participants()) + len(s.Holidays()) + len(s.Cutoffs())
+	n := len(s.Currencies()) + len(s.Countries()) + len(s.Securities()) + len(s.Participants()) + len(s.Holidays()) + len(s.Tolerances()) + len(s.Cutoffs())
 	if len(recs) != n {
 		t.Fatalf("%d records for %d rows", len(recs), n)
 	}

@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/ste-utility/ste/schemas/date"
+	"github.com/ste-utility/ste/schemas/decimal"
 )
 
 // Status tells whether an entity may be used. Entities are never deleted
@@ -165,7 +166,8 @@ type Set struct {
 	securities   map[string]Security
 	participants map[string]Participant
 	holidays     map[holidayKey]struct{}
-	cutoffs      map[string]Cutoff // markets.csv, by MIC
+	tolerances   map[ToleranceKey]decimal.Dec // tolerances.go
+	cutoffs      map[string]Cutoff            // markets.csv, by MIC
 }
 
 // NewSet returns an empty Set ready for upserts.
@@ -176,6 +178,7 @@ func NewSet() *Set {
 		securities:   map[string]Security{},
 		participants: map[string]Participant{},
 		holidays:     map[holidayKey]struct{}{},
+		tolerances:   map[ToleranceKey]decimal.Dec{},
 		cutoffs:      map[string]Cutoff{},
 	}
 }
@@ -190,6 +193,7 @@ func (s *Set) Clone() *Set {
 		securities:   maps.Clone(s.securities),
 		participants: maps.Clone(s.participants),
 		holidays:     maps.Clone(s.holidays),
+		tolerances:   maps.Clone(s.tolerances),
 		cutoffs:      maps.Clone(s.cutoffs),
 	}
 }

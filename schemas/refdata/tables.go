@@ -7,7 +7,7 @@ import (
 	"github.com/ste-utility/ste/schemas/date"
 )
 
-// This file describes the five tables once, so that the CSV loader, the CSV
+// This file describes the tables once, so that the CSV loader, the CSV
 // writer, the Kafka records and Apply share one definition of every column and
 // one validation of every row: a row accepted from a file is exactly a row
 // accepted from the topic.
@@ -129,12 +129,20 @@ type table struct {
 	// parse validates one row and returns its id (the record key without the
 	// kind) and how to put it; nothing is put until the caller decides to.
 	parse func(get getter) (id string, put func(*Set), err error)
+	// refs, if set, checks a parsed row against the rest of the files it is
+	// loaded with (a tolerance's currency must be known); a row failing it is
+	// refused. Records on the topic are not checked (see Apply).
+	refs func(s *Set, get getter) error
+	// lastWins tables take a later row of the same id in one file as
+	// replacing the earlier one instead of refusing it (section 8 says so
+	// for tolerances).
+	lastWins bool
 }
 
 // rowID is the record id of a written row: the first column, or
 // "country:date" for holidays.
 func (t *table) rowID(row []string) string {
-	if t.kind == "holiday" {
+	if t.kind == "holiday" || t.kind == "tolerance" {
 		return row[0] + ":" + row[1]
 	}
 	return row[0]
@@ -302,6 +310,7 @@ var tables = []*table{
 			return country + ":" + d.String(), func(s *Set) { s.PutHoliday(country, d) }, nil
 		},
 	},
+	toleranceTable,
 }
 
 func digitsOnly(s string) bool {

@@ -12,6 +12,7 @@ import (
 	chcompress "github.com/ClickHouse/ch-go/compress"
 	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
+	"github.com/pierrec/lz4/v4"
 )
 
 // Two unrelated kinds of compression travel over ClickHouse's HTTP interface,
@@ -144,6 +145,10 @@ func DecodeBody(encoding string, r io.Reader) (io.ReadCloser, error) {
 			return nil, Errorf(CodeCannotDecompress, "Cannot decompress zstd request body: %v", err)
 		}
 		return zr.IOReadCloser(), nil
+	case "lz4":
+		// The LZ4 frame format, as ClickHouse's HTTP interface and
+		// clickhouse-connect (its default for inserts) use it.
+		return io.NopCloser(lz4.NewReader(r)), nil
 	}
 	return nil, Errorf(CodeBadArguments, "Unknown Content-Encoding of HTTP request: %s", encoding)
 }
@@ -166,7 +171,7 @@ func NegotiateEncoding(accept string) string {
 			continue
 		}
 		switch n := strings.ToLower(strings.TrimSpace(fields[0])); n {
-		case "gzip", "deflate", "br", "zstd":
+		case "gzip", "deflate", "br", "zstd", "lz4":
 			return n
 		case "x-gzip":
 			return "gzip"
@@ -190,6 +195,8 @@ func NewEncoder(encoding string, w io.Writer, level int) (io.WriteCloser, error)
 		return brotli.NewWriterLevel(w, brotli.DefaultCompression), nil
 	case "zstd":
 		return zstd.NewWriter(w, zstd.WithEncoderLevel(zstd.SpeedFastest))
+	case "lz4":
+		return lz4.NewWriter(w), nil
 	}
 	return nil, fmt.Errorf("unsupported encoding %q", encoding)
 }

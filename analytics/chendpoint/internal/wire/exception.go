@@ -31,6 +31,10 @@ const (
 	CodeAborted          = 236
 	CodeCannotDecompress = 271
 	CodeQueryTooLarge    = 393
+	CodeSessionNotFound  = 372
+	CodeSessionLocked    = 373
+	CodeAccessDenied     = 497
+	CodeAuthFailed       = 516
 	CodeStdException     = 1001
 )
 

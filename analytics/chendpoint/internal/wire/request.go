@@ -17,13 +17,17 @@ type KV struct{ Name, Value string }
 // default_format, compress, ...), query parameters (param_<name>), and
 // everything else, which are settings for this one query.
 type Params struct {
-	Query      string // the query URL parameter ("" if absent)
-	Database   string // database parameter or X-ClickHouse-Database header
-	Format     string // default_format; TabSeparated when unset, as in ClickHouse
-	QueryID    string
-	SessionID  string
-	Settings   []KV // sorted by name
-	Parameters []KV // param_* without the prefix, sorted by name
+	Query     string // the query URL parameter ("" if absent)
+	Database  string // database parameter or X-ClickHouse-Database header
+	Format    string // default_format; TabSeparated when unset, as in ClickHouse
+	QueryID   string
+	SessionID string
+	// SessionTimeout is session_timeout in seconds (0: the default);
+	// SessionCheck is session_check=1: the session must exist already.
+	SessionTimeout int
+	SessionCheck   bool
+	Settings       []KV // sorted by name
+	Parameters     []KV // param_* without the prefix, sorted by name
 
 	Compress          bool   // compress=1: block-compress the response
 	Decompress        bool   // decompress=1: the body is block-compressed
@@ -38,7 +42,7 @@ type Params struct {
 }
 
 // interfaceParams are URL parameters of the HTTP interface, not settings.
-// Credentials are accepted and ignored: the endpoint has no users.
+// Credentials (user, password) are checked by the endpoint before this.
 var interfaceParams = map[string]bool{
 	"query": true, "database": true, "default_format": true, "query_id": true,
 	"quota_key": true, "user": true, "password": true, "compress": true,
@@ -58,6 +62,8 @@ func ParseParams(r *http.Request, v url.Values, skip func(string) bool) (*Params
 		Format:            v.Get("default_format"),
 		QueryID:           v.Get("query_id"),
 		SessionID:         v.Get("session_id"),
+		SessionTimeout:    atoiDefault(v.Get("session_timeout"), 0),
+		SessionCheck:      truthy(v.Get("session_check")),
 		Compress:          truthy(v.Get("compress")),
 		Decompress:        truthy(v.Get("decompress")),
 		CompressionMethod: v.Get("network_compression_method"),
@@ -100,6 +106,9 @@ func ParseParams(r *http.Request, v url.Values, skip func(string) bool) (*Params
 		}
 		if !IsName(name) {
 			return nil, Errorf(CodeUnknownSetting, "Unknown setting '%s'", name)
+		}
+		if ex := GuardSetting(name); ex != nil {
+			return nil, ex
 		}
 		p.Settings = append(p.Settings, KV{name, val})
 	}

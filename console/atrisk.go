@@ -1,0 +1,167 @@
+package console
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/ste-utility/ste/instance/api"
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/topology"
+)
+
+// The At-risk page (docs/timeliness.md): every instance running the match
+// group lists its unmatched trades by market cutoff from its at-risk index
+// (GET /at-risk); the page merges them, the earliest cutoff first, with what
+// each trade still lacks and from whom, and refreshes itself.
+
+type atRiskData struct {
+	Market, Participant string
+	Query               string // the filters as a query string, for the live part
+	Now                 time.Time
+	Rows                []atRiskRow
+	Limit               int
+	Truncated           bool
+	Errors              []string
+}
+
+type atRiskRow struct {
+	api.AtRisk
+	Instance string
+	TradeRef string
+	Left     time.Duration // negative: past the cutoff
+	Status   string
+}
+
+const atRiskLimit = 200
+
+func (s *Server) atRiskPage(w http.ResponseWriter, r *http.Request) {
+	s.render(w, r, http.StatusOK, "atrisk", "At risk", s.atRisk(r))
+}
+
+func (s *Server) atRiskLive(w http.ResponseWriter, r *http.Request) {
+	var b bytes.Buffer
+	if err := s.pages.t["atrisk"].ExecuteTemplate(&b, "atrisk-table", s.atRisk(r)); err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(b.Bytes())
+}
+
+func (s *Server) atRiskJSON(w http.ResponseWriter, r *http.Request) {
+	d := s.atRisk(r)
+	type row struct {
+		api.AtRisk
+		Instance    string  `json:"instance"`
+		SecondsLeft float64 `json:"seconds_left"`
+	}
+	out := struct {
+		Trades []row    `json:"trades"`
+		Errors []string `json:"errors"`
+	}{Trades: []row{}, Errors: d.Errors}
+	for _, x := range d.Rows {
+		out.Trades = append(out.Trades, row{x.AtRisk, x.Instance, x.Left.Seconds()})
+	}
+	if out.Errors == nil {
+		out.Errors = []string{}
+	}
+	writeJSON(w, out)
+}
+
+func (s *Server) atRisk(r *http.Request) atRiskData {
+	q := r.URL.Query()
+	d := atRiskData{Market: strings.TrimSpace(q.Get("market")), Participant: strings.TrimSpace(q.Get("participant")),
+		Limit: atRiskLimit, Now: time.Now().UTC()}
+	v := url.Values{}
+	if d.Market != "" {
+		v.Set("market", d.Market)
+	}
+	if d.Participant != "" {
+		v.Set("participant", d.Participant)
+	}
+	d.Query = v.Encode()
+	v.Set("limit", strconv.Itoa(d.Limit+1))
+	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
+	defer cancel()
+	owners := s.col.owners(topology.StageMatch.String())
+	if len(owners) == 0 {
+		d.Errors = append(d.Errors, "no instance running the match group is known (is ste process running?)")
+	}
+	for addr := range owners {
+		ans, err := askAtRisk(ctx, addr, "/at-risk?"+v.Encode())
+		if err != nil {
+			d.Errors = append(d.Errors, addr+": "+err.Error())
+			continue
+		}
+		for _, t := range ans.Trades {
+			row := atRiskRow{AtRisk: t, Instance: ans.Instance, Left: t.Cutoff.Sub(d.Now), Status: statusOf(&t.Trade)}
+			if len(t.Trade.Keys) > 0 {
+				row.TradeRef = t.Trade.Keys[0].TradeRef
+			}
+			d.Rows = append(d.Rows, row)
+		}
+	}
+	slices.SortFunc(d.Rows, func(a, b atRiskRow) int {
+		if c := a.Cutoff.Compare(b.Cutoff); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Trade.TradeKey, b.Trade.TradeKey)
+	})
+	if len(d.Rows) > d.Limit {
+		d.Rows, d.Truncated = d.Rows[:d.Limit], true
+	}
+	return d
+}
+
+// statusOf is the trade's status as docs/spec/gateway.md §4 names it.
+func statusOf(v *matching.View) string {
+	switch {
+	case !v.Complete:
+		return "INCOMPLETE"
+	case v.State == "mismatched":
+		return "MISMATCHED"
+	case v.State == "matched":
+		return "MATCHED"
+	}
+	return strings.ToUpper(v.State)
+}
+
+func askAtRisk(ctx context.Context, addr, path string) (api.AtRiskAnswer, error) {
+	var ans api.AtRiskAnswer
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
+	if err != nil {
+		return ans, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ans, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return ans, fmt.Errorf("%s", resp.Status)
+	}
+	return ans, json.NewDecoder(resp.Body).Decode(&ans)
+}
+
+// leftText says how long until a cutoff, or how long past it.
+func leftText(d time.Duration) string {
+	past := d < 0
+	if past {
+		d = -d
+	}
+	d = d.Round(time.Minute)
+	txt := fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	if past {
+		return "past by " + txt
+	}
+	return txt
+}

@@ -1,0 +1,391 @@
+package e2e
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/outcome"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topics/lag"
+)
+
+// TestGateway drives `ste gateway` (docs/spec/gateway.md) with an independent RFC 9421
+// client: e2e/gateway/gateway_suite.py, signing with the requests-http-signature
+// and http-message-signatures packages, in the virtual environment the
+// Makefile keeps ($STE_GATEWAY_PYTHON). Two gateway instances over one
+// embedded broker and one `ste process`; a third is killed with -9 during a
+// long poll.
+func TestGateway(t *testing.T) {
+	py := os.Getenv("STE_GATEWAY_PYTHON")
+	if py == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatal("STE_GATEWAY_PYTHON is not set (make test sets it to the gateway suite's virtual environment)")
+		}
+		t.Skip("STE_GATEWAY_PYTHON is not set: run through make test, which installs the Python client")
+	}
+	brokers := embeddedBroker(t)
+	ns := fmt.Sprintf("gw%d", time.Now().UnixNano()%1e6)
+	env := []string{"STE_BROKERS=" + brokers, "STE_NAMESPACE=" + ns}
+	conn := kafkaconn.Plaintext(brokers)
+	dir := t.TempDir()
+	ref, full, set := filepath.Join(dir, "ref"), filepath.Join(dir, "full.xml"), filepath.Join(dir, "set.xml")
+	ste(t, nil, "refdata", "gen", "--out", ref, "--seed", "3")
+	ste(t, nil, "gen", "--trades", "120", "--mix", "realistic", "--seed", "5", "--refdata", ref, "--out", full)
+	// A participant rotating its key holds two (docs/spec/messages.md §8): it may sign
+	// with either.
+	rot, rotSeed := rotateKey(t, ref)
+	rd, err := refdata.LoadDir(ref)
+	must(t, err)
+	msgs := submittable(t, full, rd)
+	must(t, os.WriteFile(set, []byte(strings.Join(msgs, "\n")+"\n"), 0o644))
+	match := filepath.Join(dir, "match")
+	ste(t, nil, "match", "--in", set, "--refdata", ref, "--out", match)
+
+	ste(t, env, "topics", "create")
+	ste(t, env, "refdata", "load", "--dir", ref)
+	startProcess(t, env, "--http", "127.0.0.1:0")
+	gw := func(extra ...string) (*lines, string, string) {
+		l := startLines(t, env, append([]string{"gateway", "--addr", "127.0.0.1:0", "--metrics-addr", "127.0.0.1:0"}, extra...)...)
+		out := l.waitFor(t, regexp.MustCompile(`STE gateway for namespace \S+: (\S+)\n`), 30*time.Second)
+		u := regexp.MustCompile(`STE gateway for namespace \S+: (\S+)\n`).FindStringSubmatch(out)[1]
+		m := regexp.MustCompile(`"metrics":"([^"]+)"`).FindStringSubmatch(l.waitFor(t, regexp.MustCompile(`"metrics":"[^"]+"`), 10*time.Second))
+		waitHealthy(t, u)
+		return l, u, m[1]
+	}
+	_, gw1, metrics1 := gw()
+	_, gw2, _ := gw()
+	g3, gw3, _ := gw()
+
+	// The participants of the suite: BIC, and OTHER_BIC, the Broker of a
+	// trade BIC is no party to.
+	bic, other, theirKey, theirRef := pickParties(t, msgs, rd)
+	var inactive string
+	for _, p := range rd.Participants() {
+		if p.Status != refdata.Active {
+			inactive = p.BIC
+			break
+		}
+	}
+	var bics []string
+	for _, p := range rd.Participants() {
+		if p.Status == refdata.Active {
+			bics = append(bics, p.BIC)
+		}
+	}
+	bicsFile, outFile := filepath.Join(dir, "bics.txt"), filepath.Join(dir, "gateway-outbound.xml")
+	must(t, os.WriteFile(bicsFile, []byte(strings.Join(bics, "\n")), 0o644))
+	pyEnv := []string{"GW1=" + gw1, "GW2=" + gw2, "GW3=" + gw3, "GW3_PID=" + fmt.Sprint(g3.cmd.Process.Pid),
+		"BIC=" + bic, "OTHER_BIC=" + other, "INACTIVE_BIC=" + inactive, "UTILITY_BIC=STEUTLSGXXX",
+		"SET=" + set, "BICS=" + bicsFile, "OUT=" + outFile, "THEIR_TRADE_KEY=" + theirKey, "THEIR_TRADE_REF=" + theirRef,
+		"THEIR_PARTY=" + other, "ROT_BIC=" + rot, "ROT_SEED=" + hex.EncodeToString(rotSeed)}
+	phase := func(t *testing.T, name string, facts any) {
+		t.Helper()
+		out := runPhase(t, py, pyEnv, name, nil)
+		if facts != nil {
+			must(t, json.Unmarshal([]byte(out), facts))
+		}
+	}
+
+	t.Run("refusals", func(t *testing.T) { phase(t, "auth", nil) })
+
+	var sub struct {
+		Submitted     int      `json:"submitted"`
+		ForeignMsgIds []string `json:"foreign_msg_ids"`
+	}
+	phase(t, "submit", &sub)
+	if sub.Submitted != len(msgs) {
+		t.Fatalf("submitted %d of %d messages", sub.Submitted, len(msgs))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cl, err := topics.Connect(ctx, conn)
+	must(t, err)
+	defer cl.Close()
+	if _, err := lag.WaitZero(ctx, kadm.NewClient(cl), lag.Groups(ns), lag.WaitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	t.Run("a batch with one foreign Sender publishes nothing", func(t *testing.T) {
+		n := 0
+		_, err := topics.Dump(ctx, conn, ns+".inbound", func(r *kgo.Record) error {
+			for _, id := range sub.ForeignMsgIds {
+				if bytes.Contains(r.Value, []byte("<MsgId>"+id+"</MsgId>")) {
+					n++
+				}
+			}
+			if h := header(r, "ste-participant"); h != "" && h != schemas.Echo(string(r.Key)) {
+				t.Errorf("record keyed %s with ste-participant %s", r.Key, h)
+			}
+			return nil
+		})
+		must(t, err)
+		if n != 0 {
+			t.Fatalf("%d records of the refused batch reached %s.inbound", n, ns)
+		}
+	})
+
+	t.Run("outputs through the gateways equal ste match", func(t *testing.T) {
+		phase(t, "collect", nil)
+		want, got := outcome.New(), outcome.New()
+		addLines(t, filepath.Join(match, "outbound.xml"), want)
+		addLines(t, outFile, got)
+		d := outcome.Compare(want, got, outcome.Options{A: "ste match", B: "gateway"})
+		if !d.Equal() {
+			t.Fatalf("outputs through the gateway differ from ste match: %s", d.Report(5))
+		}
+		if c := got.Counts(); c.ACKs == 0 {
+			t.Fatalf("no ACK through the gateway: %+v", c)
+		}
+	})
+
+	t.Run("isolation", func(t *testing.T) { phase(t, "isolation", nil) })
+
+	t.Run("two instances shown one nonce accept it once", func(t *testing.T) {
+		var f struct{ Winners []int }
+		phase(t, "nonce", &f)
+		t.Logf("winners (0 = GW1, 1 = GW2): %v", f.Winners)
+	})
+
+	t.Run("kill -9 during a long poll loses no output", func(t *testing.T) {
+		mine := []string{}
+		for _, l := range msgs {
+			if m, _ := (&schemas.Decoder{}).Decode([]byte(l)); m != nil && m.Sender == bic {
+				mine = append(mine, l)
+			}
+		}
+		var got struct {
+			AfterKill []string `json:"after_kill"`
+		}
+		out := runPhase(t, py, append(pyEnv, fmt.Sprintf("MORE=%d", len(mine))), "killwalk", func(w io.Writer) {
+			// The walk printed its cursor and the gateway answering it is
+			// dead: the same messages again (exact duplicates re-emit their
+			// ACKs), then the walk resumes at another instance.
+			recs := []*kgo.Record{}
+			for _, l := range mine {
+				recs = append(recs, &kgo.Record{Topic: ns + ".inbound", Key: []byte(bic), Value: []byte(l)})
+			}
+			must(t, cl.ProduceSync(ctx, recs...).FirstErr())
+			fmt.Fprintln(w)
+		})
+		must(t, json.Unmarshal([]byte(out), &got))
+		for _, l := range mine {
+			m, _ := (&schemas.Decoder{}).Decode([]byte(l))
+			if id := "ACK:" + bic + ":" + m.MsgId; m != nil && !slices.Contains(got.AfterKill, id) && !isNACKed(got.AfterKill, bic, m.MsgId) {
+				t.Errorf("%s not among the outputs walked after the kill: %v", id, got.AfterKill)
+			}
+		}
+	})
+
+	t.Run("metrics", func(t *testing.T) {
+		body := scrape(t, metrics1)
+		for _, want := range []string{`ste_gateway_auth_refusals_total{reason="replayed"}`, `ste_gateway_requests_total{code="202",route="messages"}`,
+			"ste_gateway_long_polls", "ste_gateway_submit_seconds_bucket"} {
+			if !strings.Contains(body, want) {
+				t.Errorf("/metrics has no %s", want)
+			}
+		}
+		for _, r := range []string{"missing_signature", "malformed", "components", "unknown_participant", "stale", "bad_signature", "digest_mismatch", "replayed"} {
+			if regexp.MustCompile(`ste_gateway_auth_refusals_total\{reason="` + r + `"\} 0\n`).MatchString(body) {
+				t.Errorf("no refusal counted as %s", r)
+			}
+		}
+	})
+}
+
+// rotateKey gives the last ACTIVE participant of the reference data a new
+// key beside its demo key, and returns it and the new key's seed.
+func rotateKey(t *testing.T, dir string) (string, []byte) {
+	path := filepath.Join(dir, "participants.csv")
+	b, err := os.ReadFile(path)
+	must(t, err)
+	rows := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	for i := len(rows) - 1; i > 0; i-- {
+		if !strings.Contains(rows[i], ",ACTIVE,") {
+			continue
+		}
+		bic := rows[i][:strings.IndexByte(rows[i], ',')]
+		seed := sha256.Sum256([]byte("rotated:" + bic))
+		pub := ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey)
+		c := strings.LastIndexByte(rows[i], ',')
+		rows[i] = rows[i][:c+1] + base64.StdEncoding.EncodeToString(pub) + ";" + rows[i][c+1:]
+		must(t, os.WriteFile(path, []byte(strings.Join(rows, "\n")+"\n"), 0o644))
+		return bic, seed[:]
+	}
+	t.Fatal("no ACTIVE participant")
+	return "", nil
+}
+
+func isNACKed(ids []string, bic, msgID string) bool {
+	for _, id := range ids {
+		if strings.HasPrefix(id, "NACK:"+bic+":"+msgID+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// runPhase runs one phase of the Python suite and returns the JSON it
+// printed last; mid, when set, is called after its first line of output with
+// its standard input.
+func runPhase(t *testing.T, py string, env []string, name string, mid func(w io.Writer)) string {
+	t.Helper()
+	cmd := exec.Command(py, "gateway/gateway_suite.py", name)
+	cmd.Env = append(os.Environ(), env...)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	must(t, cmd.Start())
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(nil, 1<<20)
+	var last string
+	first := true
+	for sc.Scan() {
+		last = sc.Text()
+		if first && mid != nil {
+			mid(stdin)
+		}
+		first = false
+	}
+	stdin.Close()
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("gateway suite phase %s: %v\n%s", name, err, stderr.String())
+	}
+	return last
+}
+
+// submittable keeps the messages of a set a participant can submit through
+// the gateway: well-formed, one Header and Sender, its Sender ACTIVE.
+func submittable(t *testing.T, path string, rd *refdata.Set) []string {
+	b, err := os.ReadFile(path)
+	must(t, err)
+	var out []string
+	d := &schemas.Decoder{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.TrimSpace(l) == "" || strings.Count(l, "<Header>") != 1 || strings.Count(l, "<Sender>") != 1 {
+			continue
+		}
+		m, rej := d.Decode([]byte(l))
+		if m == nil || rej != nil && (rej.Reason == schemas.Malformed || rej.Reason == schemas.TooLarge) {
+			continue
+		}
+		if p, ok := rd.Participant(m.Sender); ok && p.Status == refdata.Active {
+			out = append(out, l)
+		}
+	}
+	if len(out) < 100 {
+		t.Fatalf("only %d submittable messages", len(out))
+	}
+	return out
+}
+
+// pickParties picks BIC and OTHER_BIC (the Broker of a trade BIC is no party
+// to, whose key and TradeRef it returns), both senders of the set.
+func pickParties(t *testing.T, lines []string, rd *refdata.Set) (bic, other, key, ref string) {
+	type trade struct {
+		parties map[string]bool
+		k       schemas.Key
+	}
+	trades := map[schemas.TradeKey]*trade{}
+	senders := map[string]int{}
+	d := &schemas.Decoder{}
+	for _, l := range lines {
+		m, rej := d.Decode([]byte(l))
+		if rej != nil {
+			continue
+		}
+		senders[m.Sender]++
+		tk := m.Key.TradeKey()
+		tr := trades[tk]
+		if tr == nil {
+			tr = &trade{parties: map[string]bool{m.Key.Broker: true, m.Key.InvMgr: true}, k: m.Key}
+			trades[tk] = tr
+		}
+		if m.Custodian != "" {
+			tr.parties[m.Custodian] = true
+		}
+	}
+	var keys []schemas.TradeKey
+	for k := range trades {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool { return keys[i] < keys[j] })
+	for _, k := range keys {
+		tr := trades[k]
+		if senders[tr.k.Broker] < 2 {
+			continue
+		}
+		for _, s := range sortedSenders(senders) {
+			if !tr.parties[s] && senders[s] >= 3 && s != tr.k.Broker {
+				return s, tr.k.Broker, k.String(), tr.k.TradeRef
+			}
+		}
+	}
+	t.Fatal("no two suitable participants in the set")
+	return
+}
+
+func sortedSenders(m map[string]int) []string {
+	var s []string
+	for k := range m {
+		s = append(s, k)
+	}
+	sort.Strings(s)
+	return s
+}
+
+func addLines(t *testing.T, path string, s *outcome.Set) {
+	b, err := os.ReadFile(path)
+	must(t, err)
+	for _, l := range strings.Split(string(b), "\n") {
+		if l != "" {
+			must(t, s.AddOutput([]byte(l)))
+		}
+	}
+}
+
+func header(r *kgo.Record, k string) string {
+	for _, h := range r.Headers {
+		if h.Key == k {
+			return string(h.Value)
+		}
+	}
+	return ""
+}
+
+func waitHealthy(t *testing.T, base string) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		if r, err := http.Get(base + "/v1/health"); err == nil {
+			r.Body.Close()
+			if r.StatusCode == http.StatusOK {
+				return
+			}
+		}
+	}
+	t.Fatalf("%s/v1/health not 200 within 30 s", base)
+}

@@ -1,0 +1,51 @@
+package instance
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"slices"
+	"strconv"
+
+	"github.com/ste-utility/ste/instance/api"
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
+)
+
+// AtRiskAnswer is what /at-risk answers (instance/api).
+type AtRiskAnswer = api.AtRiskAnswer
+
+// maxAtRisk bounds one answer.
+const maxAtRisk = 500
+
+// serveAtRisk answers GET /at-risk?market=M&participant=BIC&limit=N from
+// the at-risk index (docs/timeliness.md); the console merges the answers of
+// every instance running the match group.
+func (r *runtime) serveAtRisk(mux *http.ServeMux) {
+	mux.HandleFunc("/at-risk", func(w http.ResponseWriter, req *http.Request) {
+		if !slices.Contains(r.o.Stages, topology.StageMatch) {
+			http.Error(w, pipeline.ErrNoMatchTable.Error(), http.StatusNotFound)
+			return
+		}
+		q := req.URL.Query()
+		limit, _ := strconv.Atoi(q.Get("limit"))
+		if limit <= 0 || limit > maxAtRisk {
+			limit = maxAtRisk
+		}
+		ts, err := r.tables.AtRisk(pipeline.AtRiskQuery{Market: q.Get("market"), Participant: q.Get("participant"), Limit: limit},
+			r.owned(topology.StageMatch))
+		switch {
+		case errors.Is(err, pipeline.ErrNoMatchTable):
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		if ts == nil {
+			ts = []pipeline.AtRisk{}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(AtRiskAnswer{Instance: r.id.ID, Trades: ts})
+	})
+}

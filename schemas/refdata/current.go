@@ -1,0 +1,29 @@
+package refdata
+
+import (
+	"sync/atomic"
+
+	"github.com/ste-utility/ste/schemas/decimal"
+)
+
+// Current is the Set a process has read so far from <ns>.refdata, replaced
+// whole on every update (the copy-on-write of the package comment): readers
+// on many goroutines see one version or the next, never a Set being written.
+// The zero value holds no Set, and answers as an empty one.
+type Current struct{ p atomic.Pointer[Set] }
+
+// Store publishes s; s must not be modified afterwards.
+func (c *Current) Store(s *Set) { c.p.Store(s) }
+
+// Load returns the published Set, nil before the first Store.
+func (c *Current) Load() *Set { return c.p.Load() }
+
+// Tolerance is Set.Tolerance on the published Set (0 before the first Store),
+// so matching reads the tolerances the instance has read by then.
+func (c *Current) Tolerance(criterion int, ccy string) decimal.Dec {
+	s := c.p.Load()
+	if s == nil {
+		return decimal.Dec{}
+	}
+	return s.Tolerance(criterion, ccy)
+}
