@@ -135,9 +135,10 @@ chaos: kafka
 # ISR 2) while the leader of a busy partition is lost 10 times, instances are
 # killed, the cluster drops below min ISR and the instances restart one by
 # one; outputs held to ste match. make test runs a reduced run (1,000
-# trades, 4 leader losses). The three-node Kafka 4 run is not built yet.
-chaos-cluster:
-	STE_CHAOS=full $(GO) test -count=1 -v -timeout 60m -run TestChaosCluster ./e2e/chaos/
+# trades, 4 leader losses, kfake only). On Kafka 4: three KRaft nodes
+# (deploy/kafka/kafka.sh cluster-start), a leader's loss a kill -9 of its JVM.
+chaos-cluster: kafka
+	STE_KAFKA=1 STE_CHAOS=full $(GO) test -count=1 -v -timeout 60m -run TestChaosCluster ./e2e/chaos/
 
 # Failover times (docs/benchmarks.md): kill -9 with and without restart,
 # 20 rounds each, on both brokers (~1 hour).

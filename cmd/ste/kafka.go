@@ -88,9 +88,10 @@ func runBroker(ctx context.Context, args []string) error {
 }
 
 func topicsCreate(ctx context.Context, args []string) error {
-	fs := flags("topics create", "[--brokers B] [--namespace NS] [--partitions N] [--replication N] [--min-insync N]")
+	fs := flags("topics create", "[--brokers B] [--namespace NS] [--partitions N] [--replication N] [--min-insync N] [--deliver-per-participant]")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	layout := layoutFlags(fs, 0)
+	perBIC := fs.Bool("deliver-per-participant", false, "also create <ns>.out.<BIC> for every participant on <ns>.refdata (load reference data first)")
 	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
@@ -117,6 +118,13 @@ func topicsCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("namespace %s: %d topics created, %d already there\n", *ns, len(created), len(topics.Specs(*ns, topics.Options{}))-len(created))
+	if *perBIC {
+		created, all, err := topics.CreateDeliveryForRefdata(ctx, k, adm, *ns, o)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("namespace %s: %d per-participant topics created, %d already there\n", *ns, len(created), all-len(created))
+	}
 	return nil
 }
 

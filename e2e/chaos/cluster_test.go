@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/topics"
@@ -51,8 +53,9 @@ var (
 //
 // kfake runs its brokers in one process: a leader's loss there is kfake's
 // RemoveNode of the leading node through `ste broker --control`, its return
-// AddNode on the same port. The three-node Kafka 4 run is not built yet
-// (deploy/kafka/kafka.sh has no cluster mode): docs/ARCHITECTURE.md says so.
+// AddNode on the same port. On Kafka 4 (STE_CHAOS=full, `make chaos-cluster`)
+// three KRaft nodes from `kafka.sh cluster-start`: a leader's loss is kill -9
+// of its JVM and a restart, below min ISR two nodes killed.
 func TestChaosCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos: brokers, processes and faults (drop -short to run)")
@@ -61,9 +64,18 @@ func TestChaosCluster(t *testing.T) {
 	if os.Getenv("STE_CHAOS") == "full" {
 		p = fullCluster
 	}
+	if n, err := strconv.Atoi(os.Getenv("STE_CHAOS_TRADES")); err == nil && n > 0 {
+		p.trades = n // a smaller or larger run of the same schedule
+	}
 	s := seed(t)
 	t.Logf("cluster chaos seed %d (replay the schedule: STE_CHAOS_SEED=%d)", s, s)
-	runChaosCluster(t, p, s)
+	backends := []string{"kfake"}
+	if os.Getenv("STE_CHAOS") == "full" {
+		backends = append(backends, "kafka")
+	}
+	for _, b := range backends {
+		t.Run(b, func(t *testing.T) { runChaosCluster(t, b, p, s) })
+	}
 }
 
 // startKfakeCluster runs `ste broker --brokers N --control ADDR` as a
@@ -118,8 +130,8 @@ func controlPost(control, path string) (map[string]any, error) {
 	return v, nil
 }
 
-func runChaosCluster(t *testing.T, p clusterPlan, seed uint64) {
-	dir := workDir(t, "ste-chaos-cluster-")
+func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
+	dir := workDir(t, "ste-chaos-cluster-"+backend+"-")
 	rng := rand.New(rand.NewPCG(seed, 0xc1))
 
 	ref, set, dups := filepath.Join(dir, "ref"), filepath.Join(dir, "set.xml"), filepath.Join(dir, "dups.xml")
@@ -135,7 +147,8 @@ func runChaosCluster(t *testing.T, p clusterPlan, seed uint64) {
 		t.Fatal(err)
 	}
 
-	addrs, control := startKfakeCluster(t, dir, 3)
+	cb := startClusterBackend(t, backend, dir)
+	addrs := cb.addrs()
 	ns := "chaoscl"
 	env := []string{"STE_BROKERS=" + addrs, "STE_NAMESPACE=" + ns, "STE_HOME=" + filepath.Join(dir, "home")}
 	ste(t, env, "topics", "create", "--replication", "3", "--min-insync", "2")
@@ -162,8 +175,8 @@ func runChaosCluster(t *testing.T, p clusterPlan, seed uint64) {
 	groups := lag.Groups(ns)
 
 	driveFor := time.Duration(float64(nSet) / float64(p.rate) * float64(time.Second))
-	t.Logf("kfake x3: %d trades, %d messages + %d duplicates at %d msg/s, %d instances, %d leader losses, %d kills over ~%v",
-		p.trades, nSet, nDups, p.rate, p.instances, p.leaderLosses, p.kills, driveFor.Round(time.Second))
+	t.Logf("%s x3: %d trades, %d messages + %d duplicates at %d msg/s, %d instances, %d leader losses, %d kills over ~%v",
+		backend, p.trades, nSet, nDups, p.rate, p.instances, p.leaderLosses, p.kills, driveFor.Round(time.Second))
 	driven := make(chan error, 1)
 	start := time.Now()
 	go func() { driven <- steErr(env, "drive", "--in", set, "--rate", fmt.Sprint(p.rate)) }()
@@ -221,11 +234,10 @@ func runChaosCluster(t *testing.T, p clusterPlan, seed uint64) {
 		}
 		part := int32(rng.IntN(8))
 		before, _ := lag.Read(ctx, adm, groups)
-		v, err := controlPost(control, fmt.Sprintf("/v1/leader-loss?topic=%s&partition=%d", inbound, part))
+		node, err := cb.leaderLoss(ctx, inbound, part)
 		if err != nil {
 			t.Fatalf("leader loss: %v", err)
 		}
-		node := int(v["node"].(float64))
 		mark()
 		at := time.Since(start)
 		wg.Add(1)
@@ -236,10 +248,10 @@ func runChaosCluster(t *testing.T, p clusterPlan, seed uint64) {
 				at.Seconds(), inbound, part, node, ev.down.Round(time.Millisecond), prod, cons)
 		}()
 		wg.Add(1)
-		go func(node int, d time.Duration) {
+		go func(node int32, d time.Duration) {
 			defer wg.Done()
 			time.Sleep(d)
-			if _, err := controlPost(control, fmt.Sprintf("/v1/node-back?node=%d", node)); err != nil {
+			if err := cb.nodeBack(ctx, node); err != nil {
 				t.Errorf("node back: %v", err)
 			}
 			mark()
@@ -259,7 +271,7 @@ func runChaosCluster(t *testing.T, p clusterPlan, seed uint64) {
 	go func() { driven <- steErr(env, "drive", "--in", dups, "--rate", fmt.Sprint(dupRate)) }()
 	progress := watchProgress(ctx, adm, groups)
 	time.Sleep(2 * time.Second)
-	if _, err := controlPost(control, "/v1/min-isr?below=true"); err != nil {
+	if err := cb.belowMinISR(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	mark()
@@ -270,7 +282,7 @@ func runChaosCluster(t *testing.T, p clusterPlan, seed uint64) {
 			t.Errorf("instance %d is not running below min ISR", in.n)
 		}
 	}
-	if _, err := controlPost(control, "/v1/min-isr?below=false"); err != nil {
+	if err := cb.belowMinISR(ctx, false); err != nil {
 		t.Fatal(err)
 	}
 	mark()
@@ -317,15 +329,15 @@ func runChaosCluster(t *testing.T, p clusterPlan, seed uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := outcome.Compare(expected, got, outcome.Options{A: "ste match", B: "kfake x3"})
+	d := outcome.Compare(expected, got, outcome.Options{A: "ste match", B: backend + " x3"})
 	if !d.Equal() {
 		t.Fatalf("outputs differ from ste match after the cluster chaos: %s", d.Report(10))
 	}
 	longest := progress.stop()
 	t.Logf("rolling restart: the longest time a partition with work waiting went without progress: %v", longest.Round(100*time.Millisecond))
 	n := got.Counts()
-	t.Logf("CHAOS-CLUSTER kfake seed %d: %d leader losses, %d kills, converged %.1f s after the last fault; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades)",
-		seed, p.leaderLosses, p.kills, converged.Seconds(), n.ACKs, n.Exceptions, n.Settled)
+	t.Logf("CHAOS-CLUSTER %s seed %d: %d leader losses, %d kills, converged %.1f s after the last fault; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades)",
+		backend, seed, p.leaderLosses, p.kills, converged.Seconds(), n.ACKs, n.Exceptions, n.Settled)
 }
 
 // stalls watches topic/partition after its leader was lost: how long until
@@ -432,4 +444,125 @@ func (w *progressWatch) stop() time.Duration {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.longest
+}
+
+// clusterBackend is three brokers the suite can take a leader from.
+type clusterBackend interface {
+	addrs() string
+	// leaderLoss takes away the node leading topic/partition and says which.
+	leaderLoss(ctx context.Context, topic string, partition int32) (int32, error)
+	nodeBack(ctx context.Context, node int32) error
+	// belowMinISR drops the cluster below min.insync.replicas, or lifts it.
+	belowMinISR(ctx context.Context, on bool) error
+}
+
+func startClusterBackend(t *testing.T, name, dir string) clusterBackend {
+	t.Helper()
+	if name == "kfake" {
+		a, c := startKfakeCluster(t, dir, 3)
+		return &kfakeBackend{a: a, control: c}
+	}
+	if run, _ := kafka.Enabled(); !run {
+		t.Skipf("the Kafka 4 run needs %s=1 (and Java)", kafka.EnvEnable)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	c, err := kafka.LaunchCluster(ctx, filepath.Join(dir, "kafka"), 3)
+	if err != nil {
+		t.Fatalf("kafka cluster: %v", err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	return &kafkaBackend{c: c, adm: connect(t, c.Bootstrap)}
+}
+
+// kfakeBackend: the brokers share one process; `ste broker --control`.
+type kfakeBackend struct{ a, control string }
+
+func (k *kfakeBackend) addrs() string { return k.a }
+func (k *kfakeBackend) leaderLoss(_ context.Context, topic string, part int32) (int32, error) {
+	v, err := controlPost(k.control, fmt.Sprintf("/v1/leader-loss?topic=%s&partition=%d", topic, part))
+	if err != nil {
+		return -1, err
+	}
+	return int32(v["node"].(float64)), nil
+}
+func (k *kfakeBackend) nodeBack(_ context.Context, node int32) error {
+	_, err := controlPost(k.control, fmt.Sprintf("/v1/node-back?node=%d", node))
+	return err
+}
+func (k *kfakeBackend) belowMinISR(_ context.Context, on bool) error {
+	_, err := controlPost(k.control, fmt.Sprintf("/v1/min-isr?below=%v", on))
+	return err
+}
+
+// kafkaBackend: three KRaft nodes; a leader's loss is kill -9 of its JVM,
+// below min ISR two nodes killed.
+type kafkaBackend struct {
+	c    *kafka.Cluster
+	adm  *kadm.Client
+	down []int32
+
+	mu   sync.Mutex
+	lost int32 // the node a leader loss took and not yet back (0: none)
+}
+
+func (k *kafkaBackend) addrs() string { return k.c.Bootstrap }
+func (k *kafkaBackend) leaderLoss(ctx context.Context, topic string, part int32) (int32, error) {
+	// One node away at a time: a JVM takes seconds to come back, and two
+	// losses at once are the min ISR case, not this one.
+	for {
+		k.mu.Lock()
+		if k.lost == 0 {
+			break
+		}
+		k.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return -1, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	defer k.mu.Unlock()
+	md, err := k.adm.Metadata(ctx, topic)
+	if err != nil {
+		return -1, err
+	}
+	p, ok := md.Topics[topic].Partitions[part]
+	if !ok {
+		return -1, fmt.Errorf("no partition %s/%d", topic, part)
+	}
+	n := k.c.Node(p.Leader)
+	if n == nil {
+		return -1, fmt.Errorf("%s/%d has no leader (%d)", topic, part, p.Leader)
+	}
+	if err := n.Kill(); err != nil {
+		return -1, err
+	}
+	k.lost = p.Leader
+	return p.Leader, nil
+}
+func (k *kafkaBackend) nodeBack(ctx context.Context, node int32) error {
+	err := k.c.Node(node).Restart(ctx)
+	k.mu.Lock()
+	k.lost = 0
+	k.mu.Unlock()
+	return err
+}
+func (k *kafkaBackend) belowMinISR(ctx context.Context, on bool) error {
+	if on {
+		for _, id := range []int32{2, 3} {
+			if err := k.c.Node(id).Kill(); err != nil {
+				return err
+			}
+			k.down = append(k.down, id)
+		}
+		return nil
+	}
+	for _, id := range k.down {
+		if err := k.c.Node(id).Restart(ctx); err != nil {
+			return err
+		}
+	}
+	k.down = nil
+	return nil
 }
