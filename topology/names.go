@@ -79,6 +79,15 @@ func (n Names) AnalyticsGroup() string { return n.NS + ".analytics" }
 // target namespace's groups takes it along.
 func (n Names) FollowGroup(from string) string { return n.NS + ".follow." + from }
 
+// Delivery is <ns>.out.<BIC>, the records of <ns>.outbound for one
+// participant when per-participant delivery is on (docs/spec/messages.md
+// section 1).
+func (n Names) Delivery(bic string) string { return n.NS + ".out." + bic }
+
+// DeliveryGroup is the consumer group that copies <ns>.outbound to the
+// participants' topics (topics/deliver, outside goka).
+func (n Names) DeliveryGroup() string { return n.internal("deliver") }
+
 // Table is the changelog topic goka uses for a group's table.
 func Table(group string) string { return group + "-table" }
 

@@ -96,6 +96,9 @@ func consumers(n Names) []Group {
 	return []Group{
 		// `ste analytics ingest`: the contract topics into the analytics store.
 		{Name: n.AnalyticsGroup(), Inputs: []string{n.CLS(), n.Audit(), n.Exceptions(), n.Outbound(), n.Monitor()}},
+		// Per-participant delivery: <ns>.outbound to each <ns>.out.<BIC>
+		// (Names.Delivery; the participants come from reference data).
+		{Name: n.DeliveryGroup(), Inputs: []string{n.Outbound()}},
 	}
 }
 
