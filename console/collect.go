@@ -303,12 +303,35 @@ type Overview struct {
 	Stages       []StageView          `json:"stages"`
 	Instances    []InstanceView       `json:"instances"`
 	OpenTrades   float64              `json:"open_trades"`
+	Trades       TradeCounts          `json:"trades"`
 	Rejections   []Count              `json:"rejections"`
 	Rejected     float64              `json:"rejected"`
 	Outputs      []Count              `json:"outputs"`
 	Analytics    *report.CountsResult `json:"analytics,omitempty"`
 	AnalyticsAt  time.Time            `json:"analytics_at,omitzero"`
 	AnalyticsErr string               `json:"analytics_error,omitempty"`
+}
+
+// TradeCounts are the trades by status now, summed over the instances'
+// match partitions (ste_trades, ste_trades_matched_today): what the
+// utility's users count, the same figures as ste demo's summary.
+type TradeCounts struct {
+	Matched      float64 `json:"matched"`
+	Mismatched   float64 `json:"mismatched"`
+	Incomplete   float64 `json:"incomplete"`
+	Expired      float64 `json:"expired"`
+	MatchedToday float64 `json:"matched_today"`
+	// Share is matched over all four, in percent (0 when there are none).
+	Share float64 `json:"share_matched"`
+}
+
+func tradeCounts(s *scrape) TradeCounts {
+	c := TradeCounts{Matched: s.trades["matched"], Mismatched: s.trades["mismatched"],
+		Incomplete: s.trades["incomplete"], Expired: s.trades["expired"], MatchedToday: s.today}
+	if all := c.Matched + c.Mismatched + c.Incomplete + c.Expired; all > 0 {
+		c.Share = 100 * c.Matched / all
+	}
+	return c
 }
 
 // StageView is one stage, or the network end to end.
@@ -389,6 +412,7 @@ func (c *collector) overview() Overview {
 		now = newScrape()
 	}
 	o.OpenTrades = now.openTrades
+	o.Trades = tradeCounts(now)
 	o.Rejections, o.Rejected = sortedCounts(now.rejected)
 	o.Outputs, _ = sortedCounts(now.outputs)
 

@@ -19,11 +19,13 @@ type scrape struct {
 	rejected   map[string]float64 // ste_rejected_total by reason
 	outputs    map[string]float64 // ste_outputs_total by type
 	openTrades float64            // ste_open_trades summed over partitions
+	trades     map[string]float64 // ste_trades by status (the match tables' status index)
+	today      float64            // ste_trades_matched_today
 }
 
 func newScrape() *scrape {
 	return &scrape{in: map[string]float64{}, processing: map[string]*hist{}, critical: map[string]*hist{},
-		rejected: map[string]float64{}, outputs: map[string]float64{}}
+		rejected: map[string]float64{}, outputs: map[string]float64{}, trades: map[string]float64{}}
 }
 
 // parseMetrics reads the Prometheus text format.
@@ -53,6 +55,8 @@ func parseMetrics(r io.Reader) (*scrape, error) {
 	each("ste_rejected_total", func(m *dto.Metric) { s.rejected[label(m, "reason")] += m.GetCounter().GetValue() })
 	each("ste_outputs_total", func(m *dto.Metric) { s.outputs[label(m, "type")] += m.GetCounter().GetValue() })
 	each("ste_open_trades", func(m *dto.Metric) { s.openTrades += m.GetGauge().GetValue() })
+	each("ste_trades", func(m *dto.Metric) { s.trades[label(m, "status")] += m.GetGauge().GetValue() })
+	each("ste_trades_matched_today", func(m *dto.Metric) { s.today += m.GetGauge().GetValue() })
 	each("ste_stage_processing_seconds", func(m *dto.Metric) { s.processing[label(m, "stage")] = histOf(m.GetHistogram()) })
 	each("ste_stage_critical_seconds", func(m *dto.Metric) { s.critical[label(m, "stage")] = histOf(m.GetHistogram()) })
 	return s, nil
@@ -70,6 +74,10 @@ func (s *scrape) add(o *scrape) {
 		s.outputs[k] += v
 	}
 	s.openTrades += o.openTrades
+	for k, v := range o.trades {
+		s.trades[k] += v
+	}
+	s.today += o.today
 	for _, pair := range [][2]map[string]*hist{{s.processing, o.processing}, {s.critical, o.critical}} {
 		for k, h := range pair[1] {
 			pair[0][k] = pair[0][k].plus(h)

@@ -25,6 +25,7 @@ import (
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/analytics/embedded"
 	"github.com/ste-utility/ste/console"
+	"github.com/ste-utility/ste/gateway"
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/measure/monitor"
@@ -221,8 +222,9 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	if o.Console {
+		gw := gateway.Options{Kafka: brokers, Namespace: ns, Addr: gateway.DefaultAddr, MetricsAddr: "", Logger: log}
 		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log,
-			LocalOperator: o.Operator, Analytics: analytics.Opener(o.ClickHouse, o.Home)}, stopProc, procDone, fd, say)
+			LocalOperator: o.Operator, Analytics: analytics.Opener(o.ClickHouse, o.Home)}, gw, participantOf(setPath, ref), stopProc, procDone, fd, say)
 	}
 	say("\ndone in %.0fs. Next:", time.Since(start).Seconds())
 	say("  ste report throughput|degradation|queues|latency|exceptions [--plot FILE.png]   reports on this run")
@@ -241,9 +243,15 @@ func Run(ctx context.Context, o Options) error {
 // serveConsole serves the console on the demo's namespace, with its broker,
 // processors and ingest running, until interrupted; then it stops the
 // processors and the ingest.
-func serveConsole(ctx context.Context, o console.Options, stopProc func(), procDone <-chan error, fd *analytics.Feed, say func(string, ...any)) error {
+func serveConsole(ctx context.Context, o console.Options, gw gateway.Options, who string, stopProc func(), procDone <-chan error, fd *analytics.Feed, say func(string, ...any)) error {
 	cctx, stop := context.WithCancel(ctx)
 	defer stop()
+	gwDone := make(chan struct{})
+	go func() {
+		defer close(gwDone)
+		serveGateway(cctx, gw, who, say)
+	}()
+	defer func() { stop(); <-gwDone }()
 	procErr := make(chan error, 1)
 	go func() {
 		err := <-procDone
@@ -267,6 +275,54 @@ func serveConsole(ctx context.Context, o console.Options, stopProc func(), procD
 	}
 	say("stopped: the console, the processors and the demo's broker")
 	return err
+}
+
+// serveGateway serves the participants' gateway beside the console (on
+// 127.0.0.1:8443, or another free loopback port when that one is taken) and
+// prints its address and a request signed as the participant who signs
+// first in the demo's set, ready to run once within 5 minutes.
+func serveGateway(ctx context.Context, o gateway.Options, who string, say func(string, ...any)) {
+	ready := func(url string) {
+		say("\n9. participants' gateway (gateway.md, docs/participants.md): %s", url)
+		if who == "" {
+			return
+		}
+		target := url + "/v1/outputs?limit=3"
+		h := gateway.SignedHeaders("GET", target, nil, who, refdata.DemoPrivateKey(who), time.Now())
+		say("   %s's outputs, signed with its demo key (valid once, for 5 minutes):", who)
+		say("   curl -s '%s' -H 'Signature-Input: %s' -H 'Signature: %s'", target, h.Get("Signature-Input"), h.Get("Signature"))
+	}
+	err := gateway.Serve(ctx, o, ready)
+	if err != nil && ctx.Err() == nil {
+		o.Addr = "127.0.0.1:0"
+		err = gateway.Serve(ctx, o, ready)
+	}
+	if err != nil && ctx.Err() == nil {
+		say("   the gateway did not start: %v", err)
+	}
+}
+
+// participantOf is the Sender of the first message of the set that is an
+// ACTIVE participant's ("" when none).
+func participantOf(setPath string, ref *refdata.Set) string {
+	src, err := msgset.Open(setPath)
+	if err != nil {
+		return ""
+	}
+	defer src.Close()
+	d := &schemas.Decoder{}
+	for i := 0; i < 1000; i++ {
+		rec, _, err := src.Next()
+		if err != nil {
+			return ""
+		}
+		if m, _ := d.Decode(rec); m != nil {
+			if p, ok := ref.Participant(m.Sender); ok && p.Status == refdata.Active {
+				return m.Sender
+			}
+		}
+	}
+	return ""
 }
 
 // analyticsWhere names the store the demo fed.

@@ -79,6 +79,29 @@ func TestConsoleInABrowser(t *testing.T) {
 	// console's may predate the one read above: the page is live, so it
 	// must come to show it.
 	b.waitText(t, "#open-trades", num(uint64(metrics.sum("ste_open_trades"))))
+	// Trades by status, from the match tables: the demo's own summary
+	// (read back from the output topics) gives the same figures.
+	summary := func(what string) uint64 {
+		m := regexp.MustCompile(`trades ` + what + `[^.]* \.+ +(\d+)`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no 'trades %s' line in the demo's summary:\n%s", what, out)
+		}
+		n, _ := strconv.ParseUint(m[1], 10, 64)
+		return n
+	}
+	matched, mismatched, incomplete := summary("matched"), summary("mismatched"), summary("incomplete")
+	b.waitText(t, "#trades-matched", num(matched))
+	for id, want := range map[string]string{
+		"#trades-mismatched":    num(mismatched),
+		"#trades-incomplete":    num(incomplete),
+		"#trades-expired":       "0", // the demo's trades are days inside their retention
+		"#trades-matched-today": num(uint64(metrics.sum("ste_trades_matched_today"))),
+		"#trades-share":         fmt.Sprintf("%.1f %%", 100*float64(matched)/float64(matched+mismatched+incomplete)),
+	} {
+		if got := b.text(t, id); got != want {
+			t.Errorf("overview %s = %q, want %q (the demo's summary)", id, got, want)
+		}
+	}
 	if got := b.text(t, "#rejected-total"); got != num(counts.Exceptions) {
 		t.Errorf("overview: %s rejections on /metrics, %d exceptions in analytics", got, counts.Exceptions)
 	}

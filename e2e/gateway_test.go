@@ -4,6 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -51,6 +55,9 @@ func TestGateway(t *testing.T) {
 	ref, full, set := filepath.Join(dir, "ref"), filepath.Join(dir, "full.xml"), filepath.Join(dir, "set.xml")
 	ste(t, nil, "refdata", "gen", "--out", ref, "--seed", "3")
 	ste(t, nil, "gen", "--trades", "120", "--mix", "realistic", "--seed", "5", "--refdata", ref, "--out", full)
+	// A participant rotating its key holds two (messages.md §8): it may sign
+	// with either.
+	rot, rotSeed := rotateKey(t, ref)
 	rd, err := refdata.LoadDir(ref)
 	must(t, err)
 	msgs := submittable(t, full, rd)
@@ -94,7 +101,7 @@ func TestGateway(t *testing.T) {
 	pyEnv := []string{"GW1=" + gw1, "GW2=" + gw2, "GW3=" + gw3, "GW3_PID=" + fmt.Sprint(g3.cmd.Process.Pid),
 		"BIC=" + bic, "OTHER_BIC=" + other, "INACTIVE_BIC=" + inactive, "UTILITY_BIC=STEUTLSGXXX",
 		"SET=" + set, "BICS=" + bicsFile, "OUT=" + outFile, "THEIR_TRADE_KEY=" + theirKey, "THEIR_TRADE_REF=" + theirRef,
-		"THEIR_PARTY=" + other}
+		"THEIR_PARTY=" + other, "ROT_BIC=" + rot, "ROT_SEED=" + hex.EncodeToString(rotSeed)}
 	phase := func(t *testing.T, name string, facts any) {
 		t.Helper()
 		out := runPhase(t, py, pyEnv, name, nil)
@@ -207,6 +214,29 @@ func TestGateway(t *testing.T) {
 			}
 		}
 	})
+}
+
+// rotateKey gives the last ACTIVE participant of the reference data a new
+// key beside its demo key, and returns it and the new key's seed.
+func rotateKey(t *testing.T, dir string) (string, []byte) {
+	path := filepath.Join(dir, "participants.csv")
+	b, err := os.ReadFile(path)
+	must(t, err)
+	rows := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	for i := len(rows) - 1; i > 0; i-- {
+		if !strings.Contains(rows[i], ",ACTIVE,") {
+			continue
+		}
+		bic := rows[i][:strings.IndexByte(rows[i], ',')]
+		seed := sha256.Sum256([]byte("rotated:" + bic))
+		pub := ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey)
+		c := strings.LastIndexByte(rows[i], ',')
+		rows[i] = rows[i][:c+1] + base64.StdEncoding.EncodeToString(pub) + ";" + rows[i][c+1:]
+		must(t, os.WriteFile(path, []byte(strings.Join(rows, "\n")+"\n"), 0o644))
+		return bic, seed[:]
+	}
+	t.Fatal("no ACTIVE participant")
+	return "", nil
 }
 
 func isNACKed(ids []string, bic, msgID string) bool {
@@ -359,5 +389,3 @@ func waitHealthy(t *testing.T, base string) {
 	}
 	t.Fatalf("%s/v1/health not 200 within 30 s", base)
 }
-
-

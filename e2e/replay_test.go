@@ -125,6 +125,24 @@ func suspendOne(t *testing.T, refDir, set string) (string, string) {
 	return dir, isin
 }
 
+// exactTolerances copies a reference data directory with every row of its
+// tolerances.csv set to 0: exact matching, as without the file.
+func exactTolerances(t *testing.T, src string) string {
+	t.Helper()
+	dir := t.TempDir()
+	es, err := os.ReadDir(src)
+	must(t, err)
+	for _, e := range es {
+		data, err := os.ReadFile(filepath.Join(src, e.Name()))
+		must(t, err)
+		if e.Name() == "tolerances.csv" {
+			data = regexp.MustCompile(`(?m)^(7|15),([^,\n]+),[^\n]*$`).ReplaceAll(data, []byte("${1},${2},0"))
+		}
+		must(t, os.WriteFile(filepath.Join(dir, e.Name()), data, 0o644))
+	}
+	return dir
+}
+
 // sameDiff holds ste diff --json output to the comparator's own answer.
 func sameDiff(t *testing.T, got string, want *outcome.Diff) {
 	t.Helper()
@@ -188,6 +206,27 @@ func TestBacktest(t *testing.T) {
 			}
 			if code, _, errOut := steCode(t, f.env, "diff", bt1, f.ns+"none"); code != 2 || strings.Count(strings.TrimSpace(errOut), "\n") != 0 {
 				t.Fatalf("ste diff of a namespace that does not exist: exit %d, want 2 and one line: %q", code, errOut)
+			}
+
+			// A tolerance's backtest: bt1 replayed with the generated
+			// tolerances, bt3 with every tolerance 0 (tolerances.csv rows
+			// replaced, never deleted). ste diff bt3 bt1 lists, per
+			// participant, the trades the tolerances match, by criterion.
+			ref3 := exactTolerances(t, f.refdata)
+			bt3 := f.ns + "bt3"
+			ste(t, f.env, "replay", "--from", f.ns, "--to", bt3, "--refdata", ref3, "--run")
+			wantTol := outcome.Compare(matchDir(t, f.set, ref3, ""), f.expected, outcome.Options{})
+			if len(wantTol.Flips) == 0 {
+				t.Fatal("no trade flips without tolerances: no tolerance backtest to read")
+			}
+			code, out, errOut = steCode(t, f.env, "diff", bt3, bt1, "--json")
+			if code != 1 {
+				t.Fatalf("ste diff of a tolerance backtest: exit %d, want 1\n%s", code, errOut)
+			}
+			sameDiff(t, out, wantTol)
+			if code, out, _ := steCode(t, f.env, "diff", bt3, bt1); code != 1 || !strings.Contains(out, "flipping between MISMATCHED and MATCHED") ||
+				!strings.Contains(out, wantTol.Flips[0].Participant) {
+				t.Fatalf("the text diff of a tolerance backtest: exit %d\n%s", code, out)
 			}
 
 			// The same from analytics.

@@ -251,22 +251,12 @@ func normalAuthority(o origin) string {
 	return a
 }
 
-// PublicKeys are a participant's Ed25519 keys: one, or two while it rotates.
-func PublicKeys(p refdata.Participant) []ed25519.PublicKey { return p.Keys }
-
-// verifyWith is the check of messages.md §2 (Go's crypto/ed25519,
-// cofactorless, S below ℓ, R canonical; keys are checked canonical when
-// reference data is read) under any of the keys.
-func verifyWith(keys []ed25519.PublicKey, msg, sig []byte) bool {
-	if len(sig) != ed25519.SignatureSize {
-		return false
-	}
-	for _, k := range keys {
-		if ed25519.Verify(k, msg, sig) {
-			return true
-		}
-	}
-	return false
+// verifies is the check of messages.md §2 under any of the participant's
+// keys (refdata.Participant.Verifies: Go's crypto/ed25519, cofactorless,
+// the one check the utility uses everywhere; keys were checked canonical
+// when reference data was read).
+func verifies(p refdata.Participant, msg, sig []byte) bool {
+	return len(sig) == ed25519.SignatureSize && p.Verifies(msg, sig)
 }
 
 // digestReason checks Content-Digest (RFC 9530) against the body: needed

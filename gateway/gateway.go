@@ -364,7 +364,7 @@ func (s *Server) authenticate(r *http.Request, set *refdata.Set, b *body) (bic, 
 	}
 	o := s.originOf(r)
 	msg, ok := sg.base(r, o)
-	if !ok || !verifyWith(PublicKeys(p), msg, sg.sig) {
+	if !ok || !verifies(p, msg, sg.sig) {
 		return "", ReasonBadSignature, nil
 	}
 	if reason := digestReason(r.Header, b); reason != "" {
@@ -448,7 +448,7 @@ func (s *Server) serveKeys(w http.ResponseWriter, _ *http.Request) {
 	}
 	keys := []string{}
 	if p, ok := set.Participant(s.o.UtilityBIC); ok {
-		for _, k := range PublicKeys(p) {
+		for _, k := range p.Keys {
 			keys = append(keys, base64Std(k))
 		}
 	}

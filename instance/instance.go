@@ -94,6 +94,9 @@ type Options struct {
 	// LeaveOnStop leaves the groups after a clean stop instead of keeping
 	// the partitions for the session timeout (pipeline.Options.LeaveOnStop).
 	LeaveOnStop bool
+	// DeliverPerParticipant also runs the per-participant delivery group
+	// (topics/deliver): <ns>.outbound copied to <ns>.out.<BIC>.
+	DeliverPerParticipant bool
 }
 
 func (o *Options) validate() error {
@@ -282,6 +285,10 @@ func (r *runtime) run(ctx context.Context) error {
 				r.log.Warn("this run's tables not removed", "dir", dir, "err", err)
 			}
 		}()
+	}
+	if o.DeliverPerParticipant {
+		stopDeliver := r.runDelivery(ctx)
+		defer stopDeliver()
 	}
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,

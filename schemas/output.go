@@ -1,6 +1,7 @@
 package schemas
 
 import (
+	"bytes"
 	"errors"
 	"strconv"
 
@@ -76,4 +77,26 @@ func ParseOutput(raw []byte) (*Received, error) {
 		}
 	}
 	return r, nil
+}
+
+// StatusTolerances reads the criteria of the <Tolerance> elements of a
+// STATUS body (the inner bytes of <Body>), for readers that keep the body but
+// not the parsed message (analytics).
+func StatusTolerances(body []byte) []int {
+	var out []int
+	const open = `<Tolerance criterion="`
+	for {
+		i := bytes.Index(body, []byte(open))
+		if i < 0 {
+			return out
+		}
+		body = body[i+len(open):]
+		j := bytes.IndexByte(body, '"')
+		if j < 0 {
+			return out
+		}
+		if n, err := strconv.Atoi(string(body[:j])); err == nil {
+			out = append(out, n)
+		}
+	}
 }

@@ -165,7 +165,11 @@ func Create(ctx context.Context, adm *kadm.Client, ns string, o Options) ([]stri
 	if err := o.Validate(); err != nil {
 		return nil, err
 	}
-	specs := Specs(ns, o)
+	return createSpecs(ctx, adm, ns, o, Specs(ns, o))
+}
+
+// createSpecs creates the topics of specs that do not exist (o complete).
+func createSpecs(ctx context.Context, adm *kadm.Client, ns string, o Options, specs []Spec) ([]string, error) {
 	names := make([]string, len(specs))
 	for i, s := range specs {
 		names[i] = s.Name

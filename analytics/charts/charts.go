@@ -53,7 +53,7 @@ func Save(res report.Result, file string) error {
 	if err != nil {
 		return err
 	}
-	if err := p.Save(Width, Height, file); err != nil {
+	if err := saveOutside(p, Width, Height, file, ext[1:]); err != nil {
 		return fmt.Errorf("plot %s: %w", file, err)
 	}
 	return nil
@@ -70,7 +70,7 @@ func Render(res report.Result, format string, width, height float64, w io.Writer
 	if width > 0 && height > 0 {
 		wd, ht = vg.Length(width)*vg.Inch, vg.Length(height)*vg.Inch
 	}
-	wt, err := p.WriterTo(wd, ht, format)
+	wt, err := drawOutside(p, wd, ht, format)
 	if err != nil {
 		return err
 	}

@@ -66,6 +66,7 @@ func (s *Store) Outcome(ctx context.Context, ns string, ids map[string]uuid.UUID
 				r.Criteria = append(r.Criteria, int(c))
 			}
 			r.Body = []byte(body)
+			r.Tolerances = schemas.StatusTolerances(r.Body) // not a column: read from the body
 			set.AddReceived(r)
 			return nil
 		})

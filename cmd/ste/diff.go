@@ -64,7 +64,8 @@ func diff(ctx context.Context, args []string) error {
 	fs := flags("diff", "A B [--clickhouse[=DSN]] [--json] [--expiries] [--lines N] [--brokers B]\n\n"+
 		"compares what namespace B ended with to what A ended with: per trade the final status, failing criteria\n"+
 		"and standing CLS content (versions and status numbers left out), the ACKs, the NACKs and exceptions\n"+
-		"by (Sender, MsgId, reason), and MsgIds with two contents; exit 0 same, 1 different, 2 error")
+		"by (Sender, MsgId, reason), and MsgIds with two contents; then, per participant, the trades that flip\n"+
+		"between MISMATCHED and MATCHED and by which criteria (a tolerance's backtest); exit 0 same, 1 different, 2 error")
 	kafka := kafkaFlags(fs)
 	var ch chFlag
 	fs.Var(&ch, "clickhouse", "read both namespaces from analytics instead of their topics: --clickhouse for the default store ($STE_CLICKHOUSE, else the embedded one), --clickhouse=DSN for another")
@@ -168,6 +169,9 @@ func diff(ctx context.Context, args []string) error {
 		}
 	} else {
 		if err := d.Table(os.Stdout, *expiries); err != nil {
+			return err
+		}
+		if err := d.FlipsTable(os.Stdout); err != nil {
 			return err
 		}
 		ls := d.Lines()

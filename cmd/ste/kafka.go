@@ -73,39 +73,29 @@ func admin(ctx context.Context, k kafkaconn.Config) (*kadm.Client, func(), error
 }
 
 func runBroker(ctx context.Context, args []string) error {
-	fs := flags("broker", "[--addr 127.0.0.1:9092] [--data DIR] [--partitions N] [--no-auto-create]")
-	addr := fs.String("addr", "127.0.0.1:9092", "listen address (port 0 picks a free one)")
+	fs := flags("broker", "[--addr 127.0.0.1:9092] [--data DIR] [--partitions N] [--no-auto-create] [--brokers N] [--control ADDR]")
+	addr := fs.String("addr", "127.0.0.1:9092", "listen address (port 0 picks a free one); with --brokers N, broker i listens on port+i")
 	data := fs.String("data", "", "data directory: the log persists across restarts (default: in memory)")
 	parts := fs.Int("partitions", 8, "partitions of auto-created topics")
 	noAuto := fs.Bool("no-auto-create", false, "do not create topics on first use (like a production cluster with auto.create.topics.enable=false)")
+	brokers := fs.Int("brokers", 1, "brokers in this process (leadership spread over them; the first line printed lists them all)")
+	control := fs.String("control", "", "serve the fault controls (leader loss, node back, leader shuffle, below min ISR) on this loopback address")
 	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	if *parts < 1 {
-		return usageError{"--partitions must be positive"}
+	if *parts < 1 || *brokers < 1 {
+		return usageError{"--partitions and --brokers must be positive"}
 	}
-	c, err := broker.Start(broker.Options{Addr: *addr, DataDir: *data, Partitions: *parts, NoAutoCreate: *noAuto})
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	log := fs.log
-	mode := "in memory"
-	if *data != "" {
-		mode = "data " + *data
-	}
-	log.Info("embedded broker listening", "addr", broker.Addr(c), "mode", mode)
-	fmt.Println(broker.Addr(c))
-	<-ctx.Done()
-	log.Info("embedded broker stopping")
-	return nil
+	return broker.Run(ctx, broker.Options{Addr: *addr, DataDir: *data, Partitions: *parts, NoAutoCreate: *noAuto, Brokers: *brokers},
+		*control, os.Stdout, fs.log)
 }
 
 func topicsCreate(ctx context.Context, args []string) error {
-	fs := flags("topics create", "[--brokers B] [--namespace NS] [--partitions N] [--replication N] [--min-insync N]")
+	fs := flags("topics create", "[--brokers B] [--namespace NS] [--partitions N] [--replication N] [--min-insync N] [--deliver-per-participant]")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	layout := layoutFlags(fs, 0)
+	perBIC := fs.Bool("deliver-per-participant", false, "also create <ns>.out.<BIC> for every participant on <ns>.refdata (load reference data first)")
 	fs.logFlags()
 	if err := fs.parse(args); err != nil {
 		return err
@@ -132,6 +122,13 @@ func topicsCreate(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("namespace %s: %d topics created, %d already there\n", *ns, len(created), len(topics.Specs(*ns, topics.Options{}))-len(created))
+	if *perBIC {
+		created, all, err := topics.CreateDeliveryForRefdata(ctx, k, adm, *ns, o)
+		if err != nil {
+			return err
+		}
+		fmt.Printf("namespace %s: %d per-participant topics created, %d already there\n", *ns, len(created), all-len(created))
+	}
 	return nil
 }
 

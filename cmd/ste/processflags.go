@@ -14,7 +14,7 @@ import (
 type processFlags struct {
 	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter, atRiskLead *string
 	retention                                                                  retentionFlag
-	noVerify                                                                   *bool
+	noVerify, deliver                                                          *bool
 }
 
 func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
@@ -26,6 +26,7 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 		keyFile:    fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file ($STE_UTILITY_KEY); default: the public demo key, with a warning"),
 		httpAddr:   fs.String("http", envOr("STE_HTTP", httpDefault), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)"),
 		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
+		deliver:    fs.Bool("deliver-per-participant", os.Getenv("STE_DELIVER_PER_PARTICIPANT") == "1", "also copy each record of <ns>.outbound to <ns>.out.<BIC> for its key ($STE_DELIVER_PER_PARTICIPANT=1)"),
 		tables:     fs.String("tables", envOr("STE_TABLES", instance.TablesDisk), "where the identity and match tables live: disk (under the instance's directory in $STE_HOME, resumed from there after a restart) or memory (rebuilt from the changelogs at every start) ($STE_TABLES)"),
 		atRiskLead: fs.String("at-risk-lead", envOr("STE_AT_RISK_LEAD", "2h"), "an unmatched trade counts in ste_trades_at_risk from this long before its market cutoff (markets.csv; $STE_AT_RISK_LEAD)"),
 		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),

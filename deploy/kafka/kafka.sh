@@ -6,6 +6,12 @@
 #   kafka.sh stop DIR     stop the broker started in DIR (SIGTERM, then SIGKILL)
 #   kafka.sh kill DIR     kill the broker in DIR with SIGKILL at once (a crash; data kept)
 #   kafka.sh restart DIR  start the broker of DIR again on its address, data and config
+#   kafka.sh cluster-start DIR N
+#                         format + start N KRaft nodes (each broker and controller) under
+#                         DIR/node1..N, replication N (at most 3), min.insync.replicas N-1;
+#                         prints the bootstrap list; kill/restart/stop take DIR/nodeI
+#   kafka.sh cluster-stop DIR
+#                         stop every node of the cluster in DIR
 #   kafka.sh fetch-tools  resolve Kafka's command-line tools (kafka-tools) likewise
 #   kafka.sh tool NAME ARG...
 #                         run one of Kafka's tools, as bin/NAME.sh of the Kafka
@@ -49,7 +55,7 @@ die() {
 trap 'rc=$?; printf "%s: unexpected failure (exit %d) at line %d: %s\n" "$PROG" "$rc" "$LINENO" "$BASH_COMMAND" >&2; exit "$rc"' ERR
 
 usage() {
-	die "usage: $PROG fetch | start DIR | stop DIR | kill DIR | restart DIR | fetch-tools | tool NAME ARG..."
+	die "usage: $PROG fetch | start DIR | stop DIR | kill DIR | restart DIR | cluster-start DIR N | cluster-stop DIR | fetch-tools | tool NAME ARG..."
 }
 
 KAFKA_VERSION=${STE_KAFKA_VERSION:-$DEFAULT_KAFKA_VERSION}
@@ -325,10 +331,10 @@ write_server_properties() { # DIR PORT CPORT [SPORT]
 		done
 	fi
 	cat >"$dir/server.properties" <<EOF
-# Written by kafka.sh: single-node KRaft (combined broker+controller) for tests.
+# Written by kafka.sh: KRaft (combined broker+controller) for tests.
 process.roles=broker,controller
-node.id=1
-controller.quorum.voters=1@127.0.0.1:$cport
+node.id=${NODE_ID:-1}
+controller.quorum.voters=${VOTERS:-1@127.0.0.1:$cport}
 listeners=$listeners
 advertised.listeners=$advertised
 listener.security.protocol.map=$protocols
@@ -337,17 +343,17 @@ controller.listener.names=CONTROLLER
 log.dirs=$dir/data
 
 num.partitions=8
-default.replication.factor=1
-min.insync.replicas=1
+default.replication.factor=${RF:-1}
+min.insync.replicas=${MIN_ISR:-1}
 auto.create.topics.enable=false
 delete.topic.enable=true
-offsets.topic.replication.factor=1
+offsets.topic.replication.factor=${RF:-1}
 offsets.topic.num.partitions=8
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
+transaction.state.log.replication.factor=${RF:-1}
+transaction.state.log.min.isr=${MIN_ISR:-1}
 transaction.state.log.num.partitions=4
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
+share.coordinator.state.topic.replication.factor=${RF:-1}
+share.coordinator.state.topic.min.isr=${MIN_ISR:-1}
 group.initial.rebalance.delay.ms=0
 
 # Small and quick on a 2-core machine.
@@ -583,6 +589,76 @@ do_stop() {
 	rm -f -- "$dir/kafka.pid"
 }
 
+# ---------------------------------------------------------------- cluster
+
+do_cluster_start() { # DIR N: N combined nodes, one quorum, one cluster id
+	[[ $# == 2 && $2 =~ ^[1-9]$ ]] || usage
+	local n=$2 dir i used=" " voters= cluster_id boot= pids=() failed=0
+	mkdir -p -- "$1" 2>/dev/null || die "cannot create directory $1"
+	dir=$(cd -- "$1" && pwd -P)
+	[[ -f $MARKER ]] || die "Kafka $KAFKA_VERSION is not fetched; run: $PROG fetch"
+	need_java
+	local -a ports cports
+	for ((i = 1; i <= n; i++)); do
+		[[ ! -f $dir/node$i/kafka.pid ]] || ! kill -0 "$(<"$dir/node$i/kafka.pid")" 2>/dev/null ||
+			die "a broker is already running in $dir/node$i"
+		for p in port cport; do
+			while :; do
+				pick_port
+				[[ $used == *" $PORT "* ]] || break
+			done
+			used+="$PORT "
+			if [[ $p == port ]]; then ports[i]=$PORT; else cports[i]=$PORT; fi
+		done
+		voters+="${voters:+,}$i@127.0.0.1:${cports[i]}"
+		boot+="${boot:+,}127.0.0.1:${ports[i]}"
+	done
+	cluster_id=-
+	while [[ $cluster_id == -* ]]; do
+		cluster_id=$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')
+	done
+	RF=$((n < 3 ? n : 3))
+	MIN_ISR=$((RF > 1 ? RF - 1 : 1))
+	VOTERS=$voters
+	for ((i = 1; i <= n; i++)); do
+		local nd=$dir/node$i
+		mkdir -p -- "$nd"
+		NODE_ID=$i write_server_properties "$nd" "${ports[i]}" "${cports[i]}"
+		rm -rf -- "$nd/data" "$nd/logs"
+		mkdir -p -- "$nd/data" "$nd/logs"
+		java_opts "$nd"
+		"$JAVA" "${JOPTS[@]}" kafka.tools.StorageTool format -t "$cluster_id" -c "$nd/server.properties" \
+			>"$nd/logs/format.log" 2>&1 || die "formatting storage of node $i failed; see $nd/logs/format.log"
+		echo "127.0.0.1:${ports[i]}" >"$nd/bootstrap"
+	done
+	# A node answers Metadata only once the quorum has a leader: start them
+	# all, then wait for each.
+	for ((i = 1; i <= n; i++)); do
+		(RETRY=0; launch "$dir/node$i" "${ports[i]}"; ((RETRY == 0))) &
+		pids+=($!)
+	done
+	for p in "${pids[@]}"; do
+		wait "$p" || failed=1
+	done
+	if ((failed)); then
+		do_cluster_stop "$dir" || true
+		die "a node of the cluster did not start; see $dir/node*/logs/server.log"
+	fi
+	echo "$boot" >"$dir/bootstrap"
+	echo "$boot"
+}
+
+do_cluster_stop() {
+	[[ $# == 1 ]] || usage
+	local nd rc=0
+	[[ -d $1 ]] || die "no such directory: $1"
+	for nd in "$1"/node*; do
+		[[ -d $nd ]] || continue
+		(do_stop "$nd") || rc=1 # every node is stopped, even when one would not
+	done
+	return "$rc"
+}
+
 # ---------------------------------------------------------------- main
 
 [[ $# -ge 1 ]] || usage
@@ -597,6 +673,8 @@ start) do_start "$@" ;;
 stop) do_stop "$@" ;;
 kill) do_kill "$@" ;;
 restart) do_restart "$@" ;;
+cluster-start) do_cluster_start "$@" ;;
+cluster-stop) do_cluster_stop "$@" ;;
 fetch-tools)
 	[[ $# == 0 ]] || usage
 	do_fetch_tools

@@ -136,6 +136,10 @@ def phase_auth():
     p = prepared("POST", gw + "/v1/messages", auth(bic), b"", "text/plain")
     expect(S.send(p), 400, {"error": "malformed", "line": 1})
     refused(S.send(p), "replayed")
+    # A participant holding two keys signs with either.
+    rot = env("ROT_BIC")
+    expect(get(out, auth(rot)), 200)
+    expect(get(out, auth(rot, key=Ed25519PrivateKey.from_private_bytes(bytes.fromhex(env("ROT_SEED"))))), 200)
     # Label other than the library's default; alg left out; @path with @query.
     expect(get(out, auth(bic, label="sig1", include_alg=False)), 200)
     expect(get(out + "?limit=2", auth(bic, covered_component_ids=("@method", "@path", "@query"))), 200)

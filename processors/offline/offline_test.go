@@ -107,8 +107,10 @@ func TestRealisticSummaryAgreesWithManifest(t *testing.T) {
 	for _, tr := range r.led.Trades() {
 		final[tr.TradeKey] = tr
 	}
+	within := 0
 	for _, p := range plans {
 		tr := final[p.TradeKey]
+		within += len(p.Tolerance)
 		switch p.Outcome {
 		case workload.OutcomeMatched:
 			if tr.CLS == nil || tr.Status != "MATCHED" || !slices.Equal(tr.Tolerances, p.Tolerance) {
@@ -123,6 +125,9 @@ func TestRealisticSummaryAgreesWithManifest(t *testing.T) {
 				t.Errorf("%s (%s): want incomplete, got %s", p.TradeRef, p.Scenario, tr.Outcome())
 			}
 		}
+	}
+	if within == 0 {
+		t.Error("no trade built to match only within tolerance: the default reference data has no amount tolerance?")
 	}
 	// Every record ends as an ACK'd message, a duplicate or an exception.
 	acks := r.led.Count["ACK NEW"]

@@ -31,13 +31,15 @@ type riskGroup struct{ market, tradeDate string }
 
 // riskIndex is one partition's unmatched trades by group.
 type riskIndex struct {
+	status *statusIndex // the same partition's trades by status (statusindex.go)
+
 	mu     sync.Mutex
 	of     map[string]riskGroup // trade key → its group
 	groups map[riskGroup]map[string]struct{}
 }
 
 func newRiskIndex() *riskIndex {
-	return &riskIndex{of: map[string]riskGroup{}, groups: map[riskGroup]map[string]struct{}{}}
+	return &riskIndex{of: map[string]riskGroup{}, groups: map[riskGroup]map[string]struct{}{}, status: newStatusIndex()}
 }
 
 // update indexes a stored value: a trade still unmatched joins its group,
@@ -114,6 +116,7 @@ func (s *riskStorage) Open() error {
 	for it.Next() {
 		if v, err := it.Value(); err == nil && v != nil {
 			s.idx.update(string(it.Key()), v)
+			s.idx.status.update(string(it.Key()), v)
 		}
 	}
 	return it.Err()
@@ -124,6 +127,7 @@ func (s *riskStorage) Set(key string, value []byte) error {
 		return err
 	}
 	s.idx.update(key, value)
+	s.idx.status.update(key, value)
 	return nil
 }
 
@@ -132,6 +136,7 @@ func (s *riskStorage) Delete(key string) error {
 		return err
 	}
 	s.idx.remove(key)
+	s.idx.status.remove(key)
 	return nil
 }
 

@@ -47,4 +47,7 @@ func (m *Metrics) riskFrom(s *stages) {
 	if m != nil && m.Risk != nil {
 		m.Risk.src.Store(s)
 	}
+	if m != nil && m.Status != nil {
+		m.Status.src.Store(s)
+	}
 }

@@ -34,7 +34,8 @@ type Metrics struct {
 	TableRestored *prometheus.CounterVec
 	TableRebuilds *prometheus.CounterVec
 	// Risk reports the trades at risk and past their cutoff (atrisk.go).
-	Risk *riskCollector
+	Risk   *riskCollector
+	Status *statusCollector // ste_trades{status}, ste_trades_matched_today (statusindex.go)
 }
 
 // NewMetrics registers the metrics with reg.
@@ -77,10 +78,11 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Changelog records replayed into disk tables on start: those after each partition's local offset."}, []string{"table"}),
 		TableRebuilds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_table_rebuilds_total",
 			Help: "Disk table partitions whose local state was dropped and rebuilt from the changelog (stale, inconsistent or another layout; the log says why)."}, []string{"table"}),
-		Risk: newRiskCollector(),
+		Risk:   newRiskCollector(),
+		Status: newStatusCollector(),
 	}
 	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
-		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Risk)
+		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Risk, m.Status)
 	return m
 }
 

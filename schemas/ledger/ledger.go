@@ -26,6 +26,9 @@ type Trade struct {
 	Criteria []int  // its failing criteria
 	// Tolerances are a MATCHED's criteria held only within tolerance.
 	Tolerances []int
+	// Parties are the receivers of the last status (the trade's Broker,
+	// InvMgr and Custodians then), sorted.
+	Parties []string
 }
 
 // Ledger accumulates outputs.
@@ -95,6 +98,11 @@ func (l *Ledger) Fold(r *schemas.Received) (fresh bool) {
 		t := l.trade(r.TradeKey)
 		if n > t.StatusN {
 			t.StatusN, t.Status, t.Criteria, t.Tolerances = n, r.Status, r.Criteria, r.Tolerances
+			t.Parties = t.Parties[:0]
+		}
+		if n == t.StatusN && r.Receiver != "" && !slices.Contains(t.Parties, r.Receiver) {
+			t.Parties = append(t.Parties, r.Receiver)
+			slices.Sort(t.Parties)
 		}
 	}
 	return true

@@ -46,6 +46,9 @@ type Trade struct {
 	// Tolerances are the criteria a MATCHED status held only within tolerance.
 	Tolerances []int  `json:"tolerances,omitempty"`
 	CLS        string `json:"cls,omitempty"` // standing CLS NEW content without its Version; "" when none stands
+	// Parties received the last status; not compared (they follow from the
+	// messages), used to count flips per participant.
+	Parties []string `json:"parties,omitempty"`
 }
 
 // TradeDiff is one trade that differs, with both sides.
@@ -85,7 +88,10 @@ type Diff struct {
 	ACKs       Delta[string]         `json:"acks"`
 	NACKs      Delta[RejectionCount] `json:"nacks"`
 	Exceptions Delta[RejectionCount] `json:"exceptions"`
-	names      [2]string
+	// Flips count, per participant, the trades MISMATCHED on one side and
+	// MATCHED on the other (flips.go).
+	Flips []ParticipantFlips `json:"flips,omitempty"`
+	names [2]string
 }
 
 // Summary counts both sides and their differences.
@@ -151,6 +157,7 @@ func Compare(a, b *Set, o Options) *Diff {
 	d.Conflicts = Conflicts{A: a.conflicts(), B: b.conflicts()}
 	d.Summary.Conflicts = Pair{len(d.Conflicts.A), len(d.Conflicts.B)}
 	d.compareTrades(a.trades(o), b.trades(o))
+	d.Flips = flips(d.Trades)
 
 	d.ACKs = Delta[string]{Missing: without(a.acks, b.acks), Extra: without(b.acks, a.acks)}
 	d.Summary.ACKs = Tally{len(a.acks), len(b.acks), len(d.ACKs.Missing), len(d.ACKs.Extra)}
@@ -173,7 +180,8 @@ func (s *Set) trades(o Options) map[string]Trade {
 	out := map[string]Trade{}
 	for _, t := range s.led.Trades() {
 		if t.Settled() || (o.Expiries && t.Status == schemas.Expired.String()) {
-			out[t.TradeKey] = Trade{Status: t.Status, Criteria: t.Criteria, Tolerances: t.Tolerances, CLS: string(t.CLS)}
+			out[t.TradeKey] = Trade{Status: t.Status, Criteria: t.Criteria, Tolerances: t.Tolerances,
+				Parties: slices.Clone(t.Parties), CLS: string(t.CLS)}
 		}
 	}
 	return out

@@ -84,6 +84,7 @@ func (creq *clientReq) reply(kresp kmsg.Response) bool {
 func (cc *clientConn) read() {
 	defer close(cc.done)
 	defer cc.conn.Close()
+	defer cc.b.untrack(cc.conn)
 
 	type read struct {
 		body []byte

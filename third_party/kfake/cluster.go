@@ -88,6 +88,12 @@ type (
 		ln    net.Listener
 		node  int32
 		bsIdx int
+
+		// STE patch 6: the broker's open connections, closed when the
+		// node is removed (a dead broker's connections die with it).
+		connsMu sync.Mutex
+		conns   map[net.Conn]struct{}
+		removed bool
 	}
 
 	controlFn func(kmsg.Request) (kmsg.Response, error, bool)
@@ -421,6 +427,10 @@ func (b *broker) listen() {
 		if err != nil {
 			return
 		}
+		if !b.track(conn) {
+			conn.Close()
+			continue
+		}
 
 		mute := make(chan bool, 1)
 		mute <- true // first request proceeds immediately
@@ -435,6 +445,42 @@ func (b *broker) listen() {
 		go cc.read()
 		go cc.write()
 	}
+}
+
+// track remembers conn as one of the broker's; false once the broker is
+// removed. STE patch 6: Kafka's clients reach a broker that died through new
+// connections only; kfake's RemoveNode closed the listener but left the
+// connections open, still served by the removed broker, which answered
+// NOT_LEADER for every partition — and a client whose node came back on the
+// same id and port kept using its old connection, refused for ever.
+func (b *broker) track(conn net.Conn) bool {
+	b.connsMu.Lock()
+	defer b.connsMu.Unlock()
+	if b.removed {
+		return false
+	}
+	if b.conns == nil {
+		b.conns = make(map[net.Conn]struct{})
+	}
+	b.conns[conn] = struct{}{}
+	return true
+}
+
+func (b *broker) untrack(conn net.Conn) {
+	b.connsMu.Lock()
+	delete(b.conns, conn)
+	b.connsMu.Unlock()
+}
+
+// closeConns closes every connection of a removed broker.
+func (b *broker) closeConns() {
+	b.connsMu.Lock()
+	defer b.connsMu.Unlock()
+	b.removed = true
+	for conn := range b.conns {
+		conn.Close()
+	}
+	b.conns = nil
 }
 
 func (c *Cluster) run() {
@@ -1432,6 +1478,7 @@ func (c *Cluster) RemoveNode(nodeID int32) error {
 				return
 			}
 			b.ln.Close()
+			b.closeConns()
 			c.cfg.nbrokers--
 			c.bs[i] = c.bs[len(c.bs)-1]
 			c.bs[i].bsIdx = i

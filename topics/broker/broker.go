@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -16,7 +17,13 @@ import (
 // Options configure Start.
 type Options struct {
 	// Addr is host:port to listen on. Default 127.0.0.1:9092; port 0 picks one.
+	// With several brokers, broker i listens on port+i (each on a free port
+	// of its own when port is 0).
 	Addr string
+	// Brokers is the number of brokers, all in this process (kfake's
+	// cluster): leadership of partitions is spread over them and moves when
+	// one is removed (Control). Default 1.
+	Brokers int
 	// DataDir persists the log; empty keeps everything in memory (tests only:
 	// ~2 GB RSS per 0.75 GB of log).
 	DataDir string
@@ -32,13 +39,16 @@ type Options struct {
 	SASL map[string]map[string]string
 }
 
-// Start runs a one-node cluster.
+// Start runs the cluster: one broker unless Options.Brokers says more.
 func Start(o Options) (*kfake.Cluster, error) {
 	if o.Addr == "" {
 		o.Addr = "127.0.0.1:9092"
 	}
 	if o.Partitions <= 0 {
 		o.Partitions = 8
+	}
+	if o.Brokers <= 0 {
+		o.Brokers = 1
 	}
 	host, portStr, err := net.SplitHostPort(o.Addr)
 	if err != nil {
@@ -48,12 +58,23 @@ func Start(o Options) (*kfake.Cluster, error) {
 	if err != nil || port < 0 || port > 65535 {
 		return nil, fmt.Errorf("--addr %q: bad port", o.Addr)
 	}
+	ports := make([]int, o.Brokers)
+	for i := range ports {
+		if port != 0 {
+			ports[i] = port + i
+		}
+	}
 	opts := []kfake.Opt{
-		kfake.NumBrokers(1),
-		kfake.Ports(port),
-		// kfake listens on 127.0.0.1; bind the requested host instead.
-		kfake.ListenFn(func(network, _ string) (net.Listener, error) {
-			return net.Listen(network, net.JoinHostPort(host, portStr))
+		kfake.NumBrokers(o.Brokers),
+		kfake.Ports(ports...),
+		// kfake listens on 127.0.0.1 at the port it picked; bind the
+		// requested host instead.
+		kfake.ListenFn(func(network, addr string) (net.Listener, error) {
+			_, p, err := net.SplitHostPort(addr)
+			if err != nil {
+				return nil, err
+			}
+			return net.Listen(network, net.JoinHostPort(host, p))
 		}),
 		kfake.DefaultNumPartitions(o.Partitions),
 		kfake.GroupMinSessionTimeout(time.Second),
@@ -90,5 +111,10 @@ func Start(o Options) (*kfake.Cluster, error) {
 	return c, nil
 }
 
-// Addr is the address clients should use.
+// Addr is the address clients should use (the first broker's: clients learn
+// the others from its metadata).
 func Addr(c *kfake.Cluster) string { return c.ListenAddrs()[0] }
+
+// Addrs is every broker's address, joined by commas: a seed list that still
+// works when one broker is gone.
+func Addrs(c *kfake.Cluster) string { return strings.Join(c.ListenAddrs(), ",") }

@@ -1,0 +1,568 @@
+package chaos
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+
+	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/schemas/outcome"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topics/lag"
+)
+
+// clusterPlan is the size of one cluster chaos run.
+type clusterPlan struct {
+	trades, instances, leaderLosses, kills, rate int
+	dupShare                                     float64
+	converge                                     time.Duration
+}
+
+// reducedCluster is the run of `make test` (kfake, well under 2 minutes);
+// fullCluster is `make chaos-cluster`.
+var (
+	reducedCluster = clusterPlan{trades: 1000, instances: 3, leaderLosses: 4, kills: 2, rate: 600, dupShare: 0.1, converge: 2 * time.Minute}
+	fullCluster    = clusterPlan{trades: 20000, instances: 3, leaderLosses: 10, kills: 5, rate: 3000, dupShare: 0.1, converge: 10 * time.Minute}
+)
+
+// TestChaosCluster: a realistic set through three instances on three
+// brokers (topics of replication 3, min.insync.replicas 2, producers
+// acks=all and idempotent) while the leader of a busy partition is taken
+// away and brought back again and again (seeded: STE_CHAOS_SEED replays the
+// schedule) and instances are killed with kill -9; then a tenth of the set
+// is driven again as exact duplicates. At lag 0 the outputs must equal
+// `ste match`. Each leader loss logs how long produce (the partition's end)
+// and consume (its group's committed offset) stalled.
+//
+// kfake runs its brokers in one process: a leader's loss there is kfake's
+// RemoveNode of the leading node through `ste broker --control`, its return
+// AddNode on the same port. On Kafka 4 (STE_CHAOS=full, `make chaos-cluster`)
+// three KRaft nodes from `kafka.sh cluster-start`: a leader's loss is kill -9
+// of its JVM and a restart, below min ISR two nodes killed.
+func TestChaosCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("chaos: brokers, processes and faults (drop -short to run)")
+	}
+	p := reducedCluster
+	if os.Getenv("STE_CHAOS") == "full" {
+		p = fullCluster
+	}
+	if n, err := strconv.Atoi(os.Getenv("STE_CHAOS_TRADES")); err == nil && n > 0 {
+		p.trades = n // a smaller or larger run of the same schedule
+	}
+	s := seed(t)
+	t.Logf("cluster chaos seed %d (replay the schedule: STE_CHAOS_SEED=%d)", s, s)
+	backends := []string{"kfake"}
+	if os.Getenv("STE_CHAOS") == "full" {
+		backends = append(backends, "kafka")
+	}
+	for _, b := range backends {
+		t.Run(b, func(t *testing.T) { runChaosCluster(t, b, p, s) })
+	}
+}
+
+// startKfakeCluster runs `ste broker --brokers N --control ADDR` as a
+// process and returns its seed list and control address.
+func startKfakeCluster(t *testing.T, dir string, brokers int) (addrs, control string) {
+	t.Helper()
+	control = freeAddr(t)
+	logf, err := os.Create(filepath.Join(dir, "broker.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := execCommand(nil, "broker", "--addr", "127.0.0.1:0", "--brokers", fmt.Sprint(brokers),
+		"--control", control, "--data", filepath.Join(dir, "kfake"))
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = logf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { cmd.Wait(); logf.Close(); close(done) }()
+	t.Cleanup(func() {
+		cmd.Process.Signal(syscall.SIGTERM)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+	})
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || strings.Count(line, ",") != brokers-1 {
+		t.Fatalf("ste broker --brokers %d printed %q (%v)", brokers, line, err)
+	}
+	go io.Copy(io.Discard, stdout)
+	return strings.TrimSpace(line), control
+}
+
+// controlPost calls one of the broker's controls and decodes its answer.
+func controlPost(control, path string) (map[string]any, error) {
+	resp, err := httpClient.Post("http://"+control+path, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	var v map[string]any
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return nil, err
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: %d %v", path, resp.StatusCode, v)
+	}
+	return v, nil
+}
+
+func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
+	dir := workDir(t, "ste-chaos-cluster-"+backend+"-")
+	rng := rand.New(rand.NewPCG(seed, 0xc1))
+
+	ref, set, dups := filepath.Join(dir, "ref"), filepath.Join(dir, "set.xml"), filepath.Join(dir, "dups.xml")
+	ste(t, nil, "refdata", "gen", "--out", ref)
+	ste(t, nil, "gen", "--trades", fmt.Sprint(p.trades), "--mix", "realistic", "--seed", fmt.Sprint(seed%1000+1),
+		"--refdata", ref, "--out", set)
+	nSet, nDups := pickDuplicates(t, rng, set, dups, p.dupShare)
+	all := filepath.Join(dir, "all.xml")
+	concat(t, all, set, dups)
+	ste(t, nil, "match", "--in", all, "--refdata", ref, "--out", filepath.Join(dir, "match"))
+	expected, err := outcome.FromMatchDir(filepath.Join(dir, "match"))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	cb := startClusterBackend(t, backend, dir)
+	addrs := cb.addrs()
+	ns := "chaoscl"
+	env := []string{"STE_BROKERS=" + addrs, "STE_NAMESPACE=" + ns, "STE_HOME=" + filepath.Join(dir, "home")}
+	ste(t, env, "topics", "create", "--replication", "3", "--min-insync", "2")
+	ste(t, env, "refdata", "load", "--dir", ref)
+	adm := connect(t, addrs)
+	var insts []*instance
+	for i := range p.instances {
+		in := newInstance(i, env, dir)
+		if err := in.start(); err != nil {
+			t.Fatal(err)
+		}
+		insts = append(insts, in)
+	}
+	t.Cleanup(func() {
+		for _, in := range insts {
+			in.stop()
+		}
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := waitMembers(ctx, adm, ns, p.instances); err != nil {
+		t.Fatal(err)
+	}
+	groups := lag.Groups(ns)
+
+	driveFor := time.Duration(float64(nSet) / float64(p.rate) * float64(time.Second))
+	t.Logf("%s x3: %d trades, %d messages + %d duplicates at %d msg/s, %d instances, %d leader losses, %d kills over ~%v",
+		backend, p.trades, nSet, nDups, p.rate, p.instances, p.leaderLosses, p.kills, driveFor.Round(time.Second))
+	driven := make(chan error, 1)
+	start := time.Now()
+	go func() { driven <- steErr(env, "drive", "--in", set, "--rate", fmt.Sprint(p.rate)) }()
+
+	// The faults, spread over the drive: leader losses of a busy partition
+	// (inbound, where the driver writes and the first group reads), each
+	// node back 1–3 s later, and instance kills with a restart 0.5–3 s later.
+	type event struct {
+		at     time.Duration
+		leader bool
+		down   time.Duration
+	}
+	var evs []event
+	for range p.leaderLosses {
+		evs = append(evs, event{at: time.Duration(rng.Int64N(int64(driveFor))), leader: true,
+			down: time.Second + time.Duration(rng.Int64N(int64(2*time.Second)))})
+	}
+	for range p.kills {
+		evs = append(evs, event{at: time.Duration(rng.Int64N(int64(driveFor))),
+			down: 500*time.Millisecond + time.Duration(rng.Int64N(int64(2500*time.Millisecond)))})
+	}
+	slices.SortFunc(evs, func(a, b event) int { return int(a.at - b.at) })
+
+	inbound := pipeline.Names{NS: ns}.Inbound()
+	var wg sync.WaitGroup
+	var lastFault time.Time
+	var faultMu sync.Mutex
+	mark := func() { faultMu.Lock(); lastFault = time.Now(); faultMu.Unlock() }
+	for _, ev := range evs {
+		time.Sleep(time.Until(start.Add(ev.at)))
+		if !ev.leader {
+			var up []*instance
+			for _, in := range insts {
+				if in.running() {
+					up = append(up, in)
+				}
+			}
+			if len(up) == 0 {
+				continue
+			}
+			in := up[rng.IntN(len(up))]
+			in.kill()
+			mark()
+			t.Logf("%6.1fs kill -9 instance %d, restart in %v", time.Since(start).Seconds(), in.n, ev.down.Round(time.Millisecond))
+			wg.Add(1)
+			go func(in *instance, d time.Duration) {
+				defer wg.Done()
+				time.Sleep(d)
+				if err := in.start(); err != nil {
+					t.Errorf("restarting instance %d: %v", in.n, err)
+				}
+				mark()
+			}(in, ev.down)
+			continue
+		}
+		part := int32(rng.IntN(8))
+		before, _ := lag.Read(ctx, adm, groups)
+		node, err := cb.leaderLoss(ctx, inbound, part)
+		if err != nil {
+			t.Fatalf("leader loss: %v", err)
+		}
+		mark()
+		at := time.Since(start)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			prod, cons := stalls(ctx, adm, groups, inbound, part, before, 20*time.Second)
+			t.Logf("%6.1fs leader of %s/%d (node %d) lost, back %v later: produce stalled %s, consume stalled %s",
+				at.Seconds(), inbound, part, node, ev.down.Round(time.Millisecond), prod, cons)
+		}()
+		wg.Add(1)
+		go func(node int32, d time.Duration) {
+			defer wg.Done()
+			time.Sleep(d)
+			if err := cb.nodeBack(ctx, node); err != nil {
+				t.Errorf("node back: %v", err)
+			}
+			mark()
+		}(node, ev.down)
+	}
+	wg.Wait()
+	if err := <-driven; err != nil {
+		t.Fatalf("driving: %v", err)
+	}
+
+	// Phase 2, while the duplicates are driven slowly: the cluster below
+	// min ISR for a while (every produce refused NOT_ENOUGH_REPLICAS), then a
+	// rolling restart, SIGTERM of each instance in turn as Kubernetes does on
+	// an upgrade, each started again once it has exited and the groups are
+	// stable again.
+	dupRate := max(50, nDups/20)
+	go func() { driven <- steErr(env, "drive", "--in", dups, "--rate", fmt.Sprint(dupRate)) }()
+	progress := watchProgress(ctx, adm, groups)
+	time.Sleep(2 * time.Second)
+	if err := cb.belowMinISR(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	mark()
+	t.Logf("below min ISR for 5 s: every produce answered NOT_ENOUGH_REPLICAS")
+	time.Sleep(5 * time.Second)
+	for _, in := range insts {
+		if !in.running() {
+			t.Errorf("instance %d is not running below min ISR", in.n)
+		}
+	}
+	if err := cb.belowMinISR(ctx, false); err != nil {
+		t.Fatal(err)
+	}
+	mark()
+	progress.reset()
+	for _, in := range insts {
+		t0 := time.Now()
+		in.stop()
+		stopped := time.Since(t0)
+		if err := in.start(); err != nil {
+			t.Fatal(err)
+		}
+		sctx, scancel := context.WithTimeout(ctx, time.Minute)
+		_, err := instanceID(sctx, addrs, ns, in.pid()) // announced: its groups are joining
+		if err == nil {
+			err = waitMembers(sctx, adm, ns, p.instances)
+		}
+		scancel()
+		if err != nil {
+			t.Fatalf("after the rolling restart of instance %d: %v", in.n, err)
+		}
+		mark()
+		t.Logf("rolling restart: instance %d stopped in %v, back, announced and groups stable %v after SIGTERM",
+			in.n, stopped.Round(10*time.Millisecond), time.Since(t0).Round(100*time.Millisecond))
+	}
+	if err := <-driven; err != nil {
+		t.Fatalf("driving the duplicates: %v", err)
+	}
+
+	wctx, wcancel := context.WithTimeout(context.Background(), p.converge)
+	defer wcancel()
+	_, err = lag.WaitZero(wctx, adm, groups, lag.WaitOptions{Poll: 500 * time.Millisecond})
+	faultMu.Lock()
+	converged := time.Since(lastFault)
+	faultMu.Unlock()
+	for _, in := range insts {
+		for _, e := range in.exitedOnItsOwn() {
+			t.Error(e)
+		}
+	}
+	if err != nil {
+		t.Fatalf("not at lag 0 %v after the last fault: %v", p.converge, err)
+	}
+	got, err := topics.ReadOutcome(wctx, kafkaconn.Plaintext(addrs), ns)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := outcome.Compare(expected, got, outcome.Options{A: "ste match", B: backend + " x3"})
+	if !d.Equal() {
+		t.Fatalf("outputs differ from ste match after the cluster chaos: %s", d.Report(10))
+	}
+	longest := progress.stop()
+	t.Logf("rolling restart: the longest time a partition with work waiting went without progress: %v", longest.Round(100*time.Millisecond))
+	n := got.Counts()
+	t.Logf("CHAOS-CLUSTER %s seed %d: %d leader losses, %d kills, converged %.1f s after the last fault; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades)",
+		backend, seed, p.leaderLosses, p.kills, converged.Seconds(), n.ACKs, n.Exceptions, n.Settled)
+}
+
+// stalls watches topic/partition after its leader was lost: how long until
+// its end offset moves (produce) and until a group reading it commits past
+// where it was (consume). "idle" when nothing was left to do there.
+func stalls(ctx context.Context, adm *kadm.Client, groups []lag.Group, topic string, part int32, before lag.Sample, limit time.Duration) (string, string) {
+	var end, committed int64 = -1, -1
+	pending := false
+	for _, p := range before.Partitions {
+		if p.Topic == topic && p.Partition == part {
+			end = max(end, p.End)
+			committed = max(committed, p.Committed)
+			pending = pending || p.Lag > 0
+		}
+	}
+	t0 := time.Now()
+	prod, cons := "", ""
+	if !pending {
+		cons = "idle"
+	}
+	for time.Since(t0) < limit && (prod == "" || cons == "") {
+		s, err := lag.Read(ctx, adm, groups)
+		if err == nil {
+			for _, p := range s.Partitions {
+				if p.Topic != topic || p.Partition != part {
+					continue
+				}
+				if prod == "" && p.End > end {
+					prod = time.Since(t0).Round(100 * time.Millisecond).String()
+				}
+				if cons == "" && p.Committed > committed {
+					cons = time.Since(t0).Round(100 * time.Millisecond).String()
+				}
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if prod == "" {
+		prod = fmt.Sprintf("> %v (or nothing produced)", limit)
+	}
+	if cons == "" {
+		cons = fmt.Sprintf("> %v", limit)
+	}
+	return prod, cons
+}
+
+// progressWatch samples the groups' committed offsets and keeps, per
+// partition with work waiting (lag > 0), how long it went without its
+// committed offset moving; the longest such gap since the last reset.
+type progressWatch struct {
+	mu      sync.Mutex
+	longest time.Duration
+	since   map[string]time.Time // partition → when it last moved (or when work appeared)
+	last    map[string]int64
+	done    chan struct{}
+	stopped chan struct{}
+}
+
+func watchProgress(ctx context.Context, adm *kadm.Client, groups []lag.Group) *progressWatch {
+	w := &progressWatch{since: map[string]time.Time{}, last: map[string]int64{}, done: make(chan struct{}), stopped: make(chan struct{})}
+	go func() {
+		defer close(w.stopped)
+		for {
+			select {
+			case <-w.done:
+				return
+			case <-ctx.Done():
+				return
+			case <-time.After(200 * time.Millisecond):
+			}
+			s, err := lag.Read(ctx, adm, groups)
+			if err != nil {
+				continue
+			}
+			now := time.Now()
+			w.mu.Lock()
+			for _, p := range s.Partitions {
+				k := fmt.Sprintf("%s/%s/%d", p.Group, p.Topic, p.Partition)
+				if c, ok := w.last[k]; !ok || p.Committed != c || p.Lag == 0 {
+					w.last[k], w.since[k] = p.Committed, now
+					continue
+				}
+				w.longest = max(w.longest, now.Sub(w.since[k]))
+			}
+			w.mu.Unlock()
+		}
+	}()
+	return w
+}
+
+func (w *progressWatch) reset() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.longest = 0
+	now := time.Now()
+	for k := range w.since {
+		w.since[k] = now
+	}
+}
+
+func (w *progressWatch) stop() time.Duration {
+	close(w.done)
+	<-w.stopped
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.longest
+}
+
+// clusterBackend is three brokers the suite can take a leader from.
+type clusterBackend interface {
+	addrs() string
+	// leaderLoss takes away the node leading topic/partition and says which.
+	leaderLoss(ctx context.Context, topic string, partition int32) (int32, error)
+	nodeBack(ctx context.Context, node int32) error
+	// belowMinISR drops the cluster below min.insync.replicas, or lifts it.
+	belowMinISR(ctx context.Context, on bool) error
+}
+
+func startClusterBackend(t *testing.T, name, dir string) clusterBackend {
+	t.Helper()
+	if name == "kfake" {
+		a, c := startKfakeCluster(t, dir, 3)
+		return &kfakeBackend{a: a, control: c}
+	}
+	if run, _ := kafka.Enabled(); !run {
+		t.Skipf("the Kafka 4 run needs %s=1 (and Java)", kafka.EnvEnable)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+	defer cancel()
+	c, err := kafka.LaunchCluster(ctx, filepath.Join(dir, "kafka"), 3)
+	if err != nil {
+		t.Fatalf("kafka cluster: %v", err)
+	}
+	t.Cleanup(func() { c.Stop() })
+	return &kafkaBackend{c: c, adm: connect(t, c.Bootstrap)}
+}
+
+// kfakeBackend: the brokers share one process; `ste broker --control`.
+type kfakeBackend struct{ a, control string }
+
+func (k *kfakeBackend) addrs() string { return k.a }
+func (k *kfakeBackend) leaderLoss(_ context.Context, topic string, part int32) (int32, error) {
+	v, err := controlPost(k.control, fmt.Sprintf("/v1/leader-loss?topic=%s&partition=%d", topic, part))
+	if err != nil {
+		return -1, err
+	}
+	return int32(v["node"].(float64)), nil
+}
+func (k *kfakeBackend) nodeBack(_ context.Context, node int32) error {
+	_, err := controlPost(k.control, fmt.Sprintf("/v1/node-back?node=%d", node))
+	return err
+}
+func (k *kfakeBackend) belowMinISR(_ context.Context, on bool) error {
+	_, err := controlPost(k.control, fmt.Sprintf("/v1/min-isr?below=%v", on))
+	return err
+}
+
+// kafkaBackend: three KRaft nodes; a leader's loss is kill -9 of its JVM,
+// below min ISR two nodes killed.
+type kafkaBackend struct {
+	c    *kafka.Cluster
+	adm  *kadm.Client
+	down []int32
+
+	mu   sync.Mutex
+	lost int32 // the node a leader loss took and not yet back (0: none)
+}
+
+func (k *kafkaBackend) addrs() string { return k.c.Bootstrap }
+func (k *kafkaBackend) leaderLoss(ctx context.Context, topic string, part int32) (int32, error) {
+	// One node away at a time: a JVM takes seconds to come back, and two
+	// losses at once are the min ISR case, not this one.
+	for {
+		k.mu.Lock()
+		if k.lost == 0 {
+			break
+		}
+		k.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return -1, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	defer k.mu.Unlock()
+	md, err := k.adm.Metadata(ctx, topic)
+	if err != nil {
+		return -1, err
+	}
+	p, ok := md.Topics[topic].Partitions[part]
+	if !ok {
+		return -1, fmt.Errorf("no partition %s/%d", topic, part)
+	}
+	n := k.c.Node(p.Leader)
+	if n == nil {
+		return -1, fmt.Errorf("%s/%d has no leader (%d)", topic, part, p.Leader)
+	}
+	if err := n.Kill(); err != nil {
+		return -1, err
+	}
+	k.lost = p.Leader
+	return p.Leader, nil
+}
+func (k *kafkaBackend) nodeBack(ctx context.Context, node int32) error {
+	err := k.c.Node(node).Restart(ctx)
+	k.mu.Lock()
+	k.lost = 0
+	k.mu.Unlock()
+	return err
+}
+func (k *kafkaBackend) belowMinISR(ctx context.Context, on bool) error {
+	if on {
+		for _, id := range []int32{2, 3} {
+			if err := k.c.Node(id).Kill(); err != nil {
+				return err
+			}
+			k.down = append(k.down, id)
+		}
+		return nil
+	}
+	for _, id := range k.down {
+		if err := k.c.Node(id).Restart(ctx); err != nil {
+			return err
+		}
+	}
+	k.down = nil
+	return nil
+}

@@ -1,0 +1,115 @@
+package broker_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/topics/broker"
+)
+
+// Three brokers in one process: a topic of replication 3 keeps being
+// written while the leader of its partition is taken away and brought back;
+// below min ISR every produce is refused NOT_ENOUGH_REPLICAS until lifted;
+// the controls refuse a non-loopback address.
+func TestControlLeaderLossAndMinISR(t *testing.T) {
+	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0", Brokers: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	if n := len(strings.Split(broker.Addrs(c), ",")); n != 3 {
+		t.Fatalf("Addrs %q: want 3 brokers", broker.Addrs(c))
+	}
+	ctl, err := broker.NewControl(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(ctl)
+	t.Cleanup(srv.Close)
+	post := func(path string) map[string]any {
+		t.Helper()
+		resp, err := http.Post(srv.URL+path, "", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		json.NewDecoder(resp.Body).Decode(&v)
+		if resp.StatusCode != 200 {
+			t.Fatalf("POST %s: %d %v", path, resp.StatusCode, v)
+		}
+		return v
+	}
+
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(broker.Addrs(c), ",")...), kgo.DefaultProduceTopic("t"),
+		kgo.RecordPartitioner(kgo.ManualPartitioner()), kgo.MetadataMinAge(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := kadm.NewClient(cl).CreateTopic(ctx, 1, 3, map[string]*string{"min.insync.replicas": kadm.StringPtr("2")}, "t")
+	if err == nil {
+		err = res.Err
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	produce := func(ctx context.Context) error {
+		return cl.ProduceSync(ctx, &kgo.Record{Partition: 0, Value: []byte("v")}).FirstErr()
+	}
+	if err := produce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		before := c.LeaderFor("t", 0)
+		node := int32(post("/v1/leader-loss?topic=t&partition=0")["node"].(float64))
+		if node != before || c.LeaderFor("t", 0) == before {
+			t.Fatalf("leader %d removed as %d, leader now %d", before, node, c.LeaderFor("t", 0))
+		}
+		if err := produce(ctx); err != nil {
+			t.Fatalf("produce after the leader's loss: %v", err)
+		}
+		post("/v1/node-back?node=" + strconv.Itoa(int(node)))
+		if err := produce(ctx); err != nil {
+			t.Fatalf("produce after the node's return: %v", err)
+		}
+	}
+	if len(c.ListenAddrs()) != 3 {
+		t.Fatalf("%d brokers after the losses and returns", len(c.ListenAddrs()))
+	}
+
+	post("/v1/min-isr?below=true")
+	short, cancelShort := context.WithTimeout(ctx, 2*time.Second)
+	err = produce(short)
+	cancelShort()
+	if !errors.Is(err, kerr.NotEnoughReplicas) && !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("produce below min ISR: %v, want NOT_ENOUGH_REPLICAS (retried until the deadline)", err)
+	}
+	post("/v1/min-isr?below=false")
+	if err := produce(ctx); err != nil {
+		t.Fatalf("produce once replicas are back: %v", err)
+	}
+	o, _ := kadm.NewClient(cl).ListEndOffsets(ctx, "t")
+	if end := o["t"][0].Offset; end != 8 {
+		t.Fatalf("partition end %d: want the 8 acknowledged records, none from the refused produce", end)
+	}
+
+	if _, err := broker.ListenControl("0.0.0.0:0"); err == nil {
+		t.Fatal("controls served beyond loopback")
+	}
+}
+
+
