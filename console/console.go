@@ -36,6 +36,7 @@ import (
 	"github.com/ste-utility/ste/exceptions"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/trust"
 )
 
 //go:embed templates/*.html static/*
@@ -58,6 +59,9 @@ type Options struct {
 	LocalOperator string
 	// Analytics opens the analytics store; nil: no analytics pages.
 	Analytics func(context.Context) (*store.Store, error)
+	// Secret is the utility's shared secret: the exceptions and states
+	// shown are those it proves (trust), and the states written carry it.
+	Secret *trust.Secret
 	// Every is the live sampling period (default 1 s).
 	Every  time.Duration
 	Logger *slog.Logger
@@ -98,6 +102,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	if o.LocalOperator == "" {
 		o.LocalOperator = "local"
 	}
+	if o.Secret == nil {
+		return nil, errors.New("console: no utility secret")
+	}
 	pg, err := loadPages()
 	if err != nil {
 		return nil, err
@@ -112,7 +119,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("listen on %s: %v", o.Addr, err)
 	}
 	s := &Server{o: o, ln: ln, loopback: isLoopback(ln.Addr()), log: o.Logger, done: make(chan error, 1),
-		book: exceptions.NewBook(), pages: pg}
+		book: exceptions.NewBook(o.Secret), pages: pg}
 	b := make([]byte, 16)
 	rand.Read(b)
 	s.csrf = hex.EncodeToString(b)

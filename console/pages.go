@@ -412,7 +412,12 @@ func (s *Server) exceptionsPage(w http.ResponseWriter, r *http.Request) {
 		d.More, list = len(list)-maxRows, list[:maxRows]
 	}
 	d.Rows = list
-	s.render(w, r, http.StatusOK, "exceptions", "Exceptions", d)
+	var banners []string
+	if n := s.book.Unproven(); n > 0 {
+		banners = append(banners, fmt.Sprintf("%d records on %s.exceptions or %s.exception-states were skipped: they lack the utility's proof "+
+			"(written by someone other than the utility, or under another utility secret)", n, s.o.Namespace, s.o.Namespace))
+	}
+	s.render(w, r, http.StatusOK, "exceptions", "Exceptions", d, banners...)
 }
 
 func (s *Server) exceptionsJSON(w http.ResponseWriter, r *http.Request) {

@@ -34,6 +34,7 @@ import (
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -222,8 +223,12 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	if o.Console {
+		secret, err := trust.LoadOrCreate(trust.DefaultPath(o.Home)) // the one the processors prove with
+		if err != nil {
+			return err
+		}
 		gw := gateway.Options{Kafka: brokers, Namespace: ns, Addr: gateway.DefaultAddr, MetricsAddr: "", Logger: log}
-		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log,
+		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log, Secret: secret,
 			LocalOperator: o.Operator, Analytics: analytics.Opener(o.ClickHouse, o.Home)}, gw, participantOf(setPath, ref), stopProc, procDone, fd, say)
 	}
 	say("\ndone in %.0fs. Next:", time.Since(start).Seconds())

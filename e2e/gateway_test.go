@@ -6,6 +6,7 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/sha256"
+	"crypto/tls"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -26,6 +27,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/kafkaconn/testca"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -79,6 +81,11 @@ func TestGateway(t *testing.T) {
 	_, gw1, metrics1 := gw()
 	_, gw2, _ := gw()
 	g3, gw3, _ := gw()
+	ca, err := testca.Write(filepath.Join(dir, "tls"), "gateway")
+	must(t, err)
+	_, gw4, _ := gw("--tls-cert", ca.ServerCert, "--tls-key", ca.ServerKey, "--rate-limit", "0.1", "--rate-burst", "3")
+	const public = "https://gateway.example.com"
+	_, gw5, _ := gw("--public-url", public)
 
 	// The participants of the suite: BIC, and OTHER_BIC, the Broker of a
 	// trade BIC is no party to.
@@ -101,7 +108,8 @@ func TestGateway(t *testing.T) {
 	pyEnv := []string{"GW1=" + gw1, "GW2=" + gw2, "GW3=" + gw3, "GW3_PID=" + fmt.Sprint(g3.cmd.Process.Pid),
 		"BIC=" + bic, "OTHER_BIC=" + other, "INACTIVE_BIC=" + inactive, "UTILITY_BIC=STEUTLSGXXX",
 		"SET=" + set, "BICS=" + bicsFile, "OUT=" + outFile, "THEIR_TRADE_KEY=" + theirKey, "THEIR_TRADE_REF=" + theirRef,
-		"THEIR_PARTY=" + other, "ROT_BIC=" + rot, "ROT_SEED=" + hex.EncodeToString(rotSeed)}
+		"THEIR_PARTY=" + other, "ROT_BIC=" + rot, "ROT_SEED=" + hex.EncodeToString(rotSeed),
+		"GW4=" + gw4, "CA=" + ca.CA, "GW5=" + gw5, "GW5_PUBLIC=" + public}
 	phase := func(t *testing.T, name string, facts any) {
 		t.Helper()
 		out := runPhase(t, py, pyEnv, name, nil)
@@ -197,6 +205,48 @@ func TestGateway(t *testing.T) {
 			if id := "ACK:" + bic + ":" + m.MsgId; m != nil && !slices.Contains(got.AfterKill, id) && !isNACKed(got.AfterKill, bic, m.MsgId) {
 				t.Errorf("%s not among the outputs walked after the kill: %v", id, got.AfterKill)
 			}
+		}
+	})
+
+	t.Run("TLS and rate limits", func(t *testing.T) { phase(t, "tls_limits", nil) })
+	t.Run("public URL", func(t *testing.T) { phase(t, "public_url", nil) })
+
+	t.Run("reference data changes apply without a restart", func(t *testing.T) {
+		// ROT_BIC suspended: its requests are refused within 30 s.
+		sus := filepath.Join(dir, "ref-suspended")
+		ste(t, nil, "refdata", "gen", "--out", sus, "--seed", "3")
+		b, err := os.ReadFile(filepath.Join(ref, "participants.csv"))
+		must(t, err)
+		rows := strings.Split(string(b), "\n")
+		for i, r := range rows {
+			if strings.HasPrefix(r, rot+",") {
+				rows[i] = strings.Replace(r, ",ACTIVE,", ",SUSPENDED,", 1)
+			}
+		}
+		must(t, os.WriteFile(filepath.Join(sus, "participants.csv"), []byte(strings.Join(rows, "\n")), 0o644))
+		ste(t, env, "refdata", "load", "--dir", sus)
+		var f struct{ Seconds float64 }
+		phase(t, "suspended", &f)
+		t.Logf("refused %.1f s after the load", f.Seconds)
+	})
+
+	t.Run("health while the brokers are away; no plain HTTP beyond loopback", func(t *testing.T) {
+		l := startLines(t, []string{"STE_BROKERS=127.0.0.1:1", "STE_NAMESPACE=" + ns}, "gateway", "--addr", "127.0.0.1:0", "--metrics-addr", "")
+		out := l.waitFor(t, regexp.MustCompile(`STE gateway for namespace \S+: (\S+)\n`), 30*time.Second)
+		u := regexp.MustCompile(`STE gateway for namespace \S+: (\S+)\n`).FindStringSubmatch(out)[1]
+		time.Sleep(time.Second)
+		r, err := http.Get(u + "/v1/health")
+		must(t, err)
+		b, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if r.StatusCode != http.StatusServiceUnavailable || strings.TrimSpace(string(b)) != `{"status":"starting"}` {
+			t.Errorf("health without brokers: %d %s", r.StatusCode, b)
+		}
+		cmd := exec.Command(steBin, "gateway", "--addr", "192.0.2.1:8443")
+		cmd.Env = append(os.Environ(), env...)
+		msg, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(string(msg), "loopback") || strings.Count(strings.TrimSpace(string(msg)), "\n") > 0 {
+			t.Errorf("ste gateway beyond loopback without TLS: %v, %q", err, msg)
 		}
 	})
 
@@ -380,7 +430,9 @@ func header(r *kgo.Record, k string) string {
 func waitHealthy(t *testing.T, base string) {
 	t.Helper()
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
-		if r, err := http.Get(base + "/v1/health"); err == nil {
+		// Readiness only: the Python phase checks the certificate with its CA.
+		c := &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}}}
+		if r, err := c.Get(base + "/v1/health"); err == nil {
 			r.Body.Close()
 			if r.StatusCode == http.StatusOK {
 				return

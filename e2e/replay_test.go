@@ -32,6 +32,7 @@ import (
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -235,10 +236,16 @@ func TestBacktest(t *testing.T) {
 			}
 
 			// Only sandboxes are deleted, and then they are gone.
-			if code, _, errOut := steCode(t, f.env, "replay", "--delete", f.ns); code == 0 || !strings.Contains(errOut, "not a sandbox") {
+			if code, _, errOut := steCode(t, f.env, "replay", "--delete", f.ns, "--confirm", f.ns); code == 0 || !strings.Contains(errOut, "not a sandbox") {
 				t.Fatalf("ste replay --delete of a live namespace: exit %d: %s", code, errOut)
 			}
-			ste(t, f.env, "replay", "--delete", bt1b)
+			// The name typed again, or nothing is deleted (issue 30 finding 4).
+			for _, confirm := range [][]string{nil, {"--confirm", bt1}} {
+				if code, _, errOut := steCode(t, f.env, append([]string{"replay", "--delete", bt1b}, confirm...)...); code != 2 || !strings.Contains(errOut, "--confirm "+bt1b) {
+					t.Fatalf("ste replay --delete %s %v: exit %d: %s", bt1b, confirm, code, errOut)
+				}
+			}
+			ste(t, f.env, "replay", "--delete", bt1b, "--confirm", bt1b)
 			if code, _, _ := steCode(t, f.env, "diff", bt1, bt1b); code != 2 {
 				t.Fatalf("a deleted sandbox is still there (exit %d)", code)
 			}
@@ -338,7 +345,11 @@ func migrateScaleOut(t *testing.T, b backend) {
 		time.Sleep(20 * time.Millisecond)
 	}
 	killed.stop(t, syscall.SIGKILL)
-	rs, err := origin.Read(context.Background(), dial, ns2)
+	secret, err := trust.LoadOrCreate(trust.DefaultPath(os.Getenv("STE_HOME"))) // the one ste migrate proves with
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs, err := origin.Read(context.Background(), dial, ns2, secret)
 	if r, ok := origin.Find(rs, origin.Migration, ns); err != nil || !ok || r.State != origin.Started {
 		t.Fatalf("after kill -9 the origin of %s is %+v (%v), want a started migration", ns2, rs, err)
 	}

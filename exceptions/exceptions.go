@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/trust"
 )
 
 // State of an exception.
@@ -152,29 +153,39 @@ func (f Filter) Empty() bool {
 // Book holds a namespace's exceptions and their states, as read from the
 // two topics. It is safe for concurrent use.
 type Book struct {
+	secret    *trust.Secret
 	mu        sync.RWMutex
 	byID      map[string]*Exception
 	order     []*Exception // as read
 	states    map[string]Record
 	retriedAs map[string][]string
 	caughtUp  bool
+	unproven  int
 }
 
-// NewBook returns an empty book.
-func NewBook() *Book {
-	return &Book{byID: map[string]*Exception{}, states: map[string]Record{}, retriedAs: map[string][]string{}}
+// NewBook returns an empty book that believes only the records secret
+// proves (trust.ProofHeader): the utility's own.
+func NewBook(secret *trust.Secret) *Book {
+	return &Book{secret: secret, byID: map[string]*Exception{}, states: map[string]Record{}, retriedAs: map[string][]string{}}
 }
 
-// addException adds one exception record; a replayed one (same id: at-
-// least-once delivery) is counted once.
+// addException adds one exception record. Two records of one id — a
+// replayed one (at-least-once delivery), or a genuine one copied by
+// someone who can write the topic — are one exception: the one earliest
+// on the topic (lowest partition, then offset) wins, whatever order a
+// reader sees them in, so every console and CLI shows the same.
 func (b *Book) addException(e *Exception) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if _, dup := b.byID[e.ID]; dup {
-		return
-	}
 	if len(e.Payload) > MaxKeptPayload {
 		e.Payload, e.PayloadDropped = nil, true
+	}
+	if old, dup := b.byID[e.ID]; dup {
+		if old.Partition < e.Partition || (old.Partition == e.Partition && old.Offset <= e.Offset) {
+			return
+		}
+		*old = *e // in place: order holds the pointer
+		return
 	}
 	b.byID[e.ID] = e
 	b.order = append(b.order, e)
@@ -184,7 +195,8 @@ func (b *Book) addException(e *Exception) {
 }
 
 // setState records an exception's latest state (a nil-state record, the
-// topic's tombstone, reopens it).
+// topic's tombstone, reopens it). A state older than the one held is a
+// record replayed onto the topic, not a change: it is ignored (after).
 func (b *Book) setState(r Record) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -192,7 +204,41 @@ func (b *Book) setState(r Record) {
 		delete(b.states, r.ID)
 		return
 	}
+	if cur, ok := b.states[r.ID]; ok && !r.after(cur) {
+		return
+	}
 	b.states[r.ID] = r
+}
+
+// after reports whether r comes after cur in an exception's workflow:
+// every change adds a retry or moves on from retried (resolved, archived),
+// so a record with fewer retries, or retried again at the same count, is an
+// older one written again. At breaks what the workflow leaves equal.
+func (r Record) after(cur Record) bool {
+	rank := func(s State) int {
+		switch s {
+		case Retried:
+			return 1
+		case Resolved, Archived:
+			return 2
+		}
+		return 0
+	}
+	switch {
+	case len(r.Retries) != len(cur.Retries):
+		return len(r.Retries) > len(cur.Retries)
+	case rank(r.State) != rank(cur.State):
+		return rank(r.State) > rank(cur.State)
+	}
+	return !r.At.Before(cur.At)
+}
+
+// Unproven is how many records of the two topics were skipped because
+// they lack the utility's proof (forged, or written under another secret).
+func (b *Book) Unproven() int {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return b.unproven
 }
 
 // view is e with its state and retries filled in; call with b.mu held.

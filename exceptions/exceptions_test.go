@@ -24,18 +24,20 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/workload"
 )
 
 // cluster is an embedded broker with the processors of one namespace.
 type cluster struct {
-	t     *testing.T
-	ctx   context.Context
-	conn  kafkaconn.Config
-	cl    *kgo.Client
-	adm   *kadm.Client
-	ns    string
-	names pipeline.Names
+	t      *testing.T
+	ctx    context.Context
+	conn   kafkaconn.Config
+	cl     *kgo.Client
+	adm    *kadm.Client
+	ns     string
+	names  pipeline.Names
+	secret *trust.Secret
 }
 
 func startCluster(t *testing.T, ctx context.Context) *cluster {
@@ -45,6 +47,9 @@ func startCluster(t *testing.T, ctx context.Context) *cluster {
 	}
 	t.Cleanup(c.Close)
 	k := &cluster{t: t, ctx: ctx, conn: kafkaconn.Plaintext(broker.Addr(c)), ns: "exc", names: pipeline.Names{NS: "exc"}}
+	if k.secret, err = trust.New(bytes.Repeat([]byte("k"), trust.Size)); err != nil {
+		t.Fatal(err)
+	}
 	if k.cl, err = topics.Connect(ctx, k.conn); err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +64,7 @@ func startCluster(t *testing.T, ctx context.Context) *cluster {
 	ictx, stop := context.WithCancel(ctx)
 	ready, done := make(chan struct{}), make(chan error, 1)
 	go func() {
-		done <- instance.Run(ictx, instance.Options{Kafka: k.conn, Namespace: k.ns, Verify: true, Home: t.TempDir(),
+		done <- instance.Run(ictx, instance.Options{Kafka: k.conn, Namespace: k.ns, Verify: true, Home: t.TempDir(), Secret: k.secret,
 			Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}, Ready: ready,
 			Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	}()
@@ -146,7 +151,7 @@ func TestRetryWorkflow(t *testing.T) {
 	var dec schemas.Decoder
 	badMsg, _ := dec.Decode(bad)
 
-	book, err := exceptions.Load(ctx, k.conn, k.ns)
+	book, err := exceptions.Load(ctx, k.conn, k.ns, k.secret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,7 +204,7 @@ func TestRetryWorkflow(t *testing.T) {
 		last.Headers[0].Key != "ste-retry-of" || string(last.Headers[0].Value) != first.ID {
 		t.Fatalf("retry record: key %q headers %+v", last.Key, last.Headers)
 	}
-	book, err = exceptions.Load(ctx, k.conn, k.ns)
+	book, err = exceptions.Load(ctx, k.conn, k.ns, k.secret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +225,7 @@ func TestRetryWorkflow(t *testing.T) {
 	}
 
 	// Follow sees what other consoles record.
-	follower := exceptions.NewBook()
+	follower := exceptions.NewBook(k.secret)
 	fctx, stopFollow := context.WithCancel(ctx)
 	defer stopFollow()
 	go follower.Follow(fctx, k.conn, k.ns)

@@ -12,12 +12,13 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/trust"
 )
 
 // Load reads namespace ns's exceptions and their states, each topic to the
 // end it has now.
-func Load(ctx context.Context, conn kafkaconn.Config, ns string) (*Book, error) {
-	b := NewBook()
+func Load(ctx context.Context, conn kafkaconn.Config, ns string, secret *trust.Secret) (*Book, error) {
+	b := NewBook(secret)
 	return b, b.read(ctx, conn, ns, false)
 }
 
@@ -104,8 +105,17 @@ func (b *Book) read(ctx context.Context, conn kafkaconn.Config, ns string, follo
 }
 
 // apply reads one record of either topic; what does not read is skipped
-// (the topics are written by STE: a bad record is no exception to show).
+// (the topics are written by STE: a bad record is no exception to show),
+// and so is a record without the utility's proof — anyone who can write
+// the topics could otherwise replace an exception (and what a retry
+// publishes) or mark one resolved.
 func (b *Book) apply(n pipeline.Names, r *kgo.Record) {
+	if !topics.Proven(b.secret, r) {
+		b.mu.Lock()
+		b.unproven++
+		b.mu.Unlock()
+		return
+	}
 	switch r.Topic {
 	case n.Exceptions():
 		e := &Exception{Partition: r.Partition, Offset: r.Offset, Time: r.Timestamp.UTC()}

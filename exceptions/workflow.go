@@ -198,7 +198,9 @@ func (w *Workflow) record(ctx context.Context, st Record) error {
 	if err != nil {
 		return err
 	}
-	err = w.cl.ProduceSync(ctx, &kgo.Record{Topic: w.names.ExceptionStates(), Key: []byte(st.ID), Value: b}).FirstErr()
+	rec := &kgo.Record{Topic: w.names.ExceptionStates(), Key: []byte(st.ID), Value: b}
+	topics.Prove(w.book.secret, rec)
+	err = w.cl.ProduceSync(ctx, rec).FirstErr()
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
 		return fmt.Errorf("topic %s is missing: create it with ste topics create --namespace %s (it only adds missing topics)",
 			w.names.ExceptionStates(), w.names.NS)
@@ -230,6 +232,11 @@ func (w *Workflow) Payload(ctx context.Context, e Exception, whole bool) ([]byte
 		r, err := topics.ReadRecord(ctx, w.conn, w.names.Exceptions(), e.Partition, e.Offset)
 		if err != nil {
 			return nil, err
+		}
+		if !topics.Proven(w.book.secret, r) {
+			// Never publish bytes the utility did not write.
+			return nil, fmt.Errorf("exception record %s at %s partition %d offset %d lacks the utility's proof",
+				e.ID, w.names.Exceptions(), e.Partition, e.Offset)
 		}
 		var full schemas.Exception
 		if err := json.Unmarshal(r.Value, &full); err != nil {

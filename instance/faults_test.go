@@ -107,7 +107,7 @@ func (e *env) start(id string, o instance.Options) *running {
 	ictx, stop := context.WithCancel(e.ctx)
 	ready := make(chan struct{})
 	r := &running{stop: stop, done: make(chan error, 1), id: id}
-	o.Kafka, o.Namespace, o.Identity, o.Ready = e.brokers, e.ns, ident, ready
+	o.Kafka, o.Namespace, o.Identity, o.Ready, o.Home = e.brokers, e.ns, ident, ready, e.home
 	o.Signer = &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
 	o.Verify, o.HTTPAddr = true, "127.0.0.1:0"
 	if o.Logger == nil {

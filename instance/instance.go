@@ -35,6 +35,7 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/trust"
 )
 
 // Options configure Run. Kafka, Namespace and Signer are required.
@@ -94,6 +95,10 @@ type Options struct {
 	// LeaveOnStop leaves the groups after a clean stop instead of keeping
 	// the partitions for the session timeout (pipeline.Options.LeaveOnStop).
 	LeaveOnStop bool
+	// Secret is the utility's shared secret, which proves the control
+	// records the instance writes (trust); nil loads or creates the one
+	// under Home (trust.DefaultPath).
+	Secret *trust.Secret
 	// DeliverPerParticipant also runs the per-participant delivery group
 	// (topics/deliver): <ns>.outbound copied to <ns>.out.<BIC>.
 	DeliverPerParticipant bool
@@ -130,6 +135,16 @@ func (o *Options) validate() error {
 	}
 	if o.StallAfter <= 0 {
 		o.StallAfter = DefaultStallAfter
+	}
+	if o.Secret == nil {
+		if o.Home == "" {
+			return errors.New("instance: no utility secret and no home to keep one in")
+		}
+		s, err := trust.LoadOrCreate(trust.DefaultPath(o.Home))
+		if err != nil {
+			return fmt.Errorf("instance: %w", err)
+		}
+		o.Secret = s
 	}
 	return nil
 }
@@ -216,7 +231,7 @@ func (r *runtime) run(ctx context.Context) error {
 	}
 	if !o.Sandbox {
 		dial := func(opts ...kgo.Opt) (*kgo.Client, error) { return topics.Client(o.Kafka, opts...) }
-		rs, bad, err := origin.Scan(ctx, dial, o.Namespace)
+		rs, bad, err := origin.Scan(ctx, dial, o.Namespace, o.Secret)
 		if err != nil {
 			return err
 		}
@@ -242,6 +257,7 @@ func (r *runtime) run(ctx context.Context) error {
 	r.reg = prometheus.NewRegistry()
 	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.metrics = pipeline.NewMetrics(r.reg)
+	r.reg.MustRegister(topics.Unproven)
 	r.registerInstanceMetrics()
 	if o.HTTPAddr != "" {
 		ln, err := net.Listen("tcp", o.HTTPAddr)
@@ -294,7 +310,7 @@ func (r *runtime) run(ctx context.Context) error {
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
 			Retention: o.Retention, AtRiskLead: o.AtRiskLead, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook,
-			Tolerances: &r.refdata},
+			Tolerances: &r.refdata, Secret: o.Secret},
 		Logger:      r.log,
 		Stages:      o.Stages,
 		InstanceID:  r.id.ID,

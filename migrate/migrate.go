@@ -36,11 +36,15 @@ import (
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/trust"
 )
 
 // Options configure Migrate.
 type Options struct {
 	Dial copier.Dial
+	// Secret proves the origin records the migration writes and reads
+	// (the utility's shared secret, trust).
+	Secret *trust.Secret
 	// Instances lists the instances of a namespace from its registry
 	// (registry.List on the caller's connection).
 	Instances func(ctx context.Context, ns string) ([]registry.Entry, error)
@@ -122,7 +126,7 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 	from, to := pipeline.Names{NS: o.From}, pipeline.Names{NS: o.To}
 
 	// A second run after success changes nothing.
-	recs, err := origin.Read(ctx, o.Dial, o.To)
+	recs, err := origin.Read(ctx, o.Dial, o.To, o.Secret)
 	if err != nil {
 		return res, err
 	}
@@ -169,7 +173,7 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 	}
 	rec := origin.Record{Kind: origin.Migration, From: o.From, State: origin.Started, Partitions: o.Partitions,
 		Started: time.Now().UTC(), Refdata: "source", Cutover: cut, Copied: map[string]int64{}}
-	if err := origin.Write(ctx, cl, o.To, rec); err != nil {
+	if err := origin.Write(ctx, cl, o.To, o.Secret, rec); err != nil {
 		return res, err
 	}
 	o.logf("cut-over recorded in %s", to.Origin())
@@ -204,7 +208,7 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 	}
 	rec.Copied[from.Inbound()] = res.Bridged
 	rec.State, rec.Completed = origin.Complete, time.Now().UTC()
-	if err := origin.Write(ctx, cl, o.To, rec); err != nil {
+	if err := origin.Write(ctx, cl, o.To, o.Secret, rec); err != nil {
 		return res, err
 	}
 	res.Origin = rec
@@ -304,7 +308,7 @@ func checkTarget(ctx context.Context, adm *kadm.Client, o Options, recs []origin
 // resumes where it stopped (consumer group FollowGroup). The migration must
 // be complete.
 func Follow(ctx context.Context, o Options, progress func(copied int64)) error {
-	recs, err := origin.Read(ctx, o.Dial, o.To)
+	recs, err := origin.Read(ctx, o.Dial, o.To, o.Secret)
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,11 @@ import (
 	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/trust"
 )
+
+// testSecret is the utility secret of the tests' processes.
+var testSecret, _ = trust.New([]byte("0123456789abcdef0123456789abcdef"))
 
 type env struct {
 	t    *testing.T
@@ -40,7 +44,7 @@ func newEnv(t *testing.T) *env {
 }
 
 func (e *env) options(from, to string, parts int32) migrate.Options {
-	return migrate.Options{Dial: e.dial, From: from, To: to, Partitions: parts,
+	return migrate.Options{Dial: e.dial, Secret: testSecret, From: from, To: to, Partitions: parts,
 		Instances: func(context.Context, string) ([]registry.Entry, error) { return e.live, nil }}
 }
 
@@ -242,7 +246,7 @@ func TestMigrateCutShortIsFinishedByTheNextRun(t *testing.T) {
 	if _, err := migrate.Migrate(ctx, o); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cut short: %v", err)
 	}
-	rs, err := origin.Read(context.Background(), e.dial, "cut")
+	rs, err := origin.Read(context.Background(), e.dial, "cut", testSecret)
 	if r, ok := origin.Find(rs, origin.Migration, "old"); err != nil || !ok || r.State != origin.Started || written == 0 {
 		t.Fatalf("after the cut: %+v %v (written %d)", rs, err, written)
 	}

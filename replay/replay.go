@@ -29,11 +29,15 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/trust"
 )
 
 // Options configure Replay.
 type Options struct {
 	Dial copier.Dial
+	// Secret proves the origin records the replay writes and reads (the
+	// utility's shared secret, trust).
+	Secret *trust.Secret
 	// From is the namespace replayed; To the sandbox.
 	From, To string
 	// Since and Until bound the inbound records copied: by record time
@@ -155,7 +159,7 @@ func Prepare(ctx context.Context, o Options) (*Prepared, error) {
 		Started: time.Now().UTC(), Refdata: p.res.Refdata, Spans: append(prev.Spans, spans...)}
 	// Marked a sandbox before anything is in it: a replay cut short is
 	// still a sandbox (Delete removes it).
-	if err := origin.Write(ctx, cl, o.To, p.rec); err != nil {
+	if err := origin.Write(ctx, cl, o.To, o.Secret, p.rec); err != nil {
 		return p, err
 	}
 	if o.Refdata != nil {
@@ -218,7 +222,7 @@ func (p *Prepared) Copy(ctx context.Context, window time.Duration, settle func(c
 	}
 	p.rec.State, p.rec.Completed = origin.Complete, time.Now().UTC()
 	p.rec.Copied = map[string]int64{from.Inbound(): res.Copied}
-	if err := origin.Write(ctx, cl, o.To, p.rec); err != nil {
+	if err := origin.Write(ctx, cl, o.To, o.Secret, p.rec); err != nil {
 		return *res, err
 	}
 	res.Windows = len(chunks)
@@ -300,7 +304,7 @@ func earliest(ctx context.Context, dial copier.Dial, topic string, spans []copie
 // earlier replay record from o.From, if any.
 func checkSandbox(ctx context.Context, adm *kadm.Client, o Options) (origin.Record, error) {
 	to := pipeline.Names{NS: o.To}
-	recs, err := origin.Read(ctx, o.Dial, o.To)
+	recs, err := origin.Read(ctx, o.Dial, o.To, o.Secret)
 	if err != nil {
 		return origin.Record{}, err
 	}
@@ -351,10 +355,14 @@ type Deleted struct {
 
 // Delete removes sandbox ns: its topics and its consumer groups (every
 // group named <ns>.…: the processors', analytics', a follow's). A
-// namespace whose origin does not say it was made by a replay is refused.
-func Delete(ctx context.Context, dial copier.Dial, ns string) (Deleted, error) {
+// namespace whose origin does not say, with the utility's proof (secret),
+// that it was made by a replay is refused; so is one whose inbound holds
+// more records than its replays copied — records someone sent it, as to a
+// live namespace: one forged origin record must not be enough to delete
+// one.
+func Delete(ctx context.Context, dial copier.Dial, ns string, secret *trust.Secret) (Deleted, error) {
 	var d Deleted
-	recs, err := origin.Read(ctx, dial, ns)
+	recs, err := origin.Read(ctx, dial, ns, secret)
 	if err != nil {
 		return d, err
 	}
@@ -371,6 +379,20 @@ func Delete(ctx context.Context, dial copier.Dial, ns string) (Deleted, error) {
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
+	var copied int64
+	for _, r := range recs {
+		if r.Kind == origin.Replay {
+			copied += copier.Total(r.Spans)
+		}
+	}
+	held, err := inboundHeld(ctx, adm, pipeline.Names{NS: ns}.Inbound())
+	if err != nil {
+		return d, err
+	}
+	if held > copied {
+		return d, &Refused{fmt.Sprintf("%s's inbound holds %d records, more than the %d its replays copied: records were sent to it as to a live namespace, so it is not deleted",
+			ns, held, copied)}
+	}
 	groups, err := adm.ListGroups(ctx)
 	if err != nil {
 		return d, fmt.Errorf("list groups: %w", err)

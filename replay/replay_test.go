@@ -3,6 +3,7 @@ package replay_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -29,8 +30,12 @@ import (
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/workload"
 )
+
+// testSecret is the utility secret of the tests' processes.
+var testSecret, _ = trust.New([]byte("0123456789abcdef0123456789abcdef"))
 
 type env struct {
 	t       *testing.T
@@ -110,7 +115,7 @@ func TestReplayCopiesARangeWithItsTimes(t *testing.T) {
 	}
 	// A cut in the middle of the records' times.
 	cut := times[len(times)/2]
-	res, err := replay.Replay(ctx, replay.Options{Dial: e.dial, From: "live", To: "sb", Since: copier.Bound{Time: cut}})
+	res, err := replay.Replay(ctx, replay.Options{Dial: e.dial, Secret: testSecret, From: "live", To: "sb", Since: copier.Bound{Time: cut}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +142,7 @@ func TestReplayCopiesARangeWithItsTimes(t *testing.T) {
 	if res.Copied != n || n == 0 || res.Partitions != 4 {
 		t.Fatalf("%+v, want %d copied", res, n)
 	}
-	rs, err := origin.Read(ctx, e.dial, "sb")
+	rs, err := origin.Read(ctx, e.dial, "sb", testSecret)
 	if r, ok := origin.Find(rs, origin.Replay, "live"); err != nil || !ok || r.State != origin.Complete || copier.Total(r.Spans) != n {
 		t.Fatalf("origin %+v %v", rs, err)
 	}
@@ -154,8 +159,8 @@ func TestReplayCopiesARangeWithItsTimes(t *testing.T) {
 			t.Fatalf("want a refusal naming %q, got %v", want, err)
 		}
 	}
-	refused(replay.Options{Dial: e.dial, From: "live", To: "sb"}, "--append")
-	if _, err := replay.Replay(ctx, replay.Options{Dial: e.dial, From: "live", To: "sb", Until: copier.Bound{Time: cut}, Append: true}); err != nil {
+	refused(replay.Options{Dial: e.dial, Secret: testSecret, From: "live", To: "sb"}, "--append")
+	if _, err := replay.Replay(ctx, replay.Options{Dial: e.dial, Secret: testSecret, From: "live", To: "sb", Until: copier.Bound{Time: cut}, Append: true}); err != nil {
 		t.Fatal(err)
 	}
 	total := 0
@@ -165,17 +170,34 @@ func TestReplayCopiesARangeWithItsTimes(t *testing.T) {
 	if total != len(times) {
 		t.Fatalf("after --append of the rest: %d records, want %d", total, len(times))
 	}
-	refused(replay.Options{Dial: e.dial, From: "sb", To: "live"}, "no sandbox")
-	refused(replay.Options{Dial: e.dial, From: "live", To: "live"}, "same namespace")
+	refused(replay.Options{Dial: e.dial, Secret: testSecret, From: "sb", To: "live"}, "no sandbox")
+	refused(replay.Options{Dial: e.dial, Secret: testSecret, From: "live", To: "live"}, "same namespace")
 	if _, err := topics.Create(ctx, e.adm, "empty", topics.Options{Partitions: 4}); err != nil {
 		t.Fatal(err)
 	}
-	refused(replay.Options{Dial: e.dial, From: "live", To: "empty"}, "LogAppendTime")
+	refused(replay.Options{Dial: e.dial, Secret: testSecret, From: "live", To: "empty"}, "LogAppendTime")
 
-	if _, err := replay.Delete(ctx, e.dial, "live"); err == nil || !strings.Contains(err.Error(), "not a sandbox") {
+	if _, err := replay.Delete(ctx, e.dial, "live", testSecret); err == nil || !strings.Contains(err.Error(), "not a sandbox") {
 		t.Fatalf("deleting a live namespace: %v", err)
 	}
-	d, err := replay.Delete(ctx, e.dial, "sb")
+	// Finding 4 (issue 30): one forged origin record on a live namespace
+	// does not make it a sandbox to delete; nor does a proven one while its
+	// inbound holds records no replay copied.
+	cl := e.cl
+	forged, _ := json.Marshal(origin.Record{Kind: origin.Replay, From: "prod", State: origin.Complete})
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "live.origin", Key: []byte("replay:prod"), Value: forged}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replay.Delete(ctx, e.dial, "live", testSecret); err == nil || !strings.Contains(err.Error(), "without its proof") {
+		t.Fatalf("deleting a live namespace with a forged origin: %v", err)
+	}
+	if err := origin.Write(ctx, cl, "live", testSecret, origin.Record{Kind: origin.Replay, From: "prod", State: origin.Complete}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := replay.Delete(ctx, e.dial, "live", testSecret); err == nil || !strings.Contains(err.Error(), "more than the 0 its replays copied") {
+		t.Fatalf("deleting a namespace whose inbound holds records no replay copied: %v", err)
+	}
+	d, err := replay.Delete(ctx, e.dial, "sb", testSecret)
 	if err != nil || len(d.Topics) != len(topics.Specs("sb", topics.Options{})) {
 		t.Fatalf("deleted %+v: %v", d, err)
 	}
@@ -204,14 +226,14 @@ func TestReplayRunsToTheOutcomeOfSteMatch(t *testing.T) {
 		offline.Options{Validator: validation.New(refdata.Default()), Signer: signer}); err != nil {
 		t.Fatal(err)
 	}
-	p, err := replay.Prepare(ctx, replay.Options{Dial: e.dial, From: "live2", To: "sb2"})
+	p, err := replay.Prepare(ctx, replay.Options{Dial: e.dial, Secret: testSecret, From: "live2", To: "sb2"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	samples := 0
 	var res replay.Result
 	ran, err := replay.Run(ctx, e.adm, instance.Options{Kafka: kafkaconn.Plaintext(e.brokers), Namespace: "sb2", Signer: signer, Verify: true,
-		Identity: &instance.Identity{ID: "test-replay", Dir: t.TempDir()}, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+		Identity: &instance.Identity{ID: "test-replay", Dir: t.TempDir()}, Home: t.TempDir(), Secret: testSecret, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 		func(lag.Sample) { samples++ },
 		func(ctx context.Context, settle func(context.Context) error) (err error) {
 			res, err = p.Copy(ctx, time.Hour, settle)
@@ -262,7 +284,7 @@ func TestCopyByWindowsOfRecordTime(t *testing.T) {
 	if err := cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	p, err := replay.Prepare(ctx, replay.Options{Dial: e.dial, From: "rec", To: "rec-sb"})
+	p, err := replay.Prepare(ctx, replay.Options{Dial: e.dial, Secret: testSecret, From: "rec", To: "rec-sb"})
 	if err != nil {
 		t.Fatal(err)
 	}

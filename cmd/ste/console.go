@@ -17,7 +17,7 @@ func init() {
 
 func consoleCmd(ctx context.Context, args []string) error {
 	fs := flags("console", "[--addr 127.0.0.1:8080] [--auth-tokens FILE] [--host NAME,...] [--brokers B] [--namespace NS] [--clickhouse DSN]")
-	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
+	kafka, ns, secret := kafkaFlags(fs), namespaceFlag(fs), secretFlag(fs)
 	addr := fs.String("addr", envOr("STE_CONSOLE_ADDR", console.DefaultAddr),
 		"address to serve on ($STE_CONSOLE_ADDR); beyond loopback, use --auth-tokens")
 	tokens := fs.String("auth-tokens", os.Getenv("STE_CONSOLE_TOKENS"),
@@ -38,6 +38,9 @@ func consoleCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	o := console.Options{Kafka: k, Namespace: *ns, Addr: *addr, Logger: fs.log, LocalOperator: localOperator()}
+	if o.Secret, err = secret(); err != nil {
+		return err
+	}
 	for _, h := range strings.Split(*hosts, ",") {
 		if h = strings.TrimSpace(h); h != "" {
 			o.Hosts = append(o.Hosts, h)

@@ -16,6 +16,7 @@ import (
 	"github.com/ste-utility/ste/exceptions"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/termsafe"
+	"github.com/ste-utility/ste/trust"
 )
 
 // untrusted is standard output for text from records — a rejected
@@ -35,6 +36,7 @@ func init() {
 type excFlags struct {
 	fs                           *flagSet
 	kafka                        func() (kafkaconn.Config, error)
+	secret                       func() (*trust.Secret, error)
 	ns                           *string
 	since, until, sender, reason *string
 	msgID, state                 *string
@@ -50,7 +52,7 @@ const excFilterSynopsis = "[--since T] [--until T] [--sender BIC] [--reason CODE
 
 func newExcFlags(name, synopsis string, changes bool) *excFlags {
 	f := &excFlags{fs: flags(name, synopsis), changes: changes}
-	f.kafka, f.ns = kafkaFlags(f.fs), namespaceFlag(f.fs)
+	f.kafka, f.ns, f.secret = kafkaFlags(f.fs), namespaceFlag(f.fs), secretFlag(f.fs)
 	f.since = f.fs.String("since", "", "only exceptions received at or after T (RFC 3339, a date, or a duration before now: 30m, 3d)")
 	f.until = f.fs.String("until", "", "only exceptions received before T")
 	f.sender = f.fs.String("sender", "", "only this sender's (BIC)")
@@ -114,7 +116,14 @@ func (f *excFlags) load(ctx context.Context) (*exceptions.Book, kafkaconn.Config
 	if err != nil {
 		return nil, k, err
 	}
-	book, err := exceptions.Load(ctx, k, *f.ns)
+	secret, err := f.secret()
+	if err != nil {
+		return nil, k, err
+	}
+	book, err := exceptions.Load(ctx, k, *f.ns, secret)
+	if err == nil && book.Unproven() > 0 {
+		fmt.Fprintf(os.Stderr, "ste: %d records on %s's exceptions topics lack the utility's proof and were skipped\n", book.Unproven(), *f.ns)
+	}
 	return book, k, err
 }
 

@@ -31,6 +31,7 @@ func migrateCmd(ctx context.Context, args []string) error {
 	follow := fs.Bool("follow", false, "after the migration, bridge NS's inbound to NS2's until interrupted")
 	rate := fs.Float64("rate", 0, "copy at most this many records per second (0: as fast as the cluster takes them)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
+	secret := secretFlag(fs)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -49,8 +50,12 @@ func migrateCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	sec, err := secret()
+	if err != nil {
+		return err
+	}
 	say := func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
-	o := migrate.Options{Dial: dialer(k), From: *from, To: *to, Partitions: int32(*parts), Rate: *rate,
+	o := migrate.Options{Secret: sec, Dial: dialer(k), From: *from, To: *to, Partitions: int32(*parts), Rate: *rate,
 		Instances: func(ctx context.Context, ns string) ([]registry.Entry, error) {
 			return registry.List(ctx, k, ns)
 		},

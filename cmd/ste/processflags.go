@@ -6,6 +6,7 @@ import (
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/trust"
 )
 
 // processFlags are the flags of the processors, shared by ste process and
@@ -15,6 +16,7 @@ type processFlags struct {
 	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter, atRiskLead *string
 	retention                                                                  retentionFlag
 	noVerify, deliver                                                          *bool
+	secret                                                                     func() (*trust.Secret, error)
 }
 
 func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
@@ -28,6 +30,7 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
 		deliver:    fs.Bool("deliver-per-participant", os.Getenv("STE_DELIVER_PER_PARTICIPANT") == "1", "also copy each record of <ns>.outbound to <ns>.out.<BIC> for its key ($STE_DELIVER_PER_PARTICIPANT=1)"),
 		tables:     fs.String("tables", envOr("STE_TABLES", instance.TablesDisk), "where the identity and match tables live: disk (under the instance's directory in $STE_HOME, resumed from there after a restart) or memory (rebuilt from the changelogs at every start) ($STE_TABLES)"),
+		secret:     secretFlag(fs),
 		atRiskLead: fs.String("at-risk-lead", envOr("STE_AT_RISK_LEAD", "2h"), "an unmatched trade counts in ste_trades_at_risk from this long before its market cutoff (markets.csv; $STE_AT_RISK_LEAD)"),
 		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
 	}
@@ -68,6 +71,9 @@ func (p *processFlags) check() (instance.Options, error) {
 // gives the identity back.
 func (p *processFlags) instance(o instance.Options, log *slog.Logger) (_ instance.Options, release func(), err error) {
 	if o.Signer, err = utilitySigner(*p.bic, *p.keyFile, log); err != nil {
+		return o, nil, err
+	}
+	if o.Secret, err = p.secret(); err != nil {
 		return o, nil, err
 	}
 	id, err := instance.Claim(steHome(), *p.instanceID)

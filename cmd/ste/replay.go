@@ -22,6 +22,7 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/trust"
 )
 
 func init() {
@@ -34,7 +35,7 @@ func dialer(k kafkaconn.Config) copier.Dial {
 }
 
 func replayCmd(ctx context.Context, args []string) error {
-	fs := flags("replay", "--from NS --to SANDBOX [--since T] [--until T] [--refdata DIR] [--partitions N] [--append] [--rate R] [--run [--window DUR] [ste process flags]]\n       ste replay --delete SANDBOX\n\n"+
+	fs := flags("replay", "--from NS --to SANDBOX [--since T] [--until T] [--refdata DIR] [--partitions N] [--append] [--rate R] [--run [--window DUR] [ste process flags]]\n       ste replay --delete SANDBOX --confirm SANDBOX\n\n"+
 		"T (--since, --until): a record time — RFC 3339, \"2006-01-02 15:04:05\" (UTC), a date, or a duration before now (30m, 3d) —\n"+
 		"or offsets per partition, PARTITION:OFFSET,… (partitions not named are open on that side)")
 	kafka := kafkaFlags(fs)
@@ -48,7 +49,8 @@ func replayCmd(ctx context.Context, args []string) error {
 	rate := fs.Float64("rate", 0, "copy at most this many records per second (0: as fast as the cluster takes them)")
 	run := fs.Bool("run", false, "run the processors on the sandbox while copying, until every group is at lag 0 (ste process flags apply)")
 	window := fs.String("window", "", "with --run: copy a window of record time at a time, each processed to lag 0 before the next, so that partitions stay within a window of each other in event time (default: a tenth of --retention; 0: all at once)")
-	del := fs.String("delete", "", "remove this sandbox's topics and consumer groups (only a namespace made by ste replay)")
+	del := fs.String("delete", "", "remove this sandbox's topics and consumer groups (only a namespace made by ste replay whose inbound holds only what it copied; with --confirm)")
+	confirm := fs.String("confirm", "", "with --delete: the sandbox's name again, typed out")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	pf := addProcessFlags(fs, "")
 	fs.logFlags()
@@ -59,7 +61,14 @@ func replayCmd(ctx context.Context, args []string) error {
 		if err := validNamespace(*del); err != nil {
 			return err
 		}
-		return replayDelete(ctx, kafka, *del)
+		if *confirm != *del {
+			return usageError{fmt.Sprintf("--delete removes namespace %s for good: type its name again with --confirm %s", *del, *del)}
+		}
+		secret, err := pf.secret()
+		if err != nil {
+			return err
+		}
+		return replayDelete(ctx, kafka, *del, secret)
 	}
 	if *from == "" || *to == "" {
 		return usageError{"--from and --to are required (or --delete SANDBOX)"}
@@ -77,6 +86,9 @@ func replayCmd(ctx context.Context, args []string) error {
 	}
 	o := replay.Options{From: *from, To: *to, Partitions: int32(*parts), Append: *appendFlag, Rate: *rate, RefdataDir: *refDir}
 	var err error
+	if o.Secret, err = pf.secret(); err != nil {
+		return err
+	}
 	if o.Since, err = parseBound(*since); err != nil {
 		return usageError{"--since: " + err.Error()}
 	}
@@ -162,12 +174,12 @@ func replayCmd(ctx context.Context, args []string) error {
 	return nil
 }
 
-func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), ns string) error {
+func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), ns string, secret *trust.Secret) error {
 	k, err := reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}
-	d, err := replay.Delete(ctx, dialer(k), ns)
+	d, err := replay.Delete(ctx, dialer(k), ns, secret)
 	if err != nil {
 		return err
 	}

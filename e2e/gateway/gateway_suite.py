@@ -335,7 +335,58 @@ def phase_killwalk():
     return {"after_kill": ids}
 
 
-PHASES = {"auth": phase_auth, "submit": phase_submit, "collect": phase_collect, "isolation": phase_isolation,
+def phase_tls_limits():
+    """TLS on a gateway with a certificate; 429 with Retry-After once a
+    participant exceeds its rate, counting authenticated requests only."""
+    gw, bic, ca = env("GW4"), env("BIC"), env("CA")
+    s = requests.Session()
+    s.trust_env = False  # the suite's CA, whatever REQUESTS_CA_BUNDLE says
+    s.verify = ca
+    assert gw.startswith("https://"), gw
+    expect(s.get(gw + "/v1/health"), 200, {"status": "ok"})
+    out = gw + "/v1/outputs?limit=1"
+    # Requests naming BIC without its key use none of its allowance.
+    for _ in range(5):
+        refused(s.get(out, auth=auth(bic, key=demo_key(env("OTHER_BIC")))), "bad_signature")
+    for _ in range(3):  # the burst
+        expect(s.get(out, auth=auth(bic)), 200)
+    r = expect(s.get(out, auth=auth(bic)), 429, {"error": "rate_limited"})
+    assert int(r.headers["Retry-After"]) >= 1, r.headers
+    # Another participant has its own allowance.
+    expect(s.get(out, auth=auth(env("OTHER_BIC"))), 200)
+    return {}
+
+
+def phase_public_url():
+    """Behind a TLS-terminating proxy: @target-uri and @authority are the
+    public URL's (--public-url), never the Host the gateway saw."""
+    gw, bic, pub = env("GW5"), env("BIC"), env("GW5_PUBLIC")
+    p = prepared("GET", pub + "/v1/outputs?limit=1", auth(bic))
+    p.url = gw + "/v1/outputs?limit=1"
+    expect(S.send(p), 200)
+    refused(get(gw + "/v1/outputs?limit=1", auth(bic)), "bad_signature")
+    # X-Forwarded-* is never trusted.
+    p = prepared("GET", gw + "/v1/outputs", auth(bic))
+    p.headers["X-Forwarded-Host"] = pub.split("://")[1]
+    refused(S.send(p), "bad_signature")
+    return {}
+
+
+def phase_suspended():
+    """Reference data changes take effect without a restart (within 30 s)."""
+    gw, rot = env("GW1"), env("ROT_BIC")
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        r = get(gw + "/v1/outputs?limit=1", auth(rot))
+        if r.status_code == 401:
+            refused(r, "unknown_participant")
+            return {"seconds": 30 - (deadline - time.time())}
+        expect(r, 200)
+        time.sleep(0.5)
+    raise AssertionError("a SUSPENDED participant still authenticated after 30 s")
+
+
+PHASES = {"tls_limits": phase_tls_limits, "public_url": phase_public_url, "suspended": phase_suspended, "auth": phase_auth, "submit": phase_submit, "collect": phase_collect, "isolation": phase_isolation,
           "nonce": phase_nonce, "killwalk": phase_killwalk}
 
 if __name__ == "__main__":

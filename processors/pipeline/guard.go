@@ -55,7 +55,7 @@ func (s *stages) internal(ctx goka.Context, st Stage, log *slog.Logger, msg any,
 		if r2 := recover(); r2 != nil {
 			id := strconv.Itoa(int(e.Partition)) + "-" + strconv.FormatInt(e.Offset, 10)
 			exc := schemas.NewException(id, e.Raw, nil, rej, e.Partition, e.Offset, s.cfg.Now())
-			ctx.Emit(goka.Stream(s.cfg.Names.Exceptions()), "", exc.Marshal())
+			s.emit(ctx, s.cfg.Names.Exceptions(), "", exc.Marshal())
 		}
 	}()
 	s.write(ctx, st, s.reject(st, e, nil, rej))

@@ -7,6 +7,7 @@ import (
 	"github.com/lovoo/goka"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/trust"
 )
 
 // The stage callbacks decide; they do not write. Each returns a result —
@@ -145,8 +146,19 @@ func (s *stages) write(ctx goka.Context, st Stage, r *result) {
 
 // out emits one record and counts it as an output of the stage.
 func (s *stages) out(ctx goka.Context, st Stage, topic, key string, value []byte) {
-	ctx.Emit(goka.Stream(topic), key, value)
+	s.emit(ctx, topic, key, value)
 	s.cfg.Metrics.out(st)
+}
+
+// emit writes one record; an exception carries the proof that the utility
+// wrote it (anyone who can write <ns>.exceptions could forge one).
+func (s *stages) emit(ctx goka.Context, topic, key string, value []byte) {
+	if topic == s.cfg.Names.Exceptions() && s.cfg.Secret != nil {
+		ctx.Emit(goka.Stream(topic), key, value, goka.WithCtxEmitHeaders(goka.Headers{
+			trust.ProofHeader: s.cfg.Secret.RecordMAC(topic, []byte(key), value)}))
+		return
+	}
+	ctx.Emit(goka.Stream(topic), key, value)
 }
 
 func (s *stages) audit(ctx goka.Context, st Stage, e *Envelope, outcome, reason string, outputs []string) {

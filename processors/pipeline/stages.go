@@ -12,6 +12,7 @@ import (
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/trust"
 )
 
 // Config is what the stages need besides Kafka.
@@ -46,6 +47,9 @@ type Config struct {
 	// travels along.
 	Inbound func(partition int32, offset int64) ([]byte, error)
 	Hook    Hook // tests only: runs before each callback (guard.go)
+	// Secret proves the exceptions the stages write (trust.ProofHeader):
+	// readers skip exceptions without proof. Nil writes none.
+	Secret *trust.Secret
 	// Tolerances the match stage evaluates criteria 7 and 15 with: the
 	// reference data the instance has read so far (refdata.Current). Nil:
 	// none, values must be equal.

@@ -24,7 +24,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/copier"
+	"github.com/ste-utility/ste/trust"
 )
 
 // Kinds of origin.
@@ -65,14 +67,16 @@ type Record struct {
 // Key is the record's key on the topic.
 func (r Record) Key() string { return r.Kind + ":" + r.From }
 
-// Write writes r to namespace ns's origin topic and waits for it.
-func Write(ctx context.Context, cl *kgo.Client, ns string, r Record) error {
+// Write writes r to namespace ns's origin topic, with the proof that the
+// utility wrote it (secret), and waits for it.
+func Write(ctx context.Context, cl *kgo.Client, ns string, secret *trust.Secret, r Record) error {
 	v, err := json.Marshal(r)
 	if err != nil {
 		return err
 	}
 	topic := pipeline.Names{NS: ns}.Origin()
 	rec := &kgo.Record{Topic: topic, Key: []byte(r.Key()), Value: v, Partition: 0}
+	topics.Prove(secret, rec)
 	if err := cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
 		return fmt.Errorf("write %s: %w", topic, err)
 	}
@@ -80,22 +84,38 @@ func Write(ctx context.Context, cl *kgo.Client, ns string, r Record) error {
 }
 
 // Read returns the namespace's origin records, sorted by key; a namespace
-// without the topic has none. An unreadable record is an error: the tools
-// that write origins (replay, migrate) act on them and must not guess.
-func Read(ctx context.Context, dial copier.Dial, ns string) ([]Record, error) {
-	out, bad, err := Scan(ctx, dial, ns)
+// without the topic has none. An unreadable record, or one without the
+// utility's proof, is an error: the tools that write origins (replay,
+// migrate) act on them — ste replay --delete removes a namespace its origin
+// calls a sandbox — and must not guess.
+func Read(ctx context.Context, dial copier.Dial, ns string, secret *trust.Secret) ([]Record, error) {
+	out, bad, err := Scan(ctx, dial, ns, secret)
 	if err == nil && len(bad) > 0 {
-		err = fmt.Errorf("%s key %s: not an origin record", pipeline.Names{NS: ns}.Origin(), bad[0])
+		err = fmt.Errorf("%s key %s: not an origin record the utility wrote (unreadable, or without its proof)", pipeline.Names{NS: ns}.Origin(), bad[0])
 	}
 	return out, err
 }
 
-// Scan is Read that skips unreadable records and returns their keys: the
-// runtime only asks whether a namespace is a sandbox, and garbage on the
-// topic must not stop it (it logs the keys).
-func Scan(ctx context.Context, dial copier.Dial, ns string) (out []Record, bad []string, err error) {
+// Scan is Read that skips unreadable and unproven records and returns
+// their keys: the runtime only asks whether a namespace is a sandbox, and
+// garbage on the topic must not stop it (it logs the keys) nor make a live
+// namespace a sandbox.
+func Scan(ctx context.Context, dial copier.Dial, ns string, secret *trust.Secret) (out []Record, bad []string, err error) {
 	topic := pipeline.Names{NS: ns}.Origin()
-	held, err := copier.Fold(ctx, dial, topic, nil)
+	// The latest proven record of each key: one without proof neither
+	// counts nor hides the utility's own (a key whose records are all
+	// unproven is returned as bad).
+	held, unproven := map[string][]byte{}, map[string]bool{}
+	_, err = copier.Fold(ctx, dial, topic, func(r *kgo.Record) {
+		switch k := string(r.Key); {
+		case !topics.Proven(secret, r):
+			unproven[k] = true
+		case r.Value == nil:
+			delete(held, k)
+		default:
+			held[k] = r.Value
+		}
+	})
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
 		return nil, nil, nil
 	}
@@ -109,6 +129,11 @@ func Scan(ctx context.Context, dial copier.Dial, ns string) (out []Record, bad [
 			continue
 		}
 		out = append(out, r)
+	}
+	for k := range unproven {
+		if _, ok := held[k]; !ok {
+			bad = append(bad, k)
+		}
 	}
 	slices.Sort(bad)
 	slices.SortFunc(out, func(a, b Record) int {

@@ -1,3 +1,22 @@
+{{/*
+Guards, included by every workload: what would run insecurely does not
+render unless a value says so on purpose.
+*/}}
+{{- define "ste.guards" -}}
+{{- if and (not .Values.utilityKey.secretName) (not .Values.demo) -}}
+{{- fail "utilityKey.secretName is empty: the pods would sign every output with the public demo key. Name the secret of the utility's Ed25519 key, or set demo=true for a demonstration" -}}
+{{- end -}}
+{{- if and (not .Values.utilitySecret.secretName) (not .Values.demo) -}}
+{{- fail "utilitySecret.secretName is empty: every pod would make a shared secret of its own and none would believe another's control records. Name a secret of 32 random bytes, or set demo=true for a demonstration" -}}
+{{- end -}}
+{{- if and (not .Values.kafka.tls.enabled) (not .Values.kafka.insecure) -}}
+{{- fail "kafka.tls.enabled is false: credentials and trades would cross the network in the clear. Set kafka.insecure=true to accept that" -}}
+{{- end -}}
+{{- if and (not .Values.kafka.sasl.mechanism) (not .Values.kafka.tls.clientSecret.name) (not .Values.kafka.insecure) -}}
+{{- fail "kafka.sasl.mechanism is empty and no TLS client certificate is set: STE would connect without authenticating, as anyone may. Set kafka.insecure=true to accept that" -}}
+{{- end -}}
+{{- end -}}
+
 {{/* Names and labels. */}}
 {{- define "ste.fullname" -}}
 {{- if contains "ste" .Release.Name -}}
@@ -72,6 +91,10 @@ and the pod name as the instance id (stable for the StatefulSet).
   value: {{ .Values.log.level | quote }}
 - name: STE_HOME
   value: /var/lib/ste
+{{- if .Values.utilitySecret.secretName }}
+- name: STE_UTILITY_SECRET
+  value: /etc/ste/utility-secret/{{ .Values.utilitySecret.key }}
+{{- end }}
 {{- end -}}
 
 {{/* $STE_HOME in a pod of its own: an emptyDir (the StatefulSet's may be a claim instead). */}}
@@ -103,6 +126,13 @@ and the pod name as the instance id (stable for the StatefulSet).
     defaultMode: 0400
     items: [{key: {{ .Values.kafka.sasl.passwordSecret.key }}, path: {{ .Values.kafka.sasl.passwordSecret.key }}}]
 {{- end }}
+{{- if .Values.utilitySecret.secretName }}
+- name: utility-secret
+  secret:
+    secretName: {{ .Values.utilitySecret.secretName }}
+    defaultMode: 0400
+    items: [{key: {{ .Values.utilitySecret.key }}, path: {{ .Values.utilitySecret.key }}}]
+{{- end }}
 {{- if .Values.utilityKey.secretName }}
 - name: utility-key
   secret:
@@ -126,6 +156,9 @@ and the pod name as the instance id (stable for the StatefulSet).
 {{- end }}
 {{- if .Values.utilityKey.secretName }}
 - {name: utility-key, mountPath: /etc/ste/utility-key, readOnly: true}
+{{- end }}
+{{- if .Values.utilitySecret.secretName }}
+- {name: utility-secret, mountPath: /etc/ste/utility-secret, readOnly: true}
 {{- end }}
 {{- end -}}
 
