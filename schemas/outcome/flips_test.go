@@ -15,6 +15,7 @@ import (
 	"github.com/ste-utility/ste/workload"
 )
 
+// matchWith runs the offline engine over recs with reference data ref.
 func matchWith(t *testing.T, recs [][]byte, ref *refdata.Set) outputs {
 	t.Helper()
 	src, err := msgset.NewReader(bytes.NewReader(append(bytes.Join(recs, []byte("\n")), '\n')), "set.xml")

@@ -2,7 +2,6 @@ package outcome_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"math/rand/v2"
 	"path/filepath"
@@ -11,8 +10,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/ste-utility/ste/processors/offline"
-	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/outcome"
@@ -25,25 +22,8 @@ type outputs struct{ cls, outbound, excs [][]byte }
 
 var signer = &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
 
-// match runs the offline engine over recs.
-func match(t *testing.T, recs [][]byte) outputs {
-	t.Helper()
-	src, err := msgset.NewReader(bytes.NewReader(append(bytes.Join(recs, []byte("\n")), '\n')), "set.xml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var o outputs
-	keep := func(dst *[][]byte) func([]byte) error {
-		return func(b []byte) error { *dst = append(*dst, slices.Clone(b)); return nil }
-	}
-	_, _, err = offline.Run(context.Background(), src,
-		offline.Sinks{CLS: keep(&o.cls), Outbound: keep(&o.outbound), Exceptions: keep(&o.excs)},
-		offline.Options{Validator: validation.New(refdata.Default()), Signer: signer})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return o
-}
+// match runs the offline engine over recs with the default reference data.
+func match(t *testing.T, recs [][]byte) outputs { return matchWith(t, recs, refdata.Default()) }
 
 // realistic is one realistic message set, matched in file order and in a
 // shuffled order: two real runs that must end the same (messages.md §5).
