@@ -133,8 +133,9 @@ func topicsCreate(ctx context.Context, args []string) error {
 }
 
 func topicsManifest(_ context.Context, args []string) error {
-	fs := flags("topics manifest", "--cluster NAME [--namespace NS] [--partitions N] [--replication N] [--min-insync N] [--retention DUR] [--k8s-namespace NS]")
+	fs := flags("topics manifest", "--cluster NAME [--namespace NS] [--refdata DIR] [--partitions N] [--replication N] [--min-insync N] [--retention DUR] [--k8s-namespace NS]")
 	ns := namespaceFlag(fs)
+	refDir := fs.String("refdata", "", "reference data directory: each participant in it gets its <ns>.out.<BIC> topic and a KafkaUser (default: the utility's users only)")
 	cluster := fs.String("cluster", "", "the Strimzi Kafka cluster (the strimzi.io/cluster label) (required)")
 	k8sNS := fs.String("k8s-namespace", "", "Kubernetes namespace of the resources (default: kubectl's)")
 	layout := layoutFlags(fs, topics.MaxReplication)
@@ -151,7 +152,15 @@ func topicsManifest(_ context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	out, err := strimzi.Manifest(topics.Specs(*ns, o), strimzi.Options{Cluster: *cluster, Namespace: *k8sNS})
+	var bics []string
+	if *refDir != "" {
+		set, err := refdata.LoadDir(*refDir)
+		if err != nil {
+			return err
+		}
+		bics = topics.DeliveryBICs(set)
+	}
+	out, err := strimzi.NamespaceManifest(*ns, o, bics, strimzi.Options{Cluster: *cluster, Namespace: *k8sNS})
 	if err != nil {
 		return err
 	}
