@@ -49,7 +49,7 @@ func (t *Tables) AtRisk(q AtRiskQuery, partitions []int32) ([]AtRisk, error) {
 			if err != nil || v == nil {
 				continue
 			}
-			view, err := matching.ViewOf(key, v)
+			view, err := matching.ViewOfWith(key, v, s.engine.Tolerances)
 			if err != nil || (q.Participant != "" && !partyOf(&view, q.Participant)) {
 				continue
 			}
