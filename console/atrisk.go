@@ -11,9 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/processors/matching"
-	"github.com/ste-utility/ste/processors/pipeline"
 )
 
 // The At-risk page (docs/timeliness.md): every instance running the match
@@ -32,7 +31,7 @@ type atRiskData struct {
 }
 
 type atRiskRow struct {
-	pipeline.AtRisk
+	api.AtRisk
 	Instance string
 	TradeRef string
 	Left     time.Duration // negative: past the cutoff
@@ -59,7 +58,7 @@ func (s *Server) atRiskLive(w http.ResponseWriter, r *http.Request) {
 func (s *Server) atRiskJSON(w http.ResponseWriter, r *http.Request) {
 	d := s.atRisk(r)
 	type row struct {
-		pipeline.AtRisk
+		api.AtRisk
 		Instance    string  `json:"instance"`
 		SecondsLeft float64 `json:"seconds_left"`
 	}
@@ -102,7 +101,7 @@ func (s *Server) atRisk(r *http.Request) atRiskData {
 		}
 		d.Errors = append(d.Errors, rt.Problems...)
 		for _, o := range rt.Owners {
-			var ans instance.AtRiskAnswer
+			var ans api.AtRiskAnswer
 			if err := s.lookup.Get(ctx, o, "/at-risk", v, &ans); err != nil {
 				d.Errors = append(d.Errors, err.Error())
 				continue
@@ -128,7 +127,7 @@ func (s *Server) atRisk(r *http.Request) atRiskData {
 	return d
 }
 
-// statusOf is the trade's status as gateway.md §4 names it.
+// statusOf is the trade's status as docs/spec/gateway.md §4 names it.
 func statusOf(v *matching.View) string {
 	switch {
 	case !v.Complete:

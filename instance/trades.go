@@ -13,6 +13,7 @@ import (
 	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 )
 
 // TradeAnswer and TradeFound are what the lookup listener answers.
@@ -39,7 +40,7 @@ func (r *runtime) serveLookup(ln net.Listener) (stop func()) {
 			http.Error(w, "want /trades/<trade key: 16 lower-case hex digits>", http.StatusBadRequest)
 			return
 		}
-		owned := r.owned(pipeline.StageMatch)
+		owned := r.owned(topology.StageMatch)
 		f, found, err := r.tables.Trade(key, req.URL.Query().Get("party"), owned)
 		r.answerTrades(w, owned, err, found, false, f)
 	})
@@ -54,7 +55,7 @@ func (r *runtime) serveLookup(ln net.Listener) (stop func()) {
 		if limit <= 0 || limit > lookup.MaxLimit {
 			limit = lookup.MaxLimit
 		}
-		owned := r.owned(pipeline.StageMatch)
+		owned := r.owned(topology.StageMatch)
 		fs, more, err := r.tables.FindRef(pipeline.RefQuery{Ref: ref, Date: q.Get("date"), Party: q.Get("party"), Limit: limit}, owned)
 		r.answerTrades(w, owned, err, true, more, fs...)
 	})
@@ -105,7 +106,7 @@ func (r *runtime) answerTrades(w http.ResponseWriter, owned []int32, err error, 
 }
 
 // owned is the partitions of a stage this instance owns now.
-func (r *runtime) owned(st pipeline.Stage) []int32 {
+func (r *runtime) owned(st topology.Stage) []int32 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.assigned[st]

@@ -25,9 +25,15 @@ type AuditEvent struct {
 	Steps     []AuditStep `json:"steps"`
 	Outputs   []string    `json:"outputs,omitempty"` // MsgIds emitted
 	// RetryOf and RetriedBy are set on the journey of an operator's retry:
-	// the exception retried and the operator (messages.md §7).
+	// the exception retried and the operator (docs/spec/messages.md §7).
 	RetryOf   string `json:"retry_of,omitempty"`
 	RetriedBy string `json:"retried_by,omitempty"`
+	// Market and Cutoff are set by the match stage on a message applied to
+	// its trade: the trade's market then (its NOE's Market, "-" without one
+	// or for a market markets.csv does not list) and its cutoff
+	// (docs/timeliness.md), for the timeliness scorecards.
+	Market string `json:"market,omitempty"`
+	Cutoff string `json:"cutoff,omitempty"`
 }
 
 // AuditStep is one stage's handling, with a microsecond timestamp.
@@ -145,6 +151,8 @@ func (a *AuditEvent) Marshal() []byte {
 	}
 	field("retry_of", a.RetryOf, true)
 	field("retried_by", a.RetriedBy, true)
+	field("market", a.Market, true)
+	field("cutoff", a.Cutoff, true)
 	return append(b, '}')
 }
 

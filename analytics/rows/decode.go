@@ -30,7 +30,14 @@ func DecodeAudit(dst []Audit, src Source, value []byte) ([]Audit, error) {
 	base := Audit{
 		Source: src, Outcome: ev.Outcome, Reason: ev.Reason, TradeKey: ev.TradeKey,
 		Sender: ev.Sender, MsgId: ev.MsgId, MsgType: ev.Type, Function: ev.Function,
-		InboundPartition: ev.Partition, InboundOffset: ev.Offset,
+		InboundPartition: ev.Partition, InboundOffset: ev.Offset, Market: ev.Market,
+	}
+	if ev.Cutoff != "" {
+		t, err := schemas.ParseMicroTime(ev.Cutoff)
+		if err != nil {
+			return dst, fmt.Errorf("audit cutoff: %w", err)
+		}
+		base.Cutoff = t
 	}
 	if ev.InboundAt != "" {
 		t, err := schemas.ParseMicroTime(ev.InboundAt)
@@ -59,7 +66,7 @@ func DecodeAudit(dst []Audit, src Source, value []byte) ([]Audit, error) {
 	return dst, nil
 }
 
-// DecodeCLS reads one CLS record (CLS NEW or CANCEL XML, messages.md
+// DecodeCLS reads one CLS record (CLS NEW or CANCEL XML, docs/spec/messages.md
 // section 6). Header and content are read with schemas.ParseOutput, as
 // every consumer of outputs does; the CLS NEW body with
 // schemas.ParseCLSBody, the codec that writes it.

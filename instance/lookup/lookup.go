@@ -18,6 +18,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/processors/matching"
 )
 
@@ -39,19 +40,11 @@ const (
 	MaxAnswer = 16 << 20
 )
 
-// Answer is what the lookup listener answers.
-type Answer struct {
-	Instance string  `json:"instance"`
-	Owned    []int32 `json:"owned"` // the match partitions it owned when it answered
-	Trades   []Found `json:"trades"`
-	More     bool    `json:"more,omitempty"` // the limit left trades off
-}
-
-// Found is one trade and the match partition holding it.
-type Found struct {
-	Partition int32         `json:"partition"`
-	Trade     matching.View `json:"trade"`
-}
+// Answer and Found are what the lookup listener answers (instance/api).
+type (
+	Answer = api.TradeAnswer
+	Found  = api.TradeFound
+)
 
 // Hit is a trade found, with the instance that answered for it.
 type Hit struct {

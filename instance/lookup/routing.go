@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/instance/registry"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Owner is an instance that owns match partitions, as the match group
@@ -45,7 +45,7 @@ func (r *Routing) Owner(p int32) (Owner, bool) {
 // when the member's instance has a fresh registry entry with a lookup
 // address on the host the member connects from.
 func (c *Client) route(ctx context.Context) (*Routing, error) {
-	names := pipeline.Names{NS: c.o.Namespace}
+	names := topology.Names{NS: c.o.Namespace}
 	entries, err := c.o.Entries(ctx)
 	if err != nil {
 		return nil, err
@@ -118,10 +118,11 @@ func (c *Client) route(ctx context.Context) (*Routing, error) {
 	return r, nil
 }
 
-// instanceOf is the instance id in a match client's id
-// (pipeline.ClientID).
+// instanceOf is the instance id in a match client's id, of
+// pipeline.ClientID's form "ste-<id>-match" (spelled here so that readers
+// link no goka; routing_test.go holds the two together).
 func instanceOf(clientID string) (string, bool) {
-	suffix := strings.TrimPrefix(pipeline.ClientID("", pipeline.StageMatch), "ste-")
+	suffix := "-" + topology.StageMatch.String()
 	id, ok := strings.CutPrefix(clientID, "ste-")
 	if !ok {
 		return "", false

@@ -12,6 +12,7 @@ import (
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -196,7 +197,7 @@ func (s *stages) identity(ctx goka.Context, msg any) *result {
 	if v, _ := ctx.Value().([]byte); v != nil {
 		if known, isKnown = unmarshalIdentity(v); !isKnown {
 			r := s.poisoned(e)
-			r.corrupt, r.table = "identity entry unreadable: poisoned", Table(s.cfg.Names.IdentityGroup())
+			r.corrupt, r.table = "identity entry unreadable: poisoned", topology.Table(s.cfg.Names.IdentityGroup())
 			return r
 		}
 	}
@@ -292,7 +293,7 @@ func (s *stages) match(ctx goka.Context, msg any) *result {
 	if !readable {
 		// A value we cannot read is not ours to lose silently: count it, log
 		// it; the trade started afresh (its counters continue from nothing).
-		r.corrupt, r.table = "trade state unreadable: trade started afresh", Table(s.cfg.Names.MatchGroup())
+		r.corrupt, r.table = "trade state unreadable: trade started afresh", topology.Table(s.cfg.Names.MatchGroup())
 	}
 	return r
 }
@@ -313,6 +314,7 @@ func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, 
 	}
 	s.sweep(ctx)
 	r := &result{e: e, outs: outs, end: EventApplied, outcome: "accepted", matched: matchedNew}
+	r.market, r.cutoff = s.cutoffOf(t)
 	if res == matching.Duplicate {
 		r.end, r.outcome, r.matched = EventReemitted, "duplicate", matchedDuplicate
 	}
