@@ -183,7 +183,7 @@ func (s *Server) livePart(w http.ResponseWriter, r *http.Request) {
 
 // ---- history ----
 
-var historyReports = []string{"throughput", "degradation", "latency", "queues", "exceptions"}
+var historyReports = []string{"throughput", "degradation", "latency", "queues", "exceptions", "timeliness"}
 
 type historyData struct {
 	Report, Since, Until, By, Window string

@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"encoding/json"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -28,7 +30,7 @@ func demoUnmatched(t *testing.T, trades int) map[string]bool {
 // each unmatched trade is once in ste_trades_past_cutoff (summed over
 // markets and instances), none is at risk, and the At-risk page lists each
 // one, filterable by market and participant.
-func checkAtRisk(t *testing.T, b *browser, console string, metrics promText, trades int, shots string) {
+func checkAtRisk(t *testing.T, b *browser, console string, metrics promText, trades int, shots string, timeliness func() string) {
 	unmatched := demoUnmatched(t, trades)
 	if len(unmatched) == 0 {
 		t.Fatal("the demo's set leaves no trade unmatched")
@@ -83,7 +85,48 @@ func checkAtRisk(t *testing.T, b *browser, console string, metrics promText, tra
 			t.Errorf("participant %s: %d rows", from, n)
 		}
 	}
+	// The scorecards: per market, the trades add up to the trades driven,
+	// the unmatched ones are past cutoff as the index says, and none
+	// matched in time (the TradeDate is a month back).
+	var rep struct {
+		Markets []struct {
+			Market     string `json:"market"`
+			Trades     int    `json:"trades"`
+			Matched    int    `json:"matched"`
+			InTime     int    `json:"matched_in_time"`
+			PastCutoff int    `json:"past_cutoff_unmatched"`
+		} `json:"markets"`
+		Participants []struct {
+			Participant string `json:"participant"`
+			Messages    int    `json:"messages"`
+		} `json:"participants"`
+	}
+	must(t, json.Unmarshal([]byte(timeliness()), &rep))
+	var sumTrades, sumPast, sumMatched int
+	for _, m := range rep.Markets {
+		sumTrades, sumPast, sumMatched = sumTrades+m.Trades, sumPast+m.PastCutoff, sumMatched+m.Matched
+		if m.InTime != 0 {
+			t.Errorf("timeliness %s: %d matched in time before a cutoff a month back", m.Market, m.InTime)
+		}
+		if want := int(metrics.sum(`ste_trades_past_cutoff{market="` + m.Market + `"}`)); m.PastCutoff != want {
+			t.Errorf("timeliness %s: %d past cutoff, ste_trades_past_cutoff says %d", m.Market, m.PastCutoff, want)
+		}
+	}
+	if sumTrades != trades || sumPast != len(unmatched) || sumMatched != trades-len(unmatched) {
+		t.Errorf("timeliness: %d trades (%d matched, %d past cutoff) over the markets, the set drove %d (%d unmatched)",
+			sumTrades, sumMatched, sumPast, trades, len(unmatched))
+	}
+	if len(rep.Participants) == 0 || rep.Participants[0].Messages == 0 {
+		t.Errorf("timeliness: participants %+v", rep.Participants)
+	}
+	b.open(t, console+"history?report=timeliness")
+	if txt := b.text(t, "main"); !strings.Contains(txt, "past cutoff unmatched") {
+		t.Errorf("History page, timeliness: %.300s", txt)
+	}
+	b.shot(t, shots, "history-timeliness")
+
 	// Live: the time of the figures moves without a reload.
+	b.open(t, console+"at-risk")
 	at := b.text(t, "#atrisk-count")
 	b.poll(t, `document.querySelector('#atrisk-count').textContent !== `+strconv.Quote(at))
 }

@@ -109,7 +109,9 @@ func TestConsoleInABrowser(t *testing.T) {
 	sampled := b.text(t, "#live p.muted")
 	b.poll(t, `document.querySelector('#live p.muted').textContent !== `+strconv.Quote(sampled))
 	b.shot(t, shots, "overview")
-	checkAtRisk(t, b, console, metrics, 300, shots) // issue 25: e2e/atrisk_test.go
+	checkAtRisk(t, b, console, metrics, 300, shots, func() string { // issue 25: e2e/atrisk_test.go
+		return ste(t, env, "report", "timeliness", "--json", "--namespace", ns)
+	})
 
 	// ---- Exceptions: the filter.
 	b.open(t, console+"exceptions")

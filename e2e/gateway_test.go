@@ -179,16 +179,16 @@ func TestGateway(t *testing.T) {
 	})
 
 	t.Run("kill -9 during a long poll loses no output", func(t *testing.T) {
-		mine := []string{}
+		mine, ids := []string{}, []string{}
 		for _, l := range msgs {
 			if m, _ := (&schemas.Decoder{}).Decode([]byte(l)); m != nil && m.Sender == bic {
-				mine = append(mine, l)
+				mine, ids = append(mine, l), append(ids, m.MsgId)
 			}
 		}
 		var got struct {
 			AfterKill []string `json:"after_kill"`
 		}
-		out := runPhase(t, py, append(pyEnv, fmt.Sprintf("MORE=%d", len(mine))), "killwalk", func(w io.Writer) {
+		out := runPhase(t, py, append(pyEnv, "MSGIDS="+strings.Join(ids, ",")), "killwalk", func(w io.Writer) {
 			// The walk printed its cursor and the gateway answering it is
 			// dead: the same messages again (exact duplicates re-emit their
 			// ACKs), then the walk resumes at another instance.
@@ -248,6 +248,24 @@ func TestGateway(t *testing.T) {
 		if err == nil || !strings.Contains(string(msg), "loopback") || strings.Count(strings.TrimSpace(string(msg)), "\n") > 0 {
 			t.Errorf("ste gateway beyond loopback without TLS: %v, %q", err, msg)
 		}
+	})
+
+	t.Run("an expired cursor", func(t *testing.T) {
+		var c struct{ Cursor string }
+		phase(t, "cursor", &c)
+		// Retention deletes BIC's partition up to its end.
+		topic := ns + ".outbound"
+		p := topics.PartitionOf(bic, 8)
+		adm := kadm.NewClient(cl)
+		ends, err := adm.ListEndOffsets(ctx, topic)
+		must(t, err)
+		end, _ := ends.Lookup(topic, p)
+		offs := kadm.Offsets{}
+		offs.Add(kadm.Offset{Topic: topic, Partition: p, At: end.Offset})
+		res, err := adm.DeleteRecords(ctx, offs)
+		must(t, err)
+		must(t, res.Error())
+		runPhase(t, py, append(pyEnv, "CURSOR="+c.Cursor), "expired", nil)
 	})
 
 	t.Run("metrics", func(t *testing.T) {

@@ -28,6 +28,12 @@ type AuditEvent struct {
 	// the exception retried and the operator (messages.md §7).
 	RetryOf   string `json:"retry_of,omitempty"`
 	RetriedBy string `json:"retried_by,omitempty"`
+	// Market and Cutoff are set by the match stage on a message applied to
+	// its trade: the trade's market then (its NOE's Market, "-" without one
+	// or for a market markets.csv does not list) and its cutoff
+	// (docs/timeliness.md), for the timeliness scorecards.
+	Market string `json:"market,omitempty"`
+	Cutoff string `json:"cutoff,omitempty"`
 }
 
 // AuditStep is one stage's handling, with a microsecond timestamp.
@@ -145,6 +151,8 @@ func (a *AuditEvent) Marshal() []byte {
 	}
 	field("retry_of", a.RetryOf, true)
 	field("retried_by", a.RetriedBy, true)
+	field("market", a.Market, true)
+	field("cutoff", a.Cutoff, true)
 	return append(b, '}')
 }
 

@@ -56,6 +56,10 @@ func decodeAuditFast(b []byte) (ev AuditEvent, ok bool) {
 			ev.RetryOf, ok = s.str()
 		case "retried_by":
 			ev.RetriedBy, ok = s.str()
+		case "market":
+			ev.Market, ok = s.str()
+		case "cutoff":
+			ev.Cutoff, ok = s.str()
 		case "reason":
 			ev.Reason, ok = s.str()
 		case "partition":
@@ -102,7 +106,7 @@ func decodeAuditFast(b []byte) (ev AuditEvent, ok bool) {
 			})
 		default:
 			ok = !knownFold(key, "trade_key", "sender", "msg_id", "type", "function", "inbound_at", "outcome",
-				"reason", "partition", "offset", "steps", "outputs", "retry_of", "retried_by") && s.skip()
+				"reason", "partition", "offset", "steps", "outputs", "retry_of", "retried_by", "market", "cutoff") && s.skip()
 		}
 		return ok
 	}) {

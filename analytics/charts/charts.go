@@ -37,7 +37,7 @@ const (
 // Plottable reports whether a report has a chart.
 func Plottable(name string) bool {
 	switch name {
-	case "throughput", "degradation", "queues", "latency", "exceptions":
+	case "throughput", "degradation", "queues", "latency", "exceptions", "timeliness":
 		return true
 	}
 	return false
@@ -93,6 +93,8 @@ func build(res report.Result) (*plot.Plot, error) {
 		return latency(r)
 	case *report.ExceptionsResult:
 		return exceptions(r)
+	case *report.TimelinessResult:
+		return timeliness(r)
 	}
 	return nil, fmt.Errorf("no chart for %T", res)
 }

@@ -27,6 +27,8 @@ func demoResult(t *testing.T, name string) report.Result {
 		res = &report.LatencyResult{}
 	case "exceptions":
 		res = &report.ExceptionsResult{}
+	case "timeliness":
+		res = &report.TimelinessResult{}
 	default:
 		t.Fatalf("no testdata for %s", name)
 	}
@@ -42,7 +44,7 @@ func demoResult(t *testing.T, name string) report.Result {
 
 func TestSaveDrawsEveryPlottableReport(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"throughput", "degradation", "queues", "latency", "exceptions"} {
+	for _, name := range []string{"throughput", "degradation", "queues", "latency", "exceptions", "timeliness"} {
 		if !Plottable(name) {
 			t.Fatalf("%s: not plottable", name)
 		}

@@ -30,7 +30,14 @@ func DecodeAudit(dst []Audit, src Source, value []byte) ([]Audit, error) {
 	base := Audit{
 		Source: src, Outcome: ev.Outcome, Reason: ev.Reason, TradeKey: ev.TradeKey,
 		Sender: ev.Sender, MsgId: ev.MsgId, MsgType: ev.Type, Function: ev.Function,
-		InboundPartition: ev.Partition, InboundOffset: ev.Offset,
+		InboundPartition: ev.Partition, InboundOffset: ev.Offset, Market: ev.Market,
+	}
+	if ev.Cutoff != "" {
+		t, err := schemas.ParseMicroTime(ev.Cutoff)
+		if err != nil {
+			return dst, fmt.Errorf("audit cutoff: %w", err)
+		}
+		base.Cutoff = t
 	}
 	if ev.InboundAt != "" {
 		t, err := schemas.ParseMicroTime(ev.InboundAt)

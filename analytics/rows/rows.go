@@ -55,6 +55,8 @@ type Audit struct {
 	InboundOffset    int64     // -1 for a retention purge
 	InboundAt        time.Time // the inbound record's timestamp: when it was sent (zero for a purge)
 	Outputs          []string  // MsgIds the message caused; on the last step's row only
+	Market           string    // the trade's market when the match stage applied the message ("" otherwise)
+	Cutoff           time.Time // and its cutoff (zero otherwise): docs/timeliness.md
 }
 
 // CLS is one CLS record (NEW or CANCEL) as it appeared on <ns>.cls. A record

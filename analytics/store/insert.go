@@ -143,6 +143,8 @@ func (s *Store) InsertAudit(ctx context.Context, token string, rs []rows.Audit) 
 			}
 			return rs[i].Outputs
 		}),
+		col("market", n, func(i int) string { return rs[i].Market }),
+		col("cutoff", n, func(i int) time.Time { return t0(rs[i].Cutoff) }),
 	)
 	return s.insert(ctx, TableAudit, token, cols)
 }

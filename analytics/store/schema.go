@@ -260,6 +260,13 @@ var migrations = []migration{
 		TTL toDateTime(ts) + toIntervalSecond({ttl})
 		SETTINGS {dedup}`,
 	}},
+	{3, "audit: the trade's market and cutoff on the match stage's rows (timeliness scorecards)", []string{
+		// Rows written before have market '' and cutoff 0: the timeliness
+		// report counts a trade under the last market and cutoff any of its
+		// rows carries, and leaves out trades with none (docs/timeliness.md).
+		`ALTER TABLE {db}.audit ADD COLUMN IF NOT EXISTS market LowCardinality(String) DEFAULT ''`,
+		`ALTER TABLE {db}.audit ADD COLUMN IF NOT EXISTS cutoff DateTime64(3, 'UTC') DEFAULT toDateTime64(0, 3, 'UTC')`,
+	}},
 }
 
 // SchemaVersion is the newest migration this code knows.

@@ -327,7 +327,13 @@ def phase_killwalk():
     deadline = time.time() + 60
     got = []
     after = nxt
-    while time.time() < deadline and len(got) < int(env("MORE")):
+    want = set(env("MSGIDS").split(","))
+
+    def answered():
+        ids = {o["msg_id"] for o in got}
+        return all(("ACK:%s:%s" % (bic, m)) in ids or any(i.startswith("NACK:%s:%s:" % (bic, m)) for i in ids) for m in want)
+
+    while time.time() < deadline and not answered():
         r = expect(get(gw1 + "/v1/outputs?wait=5&after=" + after, auth(bic)), 200).json()
         got += r["outputs"]
         after = r["next"]
@@ -386,7 +392,22 @@ def phase_suspended():
     raise AssertionError("a SUSPENDED participant still authenticated after 30 s")
 
 
-PHASES = {"tls_limits": phase_tls_limits, "public_url": phase_public_url, "suspended": phase_suspended, "auth": phase_auth, "submit": phase_submit, "collect": phase_collect, "isolation": phase_isolation,
+def phase_cursor():
+    outs, _ = walk(env("GW1"), env("BIC"))
+    return {"cursor": outs[0]["cursor"]}
+
+
+def phase_expired():
+    """A cursor whose records retention deleted: bad_cursor expired; the
+    walk starts again without after."""
+    gw, bic = env("GW2"), env("BIC")
+    expect(get(gw + "/v1/outputs?after=" + env("CURSOR"), auth(bic)), 400, {"error": "bad_cursor", "reason": "expired"})
+    j = expect(get(gw + "/v1/outputs", auth(bic)), 200).json()
+    assert j["next"] and j["next"] != env("CURSOR"), j
+    return {"outputs": len(j["outputs"])}
+
+
+PHASES = {"cursor": phase_cursor, "expired": phase_expired, "tls_limits": phase_tls_limits, "public_url": phase_public_url, "suspended": phase_suspended, "auth": phase_auth, "submit": phase_submit, "collect": phase_collect, "isolation": phase_isolation,
           "nonce": phase_nonce, "killwalk": phase_killwalk}
 
 if __name__ == "__main__":

@@ -223,3 +223,14 @@ func (s *stages) riskCounts() (atRisk, past map[string]int) {
 	}
 	return atRisk, past
 }
+
+// cutoffOf is a trade's market and cutoff (Unix µs) by the reference data
+// now, for its audit events.
+func (s *stages) cutoffOf(t *matching.Trade) (market string, cutoff int64) {
+	r := t.Risk()
+	m, at := s.cfg.Validator.Refdata().CutoffOf(r.Market, r.TradeDate)
+	if at.IsZero() {
+		return m, 0
+	}
+	return m, at.UnixMicro()
+}

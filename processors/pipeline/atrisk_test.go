@@ -31,7 +31,7 @@ func newRiskGraph(t *testing.T, ref *refdata.Set, lead time.Duration) *riskGraph
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	g.now.Store(&start)
 	n := Names{NS: "t"}
-	c := Config{Names: n, Validator: validation.New(ref), AtRiskLead: lead,
+	c := Config{Names: n, Validator: validation.New(ref), AtRiskLead: lead, Tolerances: ref,
 		Signer:  &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")},
 		Metrics: NewMetrics(g.reg), Logger: slog.New(slog.DiscardHandler),
 		Now: func() time.Time { return *g.now.Load() }}

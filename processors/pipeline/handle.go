@@ -46,6 +46,10 @@ type result struct {
 	// corrupt names what could not be read ("" : nothing); table names
 	// the table when it was a table value.
 	corrupt, table string
+	// market and cutoff (µs) of the trade a message was applied to, for
+	// the audit event (docs/timeliness.md); cutoff 0: none.
+	market string
+	cutoff int64
 }
 
 type matchedKind uint8
@@ -125,7 +129,7 @@ func (s *stages) write(ctx goka.Context, st Stage, r *result) {
 	m.emitted(r.outs)
 	if r.end != 0 {
 		s.step(r.e, st, r.end)
-		s.audit(ctx, st, r.e, r.outcome, r.reason, ids)
+		s.audit(ctx, st, r, ids)
 	}
 	if r.rejected != 0 {
 		m.rejected(r.rejected)
@@ -161,9 +165,14 @@ func (s *stages) emit(ctx goka.Context, topic, key string, value []byte) {
 	ctx.Emit(goka.Stream(topic), key, value)
 }
 
-func (s *stages) audit(ctx goka.Context, st Stage, e *Envelope, outcome, reason string, outputs []string) {
+func (s *stages) audit(ctx goka.Context, st Stage, r *result, outputs []string) {
+	e := r.e
 	a := schemas.AuditEvent{Sender: e.Sender, MsgId: e.MsgId, Partition: e.Partition, Offset: e.Offset,
-		Outcome: outcome, Reason: reason, Outputs: outputs, RetryOf: e.RetryOf, RetriedBy: e.RetriedBy}
+		Outcome: r.outcome, Reason: r.reason, Outputs: outputs, RetryOf: e.RetryOf, RetriedBy: e.RetriedBy,
+		Market: r.market}
+	if r.cutoff != 0 {
+		a.Cutoff = schemas.MicroTime(r.cutoff)
+	}
 	if e.TradeKey != 0 {
 		a.TradeKey = e.TradeKey.String()
 	}

@@ -312,6 +312,7 @@ func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, 
 	}
 	s.sweep(ctx)
 	r := &result{e: e, outs: outs, end: EventApplied, outcome: "accepted", matched: matchedNew}
+	r.market, r.cutoff = s.cutoffOf(t)
 	if res == matching.Duplicate {
 		r.end, r.outcome, r.matched = EventReemitted, "duplicate", matchedDuplicate
 	}

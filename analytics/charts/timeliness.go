@@ -1,0 +1,59 @@
+package charts
+
+import (
+	"errors"
+	"fmt"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+
+	"github.com/ste-utility/ste/analytics/report"
+)
+
+// timeliness draws, per market, its trades matched in time, matched late
+// and unmatched, side by side.
+func timeliness(r *report.TimelinessResult) (*plot.Plot, error) {
+	if len(r.Markets) == 0 {
+		return nil, errors.New("nothing to plot: no trades in this range")
+	}
+	p := newPlot(fmt.Sprintf("STE timeliness by market — %s (%d trades, %.1f%% matched in time)", r.Namespace,
+		r.Total.Trades, 100*r.Total.InTimeShare), "", "trades")
+	names := make([]string, len(r.Markets))
+	series := []struct {
+		name string
+		of   func(m report.TimelinessMarket) float64
+	}{
+		{"matched in time", func(m report.TimelinessMarket) float64 { return float64(m.InTime) }},
+		{"matched late", func(m report.TimelinessMarket) float64 { return float64(m.Matched - m.InTime) }},
+		{"unmatched", func(m report.TimelinessMarket) float64 { return float64(m.Trades - m.Matched) }},
+	}
+	w := vg.Points(12)
+	p.Legend = plot.NewLegend()
+	for i, s := range series {
+		vals := make(plotter.Values, len(r.Markets))
+		for j, m := range r.Markets {
+			vals[j], names[j] = s.of(m), m.Market
+		}
+		b, err := plotter.NewBarChart(vals, w)
+		if err != nil {
+			return nil, err
+		}
+		b.Color = plotutil.Color(i)
+		b.LineStyle.Width = 0
+		b.Offset = vg.Length(i-1) * w
+		p.Add(b)
+		p.Legend.Add(s.name, b)
+	}
+	p.Legend.Top = true
+	p.NominalX(names...)
+	p.X.Tick.Label.Rotation = 0.5
+	p.X.Tick.Label.XAlign = draw.XRight
+	p.X.Tick.LineStyle.Width = 0
+	p.X.Min, p.X.Max = -0.6, float64(len(names))-0.4
+	p.Y.Min = 0
+	p.Y.Max *= 1.15
+	return p, nil
+}

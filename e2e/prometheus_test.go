@@ -1,0 +1,138 @@
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+
+	"github.com/ste-utility/ste/deploy/monitoring"
+)
+
+// TestRealPrometheus runs Debian's prometheus (make promtool installs it)
+// with the shipped deploy/monitoring/prometheus/prometheus.yml — its
+// targets replaced by a running `ste process`, its intervals shortened to
+// seconds — and asks it, through its HTTP API, what the dashboards ask:
+// lag by topic, rates, and every Grafana panel's PromQL, each of which must
+// return series.
+func TestRealPrometheus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs ste process and prometheus")
+	}
+	bin, err := exec.LookPath("prometheus")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true: prometheus not installed (make promtool installs Debian's prometheus)")
+		}
+		t.Skip("prometheus not installed (make promtool)")
+	}
+	f := newFixture(t, backends[0], 120)
+	httpAddr := freeAddr(t)
+	proc := startLines(t, f.env, "process", "--refdata", f.refdata, "--http", httpAddr)
+	proc.waitFor(t, regexp.MustCompile(`reference data loaded`), 60*time.Second)
+
+	// The shipped configuration, pointed at this process.
+	dir := t.TempDir()
+	var cfg map[string]any
+	b, err := os.ReadFile("../deploy/monitoring/prometheus/prometheus.yml")
+	must(t, err)
+	must(t, yaml.Unmarshal(b, &cfg))
+	cfg["global"] = map[string]any{"scrape_interval": "1s", "evaluation_interval": "1s"}
+	cfg["rule_files"] = []string{}
+	jobs := cfg["scrape_configs"].([]any)
+	if len(jobs) == 0 {
+		t.Fatal("prometheus.yml has no scrape_configs")
+	}
+	job := jobs[0].(map[string]any)
+	delete(job, "dns_sd_configs")
+	job["static_configs"] = []any{map[string]any{"targets": []string{httpAddr}}}
+	out, _ := yaml.Marshal(cfg)
+	must(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), out, 0o644))
+	jobName := job["job_name"].(string)
+
+	promAddr := freeAddr(t)
+	prom := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
+		"--storage.tsdb.path="+filepath.Join(dir, "data"), "--web.listen-address="+promAddr)
+	var plog strings.Builder
+	prom.Stdout, prom.Stderr = &plog, &plog
+	must(t, prom.Start())
+	t.Cleanup(func() { prom.Process.Kill(); prom.Wait() })
+
+	query := func(expr string) []any {
+		t.Helper()
+		resp, err := http.Get("http://" + promAddr + "/api/v1/query?query=" + url.QueryEscape(expr))
+		if err != nil {
+			return nil
+		}
+		defer resp.Body.Close()
+		var r struct {
+			Status string `json:"status"`
+			Error  string `json:"error"`
+			Data   struct {
+				Result []any `json:"result"`
+			} `json:"data"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || r.Status != "success" {
+			t.Errorf("query %s: %v %s", expr, err, r.Error)
+			return nil
+		}
+		return r.Data.Result
+	}
+	// Prometheus scrapes the process (up == 1) before the run, so that the
+	// run's rates are in its samples.
+	wait := func(what string, ok func() bool) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for !ok() {
+			if time.Now().After(deadline) {
+				t.Fatalf("prometheus: %s not within 60 s:\n%s", what, plog.String())
+			}
+			time.Sleep(500 * time.Millisecond)
+		}
+	}
+	wait("the process scraped", func() bool { return len(query(`up{job="`+jobName+`"} == 1`)) > 0 })
+	f.drive(0)
+	f.waitComplete(2 * time.Minute)
+	wait("a rate per stage", func() bool {
+		return len(query(`sum by (stage) (rate(ste_stage_records_in_total[1m])) > 0`)) >= 3
+	})
+	if r := query(`sum by (topic) (ste_group_lag)`); len(r) < 3 {
+		t.Errorf("lag by topic: %d series, want one per stage input topic (3): %v", len(r), r)
+	}
+
+	// Every dashboard panel's PromQL, with Grafana's variables as a user of
+	// the dashboard would have them.
+	qs, err := monitoring.Queries(monitoring.Prometheus)
+	must(t, err)
+	vars := strings.NewReplacer(`$__rate_interval`, `1m`, `$__interval`, `1s`, `${job}`, `.*`, `$job`, `.*`)
+	empty := 0
+	for _, q := range qs {
+		if strings.HasPrefix(strings.TrimSpace(q.Text), "label_values(") {
+			continue
+		}
+		expr := vars.Replace(q.Text)
+		if n := len(query(expr)); n == 0 {
+			empty++
+			t.Errorf("%s returns no series from a running process: %s", q.Where, expr)
+		}
+	}
+	t.Logf("%d dashboard queries run against prometheus, %d empty", len(qs), empty)
+}
+
+// freeAddr is a loopback address with a port free a moment ago.
+func freeAddr(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	defer ln.Close()
+	return fmt.Sprint(ln.Addr())
+}
