@@ -20,8 +20,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 // DefaultEvery is how often an instance refreshes its announcement.
@@ -67,7 +67,7 @@ func NewAnnouncer(cl *kgo.Client, ns string, every time.Duration, current func()
 	if every <= 0 {
 		every = DefaultEvery
 	}
-	return &Announcer{cl: cl, topic: pipeline.Names{NS: ns}.Instances(), every: every, current: current,
+	return &Announcer{cl: cl, topic: topology.Names{NS: ns}.Instances(), every: every, current: current,
 		poke: make(chan struct{}, 1)}
 }
 
@@ -114,7 +114,7 @@ func (a *Announcer) remove(id string) {
 // that announced themselves and did not stop cleanly, sorted by id.
 func List(ctx context.Context, c kafkaconn.Config, ns string) ([]Entry, error) {
 	latest := map[string][]byte{}
-	_, err := topics.Dump(ctx, c, pipeline.Names{NS: ns}.Instances(), func(r *kgo.Record) error {
+	_, err := topics.Dump(ctx, c, topology.Names{NS: ns}.Instances(), func(r *kgo.Record) error {
 		latest[string(r.Key)] = r.Value
 		return nil
 	})
