@@ -9,7 +9,7 @@ package conformance
 // still match a valid trade afterwards.
 //
 // Internal topics are the project's: they are found as the namespace's topics
-// that messages.md §1 does not list. The identity table's key (Sender:MsgId)
+// that docs/spec/messages.md §1 does not list. The identity table's key (Sender:MsgId)
 // and its partitioning (FNV-1a 32, as sarama) are the project's too, written
 // down in docs/ARCHITECTURE.md; the poisoned-entry probe depends on them.
 

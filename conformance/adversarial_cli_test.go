@@ -29,7 +29,7 @@ import (
 // make ste block or read until it runs out of memory.
 const promptly = 20 * time.Second
 
-// utilitySeed is the demo seed of the utility (messages.md §2).
+// utilitySeed is the demo seed of the utility (docs/spec/messages.md §2).
 func utilitySeed() []byte {
 	s := sha256.Sum256([]byte("ste-demo-key:" + utilityBIC))
 	return s[:]

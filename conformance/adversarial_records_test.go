@@ -175,7 +175,7 @@ func TestAdversarial_HostileRecords_Match(t *testing.T) {
 	checkBoundedEchoes(t, r.ExcRaw, r.OutRaw)
 }
 
-// checkBoundedEchoes holds exceptions and outputs to messages.md §6: values
+// checkBoundedEchoes holds exceptions and outputs to docs/spec/messages.md §6: values
 // echoed from a record are cut to 128 characters, so nothing amplifies it.
 func checkBoundedEchoes(t *testing.T, excs, outs string) {
 	t.Helper()

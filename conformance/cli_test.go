@@ -34,14 +34,14 @@ func noStackTrace(t *testing.T, what, stderr string) {
 	}
 }
 
-// failsWithOneLine runs ste with args and checks cli.md's rule for a user
+// failsWithOneLine runs ste with args and checks docs/spec/cli.md's rule for a user
 // error: a non-zero exit, a one-line reason on stderr, no stack trace.
 func failsWithOneLine(t *testing.T, args ...string) {
 	t.Helper()
 	isUserError(t, "ste "+strings.Join(args, " "), execSte(t, args...))
 }
 
-// isUserError checks a finished run against cli.md's rule for a user error.
+// isUserError checks a finished run against docs/spec/cli.md's rule for a user error.
 func isUserError(t *testing.T, what string, r execResult) {
 	t.Helper()
 	if r.code == 0 {
@@ -56,7 +56,7 @@ func isUserError(t *testing.T, what string, r execResult) {
 	noStackTrace(t, what, r.stderr)
 }
 
-// cli.md: every subcommand answers --help (exit 0).
+// docs/spec/cli.md: every subcommand answers --help (exit 0).
 func TestCLI_HelpExitsZero(t *testing.T) {
 	for _, args := range [][]string{{"--help"}, {"match", "--help"}, {"gen", "--help"}, {"refdata", "gen", "--help"}} {
 		r := execSte(t, args...)
@@ -70,7 +70,7 @@ func TestCLI_HelpExitsZero(t *testing.T) {
 	}
 }
 
-// cli.md: a bad flag or a missing required flag exits non-zero with a
+// docs/spec/cli.md: a bad flag or a missing required flag exits non-zero with a
 // one-line reason and never a Go stack trace.
 func TestCLI_BadFlagsOneLineReason(t *testing.T) {
 	dir := t.TempDir()
@@ -111,7 +111,7 @@ func TestCLI_BadFlagsOneLineReason(t *testing.T) {
 	}
 }
 
-// cli.md: a user error at run time (missing input file, missing refdata
+// docs/spec/cli.md: a user error at run time (missing input file, missing refdata
 // directory) exits non-zero with a one-line reason, no stack trace.
 func TestCLI_MissingFilesOneLineReason(t *testing.T) {
 	dir := t.TempDir()
@@ -128,8 +128,8 @@ func TestCLI_MissingFilesOneLineReason(t *testing.T) {
 	}
 }
 
-// cli.md: `ste refdata gen --out DIR` writes the five CSV files of
-// messages.md §8 with their header rows; the same seed gives the same files;
+// docs/spec/cli.md: `ste refdata gen --out DIR` writes the five CSV files of
+// docs/spec/messages.md §8 with their header rows; the same seed gives the same files;
 // participants carry their demo public keys; a UTILITY row for STEUTLSGXXX.
 func TestCLI_RefdataGen(t *testing.T) {
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
@@ -197,7 +197,7 @@ func TestCLI_RefdataGen(t *testing.T) {
 	}
 }
 
-// cli.md: `ste gen` writes a signed message set that `ste match` matches
+// docs/spec/cli.md: `ste gen` writes a signed message set that `ste match` matches
 // against the same reference data; the realistic mix also runs.
 func TestCLI_GenThenMatch(t *testing.T) {
 	dir := t.TempDir()
@@ -226,7 +226,7 @@ func TestCLI_GenThenMatch(t *testing.T) {
 	}
 }
 
-// cli.md: "A .gz or .zst suffix means compressed" — ste match reads both.
+// docs/spec/cli.md: "A .gz or .zst suffix means compressed" — ste match reads both.
 func TestCLI_MatchCompressedInput(t *testing.T) {
 	tr := stdTrade("GZ-1")
 	var plain strings.Builder
@@ -275,7 +275,7 @@ func TestCLI_MatchCompressedInput(t *testing.T) {
 	}
 }
 
-// cli.md: the last line of a message set may lack its newline.
+// docs/spec/cli.md: the last line of a message set may lack its newline.
 func TestCLI_MatchLastLineWithoutNewline(t *testing.T) {
 	tr := stdTrade("NONL-1")
 	dir := t.TempDir()
@@ -287,7 +287,7 @@ func TestCLI_MatchLastLineWithoutNewline(t *testing.T) {
 	}
 }
 
-// cli.md: "These subcommands and flags are a contract ... these must exist";
+// docs/spec/cli.md: "These subcommands and flags are a contract ... these must exist";
 // "Every subcommand answers --help". (Subcommands beyond match/gen/refdata
 // gen need a broker to *run*, but --help must work without one.)
 func TestCLI_AllContractSubcommandsAnswerHelp(t *testing.T) {
@@ -304,7 +304,7 @@ func TestCLI_AllContractSubcommandsAnswerHelp(t *testing.T) {
 	}
 }
 
-// cli.md generic rules for the broker-facing subcommands present in the
+// docs/spec/cli.md generic rules for the broker-facing subcommands present in the
 // binary: a bad flag, and an unreachable broker, give a non-zero exit with a
 // one-line reason and no stack trace. Subcommands not (yet) present are
 // reported by TestCLI_AllContractSubcommandsAnswerHelp and skipped here.

@@ -87,7 +87,7 @@ func TestDecode_MalformedVsSchemaVsAccepted(t *testing.T) {
 			return "<msg>" + strings.TrimSuffix(strings.TrimPrefix(l, "<Msg>"), "</Msg>") + "</msg>"
 		}},
 		{"ok_spec_example_layout_with_comments_and_empty_RelatedMsgId", "", func(tr *Trade) string {
-			// the envelope of messages.md §2, on one line: comments after
+			// the envelope of docs/spec/messages.md §2, on one line: comments after
 			// values, an empty RelatedMsgId on a NEW, whitespace between elements
 			m := tr.NOE()
 			m.Hdr = []F{

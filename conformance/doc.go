@@ -1,5 +1,5 @@
 // Package conformance is a black-box conformance suite for the STE wire and
-// command-line contract (messages.md and cli.md). It builds the ste binary once
+// command-line contract (docs/spec/messages.md and docs/spec/cli.md). It builds the ste binary once
 // and drives `ste match`, `ste gen` and `ste refdata gen` through os/exec,
 // signing its own inbound messages with the public demo-key rule and checking
 // every output line against the contract. The adversarial tests (issue 15)

@@ -492,7 +492,7 @@ func TestRetention_RejectedConflictingDuplicateDoesNotAdvanceClock(t *testing.T)
 	expectNoOutputsFor(t, r, b.Key())
 }
 
-// cli.md: `cls` is the number of trades matched at the end. A matched trade
+// docs/spec/cli.md: `cls` is the number of trades matched at the end. A matched trade
 // purged by retention is purged *silently* (§5): its CLS stays in force (no
 // CLS CANCEL), its last status is MATCHED, so it still counts.
 // [interpretation: "matched at the end" = CLS in force at the end]

@@ -166,7 +166,7 @@ func TestOutput_EmptyInput(t *testing.T) {
 	}
 }
 
-// cli.md: `ste match` without --refdata uses the committed default set; a
+// docs/spec/cli.md: `ste match` without --refdata uses the committed default set; a
 // `ste gen` standard set matches completely, and its messages carry
 // signatures that verify with the demo-key rule against the default data.
 func TestOutput_DefaultRefdataWithGeneratedSet(t *testing.T) {

@@ -1,6 +1,6 @@
 package conformance
 
-// Tolerances (messages.md §5, §6 <Tolerance>, §8 tolerances.csv), from the
+// Tolerances (docs/spec/messages.md §5, §6 <Tolerance>, §8 tolerances.csv), from the
 // contract alone: a suite reference data directory with a tolerances.csv,
 // trades within tolerance, just beyond it and moved in and out of it by
 // REPLACEs, through `ste match` and through `ste broker` + `ste process`.

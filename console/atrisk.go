@@ -12,9 +12,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/processors/matching"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
 )
 
 // The At-risk page (docs/timeliness.md): every instance running the match
@@ -33,7 +33,7 @@ type atRiskData struct {
 }
 
 type atRiskRow struct {
-	pipeline.AtRisk
+	api.AtRisk
 	Instance string
 	TradeRef string
 	Left     time.Duration // negative: past the cutoff
@@ -60,7 +60,7 @@ func (s *Server) atRiskLive(w http.ResponseWriter, r *http.Request) {
 func (s *Server) atRiskJSON(w http.ResponseWriter, r *http.Request) {
 	d := s.atRisk(r)
 	type row struct {
-		pipeline.AtRisk
+		api.AtRisk
 		Instance    string  `json:"instance"`
 		SecondsLeft float64 `json:"seconds_left"`
 	}
@@ -92,7 +92,7 @@ func (s *Server) atRisk(r *http.Request) atRiskData {
 	v.Set("limit", strconv.Itoa(d.Limit+1))
 	ctx, cancel := context.WithTimeout(r.Context(), 10*time.Second)
 	defer cancel()
-	owners := s.col.owners(pipeline.StageMatch.String())
+	owners := s.col.owners(topology.StageMatch.String())
 	if len(owners) == 0 {
 		d.Errors = append(d.Errors, "no instance running the match group is known (is ste process running?)")
 	}
@@ -122,7 +122,7 @@ func (s *Server) atRisk(r *http.Request) atRiskData {
 	return d
 }
 
-// statusOf is the trade's status as gateway.md §4 names it.
+// statusOf is the trade's status as docs/spec/gateway.md §4 names it.
 func statusOf(v *matching.View) string {
 	switch {
 	case !v.Complete:
@@ -135,8 +135,8 @@ func statusOf(v *matching.View) string {
 	return strings.ToUpper(v.State)
 }
 
-func askAtRisk(ctx context.Context, addr, path string) (instance.AtRiskAnswer, error) {
-	var ans instance.AtRiskAnswer
+func askAtRisk(ctx context.Context, addr, path string) (api.AtRiskAnswer, error) {
+	var ans api.AtRiskAnswer
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
 	if err != nil {
 		return ans, err

@@ -16,14 +16,14 @@ import (
 
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
-	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/measure/oplaw"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -69,7 +69,7 @@ type collector struct {
 }
 
 type instanceRead struct {
-	status  *instance.Status
+	status  *api.Status
 	metrics *scrape
 	err     string
 	at      time.Time
@@ -195,7 +195,7 @@ func (c *collector) backfill(ctx context.Context) {
 	defer cancel()
 	since := time.Now().Add(-historyLen * time.Second)
 	byStage := map[string][]schemas.MonitorSample{}
-	err := topics.ReadPartitionSince(ctx, c.kafka, pipeline.Names{NS: c.ns}.Monitor(), 0, since, func(r *kgo.Record) bool {
+	err := topics.ReadPartitionSince(ctx, c.kafka, topology.Names{NS: c.ns}.Monitor(), 0, since, func(r *kgo.Record) bool {
 		var s schemas.MonitorSample
 		if json.Unmarshal(r.Value, &s) == nil && s.Stage != "" {
 			byStage[s.Stage] = append(byStage[s.Stage], s)
@@ -243,7 +243,7 @@ func (c *collector) readInstance(ctx context.Context, addr string) instanceRead 
 		r.err = err.Error()
 		return r
 	}
-	var st instance.Status
+	var st api.Status
 	err = json.NewDecoder(resp.Body).Decode(&st)
 	resp.Body.Close()
 	if err != nil {

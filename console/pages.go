@@ -17,10 +17,10 @@ import (
 	"github.com/ste-utility/ste/analytics/charts"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/exceptions"
-	"github.com/ste-utility/ste/instance"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 var errNoAnalytics = errors.New("no analytics store configured")
@@ -586,7 +586,7 @@ func (s *Server) tradesPage(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 15*time.Second)
 	defer cancel()
-	owners := s.col.owners(pipeline.StageMatch.String())
+	owners := s.col.owners(topology.StageMatch.String())
 	if len(owners) == 0 {
 		d.Errors = append(d.Errors, "no instance running the match group is known (is ste process running?)")
 	}
@@ -614,8 +614,8 @@ func (s *Server) tradesPage(w http.ResponseWriter, r *http.Request) {
 
 // askInstance asks one instance's /trades endpoint; found is false for its
 // 404 (it does not hold the trade).
-func (s *Server) askInstance(ctx context.Context, addr, path string) (instance.TradeAnswer, bool, error) {
-	var ans instance.TradeAnswer
+func (s *Server) askInstance(ctx context.Context, addr, path string) (api.TradeAnswer, bool, error) {
+	var ans api.TradeAnswer
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+path, nil)
 	if err != nil {
 		return ans, false, err
@@ -639,7 +639,7 @@ type tradeData struct {
 	Found       bool
 	Instance    string
 	Partition   int32
-	Trade       instance.TradeFound
+	Trade       api.TradeFound
 	Journeys    []journeyView
 	JourneysErr string
 	Errors      []string
@@ -701,7 +701,7 @@ func (s *Server) tradePage(w http.ResponseWriter, r *http.Request) {
 	d := tradeData{Key: key.String()}
 	// Ask the owner of the trade's partition first; the others only when
 	// the owners are not known or it has moved since the last look.
-	owners := s.col.owners(pipeline.StageMatch.String())
+	owners := s.col.owners(topology.StageMatch.String())
 	var order []string
 	if n, err := s.partitions(ctx); err == nil {
 		p := topics.PartitionOf(key.String(), n)
@@ -749,7 +749,7 @@ func (s *Server) tradePage(w http.ResponseWriter, r *http.Request) {
 
 // partitions is the match group's partition count (its input's).
 func (s *Server) partitions(ctx context.Context) (int32, error) {
-	n, err := topics.Partitions(ctx, s.col.adm, pipeline.Names{NS: s.o.Namespace}.Accepted())
+	n, err := topics.Partitions(ctx, s.col.adm, topology.Names{NS: s.o.Namespace}.Accepted())
 	if err == nil && n == 0 {
 		err = errors.New("the namespace has no accepted topic")
 	}

@@ -9,10 +9,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/ledger"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -41,7 +41,7 @@ type watcher struct {
 }
 
 func newWatcher(brokers kafkaconn.Config, ns string) *watcher {
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	cl, _ := topics.Client(brokers, kgo.ConsumeTopics(n.CLS(), n.Outbound(), n.Exceptions()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	return &watcher{cl: cl, ns: ns, led: ledger.New(), ch: make(chan func())}
@@ -50,7 +50,7 @@ func newWatcher(brokers kafkaconn.Config, ns string) *watcher {
 func (w *watcher) close() { w.cl.Close() }
 
 func (w *watcher) run(ctx context.Context) {
-	exc := pipeline.Names{NS: w.ns}.Exceptions()
+	exc := topology.Names{NS: w.ns}.Exceptions()
 	seen := map[string]bool{}
 	for {
 		fs := w.cl.PollFetches(ctx)

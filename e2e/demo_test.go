@@ -134,7 +134,7 @@ func checkClickHousePanels(t *testing.T, home, ns string) {
 	}
 }
 
-// TestBenchReportsCounts: `ste bench --json` writes every field of cli.md and
+// TestBenchReportsCounts: `ste bench --json` writes every field of docs/spec/cli.md and
 // `ste report counts --json` then prints the run's row counts.
 func TestBenchReportsCounts(t *testing.T) {
 	if testing.Short() {

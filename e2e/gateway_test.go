@@ -35,7 +35,7 @@ import (
 	"github.com/ste-utility/ste/topics/lag"
 )
 
-// TestGateway drives `ste gateway` (gateway.md) with an independent RFC 9421
+// TestGateway drives `ste gateway` (docs/spec/gateway.md) with an independent RFC 9421
 // client: e2e/gateway/gateway_suite.py, signing with the requests-http-signature
 // and http-message-signatures packages, in the virtual environment the
 // Makefile keeps ($STE_GATEWAY_PYTHON). Two gateway instances over one
@@ -57,7 +57,7 @@ func TestGateway(t *testing.T) {
 	ref, full, set := filepath.Join(dir, "ref"), filepath.Join(dir, "full.xml"), filepath.Join(dir, "set.xml")
 	ste(t, nil, "refdata", "gen", "--out", ref, "--seed", "3")
 	ste(t, nil, "gen", "--trades", "120", "--mix", "realistic", "--seed", "5", "--refdata", ref, "--out", full)
-	// A participant rotating its key holds two (messages.md §8): it may sign
+	// A participant rotating its key holds two (docs/spec/messages.md §8): it may sign
 	// with either.
 	rot, rotSeed := rotateKey(t, ref)
 	rd, err := refdata.LoadDir(ref)

@@ -22,8 +22,8 @@ import (
 
 	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 // toolView is what the tools showed of one namespace, with the namespace
@@ -125,7 +125,7 @@ func shapesOnly(m map[string]groupShape) map[string]groupShape {
 
 func toolsScenario(t *testing.T, b backend) *toolView {
 	f := newFixture(t, b, 40)
-	n := pipeline.Names{NS: f.ns}
+	n := topology.Names{NS: f.ns}
 	groups := []string{n.ValidateGroup(), n.IdentityGroup(), n.MatchGroup()}
 	tool := func(name string, args ...string) string {
 		t.Helper()

@@ -22,7 +22,6 @@ import (
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/migrate"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/date"
 	"github.com/ste-utility/ste/schemas/msgset"
@@ -32,6 +31,7 @@ import (
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/workload"
 )
@@ -335,7 +335,7 @@ func migrateScaleOut(t *testing.T, b backend) {
 	}
 	deadline := time.Now().Add(time.Minute)
 	for {
-		spans, err := copier.EndSpans(context.Background(), admClient(t, brokers), pipeline.Table(pipeline.Names{NS: ns2}.IdentityGroup()))
+		spans, err := copier.EndSpans(context.Background(), admClient(t, brokers), topology.Table(topology.Names{NS: ns2}.IdentityGroup()))
 		if err == nil && copier.Total(spans) > 50 {
 			break
 		}
@@ -365,7 +365,7 @@ func migrateScaleOut(t *testing.T, b backend) {
 	ends := func() string {
 		var s []string
 		for _, tp := range topics.Specs(ns2, topics.Options{}) {
-			if tp.Name == (pipeline.Names{NS: ns2}).Instances() {
+			if tp.Name == (topology.Names{NS: ns2}).Instances() {
 				continue // the running instance refreshes its announcement
 			}
 			sp, err := copier.EndSpans(context.Background(), admClient(t, brokers), tp.Name)
@@ -383,7 +383,7 @@ func migrateScaleOut(t *testing.T, b backend) {
 	// Drivers not yet switched: A2b goes to the old namespace and is bridged.
 	follow := startCmd(t, exec.Command(steBin, "migrate", "--from", ns, "--to", ns2, "--partitions", "16", "--follow"), env)
 	ste(t, env, "drive", "--in", parts.a2b)
-	waitProcessed(t, brokers, ns, lag.Group{Name: migrate.FollowGroup(ns, ns2), Stage: "follow", Topics: []string{pipeline.Names{NS: ns}.Inbound()}})
+	waitProcessed(t, brokers, ns, lag.Group{Name: migrate.FollowGroup(ns, ns2), Stage: "follow", Topics: []string{topology.Names{NS: ns}.Inbound()}})
 	waitProcessed(t, brokers, ns2)
 	// Switched drivers: the late messages, then the next day.
 	ste(t, env2, "drive", "--in", parts.late)
@@ -398,7 +398,7 @@ func migrateScaleOut(t *testing.T, b backend) {
 	union := outcome.New()
 	statuses := map[string]map[string][2]int{} // namespace -> trade key -> lowest and highest status number
 	for _, n := range []string{ns, ns2} {
-		nn := pipeline.Names{NS: n}
+		nn := topology.Names{NS: n}
 		statuses[n] = map[string][2]int{}
 		for _, topic := range []string{nn.CLS(), nn.Outbound()} {
 			_, err := topics.Dump(context.Background(), kafkaconn.Plaintext(brokers), topic, func(r *kgo.Record) error {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/diskstore"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 // TestDiskTablesKillLoop runs STE's stages with their tables on disk and
@@ -49,7 +49,7 @@ func diskTablesKillLoop(t *testing.T, b backend) {
 		t.Fatalf("SIGTERM: %v\n%s", err, p.log)
 	}
 	dir := filepath.Join(home, "instances", "ids", "disk-e2e", "tables", f.ns)
-	for _, g := range pipeline.Describe(f.ns).Groups {
+	for _, g := range topology.Describe(f.ns).Groups {
 		if g.Table == "" {
 			continue
 		}

@@ -1,5 +1,5 @@
 // Package exceptions is the operators' workflow over a namespace's rejected
-// records (messages.md §7): the exceptions on <ns>.exceptions read and
+// records (docs/spec/messages.md §7): the exceptions on <ns>.exceptions read and
 // filtered, each one's state on <ns>.exception-states (open, retried,
 // resolved, archived, with who and when), the operator retry — the
 // original bytes published again to <ns>.inbound with the ste-retry-of

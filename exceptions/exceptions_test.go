@@ -18,12 +18,12 @@ import (
 	"github.com/ste-utility/ste/exceptions"
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/workload"
 )
@@ -36,7 +36,7 @@ type cluster struct {
 	cl     *kgo.Client
 	adm    *kadm.Client
 	ns     string
-	names  pipeline.Names
+	names  topology.Names
 	secret *trust.Secret
 }
 
@@ -46,7 +46,7 @@ func startCluster(t *testing.T, ctx context.Context) *cluster {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	k := &cluster{t: t, ctx: ctx, conn: kafkaconn.Plaintext(broker.Addr(c)), ns: "exc", names: pipeline.Names{NS: "exc"}}
+	k := &cluster{t: t, ctx: ctx, conn: kafkaconn.Plaintext(broker.Addr(c)), ns: "exc", names: topology.Names{NS: "exc"}}
 	if k.secret, err = trust.New(bytes.Repeat([]byte("k"), trust.Size)); err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func unknownSecurity(t *testing.T, recs [][]byte) ([]byte, refdata.Security) {
 	return d.AppendSigned(nil, refdata.DemoPrivateKey(d.Sender)), sec
 }
 
-// TestRetryWorkflow goes through messages.md §7 with real processors: an
+// TestRetryWorkflow goes through docs/spec/messages.md §7 with real processors: an
 // UNKNOWN_SECURITY exception retried before the fix is rejected again (a
 // new exception with retry_of, the first stays retried, a second retry is
 // refused without force), then after the security is loaded the new one's

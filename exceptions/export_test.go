@@ -5,16 +5,16 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
 // ApplyForTest reads state records of id into b as if from the topic, in
 // order, each proven under secret, after an exception of that id.
 func ApplyForTest(b *Book, secret *trust.Secret, id string, recs ...Record) {
-	n := pipeline.Names{NS: "t"}
+	n := topology.Names{NS: "t"}
 	b.addException(&Exception{Exception: schemas.Exception{ID: id}})
 	for _, r := range recs {
 		v, _ := json.Marshal(r)

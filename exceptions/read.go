@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -33,7 +33,7 @@ func (b *Book) Follow(ctx context.Context, conn kafkaconn.Config, ns string) err
 var ErrNoNamespace = errors.New("no exceptions topic")
 
 func (b *Book) read(ctx context.Context, conn kafkaconn.Config, ns string, follow bool) error {
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	cl, err := topics.Connect(ctx, conn)
 	if err != nil {
 		return err
@@ -109,7 +109,7 @@ func (b *Book) read(ctx context.Context, conn kafkaconn.Config, ns string, follo
 // and so is a record without the utility's proof — anyone who can write
 // the topics could otherwise replace an exception (and what a retry
 // publishes) or mark one resolved.
-func (b *Book) apply(n pipeline.Names, r *kgo.Record) {
+func (b *Book) apply(n topology.Names, r *kgo.Record) {
 	if !topics.Proven(b.secret, r) {
 		b.mu.Lock()
 		b.unproven++

@@ -16,9 +16,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Workflow changes a namespace's exceptions — retries and archives, each
@@ -26,7 +26,7 @@ import (
 // retries whose journeys ended in an ACK. It reads and updates a Book.
 type Workflow struct {
 	conn  kafkaconn.Config
-	names pipeline.Names
+	names topology.Names
 	book  *Book
 	cl    *kgo.Client
 	now   func() time.Time
@@ -45,7 +45,7 @@ func NewWorkflow(ctx context.Context, conn kafkaconn.Config, ns string, book *Bo
 	if err != nil {
 		return nil, err
 	}
-	return &Workflow{conn: conn, names: pipeline.Names{NS: ns}, book: book, cl: cl, now: time.Now,
+	return &Workflow{conn: conn, names: topology.Names{NS: ns}, book: book, cl: cl, now: time.Now,
 		scanned: map[string]int64{}}, nil
 }
 
@@ -92,7 +92,7 @@ type Result struct {
 var ErrNoOperator = errors.New("an operator name is required")
 
 // Retry publishes each exception's original record to <ns>.inbound again
-// (messages.md §7), keyed as the driver keys it, with the ste-retry-of and
+// (docs/spec/messages.md §7), keyed as the driver keys it, with the ste-retry-of and
 // ste-retry-by headers, and records the retry. An exception already
 // retried, resolved or archived is refused unless o.Force.
 func (w *Workflow) Retry(ctx context.Context, ids []string, o Options) ([]Result, error) {

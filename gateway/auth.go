@@ -13,7 +13,7 @@ import (
 	"github.com/ste-utility/ste/schemas/refdata"
 )
 
-// Refusal reasons of gateway.md §1, in the order the checks run: the first
+// Refusal reasons of docs/spec/gateway.md §1, in the order the checks run: the first
 // check that fails names the reason.
 const (
 	ReasonMissingSignature   = "missing_signature"
@@ -251,7 +251,7 @@ func normalAuthority(o origin) string {
 	return a
 }
 
-// verifies is the check of messages.md §2 under any of the participant's
+// verifies is the check of docs/spec/messages.md §2 under any of the participant's
 // keys (refdata.Participant.Verifies: Go's crypto/ed25519, cofactorless,
 // the one check the utility uses everywhere; keys were checked canonical
 // when reference data was read).

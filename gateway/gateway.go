@@ -1,5 +1,5 @@
 // Package gateway is `ste gateway`, the participants' HTTPS interface
-// (gateway.md): requests signed with RFC 9421 HTTP Message Signatures under
+// (docs/spec/gateway.md): requests signed with RFC 9421 HTTP Message Signatures under
 // the participant's own Ed25519 key from reference data; submit (to
 // <ns>.inbound), receive its own outputs (from <ns>.outbound, by cursor,
 // with long polls), ask its trades' state and what is missing, fetch the
@@ -30,10 +30,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 // DefaultAddr is where the gateway listens unless told otherwise: loopback,
@@ -44,7 +44,7 @@ const DefaultAddr = "127.0.0.1:8443"
 // (participants never see it on the gateway's own port).
 const DefaultMetricsAddr = "127.0.0.1:9465"
 
-// Limits of gateway.md §2 and §5.
+// Limits of docs/spec/gateway.md §2 and §5.
 const (
 	MaxBody      = 8 << 20
 	MaxMessages  = 1000
@@ -134,7 +134,7 @@ func IsLoopback(addr string) bool {
 // Server is one gateway instance.
 type Server struct {
 	o       Options
-	names   pipeline.Names
+	names   topology.Names
 	log     *slog.Logger
 	cl      *kgo.Client // producer of inbound and nonce records, admin
 	adm     *kadm.Client
@@ -154,7 +154,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	s := &Server{o: o, names: pipeline.Names{NS: o.Namespace}, log: o.Logger, tls: o.TLSCert != ""}
+	s := &Server{o: o, names: topology.Names{NS: o.Namespace}, log: o.Logger, tls: o.TLSCert != ""}
 	s.metrics = newMetrics()
 	s.limiter = newLimiter(o.RatePerSecond, o.Burst, o.Now)
 	if o.PublicURL != "" {
@@ -257,7 +257,7 @@ func (s *Server) followRefdata(ctx context.Context) {
 }
 
 // ServeHTTP routes first (404, 405), then authenticates (401), then the
-// route checks its body (gateway.md §1).
+// route checks its body (docs/spec/gateway.md §1).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	route, methods := routeOf(r.URL.Path)
 	if route == "" {
@@ -342,7 +342,7 @@ func routeOf(path string) (route, methods string) {
 	return "", ""
 }
 
-// authenticate runs the checks of gateway.md §1 in their order; reason is
+// authenticate runs the checks of docs/spec/gateway.md §1 in their order; reason is
 // the first that fails ("" when the request is the participant's). err is a
 // broker fault while spending the nonce.
 func (s *Server) authenticate(r *http.Request, set *refdata.Set, b *body) (bic, reason string, err error) {

@@ -15,7 +15,7 @@ import (
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/matching"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
 )
 
 // instanceLookup asks the instances of the registry that run the match
@@ -40,7 +40,7 @@ func (l *instanceLookup) owners(ctx context.Context) ([]string, error) {
 	}
 	var addrs []string
 	for _, e := range es {
-		if !e.Stale && e.HTTP != "" && slices.Contains(e.Groups, pipeline.StageMatch.String()) {
+		if !e.Stale && e.HTTP != "" && slices.Contains(e.Groups, topology.StageMatch.String()) {
 			addrs = append(addrs, e.HTTP)
 		}
 	}

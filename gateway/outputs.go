@@ -71,7 +71,7 @@ type outputJSON struct {
 	XML     string `json:"xml"`
 }
 
-// serveOutputs answers GET /v1/outputs (gateway.md §3).
+// serveOutputs answers GET /v1/outputs (docs/spec/gateway.md §3).
 func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string) {
 	const route = "outputs"
 	q, err := url.ParseQuery(r.URL.RawQuery)

@@ -10,7 +10,7 @@ import (
 )
 
 // SignedHeaders are the headers that sign a request as a participant signs
-// it (gateway.md §1): covering "@method", "@target-uri" and, with a body,
+// it (docs/spec/gateway.md §1): covering "@method", "@target-uri" and, with a body,
 // "content-digest"; keyid the BIC, created now, a fresh nonce. The demo
 // prints a request signed so; participants use their own RFC 9421 client.
 func SignedHeaders(method, targetURI string, body []byte, bic string, key ed25519.PrivateKey, now time.Time) http.Header {

@@ -24,7 +24,7 @@ type accepted struct {
 	Offset    int64 `json:"offset"`
 }
 
-// serveSubmit answers POST /v1/messages (gateway.md §2): every check on the
+// serveSubmit answers POST /v1/messages (docs/spec/gateway.md §2): every check on the
 // whole body before anything is published — 413, then 415, then the lines
 // in order (400 malformed, 403 sender_mismatch) — then every message on
 // <ns>.inbound keyed by its Sender, 202 once all are acknowledged.
@@ -144,7 +144,7 @@ func splitBody(data []byte, single bool) (msgs [][]byte, lines []int) {
 }
 
 // senderOf is the one Header/Sender of a message that is well-formed XML
-// with the elements messages.md §4 requires (a MALFORMED message has none).
+// with the elements docs/spec/messages.md §4 requires (a MALFORMED message has none).
 func senderOf(doc *xmltext.Document, m []byte) (string, bool) {
 	if err := doc.Parse(m); err != nil {
 		return "", false

@@ -28,7 +28,7 @@ type TradeLookup interface {
 // ErrNoLookup: no instance can answer trade lookups now.
 var ErrNoLookup = errors.New("no instance answers trade lookups")
 
-// TradeJSON is a trade as gateway.md §4 shows it to a party.
+// TradeJSON is a trade as docs/spec/gateway.md §4 shows it to a party.
 type TradeJSON struct {
 	TradeKey        string          `json:"trade_key"`
 	TradeRef        string          `json:"trade_ref"`
@@ -55,7 +55,7 @@ type TradeMessage struct {
 
 var typeOrder = map[string]int{"NOE": 0, "ALC": 1, "NPR": 2, "SET": 3}
 
-// IsParty reports whether bic is a party of the trade (messages.md §6): its
+// IsParty reports whether bic is a party of the trade (docs/spec/messages.md §6): its
 // Broker or InvMgr from the key fields, or a Custodian named by an ALC or
 // SET in force.
 func IsParty(v *matching.View, bic string) bool {
@@ -74,7 +74,7 @@ func IsParty(v *matching.View, bic string) bool {
 	return false
 }
 
-// Trade renders a view as gateway.md §4 says.
+// Trade renders a view as docs/spec/gateway.md §4 says.
 func Trade(v *matching.View) TradeJSON {
 	t := TradeJSON{TradeKey: v.TradeKey, Status: strings.ToUpper(v.State), FailingCriteria: []int{},
 		Messages: []TradeMessage{}, Missing: missingOf(v)}

@@ -7,15 +7,13 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
 )
 
-// AtRiskAnswer is what /at-risk answers: the unmatched trades of the
-// partitions this instance owns, the earliest cutoff first.
-type AtRiskAnswer struct {
-	Instance string            `json:"instance"`
-	Trades   []pipeline.AtRisk `json:"trades"`
-}
+// AtRiskAnswer is what /at-risk answers (instance/api).
+type AtRiskAnswer = api.AtRiskAnswer
 
 // maxAtRisk bounds one answer.
 const maxAtRisk = 500
@@ -25,7 +23,7 @@ const maxAtRisk = 500
 // every instance running the match group.
 func (r *runtime) serveAtRisk(mux *http.ServeMux) {
 	mux.HandleFunc("/at-risk", func(w http.ResponseWriter, req *http.Request) {
-		if !slices.Contains(r.o.Stages, pipeline.StageMatch) {
+		if !slices.Contains(r.o.Stages, topology.StageMatch) {
 			http.Error(w, pipeline.ErrNoMatchTable.Error(), http.StatusNotFound)
 			return
 		}
@@ -35,7 +33,7 @@ func (r *runtime) serveAtRisk(mux *http.ServeMux) {
 			limit = maxAtRisk
 		}
 		ts, err := r.tables.AtRisk(pipeline.AtRiskQuery{Market: q.Get("market"), Participant: q.Get("participant"), Limit: limit},
-			r.owned(pipeline.StageMatch))
+			r.owned(topology.StageMatch))
 		switch {
 		case errors.Is(err, pipeline.ErrNoMatchTable):
 			http.Error(w, err.Error(), http.StatusNotFound)

@@ -35,6 +35,7 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -214,7 +215,7 @@ func (e *env) waitZero() {
 func (e *env) exceptions() []schemas.Exception {
 	e.t.Helper()
 	var out []schemas.Exception
-	_, err := topics.Dump(e.ctx, e.brokers, pipeline.Names{NS: e.ns}.Exceptions(), func(r *kgo.Record) error {
+	_, err := topics.Dump(e.ctx, e.brokers, topology.Names{NS: e.ns}.Exceptions(), func(r *kgo.Record) error {
 		var x schemas.Exception
 		if err := json.Unmarshal(r.Value, &x); err != nil {
 			return err
@@ -238,8 +239,8 @@ func TestPanicRecordBecomesInternalException(t *testing.T) {
 	e := newEnv(t, "panic", 2*time.Minute, broker.Options{})
 	recs, man := set(t, 40, 7)
 	victim := msgIDRe.FindSubmatch(recs[5])[1]
-	hook := func(st pipeline.Stage, ctx goka.Context, msg any) {
-		if st != pipeline.StageMatch {
+	hook := func(st topology.Stage, ctx goka.Context, msg any) {
+		if st != topology.StageMatch {
 			return
 		}
 		env, err := pipeline.UnmarshalEnvelope(msg.([]byte))
@@ -270,7 +271,7 @@ func TestPanicRecordBecomesInternalException(t *testing.T) {
 		t.Fatalf("exception id %q does not name the inbound record (%d, %d)", x.ID, x.SourcePartition, x.SourceOffset)
 	}
 	nacks := 0
-	topics.Dump(e.ctx, e.brokers, pipeline.Names{NS: e.ns}.Outbound(), func(rec *kgo.Record) error {
+	topics.Dump(e.ctx, e.brokers, topology.Names{NS: e.ns}.Outbound(), func(rec *kgo.Record) error {
 		if bytes.Contains(rec.Value, []byte("NACK:")) && bytes.Contains(rec.Value, victim) {
 			nacks++
 		}
@@ -286,7 +287,7 @@ func TestPanicRecordBecomesInternalException(t *testing.T) {
 		t.Fatalf("the match group restarted %v times: the panic was not contained", got)
 	}
 	// The rest went through: every other matched trade has its CLS.
-	cls, _ := topics.Dump(e.ctx, e.brokers, pipeline.Names{NS: e.ns}.CLS(), func(*kgo.Record) error { return nil })
+	cls, _ := topics.Dump(e.ctx, e.brokers, topology.Names{NS: e.ns}.CLS(), func(*kgo.Record) error { return nil })
 	if cls < man.Matched-1 {
 		t.Fatalf("%d CLS of %d matched trades", cls, man.Matched)
 	}
@@ -306,9 +307,9 @@ func TestStalledPartitionMakesHealthzUnhealthy(t *testing.T) {
 		release = make(chan struct{})
 	)
 	victim.Store(-1)
-	hook := func(st pipeline.Stage, ctx goka.Context, _ any) {
+	hook := func(st topology.Stage, ctx goka.Context, _ any) {
 		p := ctx.Partition()
-		if st == pipeline.StageMatch && (victim.CompareAndSwap(-1, p) || victim.Load() == p) {
+		if st == topology.StageMatch && (victim.CompareAndSwap(-1, p) || victim.Load() == p) {
 			select {
 			case blocked <- p:
 			default:
@@ -451,12 +452,12 @@ func TestBrokerRestartIsSurvivedInProcess(t *testing.T) {
 		t.Fatalf("the instance exited on its own: %v", err)
 	default:
 	}
-	cls, err := topics.Dump(e.ctx, e.brokers, pipeline.Names{NS: e.ns}.CLS(), func(*kgo.Record) error { return nil })
+	cls, err := topics.Dump(e.ctx, e.brokers, topology.Names{NS: e.ns}.CLS(), func(*kgo.Record) error { return nil })
 	if err != nil || cls < man.Matched {
 		t.Fatalf("%d CLS of %d matched trades after the broker restart (%v)", cls, man.Matched, err)
 	}
 	restarts := 0.0
-	for _, st := range pipeline.Stages {
+	for _, st := range topology.Stages {
 		restarts += max(0, e.metric(r, `ste_group_restarts_total{stage="`+st.String()+`"}`))
 	}
 	if restarts == 0 {

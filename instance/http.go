@@ -9,25 +9,12 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/processors/pipeline"
-	"github.com/ste-utility/ste/topics/lag"
 )
 
-// Status is what /status answers: who the instance is, what it runs and
-// owns, and its last lag sample.
-type Status struct {
-	ID        string             `json:"id"`
-	Namespace string             `json:"namespace"`
-	Groups    []string           `json:"groups"`
-	Version   string             `json:"version"`
-	Ready     bool               `json:"ready"`
-	Health    string             `json:"health"`
-	Started   time.Time          `json:"started"`
-	Assigned  map[string][]int32 `json:"assigned"` // stage -> partitions this instance owns
-	Lag       []lag.Partition    `json:"lag"`      // of the partitions it owns
-	GroupLag  map[string]int64   `json:"group_lag"`
-	LagAt     time.Time          `json:"lag_at"`
-}
+// Status is what /status answers (instance/api).
+type Status = api.Status
 
 func (r *runtime) status() Status {
 	e := r.entry()

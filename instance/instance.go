@@ -35,6 +35,7 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -47,7 +48,7 @@ type Options struct {
 	// min.insync.replicas), or that an operator owns them (NoCreate).
 	Topics topics.Options
 	// Stages are the groups to run; nil runs all three.
-	Stages []pipeline.Stage
+	Stages []topology.Stage
 	// RefdataDir, if set, is published to <ns>.refdata first.
 	RefdataDir string
 	Retention  time.Duration
@@ -114,7 +115,7 @@ func (o *Options) validate() error {
 		return errors.New("instance: no signer")
 	}
 	if len(o.Stages) == 0 {
-		o.Stages = slices.Clone(pipeline.Stages)
+		o.Stages = slices.Clone(topology.Stages)
 	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
@@ -179,8 +180,8 @@ type runtime struct {
 	failed atomic.Pointer[string]
 
 	mu       sync.Mutex
-	assigned map[pipeline.Stage][]int32
-	up       map[pipeline.Stage]bool
+	assigned map[topology.Stage][]int32
+	up       map[topology.Stage]bool
 	lastLag  lag.Sample
 	stall    *stallDetector
 	stalled  []Stall
@@ -208,8 +209,8 @@ func Run(ctx context.Context, o Options) error {
 		}
 		defer id.Release()
 	}
-	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[pipeline.Stage][]int32{},
-		up: map[pipeline.Stage]bool{}, stall: newStallDetector(o.StallAfter), lagPoke: make(chan struct{}, 1)}
+	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[topology.Stage][]int32{},
+		up: map[topology.Stage]bool{}, stall: newStallDetector(o.StallAfter), lagPoke: make(chan struct{}, 1)}
 	r.log = o.Logger.With("namespace", o.Namespace, "instance", id.ID)
 	return r.run(ctx)
 }
@@ -236,7 +237,7 @@ func (r *runtime) run(ctx context.Context) error {
 			return err
 		}
 		if len(bad) > 0 {
-			r.log.Warn("unreadable records on the origin topic skipped", "topic", pipeline.Names{NS: o.Namespace}.Origin(), "keys", bad)
+			r.log.Warn("unreadable records on the origin topic skipped", "topic", topology.Names{NS: o.Namespace}.Origin(), "keys", bad)
 		}
 		r.o.Sandbox = origin.IsSandbox(rs)
 	}
@@ -308,14 +309,14 @@ func (r *runtime) run(ctx context.Context) error {
 	}
 	err = pipeline.Run(ctx, pipeline.Options{
 		Kafka: o.Kafka,
-		Config: pipeline.Config{Names: pipeline.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
+		Config: pipeline.Config{Names: topology.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
 			Retention: o.Retention, AtRiskLead: o.AtRiskLead, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook,
 			Tolerances: &r.refdata, Secret: o.Secret},
 		Logger:      r.log,
 		Stages:      o.Stages,
 		InstanceID:  r.id.ID,
 		OnAssign:    r.onAssign,
-		OnGroup:     func(st pipeline.Stage, err error, _ time.Duration) { r.onGroup(st, err, ann) },
+		OnGroup:     func(st topology.Stage, err error, _ time.Duration) { r.onGroup(st, err, ann) },
 		Ready:       procReady,
 		Restart:     o.Restart,
 		Tables:      &r.tables,
@@ -384,7 +385,7 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 		return nil, nil
 	}
 	if len(set.Participants()) == 0 {
-		return nil, fmt.Errorf("reference data topic %s is empty: load it first (ste refdata load), the utility's row must list its signing key", pipeline.Names{NS: r.o.Namespace}.Refdata())
+		return nil, fmt.Errorf("reference data topic %s is empty: load it first (ste refdata load), the utility's row must list its signing key", topology.Names{NS: r.o.Namespace}.Refdata())
 	}
 	// Every group signs outputs (NACKs, ACKs, STATUS, CLS), so every
 	// instance checks its key before it consumes anything.
@@ -399,7 +400,7 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 	return v, nil
 }
 
-func (r *runtime) onAssign(st pipeline.Stage, parts []int32) {
+func (r *runtime) onAssign(st topology.Stage, parts []int32) {
 	r.mu.Lock()
 	r.assigned[st] = parts
 	r.stall.assigned(st, parts, time.Now())
@@ -412,7 +413,7 @@ func (r *runtime) onAssign(st pipeline.Stage, parts []int32) {
 
 // onGroup follows the groups going up and down: the instance is ready while
 // every group runs, and a group down for the stall limit makes it unhealthy.
-func (r *runtime) onGroup(st pipeline.Stage, err error, ann *registry.Announcer) {
+func (r *runtime) onGroup(st topology.Stage, err error, ann *registry.Announcer) {
 	r.mu.Lock()
 	r.up[st] = err == nil
 	r.stall.group(st, err, time.Now())
@@ -547,7 +548,7 @@ func (r *runtime) reportStalls(before, now []Stall) {
 		was[key(s)] = true
 	}
 	is := map[string]bool{}
-	count := map[pipeline.Stage]int{}
+	count := map[topology.Stage]int{}
 	for _, s := range now {
 		is[key(s)] = true
 		if s.Partition >= 0 {

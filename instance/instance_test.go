@@ -25,6 +25,7 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -60,7 +61,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	}
 	home := t.TempDir()
 	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
-	start := func(stages ...pipeline.Stage) (context.CancelFunc, <-chan error) {
+	start := func(stages ...topology.Stage) (context.CancelFunc, <-chan error) {
 		ictx, stop := context.WithCancel(ctx)
 		ready := make(chan struct{})
 		done := make(chan error, 1)
@@ -79,8 +80,8 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 		}
 		return stop, done
 	}
-	stopV, doneV := start(pipeline.StageValidate)
-	stopM, doneM := start(pipeline.StageIdentity, pipeline.StageMatch)
+	stopV, doneV := start(topology.StageValidate)
+	stopM, doneM := start(topology.StageIdentity, topology.StageMatch)
 
 	var list []registry.Entry
 	for {
@@ -121,7 +122,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 	if _, err := lag.WaitZero(ctx, adm, lag.Groups(ns), lag.WaitOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	cls, err := topics.Dump(ctx, brokers, pipeline.Names{NS: ns}.CLS(), func(*kgo.Record) error { return nil })
+	cls, err := topics.Dump(ctx, brokers, topology.Names{NS: ns}.CLS(), func(*kgo.Record) error { return nil })
 	if err != nil || cls < man.Matched {
 		t.Fatalf("at lag 0, %d CLS of %d are out (%v)", cls, man.Matched, err)
 	}
@@ -146,7 +147,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 	for _, p := range st.Lag {
-		if p.Stage != "validate" || p.ClientID != pipeline.ClientID(v.ID, pipeline.StageValidate) {
+		if p.Stage != "validate" || p.ClientID != pipeline.ClientID(v.ID, topology.StageValidate) {
 			t.Fatalf("the validate instance reports lag it does not own: %+v", p)
 		}
 	}

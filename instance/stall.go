@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 )
 
 // DefaultStallAfter is how long a partition may be behind without progress
@@ -16,7 +16,7 @@ const DefaultStallAfter = 60 * time.Second
 
 // stallKey is one input partition of one of this instance's groups.
 type stallKey struct {
-	stage     pipeline.Stage
+	stage     topology.Stage
 	topic     string
 	partition int32
 }
@@ -38,23 +38,23 @@ type stallDetector struct {
 	after   time.Duration
 	watches map[stallKey]watch
 	// down is when each group that is not running went down.
-	down map[pipeline.Stage]time.Time
+	down map[topology.Stage]time.Time
 	// downErr is the last error of a group that is down.
-	downErr map[pipeline.Stage]string
+	downErr map[topology.Stage]string
 }
 
 // A group that has not come up yet is not down: starting (reading
 // reference data, recovering tables) has no deadline here.
 func newStallDetector(after time.Duration) *stallDetector {
-	return &stallDetector{after: after, watches: map[stallKey]watch{}, down: map[pipeline.Stage]time.Time{},
-		downErr: map[pipeline.Stage]string{}}
+	return &stallDetector{after: after, watches: map[stallKey]watch{}, down: map[topology.Stage]time.Time{},
+		downErr: map[topology.Stage]string{}}
 }
 
 // assigned restarts the watch of a stage's partitions: a newly assigned
 // partition has until now+after to show progress, table recovery included
 // (a table that takes longer to recover reads as a stall: raise the limit
 // for large state).
-func (d *stallDetector) assigned(st pipeline.Stage, parts []int32, now time.Time) {
+func (d *stallDetector) assigned(st topology.Stage, parts []int32, now time.Time) {
 	for k := range d.watches {
 		if k.stage == st {
 			delete(d.watches, k)
@@ -66,7 +66,7 @@ func (d *stallDetector) assigned(st pipeline.Stage, parts []int32, now time.Time
 }
 
 // group records a group coming up (err nil) or going down.
-func (d *stallDetector) group(st pipeline.Stage, err error, now time.Time) {
+func (d *stallDetector) group(st topology.Stage, err error, now time.Time) {
 	if err == nil {
 		delete(d.down, st)
 		delete(d.downErr, st)
@@ -80,7 +80,7 @@ func (d *stallDetector) group(st pipeline.Stage, err error, now time.Time) {
 
 // Stall is one reason the instance is stalled.
 type Stall struct {
-	Stage     pipeline.Stage
+	Stage     topology.Stage
 	Topic     string
 	Partition int32 // -1: the whole group is down
 	Lag       int64
@@ -107,7 +107,7 @@ func (d *stallDetector) observe(s lag.Sample, now time.Time) []Stall {
 		}
 	}
 	for _, p := range s.Partitions {
-		st, ok := pipeline.ParseStage(p.Stage)
+		st, ok := topology.ParseStage(p.Stage)
 		if !ok {
 			continue
 		}

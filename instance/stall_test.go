@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 )
 
 func sample(parts ...lag.Partition) lag.Sample { return lag.Sample{Partitions: parts} }
@@ -21,7 +21,7 @@ func TestStallDetector(t *testing.T) {
 	t0 := time.Unix(1000, 0)
 	at := func(s int) time.Time { return t0.Add(time.Duration(s) * time.Second) }
 	d := newStallDetector(60 * time.Second)
-	d.assigned(pipeline.StageMatch, []int32{0, 1}, at(0))
+	d.assigned(topology.StageMatch, []int32{0, 1}, at(0))
 
 	// Behind but moving: never stalled. Partition 2 is not ours.
 	for s := 0; s <= 120; s += 5 {
@@ -43,7 +43,7 @@ func TestStallDetector(t *testing.T) {
 		t.Fatalf("at 190s: %v, want partition 0 stalled for 70 s", got)
 	}
 	// Reassigned: the clock of a newly assigned partition starts afresh.
-	d.assigned(pipeline.StageMatch, []int32{0}, at(200))
+	d.assigned(topology.StageMatch, []int32{0}, at(200))
 	if got := d.observe(sample(part("match", 0, 220, 1000)), at(230)); len(got) != 0 {
 		t.Fatalf("30 s after a new assignment: %v", got)
 	}
@@ -52,13 +52,13 @@ func TestStallDetector(t *testing.T) {
 	}
 
 	// A group down for the limit is reported with its error; up again, not.
-	d.group(pipeline.StageValidate, errors.New("error consuming from group consumer:\n EOF"), at(300))
-	d.group(pipeline.StageValidate, errors.New("again"), at(330)) // the first failure counts
+	d.group(topology.StageValidate, errors.New("error consuming from group consumer:\n EOF"), at(300))
+	d.group(topology.StageValidate, errors.New("again"), at(330)) // the first failure counts
 	got = d.observe(sample(), at(361))
 	if len(got) != 1 || got[0].Partition != -1 || !strings.Contains(got[0].String(), "group validate down for 1m1s (last error: again)") {
 		t.Fatalf("a group down 61 s: %v", got)
 	}
-	d.group(pipeline.StageValidate, nil, at(362))
+	d.group(topology.StageValidate, nil, at(362))
 	if got := d.observe(sample(), at(363)); len(got) != 0 {
 		t.Fatalf("a group up again: %v", got)
 	}

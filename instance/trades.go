@@ -8,23 +8,17 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 )
 
-// TradeAnswer is what /trades answers: the trades found in the partitions
-// this instance owns, each with its partition.
-type TradeAnswer struct {
-	Instance string       `json:"instance"`
-	Trades   []TradeFound `json:"trades"`
-}
-
-// TradeFound is one trade and the match partition holding it.
-type TradeFound struct {
-	Partition int32         `json:"partition"`
-	Trade     matching.View `json:"trade"`
-}
+// TradeAnswer and TradeFound are what /trades answers (instance/api).
+type (
+	TradeAnswer = api.TradeAnswer
+	TradeFound  = api.TradeFound
+)
 
 // maxRefResults bounds a TradeRef search's answer.
 const maxRefResults = 50
@@ -35,7 +29,7 @@ const maxRefResults = 50
 // The console asks the instance that owns the trade's partition, so no
 // table ever leaves its instance.
 func (r *runtime) serveTrades(mux *http.ServeMux) {
-	if !slices.Contains(r.o.Stages, pipeline.StageMatch) {
+	if !slices.Contains(r.o.Stages, topology.StageMatch) {
 		none := func(w http.ResponseWriter, _ *http.Request) {
 			http.Error(w, pipeline.ErrNoMatchTable.Error(), http.StatusNotFound)
 		}
@@ -49,7 +43,7 @@ func (r *runtime) serveTrades(mux *http.ServeMux) {
 			http.Error(w, "want /trades/<trade key: 16 lower-case hex digits>", http.StatusBadRequest)
 			return
 		}
-		f, found, err := r.tables.Trade(key, r.owned(pipeline.StageMatch))
+		f, found, err := r.tables.Trade(key, r.owned(topology.StageMatch))
 		r.answerTrades(w, err, found, f)
 	})
 	mux.HandleFunc("/trades", func(w http.ResponseWriter, req *http.Request) {
@@ -62,7 +56,7 @@ func (r *runtime) serveTrades(mux *http.ServeMux) {
 		if limit <= 0 || limit > maxRefResults {
 			limit = maxRefResults
 		}
-		fs, err := r.tables.FindRef(ref, r.owned(pipeline.StageMatch), limit)
+		fs, err := r.tables.FindRef(ref, r.owned(topology.StageMatch), limit)
 		r.answerTrades(w, err, true, fs...)
 	})
 }
@@ -88,7 +82,7 @@ func (r *runtime) answerTrades(w http.ResponseWriter, err error, found bool, fs 
 }
 
 // owned is the partitions of a stage this instance owns now.
-func (r *runtime) owned(st pipeline.Stage) []int32 {
+func (r *runtime) owned(st topology.Stage) []int32 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return r.assigned[st]

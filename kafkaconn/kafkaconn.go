@@ -1,8 +1,8 @@
 // Package kafkaconn is how STE reaches a Kafka cluster: the bootstrap
 // brokers, TLS and SASL, read and validated once (Load) and then applied to
 // both Kafka clients STE runs — franz-go (Opts, Security) and the sarama
-// inside goka (Sarama) — so that the two can never disagree about how to
-// connect.
+// inside goka (Credentials, applied by processors/pipeline) — so that the
+// two can never disagree about how to connect.
 //
 // Secrets (the SASL password, the TLS private key) come from files or the
 // environment, are held as Secret or inside a tls.Config, and are never
@@ -10,7 +10,6 @@
 package kafkaconn
 
 import (
-	"context"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -21,7 +20,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
@@ -271,65 +269,35 @@ func (a *saslAuth) franz() sasl.Mechanism {
 	}
 }
 
-// Sarama applies TLS and SASL to a sarama configuration (goka's consumers
-// and topic manager). SCRAM runs on franz-go's implementation, so both
-// clients authenticate with the same code.
-func (c Config) Sarama(cfg *sarama.Config) {
+// Credentials are TLS and SASL as plain values, for a Kafka client that is
+// not franz-go: goka's sarama, which processors/pipeline configures from
+// them (so that kafkaconn, and whatever only reads topics, links no sarama).
+type Credentials struct {
+	TLS       *tls.Config // a copy; nil: plaintext
+	Mechanism string      // "" without SASL
+	User      string
+	Password  Secret
+	// SCRAM is franz-go's implementation of a SCRAM Mechanism (nil for
+	// PLAIN and without SASL), so that both clients authenticate with the
+	// same code.
+	SCRAM sasl.Mechanism
+}
+
+// Credentials are the configuration's TLS and SASL, for a client that is
+// not franz-go.
+func (c Config) Credentials() Credentials {
+	var cr Credentials
 	if c.tls != nil {
-		cfg.Net.TLS.Enable = true
-		cfg.Net.TLS.Config = c.tls.Clone()
+		cr.TLS = c.tls.Clone()
 	}
-	if c.sasl == nil {
-		return
-	}
-	cfg.Net.SASL.Enable = true
-	cfg.Net.SASL.Handshake = true
-	cfg.Net.SASL.Version = sarama.SASLHandshakeV1
-	cfg.Net.SASL.User = c.sasl.user
-	cfg.Net.SASL.Password = string(c.sasl.password)
-	switch c.sasl.mechanism {
-	case Plain:
-		cfg.Net.SASL.Mechanism = sarama.SASLTypePlaintext
-	case ScramSHA256:
-		cfg.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA256
-	case ScramSHA512:
-		cfg.Net.SASL.Mechanism = sarama.SASLTypeSCRAMSHA512
-	}
-	if c.sasl.mechanism != Plain {
-		mech := c.sasl.franz()
-		cfg.Net.SASL.SCRAMClientGeneratorFunc = func() sarama.SCRAMClient { return &scramClient{mech: mech} }
-	}
-}
-
-// scramClient is sarama's SCRAMClient on a franz-go SASL mechanism. sarama
-// calls Begin, Step("") for the client-first message, then Step with each
-// server message until Done.
-type scramClient struct {
-	mech    sasl.Mechanism
-	session sasl.Session
-	done    bool
-}
-
-func (s *scramClient) Begin(_, _, _ string) error { return nil }
-
-func (s *scramClient) Step(challenge string) (string, error) {
-	if s.session == nil {
-		sess, first, err := s.mech.Authenticate(context.Background(), "")
-		if err != nil {
-			return "", err
+	if c.sasl != nil {
+		cr.Mechanism, cr.User, cr.Password = c.sasl.mechanism, c.sasl.user, c.sasl.password
+		if c.sasl.mechanism != Plain {
+			cr.SCRAM = c.sasl.franz()
 		}
-		s.session = sess
-		return string(first), nil
 	}
-	done, msg, err := s.session.Challenge([]byte(challenge))
-	if err != nil {
-		return "", err
-	}
-	s.done = done
-	return string(msg), nil
+	return cr
 }
-
-func (s *scramClient) Done() bool { return s.done }
 
 // Explain adds to a failed connection what an operator should check: a
 // broker that refuses SASL credentials or a TLS mismatch may just close the

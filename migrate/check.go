@@ -10,8 +10,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/ste-utility/ste/instance/registry"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Stopped is what Check found of a stopped namespace.
@@ -113,7 +113,7 @@ func Check(ctx context.Context, adm *kadm.Client, instances func(context.Context
 	var inFlight int64
 	st.Processed = map[int32]int64{}
 	for _, g := range groups {
-		if g.Stage == pipeline.StageValidate.String() {
+		if g.Stage == topology.StageValidate.String() {
 			st.Unvalidated = s.Total(g.Name, "")
 			for _, p := range s.Partitions {
 				if p.Group == g.Name {

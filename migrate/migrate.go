@@ -36,6 +36,7 @@ import (
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -123,7 +124,7 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	from, to := pipeline.Names{NS: o.From}, pipeline.Names{NS: o.To}
+	from, to := topology.Names{NS: o.From}, topology.Names{NS: o.To}
 
 	// A second run after success changes nothing.
 	recs, err := origin.Read(ctx, o.Dial, o.To, o.Secret)
@@ -160,7 +161,7 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 	// flight between its stages, so that is the effect of every record
 	// validated).
 	cut := map[string]map[int32]int64{from.Inbound(): stopped.Processed}
-	idTable, matchTable := pipeline.Table(from.IdentityGroup()), pipeline.Table(from.MatchGroup())
+	idTable, matchTable := topology.Table(from.IdentityGroup()), topology.Table(from.MatchGroup())
 	for _, t := range []string{idTable, matchTable, from.Refdata()} {
 		spans, err := copier.EndSpans(ctx, adm, t)
 		if err != nil {
@@ -180,11 +181,11 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 
 	steps := []struct {
 		src, dst string
-		stage    pipeline.Stage // 0: no clock (reference data)
+		stage    topology.Stage // 0: no clock (reference data)
 		parts    int32
 	}{
-		{idTable, pipeline.Table(to.IdentityGroup()), pipeline.StageIdentity, o.Partitions},
-		{matchTable, pipeline.Table(to.MatchGroup()), pipeline.StageMatch, o.Partitions},
+		{idTable, topology.Table(to.IdentityGroup()), topology.StageIdentity, o.Partitions},
+		{matchTable, topology.Table(to.MatchGroup()), topology.StageMatch, o.Partitions},
 		{from.Refdata(), to.Refdata(), 0, 1},
 	}
 	for _, s := range steps {
@@ -219,7 +220,7 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 // carry makes table changelog dst hold what src holds, re-keyed into parts
 // partitions, with clock markers where a new partition's values would
 // otherwise give it an older clock than the old partitions they come from.
-func carry(ctx context.Context, o Options, src, dst string, stage pipeline.Stage, parts int32) (Step, error) {
+func carry(ctx context.Context, o Options, src, dst string, stage topology.Stage, parts int32) (Step, error) {
 	clocks := map[int32]int64{} // old partition -> clock
 	from := map[string]int32{}  // key -> old partition
 	want, err := copier.Fold(ctx, o.Dial, src, func(r *kgo.Record) {
@@ -267,7 +268,7 @@ func carry(ctx context.Context, o Options, src, dst string, stage pipeline.Stage
 // checkTarget refuses a new namespace that is not new: one made otherwise
 // than by a migration from o.From, or whose processors already ran.
 func checkTarget(ctx context.Context, adm *kadm.Client, o Options, recs []origin.Record, resumed bool) error {
-	to := pipeline.Names{NS: o.To}
+	to := topology.Names{NS: o.To}
 	if !resumed {
 		if len(recs) > 0 {
 			return &Refused{fmt.Sprintf("%s was made by a %s from %s, not a migration from %s: choose a new namespace", o.To, recs[0].Kind, recs[0].From, o.From)}
@@ -317,17 +318,17 @@ func Follow(ctx context.Context, o Options, progress func(copied int64)) error {
 		return &Refused{fmt.Sprintf("%s is not a completed migration of %s: run ste migrate without --follow first", o.To, o.From)}
 	}
 	o.Partitions = rec.Partitions
-	return copier.Follow(ctx, followOptions(o, rec.Cutover[pipeline.Names{NS: o.From}.Inbound()], progress))
+	return copier.Follow(ctx, followOptions(o, rec.Cutover[topology.Names{NS: o.From}.Inbound()], progress))
 }
 
 // followOptions are the bridge's: from the old inbound to the new one, by
 // key, starting at the cut-over unless the bridge's group has a position.
 func followOptions(o Options, start map[int32]int64, progress func(int64)) copier.FollowOptions {
-	from, to := pipeline.Names{NS: o.From}, pipeline.Names{NS: o.To}
+	from, to := topology.Names{NS: o.From}, topology.Names{NS: o.To}
 	return copier.FollowOptions{Dial: o.Dial, From: from.Inbound(), To: to.Inbound(),
 		Route: copier.Route{Partitions: o.Partitions}, Group: FollowGroup(o.From, o.To), Start: start, Progress: progress}
 }
 
 // FollowGroup is the consumer group of the bridge from one namespace to
 // another; its commits on the old inbound are the bridge's position.
-func FollowGroup(from, to string) string { return to + ".follow." + from }
+func FollowGroup(from, to string) string { return topology.Names{NS: to}.FollowGroup(from) }

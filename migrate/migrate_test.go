@@ -22,6 +22,7 @@ import (
 	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -60,8 +61,8 @@ func (e *env) state(ns string) {
 	if _, err := topics.Create(ctx, e.adm, ns, topics.Options{Partitions: 4}); err != nil {
 		e.t.Fatal(err)
 	}
-	n := pipeline.Names{NS: ns}
-	match, ids := pipeline.Table(n.MatchGroup()), pipeline.Table(n.IdentityGroup())
+	n := topology.Names{NS: ns}
+	match, ids := topology.Table(n.MatchGroup()), topology.Table(n.IdentityGroup())
 	var recs []*kgo.Record
 	put := func(topic, key string, v []byte) {
 		recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(key), Value: v, Partition: copier.PartitionOf([]byte(key), 4)})
@@ -111,7 +112,7 @@ func identity(created int64, k schemas.TradeKey) []byte {
 
 // partitions reads a topic into key -> value by partition, keeping every
 // record's watermark for the clock a store would rebuild.
-func (e *env) partitions(topic string, st pipeline.Stage) (map[string][]byte, map[int32]int64, map[string]int32) {
+func (e *env) partitions(topic string, st topology.Stage) (map[string][]byte, map[int32]int64, map[string]int32) {
 	e.t.Helper()
 	clocks, where := map[int32]int64{}, map[string]int32{}
 	fold, err := copier.Fold(context.Background(), e.dial, topic, func(r *kgo.Record) {
@@ -163,14 +164,14 @@ func TestMigrateCarriesTablesAndClocks(t *testing.T) {
 			}
 		}
 	}
-	from, to := pipeline.Names{NS: "old"}, pipeline.Names{NS: "new"}
+	from, to := topology.Names{NS: "old"}, topology.Names{NS: "new"}
 	markers := 0
 	for _, c := range []struct {
 		src, dst string
-		st       pipeline.Stage
+		st       topology.Stage
 	}{
-		{pipeline.Table(from.MatchGroup()), pipeline.Table(to.MatchGroup()), pipeline.StageMatch},
-		{pipeline.Table(from.IdentityGroup()), pipeline.Table(to.IdentityGroup()), pipeline.StageIdentity},
+		{topology.Table(from.MatchGroup()), topology.Table(to.MatchGroup()), topology.StageMatch},
+		{topology.Table(from.IdentityGroup()), topology.Table(to.IdentityGroup()), topology.StageIdentity},
 	} {
 		old, oldClock, oldWhere := e.partitions(c.src, c.st)
 		got, newClock, newWhere := e.partitions(c.dst, c.st)
@@ -210,7 +211,7 @@ func TestMigrateCarriesTablesAndClocks(t *testing.T) {
 
 	ends := func() string {
 		var s []string
-		for _, topic := range []string{to.Refdata(), pipeline.Table(to.MatchGroup()), pipeline.Table(to.IdentityGroup()), to.Origin()} {
+		for _, topic := range []string{to.Refdata(), topology.Table(to.MatchGroup()), topology.Table(to.IdentityGroup()), to.Origin()} {
 			sp, err := copier.EndSpans(ctx, e.adm, topic)
 			if err != nil {
 				t.Fatal(err)
@@ -261,15 +262,15 @@ func TestMigrateCutShortIsFinishedByTheNextRun(t *testing.T) {
 	if _, err := migrate.Migrate(context.Background(), e.options("old", "clean", 6)); err != nil {
 		t.Fatal(err)
 	}
-	for _, tb := range []func(pipeline.Names) string{
-		func(n pipeline.Names) string { return pipeline.Table(n.MatchGroup()) },
-		func(n pipeline.Names) string { return pipeline.Table(n.IdentityGroup()) },
-		func(n pipeline.Names) string { return n.Refdata() },
+	for _, tb := range []func(topology.Names) string{
+		func(n topology.Names) string { return topology.Table(n.MatchGroup()) },
+		func(n topology.Names) string { return topology.Table(n.IdentityGroup()) },
+		func(n topology.Names) string { return n.Refdata() },
 	} {
-		a, _, _ := e.partitions(tb(pipeline.Names{NS: "cut"}), 0)
-		b, _, _ := e.partitions(tb(pipeline.Names{NS: "clean"}), 0)
+		a, _, _ := e.partitions(tb(topology.Names{NS: "cut"}), 0)
+		b, _, _ := e.partitions(tb(topology.Names{NS: "clean"}), 0)
 		if !equalValues(a, b) {
-			t.Fatalf("%s: %d values after a resumed migration, %d after a clean one", tb(pipeline.Names{NS: "cut"}), len(a), len(b))
+			t.Fatalf("%s: %d values after a resumed migration, %d after a clean one", tb(topology.Names{NS: "cut"}), len(a), len(b))
 		}
 	}
 }
@@ -295,7 +296,7 @@ func TestMigrateRefusesWhileTheNamespaceRuns(t *testing.T) {
 	e.live = nil
 
 	// A consumer in the match group that is not an instance.
-	n := pipeline.Names{NS: "old"}
+	n := topology.Names{NS: "old"}
 	member, err := e.dial(kgo.ConsumerGroup(n.MatchGroup()), kgo.ConsumeTopics(n.Accepted()), kgo.ClientID("stray-consumer"))
 	if err != nil {
 		t.Fatal(err)
@@ -328,7 +329,7 @@ func TestMigrateRemovesStaticMembersOfStoppedInstances(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	e.state("old")
-	n := pipeline.Names{NS: "old"}
+	n := topology.Names{NS: "old"}
 	member, err := e.dial(kgo.ConsumerGroup(n.IdentityGroup()), kgo.ConsumeTopics(n.Verdicts()), kgo.InstanceID("gone-1-abcd"),
 		kgo.SessionTimeout(45*time.Second))
 	if err != nil {

@@ -24,11 +24,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -131,7 +131,7 @@ func Prepare(ctx context.Context, o Options) (*Prepared, error) {
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	from, to := pipeline.Names{NS: o.From}, pipeline.Names{NS: o.To}
+	from, to := topology.Names{NS: o.From}, topology.Names{NS: o.To}
 
 	spans, err := copier.Spans(ctx, adm, from.Inbound(), o.Since, o.Until)
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
@@ -191,7 +191,7 @@ func (p *Prepared) Copy(ctx context.Context, window time.Duration, settle func(c
 	}
 	defer cl.Close()
 	adm := kadm.NewClient(cl)
-	from, to := pipeline.Names{NS: o.From}, pipeline.Names{NS: o.To}
+	from, to := topology.Names{NS: o.From}, topology.Names{NS: o.To}
 	total := copier.Total(res.Spans)
 	var progress func(int64)
 	var done int64
@@ -303,7 +303,7 @@ func earliest(ctx context.Context, dial copier.Dial, topic string, spans []copie
 // inbound stamps records with the broker's time. It returns the sandbox's
 // earlier replay record from o.From, if any.
 func checkSandbox(ctx context.Context, adm *kadm.Client, o Options) (origin.Record, error) {
-	to := pipeline.Names{NS: o.To}
+	to := topology.Names{NS: o.To}
 	recs, err := origin.Read(ctx, o.Dial, o.To, o.Secret)
 	if err != nil {
 		return origin.Record{}, err
@@ -385,7 +385,7 @@ func Delete(ctx context.Context, dial copier.Dial, ns string, secret *trust.Secr
 			copied += copier.Total(r.Spans)
 		}
 	}
-	held, err := inboundHeld(ctx, adm, pipeline.Names{NS: ns}.Inbound())
+	held, err := inboundHeld(ctx, adm, topology.Names{NS: ns}.Inbound())
 	if err != nil {
 		return d, err
 	}

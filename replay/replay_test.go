@@ -18,7 +18,6 @@ import (
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/offline"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/replay"
 	"github.com/ste-utility/ste/schemas"
@@ -30,6 +29,7 @@ import (
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/workload"
 )
@@ -250,7 +250,7 @@ func TestReplayRunsToTheOutcomeOfSteMatch(t *testing.T) {
 		t.Fatal(d.Report(5))
 	}
 	// The live namespace was only read.
-	n := pipeline.Names{NS: "live2"}
+	n := topology.Names{NS: "live2"}
 	for _, topic := range []string{n.Verdicts(), n.CLS(), n.Outbound(), n.Exceptions(), n.Audit()} {
 		if spans, err := copier.EndSpans(ctx, e.adm, topic); err != nil || copier.Total(spans) != 0 {
 			t.Fatalf("%s holds %d records: %v", topic, copier.Total(spans), err)

@@ -25,7 +25,7 @@ type AuditEvent struct {
 	Steps     []AuditStep `json:"steps"`
 	Outputs   []string    `json:"outputs,omitempty"` // MsgIds emitted
 	// RetryOf and RetriedBy are set on the journey of an operator's retry:
-	// the exception retried and the operator (messages.md §7).
+	// the exception retried and the operator (docs/spec/messages.md §7).
 	RetryOf   string `json:"retry_of,omitempty"`
 	RetriedBy string `json:"retried_by,omitempty"`
 	// Market and Cutoff are set by the match stage on a message applied to

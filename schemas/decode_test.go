@@ -58,7 +58,7 @@ func TestDecode(t *testing.T) {
 		{"CANCEL without RelatedMsgId", raw("<Function>NEW</Function>", "<Function>CANCEL</Function>"), schemas.Schema, "RelatedMsgId"},
 		{"TradeRef of 36", raw("<TradeRef>T1</TradeRef>", "<TradeRef>"+strings.Repeat("x", 36)+"</TradeRef>"), schemas.Schema, "TradeRef"},
 		{"too large", raw("<Body>", "<Body><Pad>"+strings.Repeat("x", 65536)+"</Pad>"), schemas.TooLarge, ""},
-		// messages.md §4: nesting deeper than 64 levels is MALFORMED; <Msg> is
+		// docs/spec/messages.md §4: nesting deeper than 64 levels is MALFORMED; <Msg> is
 		// level 1, so 63 levels of <X> under it are the deepest accepted.
 		{"64 levels", raw("</Msg>", strings.Repeat("<X>", 63)+strings.Repeat("</X>", 63)+"</Msg>"), 0, ""},
 		{"65 levels", raw("</Msg>", strings.Repeat("<X>", 64)+strings.Repeat("</X>", 64)+"</Msg>"), schemas.Malformed, "deeper than 64"},

@@ -19,11 +19,11 @@ type Exception struct {
 	PayloadTruncated bool   `json:"payload_truncated,omitempty"`
 	NACK             string `json:"nack_msg_id,omitempty"` // MsgId of the NACK sent, if any
 	// RetryOf names the exception an operator retried when this record was
-	// rejected again (messages.md §7, the ste-retry-of header).
+	// rejected again (docs/spec/messages.md §7, the ste-retry-of header).
 	RetryOf string `json:"retry_of,omitempty"`
 }
 
-// Headers of an operator's retry on <ns>.inbound (messages.md §7): the
+// Headers of an operator's retry on <ns>.inbound (docs/spec/messages.md §7): the
 // exception retried, and — the project's own — the operator who asked, so
 // the record's audit event names both.
 const (
@@ -32,7 +32,7 @@ const (
 )
 
 // MaxEcho is how many characters of a value taken from a rejected record the
-// utility repeats (messages.md §6): an output never amplifies its input.
+// utility repeats (docs/spec/messages.md §6): an output never amplifies its input.
 const MaxEcho = 128
 
 // maxDetail bounds a whole detail: its values are cut to MaxEcho each, this
@@ -61,7 +61,7 @@ func cut(s string, n int) string {
 
 // NewException builds the exception of a rejected record. Sender and MsgId are
 // left empty where they could not be read, and like the detail cut to what
-// messages.md §6 allows to be echoed; a TOO_LARGE payload keeps its first
+// docs/spec/messages.md §6 allows to be echoed; a TOO_LARGE payload keeps its first
 // 64 KiB (the whole record stays findable at its source).
 func NewException(id string, rec []byte, m *Message, rej *Rejection, partition int32, offset int64, received time.Time) *Exception {
 	e := &Exception{

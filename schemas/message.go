@@ -1,4 +1,4 @@
-// Package schemas is the wire contract of STE (../shared/spec/messages.md):
+// Package schemas is the wire contract of STE (docs/spec/messages.md):
 // the inbound message model, its strict XML decoding, the outputs' encoding,
 // Ed25519 signatures over the exact signed byte range, and the rejection codes.
 // Everything here is a pure function of its input bytes; reference data and

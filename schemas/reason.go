@@ -18,7 +18,7 @@ const (
 	BadAmount
 	ConflictingDuplicate
 	// Internal is no rule: the utility could not process the record through
-	// a fault of its own (messages.md §7). No NACK; operators retry it.
+	// a fault of its own (docs/spec/messages.md §7). No NACK; operators retry it.
 	Internal
 )
 

@@ -13,10 +13,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
 )
 
-// DefaultPartitions of keyed topics (cli.md: default 8).
+// DefaultPartitions of keyed topics (docs/spec/cli.md: default 8).
 const DefaultPartitions = 8
 
 // MaxReplication is the replication factor topics get by default, on a
@@ -99,17 +99,17 @@ func (o Options) Validate() error {
 }
 
 // Specs lists every topic of namespace ns, derived from the topology
-// (pipeline.Describe): a stream or table changelog has the namespace's
+// (topology.Describe): a stream or table changelog has the namespace's
 // partition count, a shared topic one partition; tables and shared state
 // are compacted, streams kept for the retention (the replay window).
 func Specs(ns string, o Options) []Spec {
 	o.defaults()
 	ret := strconv.FormatInt(o.Retention.Milliseconds(), 10)
-	// Every topic takes any batch our producers build (pipeline.TopicMaxBytes).
-	maxBytes := strconv.Itoa(pipeline.TopicMaxBytes)
+	// Every topic takes any batch our producers build (topology.TopicMaxBytes).
+	maxBytes := strconv.Itoa(topology.TopicMaxBytes)
 	minISR := strconv.Itoa(o.MinInsync)
 	var specs []Spec
-	for _, t := range pipeline.Describe(ns).Topics {
+	for _, t := range topology.Describe(ns).Topics {
 		cfg := map[string]string{"cleanup.policy": "delete", "retention.ms": ret, "max.message.bytes": maxBytes}
 		if t.Compacted {
 			cfg = map[string]string{"cleanup.policy": "compact", "max.message.bytes": maxBytes,
@@ -126,7 +126,7 @@ func Specs(ns string, o Options) []Spec {
 		case t.BrokerTime:
 			cfg["message.timestamp.type"] = "LogAppendTime"
 		}
-		keyed := t.Kind != pipeline.KindShared
+		keyed := t.Kind != topology.KindShared
 		parts := int32(1)
 		if keyed {
 			parts = o.Partitions
@@ -269,7 +269,7 @@ func Ensure(ctx context.Context, adm *kadm.Client, ns string, o Options) error {
 // inboundPartitions is the partition count of ns's inbound topic, 0 when
 // it does not exist.
 func inboundPartitions(ctx context.Context, adm *kadm.Client, ns string) (int32, error) {
-	inbound := pipeline.Names{NS: ns}.Inbound()
+	inbound := topology.Names{NS: ns}.Inbound()
 	td, err := adm.ListTopics(ctx, inbound)
 	if err != nil {
 		return 0, fmt.Errorf("list topics: %w", err)

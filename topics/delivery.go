@@ -7,17 +7,17 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topology"
 )
 
 // DeliveryTopic is <ns>.out.<BIC>, the records of <ns>.outbound for one
-// participant when per-participant delivery is on (messages.md section 1).
-func DeliveryTopic(ns, bic string) string { return ns + ".out." + bic }
+// participant when per-participant delivery is on (docs/spec/messages.md section 1).
+func DeliveryTopic(ns, bic string) string { return topology.Names{NS: ns}.Delivery(bic) }
 
 // DeliveryGroup is the consumer group that copies <ns>.outbound to the
 // participants' topics.
-func DeliveryGroup(ns string) string { return ns + "." + pipeline.StateVersion + ".deliver" }
+func DeliveryGroup(ns string) string { return topology.Names{NS: ns}.DeliveryGroup() }
 
 // DeliverySpec is the spec of one participant's topic: configured as
 // <ns>.outbound (retention, sizes, min.insync.replicas) with one partition,
@@ -25,7 +25,7 @@ func DeliveryGroup(ns string) string { return ns + "." + pipeline.StateVersion +
 // order.
 func DeliverySpec(ns, bic string, o Options) Spec {
 	o.defaults()
-	out := pipeline.Names{NS: ns}.Outbound()
+	out := topology.Names{NS: ns}.Outbound()
 	for _, s := range Specs(ns, o) {
 		if s.Name == out {
 			s.Name, s.Partitions, s.Keyed = DeliveryTopic(ns, bic), 1, false
@@ -97,7 +97,7 @@ func CreateDeliveryForRefdata(ctx context.Context, c kafkaconn.Config, adm *kadm
 	}
 	bics := DeliveryBICs(set)
 	if len(bics) == 0 {
-		return nil, 0, fmt.Errorf("reference data topic %s holds no participant: load it first (ste refdata load), then create their topics", pipeline.Names{NS: ns}.Refdata())
+		return nil, 0, fmt.Errorf("reference data topic %s holds no participant: load it first (ste refdata load), then create their topics", topology.Names{NS: ns}.Refdata())
 	}
 	created, err = CreateDelivery(ctx, adm, ns, bics, o)
 	return created, len(bics), err

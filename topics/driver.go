@@ -11,9 +11,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
+	"github.com/ste-utility/ste/topology"
 )
 
 // DriveOptions configure Drive.
@@ -43,7 +43,7 @@ type DriveResult struct {
 // (the partitioner is the shared one, though nothing is co-partitioned with
 // inbound), in file order, paced or at full speed.
 func Drive(ctx context.Context, cl *kgo.Client, ns string, src *msgset.Reader, o DriveOptions) (DriveResult, error) {
-	topic := pipeline.Names{NS: ns}.Inbound()
+	topic := topology.Names{NS: ns}.Inbound()
 	start := time.Now()
 	var sent, acked atomic.Int64
 	var firstErr error

@@ -7,8 +7,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/outcome"
+	"github.com/ste-utility/ste/topology"
 )
 
 // ReadOutcome reads a namespace's cls, outbound and exceptions topics, each
@@ -16,7 +16,7 @@ import (
 // while it reads may be missing; a caller waiting for a run to finish reads
 // again (the Set's counts say how far it has come).
 func ReadOutcome(ctx context.Context, conn kafkaconn.Config, ns string) (*outcome.Set, error) {
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	s := outcome.New()
 	for _, tp := range []struct {
 		topic string

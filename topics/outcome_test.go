@@ -13,13 +13,13 @@ import (
 
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/offline"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -35,7 +35,7 @@ func TestReadOutcome(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ns := pipeline.Names{NS: "oc"}
+	ns := topology.Names{NS: "oc"}
 	want := outcome.New()
 	var out []*kgo.Record
 	emit := func(topic string, add func([]byte) error) func([]byte) error {

@@ -16,7 +16,7 @@ import (
 // InboundKey is the key a record is sent to <ns>.inbound with, from the
 // message as decoded (m nil when nothing was): its Sender's BIC when the
 // record reads that far, else none. The driver keys every record so, and an
-// operator's retry keys the original bytes the same way (messages.md §7).
+// operator's retry keys the original bytes the same way (docs/spec/messages.md §7).
 func InboundKey(m *schemas.Message) []byte {
 	if m != nil && schemas.IsBIC(m.Sender) {
 		return []byte(m.Sender)

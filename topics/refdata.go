@@ -10,14 +10,14 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topology"
 )
 
 // PublishRefdata upserts every row of set into <ns>.refdata (compacted, keyed
 // by entity id). Nothing is deleted: an entity leaves use by its status.
 func PublishRefdata(ctx context.Context, cl *kgo.Client, ns string, set *refdata.Set) (int, error) {
-	topic := pipeline.Names{NS: ns}.Refdata()
+	topic := topology.Names{NS: ns}.Refdata()
 	recs := set.Records()
 	krs := make([]*kgo.Record, len(recs))
 	for i, r := range recs {
@@ -37,7 +37,7 @@ func PublishRefdata(ctx context.Context, cl *kgo.Client, ns string, set *refdata
 // fails refdata.KeyProblem is applied without that key and reported to onBad
 // as a *refdata.KeyIgnoredError.
 func FollowRefdata(ctx context.Context, c kafkaconn.Config, ns string, onLoad, onUpdate func(*refdata.Set), onBad func(key []byte, err error)) error {
-	topic := pipeline.Names{NS: ns}.Refdata()
+	topic := topology.Names{NS: ns}.Refdata()
 	cl, err := Client(c, kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		return err

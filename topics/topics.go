@@ -15,12 +15,15 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics/copier"
+	"github.com/ste-utility/ste/topology"
 )
 
-// Partitioner is pipeline.Partitioner, the one partitioner of STE.
-func Partitioner() kgo.Partitioner { return pipeline.Partitioner() }
+// Partitioner is the franz-go partitioner that agrees with goka's
+// (topology.Partition: FNV-1a 32 as sarama computes it). Every franz-go
+// producer of records goka reads uses it; franz-go's default murmur2 would
+// split a trade from its state.
+func Partitioner() kgo.Partitioner { return kgo.StickyKeyPartitioner(topology.Partition) }
 
 // ProducerOpts are the options of every STE producer: the shared partitioner,
 // acks from all in-sync replicas and idempotence (franz-go's default, kept
@@ -29,7 +32,7 @@ func ProducerOpts() []kgo.Opt {
 	return []kgo.Opt{
 		kgo.RecordPartitioner(Partitioner()),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
-		kgo.ProducerBatchMaxBytes(pipeline.MaxBatchBytes),
+		kgo.ProducerBatchMaxBytes(topology.MaxBatchBytes),
 		kgo.ProducerLinger(time.Millisecond),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
 	}

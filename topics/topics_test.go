@@ -8,8 +8,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 func TestCreateIsIdempotentAndNeverRepartitions(t *testing.T) {
@@ -28,12 +28,12 @@ func TestCreateIsIdempotentAndNeverRepartitions(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "never changed") {
 		t.Fatalf("a different partition count must be refused: %v", err)
 	}
-	td, err := adm.ListTopics(ctx, pipeline.Names{NS: "t1"}.Inbound())
-	if err != nil || len(td[pipeline.Names{NS: "t1"}.Inbound()].Partitions) != 4 {
+	td, err := adm.ListTopics(ctx, topology.Names{NS: "t1"}.Inbound())
+	if err != nil || len(td[topology.Names{NS: "t1"}.Inbound()].Partitions) != 4 {
 		t.Fatalf("inbound changed: %v %v", td, err)
 	}
 	// Configs of the contract: inbound replayable for 7 days, stamped by the broker.
-	rc, err := adm.DescribeTopicConfigs(ctx, pipeline.Names{NS: "t1"}.Inbound())
+	rc, err := adm.DescribeTopicConfigs(ctx, topology.Names{NS: "t1"}.Inbound())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +55,7 @@ func TestCreateIsIdempotentAndNeverRepartitions(t *testing.T) {
 func TestPartitionerAgreesWithGoka(t *testing.T) {
 	p := topics.Partitioner().ForTopic("x")
 	for _, key := range []string{"0123456789abcdef", "BRKASGSGXXX:M1", "", "a"} {
-		h := pipeline.KeyHash()
+		h := topology.KeyHash()
 		h.Write([]byte(key))
 		want := int(int32(h.Sum32()) % 8)
 		if want < 0 {
@@ -77,7 +77,7 @@ func TestProducerTimeOnlyChangesInbound(t *testing.T) {
 	if len(live) != len(sandbox) {
 		t.Fatalf("%d topics live, %d in a sandbox", len(live), len(sandbox))
 	}
-	inbound := pipeline.Names{NS: "s"}.Inbound()
+	inbound := topology.Names{NS: "s"}.Inbound()
 	for i := range live {
 		l, s := live[i], sandbox[i]
 		if l.Name == inbound {

@@ -6,11 +6,11 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/date"
 	"github.com/ste-utility/ste/schemas/decimal"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Dataset is a generated set of records for a namespace's cls, audit,
@@ -43,7 +43,7 @@ type Want struct {
 // purge; one monitor sample per stage per simulated second; and three
 // undecodable records per topic.
 func Generate(ns string, trades int, base time.Time) *Dataset {
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	d := &Dataset{NS: ns, Want: Want{Stages: map[string]int{}, Bad: map[string]int{}}}
 	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
 	var inOffset int64

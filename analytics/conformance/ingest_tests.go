@@ -20,7 +20,7 @@ import (
 	"github.com/ste-utility/ste/analytics/rows"
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
 )
 
 // base is the time of the generated datasets: recent (the TTL keeps them)
@@ -142,7 +142,7 @@ func (s *suite) testIngestExactRows(t *testing.T) {
 			t.Errorf("%s: %d bad records counted, want %d", topic, stats.BadRecords[topic], n)
 		}
 	}
-	if audit := (pipeline.Names{NS: ns}).Audit(); stats.Inserts[audit] < int64(d.Want.AuditSteps/500) {
+	if audit := (topology.Names{NS: ns}).Audit(); stats.Inserts[audit] < int64(d.Want.AuditSteps/500) {
 		t.Errorf("audit: %d inserts for %d rows in batches of 500", stats.Inserts[audit], d.Want.AuditSteps)
 	}
 	// A restart resumes where it stopped: nothing is read twice.
@@ -186,7 +186,7 @@ func sum64(m map[string]int64) int64 {
 // offsets (no Kafka).
 func decodeAll(t *testing.T, d *Dataset) (a []rows.Audit, c []rows.CLS, e []rows.Exception, m []rows.Monitor) {
 	t.Helper()
-	n := pipeline.Names{NS: d.NS}
+	n := topology.Names{NS: d.NS}
 	for i, r := range d.Records {
 		src := rows.Source{Namespace: d.NS, Partition: 0, Offset: int64(i), Time: r.Timestamp.UTC()}
 		var err error

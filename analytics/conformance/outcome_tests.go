@@ -18,13 +18,13 @@ import (
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/offline"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -154,7 +154,7 @@ func (s *suite) testOutcome(t *testing.T) {
 // every fifth output is written twice (a re-emission after a crash).
 func matchRecords(t *testing.T, ns string, set []byte, ref *refdata.Set) []*kgo.Record {
 	t.Helper()
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	var recs []*kgo.Record
 	sink := func(topic string) func([]byte) error {
 		return func(b []byte) error {

@@ -14,8 +14,8 @@ import (
 
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/store"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 )
 
 // analyticsProcess starts `ste analytics` for ns as a child process.
@@ -210,7 +210,7 @@ func (s *suite) testPipelineThroughBinaries(t *testing.T) {
 
 	// Every inbound record ends its journey with one audit record.
 	adm := s.admin(t)
-	audit := pipeline.Names{NS: ns}.Audit()
+	audit := topology.Names{NS: ns}.Audit()
 	var ends ingest.Offsets
 	if !waitUntil(ctx, func() bool {
 		ends, _ = ingest.EndOffsets(ctx, adm, ns)
@@ -233,7 +233,7 @@ func (s *suite) testPipelineThroughBinaries(t *testing.T) {
 		out := run("topics", "dump", "--topic", topic, "--brokers", s.brokers)
 		return bytes.Split(bytes.TrimRight(out, "\n"), []byte("\n"))
 	}
-	names := pipeline.Names{NS: ns}
+	names := topology.Names{NS: ns}
 	clsIDs := map[string]bool{}
 	for _, l := range lines(names.CLS()) {
 		o, err := schemas.ParseOutput(l)

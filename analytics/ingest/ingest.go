@@ -50,8 +50,8 @@ import (
 	"github.com/ste-utility/ste/analytics/rows"
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Defaults of Options.
@@ -112,12 +112,14 @@ type Range struct {
 type Offsets map[string]map[int32]int64
 
 // Group is the consumer group of a namespace's analytics ingest.
-func Group(ns string) string { return ns + ".analytics" }
+func Group(ns string) string { return topology.Names{NS: ns}.AnalyticsGroup() }
 
-// Topics are the topics ingested for a namespace.
+// Topics are the topics ingested for a namespace: the declared inputs of
+// its group.
 func Topics(ns string) []string {
-	n := pipeline.Names{NS: ns}
-	return []string{n.CLS(), n.Audit(), n.Exceptions(), n.Outbound(), n.Monitor()}
+	t := topology.Describe(ns)
+	g, _ := t.Consumer(t.Names.AnalyticsGroup())
+	return g.Inputs
 }
 
 // Ingester is a running ingest.
@@ -170,7 +172,7 @@ func Start(ctx context.Context, o Options) (*Ingester, error) {
 	}
 	in := &Ingester{o: o, log: o.Logger.With("namespace", o.Namespace, "group", o.Group),
 		committed: Offsets{}, done: make(chan struct{})}
-	n := pipeline.Names{NS: o.Namespace}
+	n := topology.Names{NS: o.Namespace}
 	st := o.Store
 	in.sinks = map[string]sink{
 		n.Audit():      newSink(n.Audit(), store.TableAudit, rows.DecodeAudit, st.InsertAudit),

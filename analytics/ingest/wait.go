@@ -11,7 +11,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/analytics/store"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
 )
 
 // EndOffsets lists the current end offsets of a namespace's ingested topics
@@ -135,7 +135,7 @@ func (in *Ingester) Client() *kgo.Client { return in.cl }
 // ones: a namespace made again under its name has new ids). Topics that do
 // not exist are left out.
 func TopicIDs(ctx context.Context, adm *kadm.Client, ns string) (map[string]uuid.UUID, error) {
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	tables := map[string]string{n.CLS(): store.TableCLS, n.Audit(): store.TableAudit, n.Exceptions(): store.TableExceptions,
 		n.Outbound(): store.TableOutbound, n.Monitor(): store.TableMonitor}
 	td, err := adm.ListTopics(ctx, Topics(ns)...)

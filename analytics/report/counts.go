@@ -10,7 +10,7 @@ import (
 )
 
 // CountsResult is rows per table for one namespace, in the JSON shape of
-// cli.md: {"cls":N,"audit":N,"exceptions":N,...}, numbers only.
+// docs/spec/cli.md: {"cls":N,"audit":N,"exceptions":N,...}, numbers only.
 type CountsResult struct {
 	Namespace string `json:"-"`
 	// CLS is distinct CLS MsgIds (a re-emitted CLS is one).

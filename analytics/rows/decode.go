@@ -66,7 +66,7 @@ func DecodeAudit(dst []Audit, src Source, value []byte) ([]Audit, error) {
 	return dst, nil
 }
 
-// DecodeCLS reads one CLS record (CLS NEW or CANCEL XML, messages.md
+// DecodeCLS reads one CLS record (CLS NEW or CANCEL XML, docs/spec/messages.md
 // section 6). Header and content are read with schemas.ParseOutput, as
 // every consumer of outputs does; the CLS NEW body with
 // schemas.ParseCLSBody, the codec that writes it.

@@ -104,7 +104,7 @@ type Outbound struct {
 	Body         string  // the content: the inner bytes of <Body>
 }
 
-// Exception is one record of <ns>.exceptions (messages.md section 7).
+// Exception is one record of <ns>.exceptions (docs/spec/messages.md section 7).
 type Exception struct {
 	Source
 	ID               string // names the inbound record: "<partition>-<offset>"

@@ -21,9 +21,9 @@ import (
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/store"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 func init() {
@@ -136,7 +136,7 @@ func diff(ctx context.Context, args []string) error {
 		}
 		defer cl.Close()
 		for _, ns := range names {
-			inbound := pipeline.Names{NS: ns}.Inbound()
+			inbound := topology.Names{NS: ns}.Inbound()
 			td, err := kadm.NewClient(cl).ListTopics(ctx, inbound)
 			if err != nil {
 				return err

@@ -1,7 +1,7 @@
 package main
 
 // ste exceptions list|show|retry|archive: the exceptions workflow
-// (exceptions package; messages.md §7) from the command line, with the
+// (exceptions package; docs/spec/messages.md §7) from the command line, with the
 // console's filters.
 
 import (

@@ -23,6 +23,7 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topics/strimzi"
+	"github.com/ste-utility/ste/topology"
 )
 
 func init() {
@@ -52,13 +53,8 @@ func namespaceFlag(fs *flagSet) *string {
 }
 
 func validNamespace(ns string) error {
-	if ns == "" || len(ns) > 100 {
-		return usageError{"--namespace must be 1 to 100 characters"}
-	}
-	for _, c := range ns {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			return usageError{fmt.Sprintf("--namespace %q: use letters, digits, - and _", ns)}
-		}
+	if err := topology.ValidNamespace(ns); err != nil {
+		return usageError{"--" + err.Error()}
 	}
 	return nil
 }
@@ -200,7 +196,7 @@ func refdataLoad(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Printf("published %d reference data records to %s.refdata\n", n, *ns)
+	fmt.Printf("published %d reference data records to %s\n", n, topology.Names{NS: *ns}.Refdata())
 	return nil
 }
 

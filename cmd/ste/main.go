@@ -1,5 +1,5 @@
 // Command ste is the STE trade-matching utility: one binary whose subcommands
-// are the contract of ../shared/spec/cli.md. Every subcommand answers --help,
+// are the contract of docs/spec/cli.md. Every subcommand answers --help,
 // and a user error ends in one line on stderr and a non-zero exit, never a
 // stack trace.
 package main
@@ -163,13 +163,14 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "  STE_HOME (default ~/.local/share/ste), STE_CLICKHOUSE (analytics DSN),")
 	fmt.Fprintln(w, "  STE_UTILITY_BIC, STE_UTILITY_KEY (the utility's signing key file),")
 	fmt.Fprintln(w, "  STE_UTILITY_SECRET (the utility's shared secret file, which proves its control records; default $STE_HOME/utility.secret),")
-	fmt.Fprintln(w, "  STE_INSTANCE_ID, STE_GROUPS, STE_HTTP, STE_TABLES (ste process: its id, groups, HTTP address,")
-	fmt.Fprintln(w, "  tables in memory or on disk),")
+	fmt.Fprintln(w, "  STE_INSTANCE_ID, STE_GROUPS, STE_HTTP, STE_TABLES, STE_DELIVER_PER_PARTICIPANT=1, STE_AT_RISK_LEAD (ste process: its id,")
+	fmt.Fprintln(w, "  groups, HTTP address, tables in memory or on disk, copies of <ns>.outbound to <ns>.out.<BIC>, the at-risk lead),")
 	fmt.Fprintln(w, "  STE_CONSOLE_ADDR, STE_CONSOLE_TOKENS, STE_CONSOLE_HOSTS (ste console: its address, its auth tokens file, its DNS names),")
 	fmt.Fprintln(w, "  STE_GATEWAY_ADDR, STE_GATEWAY_PUBLIC_URL, STE_GATEWAY_TLS_CERT, STE_GATEWAY_TLS_KEY, STE_GATEWAY_INSECURE_HTTP=true,")
 	fmt.Fprintln(w, "  STE_GATEWAY_METRICS_ADDR (ste gateway: its address, public URL, HTTPS certificate and key, plain HTTP, /metrics),")
 	fmt.Fprintln(w, "  STE_OPERATOR (the name ste exceptions and a loopback console record with retries and archives),")
 	fmt.Fprintln(w, "  STE_LOG_FORMAT (text or json), STE_LOG_LEVEL (debug, info, warn, error),")
+	fmt.Fprintln(w, "  STE_SHUTDOWN_BOUND (how long a command told to stop may take before it gives up, default 15s),")
 	fmt.Fprintln(w, "  STE_CPUPROFILE=FILE, STE_PPROF=ADDR (profiling any command)")
 }
 

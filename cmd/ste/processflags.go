@@ -5,7 +5,7 @@ import (
 	"os"
 
 	"github.com/ste-utility/ste/instance"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -42,7 +42,7 @@ func (p *processFlags) check() (instance.Options, error) {
 	if *p.tables != instance.TablesMemory && *p.tables != instance.TablesDisk {
 		return o, usageError{"--tables: want memory or disk"}
 	}
-	stages, err := pipeline.ParseStages(*p.groups)
+	stages, err := topology.ParseStages(*p.groups)
 	if err != nil {
 		return o, usageError{"--groups: " + err.Error()}
 	}

@@ -135,7 +135,7 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 		driven <- nil
 	}()
 	// An instance started while the broker is down exits at once, as
-	// cli.md asks of any command that cannot reach its broker: like an
+	// docs/spec/cli.md asks of any command that cannot reach its broker: like an
 	// operator's supervisor, the suite restarts killed instances only while
 	// the broker is up.
 	var (

@@ -22,10 +22,10 @@ import (
 
 	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 )
 
 // clusterPlan is the size of one cluster chaos run.
@@ -200,7 +200,7 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	}
 	slices.SortFunc(evs, func(a, b event) int { return int(a.at - b.at) })
 
-	inbound := pipeline.Names{NS: ns}.Inbound()
+	inbound := topology.Names{NS: ns}.Inbound()
 	var wg sync.WaitGroup
 	var lastFault time.Time
 	var faultMu sync.Mutex

@@ -20,8 +20,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -69,7 +69,7 @@ func NewAnnouncer(cl *kgo.Client, ns string, every time.Duration, current func()
 	if every <= 0 {
 		every = DefaultEvery
 	}
-	return &Announcer{cl: cl, topic: pipeline.Names{NS: ns}.Instances(), every: every, current: current,
+	return &Announcer{cl: cl, topic: topology.Names{NS: ns}.Instances(), every: every, current: current,
 		poke: make(chan struct{}, 1)}
 }
 
@@ -125,7 +125,7 @@ func List(ctx context.Context, c kafkaconn.Config, ns string) ([]Entry, error) {
 // list is List of the records believe keeps (proof.go).
 func list(ctx context.Context, c kafkaconn.Config, ns string, believe func(*kgo.Record) bool) ([]Entry, error) {
 	latest := map[string][]byte{}
-	_, err := topics.Dump(ctx, c, pipeline.Names{NS: ns}.Instances(), func(r *kgo.Record) error {
+	_, err := topics.Dump(ctx, c, topology.Names{NS: ns}.Instances(), func(r *kgo.Record) error {
 		if believe(r) {
 			latest[string(r.Key)] = r.Value
 		}

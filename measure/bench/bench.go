@@ -28,17 +28,17 @@ import (
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/measure/oplaw"
 	"github.com/ste-utility/ste/measure/sink"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
-// Result is the JSON of `ste bench` (cli.md), with the configuration every
+// Result is the JSON of `ste bench` (docs/spec/cli.md), with the configuration every
 // figure was measured in and what the run measured besides.
 type Result struct {
 	Trades             int                `json:"trades"`
@@ -284,7 +284,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	res.LatencyMs = map[string]float64{"p50": sink.Quantile(sr.Latencies, 0.5), "p99": sink.Quantile(sr.Latencies, 0.99),
 		"max": sink.Quantile(sr.Latencies, 1)}
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	if ends, err := adm.ListEndOffsets(ctx, n.CLS(), n.Outbound(), n.Exceptions()); err == nil {
 		var outputs int64
 		ends.Each(func(o kadm.ListedOffset) {

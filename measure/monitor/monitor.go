@@ -19,9 +19,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/measure/oplaw"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Stage is one monitored queue.
@@ -35,7 +35,7 @@ type Stage struct {
 // (its loopback only carries retention checks), in pipeline order, then the
 // network.
 func Stages(ns string) []Stage {
-	t := pipeline.Describe(ns)
+	t := topology.Describe(ns)
 	var out []Stage
 	for _, g := range t.Groups {
 		out = append(out, Stage{g.Stage.String(), g.Name, g.Inputs[0]})
@@ -71,7 +71,7 @@ func New(adm *kadm.Client, ns string) *Monitor {
 // Sample reads the offsets once and returns one sample per stage. The first
 // call returns samples with zero deltas (it only sets the baseline).
 func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
-	n := pipeline.Names{NS: m.ns}
+	n := topology.Names{NS: m.ns}
 	now := time.Now()
 	lags, err := lag.Read(ctx, m.adm, m.groups)
 	if err != nil {
@@ -187,7 +187,7 @@ func sample(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interv
 
 // Publish writes samples to <ns>.monitor, keyed by stage.
 func Publish(ctx context.Context, cl *kgo.Client, ns string, ss []schemas.MonitorSample) {
-	topic := pipeline.Names{NS: ns}.Monitor()
+	topic := topology.Names{NS: ns}.Monitor()
 	for i := range ss {
 		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: []byte(ss[i].Stage), Value: ss[i].Marshal()}, nil)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -61,7 +62,7 @@ func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
 	ready := make(chan struct{})
 	go pipeline.Run(pctx, pipeline.Options{Kafka: brokers, Ready: ready,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Config: pipeline.Config{Names: pipeline.Names{NS: ns}, Validator: validation.New(ref), Signer: signer}})
+		Config: pipeline.Config{Names: topology.Names{NS: ns}, Validator: validation.New(ref), Signer: signer}})
 	select {
 	case <-ready:
 	case <-ctx.Done():
@@ -130,7 +131,7 @@ func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
 	var sum float64
 	var n int
 	var hops [3]float64
-	_, err = topics.Dump(ctx, brokers, pipeline.Names{NS: ns}.Audit(), func(r *kgo.Record) error {
+	_, err = topics.Dump(ctx, brokers, topology.Names{NS: ns}.Audit(), func(r *kgo.Record) error {
 		var a schemas.AuditEvent
 		if err := json.Unmarshal(r.Value, &a); err != nil || a.InboundAt == "" || len(a.Steps) == 0 {
 			return err

@@ -14,9 +14,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Sink collects send and arrival times.
@@ -53,7 +53,7 @@ func (s *Sink) Sent(m *schemas.Message, at time.Time) {
 
 // Run consumes <ns>.cls from its start until ctx ends.
 func (s *Sink) Run(ctx context.Context, c kafkaconn.Config, ns string) error {
-	cl, err := topics.Client(c, kgo.ConsumeTopics(pipeline.Names{NS: ns}.CLS()),
+	cl, err := topics.Client(c, kgo.ConsumeTopics(topology.Names{NS: ns}.CLS()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.FetchMaxWait(50*time.Millisecond))
 	if err != nil {
 		return err

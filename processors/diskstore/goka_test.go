@@ -38,6 +38,7 @@ import (
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 )
 
 const (
@@ -122,7 +123,7 @@ func runProcessor(ctx context.Context, brokers, kind, dir string, o diskstore.Op
 		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(pipeline.SaramaConfig(), tmc)),
 		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(groupConfig())),
 		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(pipeline.SaramaConfig())),
-		goka.WithHasher(pipeline.KeyHash),
+		goka.WithHasher(topology.KeyHash),
 		goka.WithLogger(nopLogger{}),
 	}
 	var db *diskstore.DB
@@ -174,7 +175,7 @@ func produce(t *testing.T, cl *kgo.Client, from, n, keys int, rnd *rand.Rand) ma
 }
 
 func producer(t *testing.T, brokers string) *kgo.Client {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers), kgo.RecordPartitioner(pipeline.Partitioner()))
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers), kgo.RecordPartitioner(topics.Partitioner()))
 	if err != nil {
 		t.Fatal(err)
 	}

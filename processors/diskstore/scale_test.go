@@ -21,6 +21,7 @@ import (
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topology"
 )
 
 // TestHoldAtScale is a measurement, not a check (docs/benchmarks.md): it
@@ -46,8 +47,8 @@ func TestHoldAtScale(t *testing.T) {
 		}
 	}
 	const parts = 8
-	n := pipeline.Names{NS: "scale"}
-	idTable, matchTable := pipeline.Table(n.IdentityGroup()), pipeline.Table(n.MatchGroup())
+	n := topology.Names{NS: "scale"}
+	idTable, matchTable := topology.Table(n.IdentityGroup()), topology.Table(n.MatchGroup())
 	retention := int64(72 * time.Hour)
 	idIndex := func(v []byte) (int64, int64, bool) {
 		if len(v) != 33 {
@@ -133,7 +134,7 @@ func TestHoldAtScale(t *testing.T) {
 		}
 		msgs++
 		idKey := pipeline.IdentityKey(vd.Msg.Sender, vd.Msg.MsgId)
-		ids := stores[0][pipeline.Fnv32a([]byte(idKey))%parts]
+		ids := stores[0][topology.Fnv32a([]byte(idKey))%parts]
 		if old, _ := ids.Get(idKey); old == nil {
 			iv := append([]byte{1}, vd.Digest[:]...)
 			iv = binary.BigEndian.AppendUint64(iv, uint64(vd.Msg.Created))
@@ -141,7 +142,7 @@ func TestHoldAtScale(t *testing.T) {
 			ids.DropDue(ids.Clock() - 1)
 		}
 		tk := vd.Msg.Key.TradeKey()
-		ms := stores[1][pipeline.Fnv32a([]byte(tk.String()))%parts]
+		ms := stores[1][topology.Fnv32a([]byte(tk.String()))%parts]
 		tr := matching.NewTrade(tk, nil)
 		if old, _ := ms.Get(tk.String()); old != nil {
 			if tr, err = matching.UnmarshalTrade(old, it); err != nil {

@@ -11,12 +11,29 @@ import (
 // BenchmarkMatch is the matching engine per message: standard trades of 7
 // messages applied to a Book (state, criteria, CLS and status bodies), no
 // signing. Trades are distinct so the book grows as in a real run.
-func BenchmarkMatch(b *testing.B) {
+func BenchmarkMatch(b *testing.B) { benchMatch(b, Config{}, 0) }
+
+// BenchmarkMatchTolerances is BenchmarkMatch on trades of which one in 8 has
+// a SET a cent off its NPR: matched within tolerance with the SGD tolerance
+// configured ("configured"), mismatched without ("none"). The difference is
+// what tolerances cost the engine (docs/benchmarks.md).
+func BenchmarkMatchTolerances(b *testing.B) {
+	b.Run("none", func(b *testing.B) { benchMatch(b, Config{}, 8) })
+	b.Run("configured", func(b *testing.B) { benchMatch(b, Config{Tolerances: tolerances()}, 8) })
+}
+
+// benchMatch applies the messages of 512 trades to a Book; every offEvery-th
+// trade (0: none) has SET1's NetAmount a cent above NPR1's.
+func benchMatch(b *testing.B, cfg Config, offEvery int) {
 	var dec schemas.Decoder
 	const trades = 512
 	var ins []*Inbound
 	for i := 0; i < trades; i++ {
-		for _, d := range standard(fmt.Sprintf("B%d", i)) {
+		ds := standard(fmt.Sprintf("B%d", i))
+		if offEvery > 0 && i%offEvery == 0 {
+			ds[5].Set("NetAmount", "6306.30")
+		}
+		for _, d := range ds {
 			rec := d.AppendSigned(nil, nil)
 			m, rej := dec.Decode(rec)
 			if rej != nil {
@@ -29,12 +46,12 @@ func BenchmarkMatch(b *testing.B) {
 		}
 	}
 	b.ReportAllocs()
-	book := NewBook()
+	book := NewBook(WithConfig(cfg))
 	n := 0
 	for b.Loop() {
 		if n == len(ins) {
 			b.StopTimer()
-			book, n = NewBook(), 0
+			book, n = NewBook(WithConfig(cfg)), 0
 			b.StartTimer()
 		}
 		book.Accept(ins[n])

@@ -7,7 +7,7 @@ import (
 	"github.com/ste-utility/ste/schemas"
 )
 
-// Missing follows gateway.md §4's four rules in their order, from the
+// Missing follows docs/spec/gateway.md §4's four rules in their order, from the
 // messages in force only: parties from the key fields, the ALC shortfall by
 // AllocCount, then NPR and SET per ALC account in byte order, the SET owed by
 // the Custodian of the account's first ALC by MsgId.

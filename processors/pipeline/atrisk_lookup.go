@@ -2,8 +2,8 @@ package pipeline
 
 import (
 	"slices"
-	"time"
 
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 )
@@ -15,13 +15,9 @@ type AtRiskQuery struct {
 	Limit       int    // at most this many, the earliest cutoffs first
 }
 
-// AtRisk is one unmatched trade with its cutoff.
-type AtRisk struct {
-	Partition int32         `json:"partition"`
-	Market    string        `json:"market"`
-	Cutoff    time.Time     `json:"cutoff"`
-	Trade     matching.View `json:"trade"`
-}
+// AtRisk is one unmatched trade with its cutoff, as /at-risk answers it
+// (instance/api, so that the console reads it without the runtime).
+type AtRisk = api.AtRisk
 
 // AtRisk lists the owned partitions' unmatched trades by cutoff, the
 // earliest first, from the at-risk index: only the trades it returns (and,
@@ -53,7 +49,7 @@ func (t *Tables) AtRisk(q AtRiskQuery, partitions []int32) ([]AtRisk, error) {
 			if err != nil || v == nil {
 				continue
 			}
-			view, err := matching.ViewOf(key, v)
+			view, err := matching.ViewOfWith(key, v, s.engine.Tolerances)
 			if err != nil || (q.Participant != "" && !partyOf(&view, q.Participant)) {
 				continue
 			}

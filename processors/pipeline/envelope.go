@@ -33,7 +33,7 @@ type Envelope struct {
 	Steps       []Step
 	// Raw is the inbound record. The stages after validation never parse
 	// it: it travels for the exceptions they may still write (their payload,
-	// messages.md §7: a CONFLICTING_DUPLICATE found by the trade, an
+	// docs/spec/messages.md §7: a CONFLICTING_DUPLICATE found by the trade, an
 	// INTERNAL failure).
 	Raw []byte
 	// Decoded is the message as validation decoded it, in schemas' compact
@@ -63,24 +63,6 @@ type Step struct {
 	Stage Stage
 	At    int64 // Unix µs
 	Event Event
-}
-
-// Stage names.
-type Stage uint8
-
-const (
-	StageValidate Stage = iota + 1
-	StageIdentity
-	StageMatch
-)
-
-var stageNames = [...]string{"", "validate", "identity", "match"}
-
-func (s Stage) String() string {
-	if int(s) < len(stageNames) {
-		return stageNames[s]
-	}
-	return "?"
 }
 
 // Event is what a stage did.

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/topology"
 )
 
 // raw is a goka codec that passes bytes through untouched: every value on
@@ -33,7 +34,7 @@ func (raw) Decode(b []byte) (any, error) { return b, nil }
 
 // nilHandling makes every group call its callback for a record with no
 // value: goka's default drops it before any callback, and on <ns>.inbound
-// that would lose it silently (messages.md §4 makes it MALFORMED); on
+// that would lose it silently (docs/spec/messages.md §4 makes it MALFORMED); on
 // internal topics it is a corrupt record, counted.
 func nilHandling() goka.ProcessorOption { return goka.WithNilHandling(goka.NilProcess) }
 
@@ -286,7 +287,7 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 	producer := ProducerBuilder(o.Kafka.Security()...)
 	saramaCfg := func() *sarama.Config {
 		cfg := SaramaConfig()
-		o.Kafka.Sarama(cfg)
+		SaramaSecurity(o.Kafka, cfg)
 		// goka's default sets the deprecated single Strategy, which sarama
 		// warns about on every client; the same strategy as the one-element
 		// list it prefers (Strategy wins over GroupStrategies, so this is
@@ -303,7 +304,7 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 		goka.WithProducerBuilder(producer),
 		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(groupConfig(saramaCfg(), static))),
 		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(saramaCfg())),
-		goka.WithHasher(KeyHash),
+		goka.WithHasher(topology.KeyHash),
 		goka.WithLogger(gokaLogger{log.With("stage", st.String())}),
 		goka.WithRebalanceCallback(func(a goka.Assignment) {
 			if s.cfg.Metrics != nil {

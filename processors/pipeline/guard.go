@@ -17,7 +17,7 @@ import (
 type Hook func(st Stage, ctx goka.Context, msg any)
 
 // A record which makes a stage panic — a fault of the utility's own, never
-// of the message — becomes an exception with reason INTERNAL (messages.md
+// of the message — becomes an exception with reason INTERNAL (docs/spec/messages.md
 // section 7: detail says what failed, payload kept, no NACK) and processing
 // goes on (handle recovers and calls internal). Left to goka, the panic
 // fails the partition, then the group; a restart would read the same record

@@ -75,9 +75,9 @@ type decide func(ctx goka.Context, msg any) *result
 // and guard.
 func (s *stages) callbacks(log *slog.Logger) Callbacks {
 	return Callbacks{
-		Validate: s.handle(StageValidate, log, s.validate),
-		Identity: s.handle(StageIdentity, log, s.identity),
-		Match:    s.handle(StageMatch, log, s.match),
+		StageValidate: s.handle(StageValidate, log, s.validate),
+		StageIdentity: s.handle(StageIdentity, log, s.identity),
+		StageMatch:    s.handle(StageMatch, log, s.match),
 	}
 }
 

@@ -19,7 +19,7 @@ import (
 // place on <ns>.inbound, which is all that matching needs. The bytes are
 // needed only for the rare exception the match stage writes (a
 // CONFLICTING_DUPLICATE found by the trade after the identity stage forgot
-// the identity, an INTERNAL failure): messages.md §7 keeps the original
+// the identity, an INTERNAL failure): docs/spec/messages.md §7 keeps the original
 // bytes as the exception's payload, and they are read back from inbound
 // then (Config.Inbound).
 

@@ -8,36 +8,15 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
 	"github.com/twmb/franz-go/pkg/kgo"
-)
 
-// Size limits, in one place because they must agree: a topic refuses a
-// record batch larger than its max.message.bytes, and a producer cannot send
-// a record larger than its batch limit.
-const (
-	// MaxRecordBytes is the largest record STE accepts on inbound and carries
-	// on: far above the contract's 64 KiB, so that an oversized message
-	// reaches validation and is rejected as TOO_LARGE with its first 64 KiB
-	// kept, instead of being refused by the broker where nobody sees it.
-	MaxRecordBytes = 8 << 20
-	// MaxBatchBytes bounds a producer's record batch: one largest record plus
-	// its envelope fits.
-	MaxBatchBytes = MaxRecordBytes + 1<<20
-	// TopicMaxBytes is every topic's max.message.bytes: above any batch.
-	TopicMaxBytes = 2 * MaxBatchBytes
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
-
-// Partitioner is the franz-go partitioner that agrees with goka's (KeyHash:
-// FNV-1a 32 as sarama computes it). Every franz-go producer of records goka
-// reads uses it; franz-go's default murmur2 would split a trade from its
-// state.
-func Partitioner() kgo.Partitioner {
-	return kgo.StickyKeyPartitioner(kgo.SaramaCompatHasher(Fnv32a))
-}
 
 // producer is a goka.Producer on franz-go. Profiles of a saturated `ste
 // process` showed sarama's async producer at a fifth of all CPU; franz-go
 // batches the same records for a fraction of it. Records land where sarama
-// would put them (Partitioner), with acks from all in-sync replicas and
+// would put them (topics.Partitioner), with acks from all in-sync replicas and
 // idempotence.
 type producer struct {
 	cl *kgo.Client
@@ -49,9 +28,9 @@ func ProducerBuilder(extra ...kgo.Opt) goka.ProducerBuilder {
 		opts := append([]kgo.Opt{
 			kgo.SeedBrokers(brokers...),
 			kgo.ClientID(clientID),
-			kgo.RecordPartitioner(Partitioner()),
+			kgo.RecordPartitioner(topics.Partitioner()),
 			kgo.RequiredAcks(kgo.AllISRAcks()),
-			kgo.ProducerBatchMaxBytes(MaxBatchBytes),
+			kgo.ProducerBatchMaxBytes(topology.MaxBatchBytes),
 			kgo.MaxBufferedRecords(100000),
 			kgo.UnknownTopicRetries(20),
 			// franz-go lingers 10 ms by default; each hop of the pipeline would

@@ -7,7 +7,7 @@ import (
 )
 
 // retryHeaders reads an operator's retry from an inbound record's headers
-// (messages.md §7): the exception it retries and who asked. They are cut
+// (docs/spec/messages.md §7): the exception it retries and who asked. They are cut
 // as echoed values are: anyone who can write to inbound can set a header,
 // and the exception and audit records repeat them.
 func retryHeaders(ctx goka.Context) (retryOf, by string) {

@@ -13,7 +13,7 @@ import (
 	"github.com/ste-utility/ste/workload"
 )
 
-// An operator's retry (messages.md §7): the ste-retry-of and ste-retry-by
+// An operator's retry (docs/spec/messages.md §7): the ste-retry-of and ste-retry-by
 // headers of an inbound record reach the exception of a record rejected
 // again (retry_of) and the audit record of its journey, whichever stage
 // ends it.

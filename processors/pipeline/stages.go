@@ -12,6 +12,7 @@ import (
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -195,7 +196,7 @@ func (s *stages) identity(ctx goka.Context, msg any) *result {
 	if v, _ := ctx.Value().([]byte); v != nil {
 		if known, isKnown = unmarshalIdentity(v); !isKnown {
 			r := s.poisoned(e)
-			r.corrupt, r.table = "identity entry unreadable: poisoned", Table(s.cfg.Names.IdentityGroup())
+			r.corrupt, r.table = "identity entry unreadable: poisoned", topology.Table(s.cfg.Names.IdentityGroup())
 			return r
 		}
 	}
@@ -291,7 +292,7 @@ func (s *stages) match(ctx goka.Context, msg any) *result {
 	if !readable {
 		// A value we cannot read is not ours to lose silently: count it, log
 		// it; the trade started afresh (its counters continue from nothing).
-		r.corrupt, r.table = "trade state unreadable: trade started afresh", Table(s.cfg.Names.MatchGroup())
+		r.corrupt, r.table = "trade state unreadable: trade started afresh", topology.Table(s.cfg.Names.MatchGroup())
 	}
 	return r
 }

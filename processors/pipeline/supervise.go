@@ -28,7 +28,7 @@ type Backoff struct {
 // rides out a broker restarting as the instance starts (the Kafka JVM took
 // up to 22 s here); a group refused for longer — credentials sarama cannot
 // use, a configuration the brokers reject, brokers gone as it started — is
-// an error to see at once (cli.md: an unreachable service is a non-zero
+// an error to see at once (docs/spec/cli.md: an unreachable service is a non-zero
 // exit), since the instance had reached the brokers just before. Once a
 // group has run, it is restarted for ever.
 var DefaultRestart = Backoff{Base: time.Second, Max: 30 * time.Second, Reset: time.Minute, Start: 25 * time.Second}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/memstore"
+	"github.com/ste-utility/ste/topology"
 )
 
 // table is what the stages need of a partition's table storage besides
@@ -38,7 +39,7 @@ func openTables(o Options, m *Metrics, log *slog.Logger) (*diskstore.DB, func(),
 	}
 	adm := kadm.NewClient(cl)
 	stage := map[string]string{} // changelog → stage, the metrics' label
-	for _, g := range Describe(o.Config.Names.NS).Groups {
+	for _, g := range topology.Describe(o.Config.Names.NS).Groups {
 		if g.Table != "" {
 			stage[g.Table] = g.Stage.String()
 		}

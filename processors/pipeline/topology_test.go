@@ -1,19 +1,58 @@
 package pipeline_test
 
 import (
-	"flag"
-	"os"
 	"slices"
-	"strings"
 	"testing"
+
+	"github.com/lovoo/goka"
 
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 )
 
-var update = flag.Bool("update", false, "rewrite the topology table in docs/ARCHITECTURE.md")
+// TestGraphsAreTheDeclaration: goka's reading of the graphs Graphs builds —
+// the loopback and table names it derives from the group — is the
+// declaration of package topology, group by group.
+func TestGraphsAreTheDeclaration(t *testing.T) {
+	const ns = "t"
+	decl := topology.Describe(ns).Groups
+	graphs := pipeline.Graphs(topology.Names{NS: ns}, pipeline.Callbacks{})
+	if len(graphs) != len(decl) {
+		t.Fatalf("%d graphs for %d declared groups", len(graphs), len(decl))
+	}
+	topicsOf := func(es []goka.Edge) []string {
+		var out []string
+		for _, e := range es {
+			out = append(out, e.Topic())
+		}
+		return out
+	}
+	for i, g := range graphs {
+		d := decl[i]
+		if err := g.Validate(); err != nil {
+			t.Fatalf("group %s: %v", g.Group(), err)
+		}
+		var loop, table string
+		if l := g.LoopStream(); l != nil {
+			loop = l.Topic()
+		}
+		if tb := g.GroupTable(); tb != nil {
+			table = tb.Topic()
+		}
+		var inputs []string
+		for _, e := range g.InputStreams() {
+			inputs = append(inputs, e.Topic())
+		}
+		if string(g.Group()) != d.Name || !slices.Equal(inputs, d.Inputs) || loop != d.Loop || table != d.Table ||
+			!slices.Equal(topicsOf(g.OutputStreams()), d.Outputs) {
+			t.Errorf("goka graph %s (inputs %v, loop %q, table %q, outputs %v) is not the declared %+v",
+				g.Group(), inputs, loop, table, topicsOf(g.OutputStreams()), d)
+		}
+	}
+}
 
 // TestDerivedPlacesAgreeWithTheDeclaration holds every place derived from
 // pipeline.Graphs to it: the topic specs, the monitor's stages, the lag
@@ -95,32 +134,5 @@ func TestDerivedPlacesAgreeWithTheDeclaration(t *testing.T) {
 	}
 	if specs[n.Inbound()].Configs["message.timestamp.type"] != "LogAppendTime" {
 		t.Error("inbound is stamped by the broker")
-	}
-}
-
-// TestArchitectureDocShowsTheDeclaration: the topology table in
-// docs/ARCHITECTURE.md is rendered from the declaration (go test -update
-// rewrites it).
-func TestArchitectureDocShowsTheDeclaration(t *testing.T) {
-	const path = "../../docs/ARCHITECTURE.md"
-	const begin, end = "<!-- topology:begin (generated: go test ./processors/pipeline -update) -->\n", "<!-- topology:end -->"
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	doc := string(b)
-	i, j := strings.Index(doc, begin), strings.Index(doc, end)
-	if i < 0 || j < i {
-		t.Fatalf("%s has no topology markers", path)
-	}
-	want := pipeline.Describe("<ns>").Markdown()
-	if got := doc[i+len(begin) : j]; got != want {
-		if *update {
-			if err := os.WriteFile(path, []byte(doc[:i+len(begin)]+want+doc[j:]), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			return
-		}
-		t.Fatalf("the topology table in %s differs from the declaration; run go test ./processors/pipeline -update\n--- doc\n%s\n--- declaration\n%s", path, got, want)
 	}
 }

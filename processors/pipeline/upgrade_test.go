@@ -119,8 +119,8 @@ func TestUpgradeReadsV1Envelopes(t *testing.T) {
 	current := run(newGraphWith(t, fixed, nil))
 	var wrote int
 	upgraded := run(newGraphWith(t, fixed, func(cb Callbacks) Callbacks {
-		validate := cb.Validate
-		cb.Validate = func(ctx goka.Context, msg any) {
+		validate := cb[StageValidate]
+		cb[StageValidate] = func(ctx goka.Context, msg any) {
 			wrote++
 			validate(v1Emitter{gokaContext: ctx, t: t, verdicts: Names{NS: "t"}.Verdicts()}, msg)
 		}

@@ -13,7 +13,7 @@ import (
 // never panics; a NACK goes out only where the contract allows one; an
 // accepted message is one whose signature really verified and whose Created
 // is within 24 h of the clock; and what a rejection sends back repeats at
-// most 128 characters of any value (messages.md §6) as valid UTF-8 — the
+// most 128 characters of any value (docs/spec/messages.md §6) as valid UTF-8 — the
 // NACK a signed, well-formed output, the exception one JSON object.
 func FuzzInspect(f *testing.F) {
 	for _, d := range []*schemas.Draft{noe(), alc(), npr("BUY"), npr("SELL"), set()} {

@@ -11,7 +11,7 @@ import (
 type Options struct {
 	// Expiries also compares trades whose final status is EXPIRED. Off by
 	// default: retention runs on event time, which depends on what was seen
-	// before (messages.md §5) — per partition on Kafka, over the whole file
+	// before (docs/spec/messages.md §5) — per partition on Kafka, over the whole file
 	// in `ste match` — so which trades expire may differ between two correct
 	// runs of one message set.
 	Expiries bool
@@ -73,7 +73,7 @@ type Delta[T any] struct {
 }
 
 // Conflicts are the MsgIds seen with two contents on each side: the
-// contract forbids them (messages.md §6), so any is a difference.
+// contract forbids them (docs/spec/messages.md §6), so any is a difference.
 type Conflicts struct {
 	A []string `json:"a,omitempty"`
 	B []string `json:"b,omitempty"`

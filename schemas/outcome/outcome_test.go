@@ -26,7 +26,7 @@ var signer = &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("ST
 func match(t *testing.T, recs [][]byte) outputs { return matchWith(t, recs, refdata.Default()) }
 
 // realistic is one realistic message set, matched in file order and in a
-// shuffled order: two real runs that must end the same (messages.md §5).
+// shuffled order: two real runs that must end the same (docs/spec/messages.md §5).
 var realistic = sync.OnceValues(func() ([][]byte, [][]byte) {
 	var recs [][]byte
 	_, err := workload.Generate(workload.Options{Trades: 400, Mix: workload.Realistic, Seed: 21},

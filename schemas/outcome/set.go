@@ -7,7 +7,7 @@
 // the comparison.
 //
 // What is compared is what the contract says depends only on the set of
-// messages (messages.md §5): accepted and rejected identities, the final
+// messages (docs/spec/messages.md §5): accepted and rejected identities, the final
 // outcome of every settled trade, the rejections. What may depend on order
 // or on the run — versions, status numbers, Created times, exception ids,
 // partitions and offsets — is left out. See docs/ARCHITECTURE.md.
@@ -46,7 +46,7 @@ type Set struct {
 // records. What names the record in one run is ignored — an exception's id,
 // partition, offset and receive time — and so is what names which copy was
 // rejected: of two different messages with one (Sender, MsgId) the first
-// processed is accepted (messages.md §5), so the record digest in a NACK's
+// processed is accepted (docs/spec/messages.md §5), so the record digest in a NACK's
 // MsgId and an exception's payload and detail depend on order, while the
 // identity and the reason do not.
 type Rejection struct {
@@ -62,7 +62,7 @@ func New() *Set {
 }
 
 // AddOutput folds one output record: a CLS, ACK, NACK or STATUS message
-// (messages.md §6).
+// (docs/spec/messages.md §6).
 func (s *Set) AddOutput(raw []byte) error {
 	r, err := schemas.ParseOutput(raw)
 	if err != nil {
@@ -88,7 +88,7 @@ func (s *Set) AddReceived(r *schemas.Received) {
 }
 
 // nackRejection reads the rejected identity from a NACK's MsgId,
-// NACK:<Sender>:<MsgId>:<record digest> (messages.md §6), leaving out the
+// NACK:<Sender>:<MsgId>:<record digest> (docs/spec/messages.md §6), leaving out the
 // digest.
 func nackRejection(r *schemas.Received) Rejection {
 	id := r.MsgId
@@ -100,7 +100,7 @@ func nackRejection(r *schemas.Received) Rejection {
 	return Rejection{Sender: r.Receiver, MsgId: id, Reason: r.Reason}
 }
 
-// AddException folds one exception record (messages.md §7). A record whose
+// AddException folds one exception record (docs/spec/messages.md §7). A record whose
 // id was seen before is a replay of it and is skipped.
 func (s *Set) AddException(raw []byte) error {
 	// Only the fields compared: a payload that is not valid base64 is the
@@ -163,7 +163,7 @@ func (s *Set) Counts() Counts {
 // conflicts are the distinct MsgIds seen with two contents, sorted.
 func (s *Set) conflicts() []string { return sortedSet(s.led.Conflicts) }
 
-// The files `ste match --out DIR` writes (cli.md).
+// The files `ste match --out DIR` writes (docs/spec/cli.md).
 const (
 	MatchCLS        = "cls.xml"
 	MatchOutbound   = "outbound.xml"

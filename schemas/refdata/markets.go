@@ -11,7 +11,7 @@ import (
 )
 
 // MarketsFile is the optional reference data file of market cutoffs
-// (messages.md §8): used for timeliness only, never for validation or
+// (docs/spec/messages.md §8): used for timeliness only, never for validation or
 // matching.
 const MarketsFile = "markets.csv"
 

@@ -14,8 +14,8 @@ package access
 import (
 	"strings"
 
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Operation is a Kafka ACL operation, spelled as Strimzi and Kafka spell it.
@@ -103,9 +103,9 @@ func topicsRule(names []string, ops ...Operation) []Rule {
 // <ns>.out.<BIC> (with consumer groups under ParticipantGroupPrefix) and
 // writes <ns>.inbound, nothing else. Writing inbound lets it send messages
 // under any Sender: the signature check, not Kafka, says whose a message
-// is (messages.md section 2).
+// is (docs/spec/messages.md section 2).
 func Participant(ns, bic string) Principal {
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	return Principal{User: UserName(ns, bic), Role: RoleParticipant, BIC: bic, Rules: []Rule{
 		lit(Topic, topics.DeliveryTopic(ns, bic), Read, Describe),
 		{Type: Group, Name: ParticipantGroupPrefix(ns, bic), Pattern: Prefix, Operations: []Operation{Read}},
@@ -121,8 +121,8 @@ func Participant(ns, bic string) Principal {
 // <ns>.refdata (operators load it). It may describe every topic of the
 // namespace: at start it checks the namespace's topics are all there.
 func Processors(ns string) Principal {
-	n := pipeline.Names{NS: ns}
-	t := pipeline.Describe(ns)
+	n := topology.Names{NS: ns}
+	t := topology.Describe(ns)
 	var reads, writes, groups []string
 	for _, g := range t.Groups {
 		groups = append(groups, g.Name)
@@ -155,7 +155,7 @@ func Processors(ns string) Principal {
 // and retries an exception by writing its payload back to <ns>.inbound —
 // where it is verified like any message.
 func Console(ns string) Principal {
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	rules := []Rule{{Type: Topic, Name: ns + ".", Pattern: Prefix, Operations: []Operation{Describe}}}
 	rules = append(rules, topicsRule([]string{n.Exceptions(), n.ExceptionStates(), n.Monitor(), n.Audit(), n.Outbound(), n.Inbound(), n.Instances()}, Read)...)
 	rules = append(rules, topicsRule([]string{n.ExceptionStates(), n.Inbound()}, Write)...)
@@ -167,7 +167,7 @@ func Console(ns string) Principal {
 // <ns>.outbound, reads reference data (keys) and the registry (trade
 // lookups), and keeps the nonces it accepted.
 func Gateway(ns string) Principal {
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	rules := []Rule{{Type: Topic, Name: ns + ".", Pattern: Prefix, Operations: []Operation{Describe}}}
 	rules = append(rules, topicsRule([]string{n.Outbound(), n.Refdata(), n.Instances(), n.Nonces()}, Read)...)
 	rules = append(rules, topicsRule([]string{n.Inbound(), n.Nonces()}, Write)...)
@@ -177,7 +177,7 @@ func Gateway(ns string) Principal {
 // Operator is the principal of `ste refdata load`: the only one that may
 // write reference data.
 func Operator(ns string) Principal {
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	return Principal{User: UserName(ns, string(RoleOperator)), Role: RoleOperator, Rules: []Rule{
 		lit(Topic, n.Refdata(), Read, Write, Describe),
 	}}

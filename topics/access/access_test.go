@@ -3,11 +3,11 @@ package access
 import (
 	"testing"
 
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
 )
 
 func TestParticipantReadsOnlyItsOwnTopic(t *testing.T) {
-	n := pipeline.Names{NS: "ste"}
+	n := topology.Names{NS: "ste"}
 	a := Participant("ste", "BRKASGSG")
 	for _, tc := range []struct {
 		op   Operation
@@ -39,7 +39,7 @@ func TestParticipantReadsOnlyItsOwnTopic(t *testing.T) {
 // (a retry) and the gateway (a submission) write inbound; only the
 // processors write the outputs and the participants' topics.
 func TestUtilityPrincipalsWriteWhatTheyOwn(t *testing.T) {
-	n := pipeline.Names{NS: "ste"}
+	n := topology.Names{NS: "ste"}
 	ps := Principals("ste", []string{"BRKASGSGXXX"})
 	writers := func(topic string) []Role {
 		var out []Role
@@ -61,7 +61,7 @@ func TestUtilityPrincipalsWriteWhatTheyOwn(t *testing.T) {
 		n.ExceptionStates():            {RoleConsole},
 		n.Nonces():                     {RoleGateway},
 		n.Verdicts():                   {RoleProcessors},
-		pipeline.Table(n.MatchGroup()): {RoleProcessors},
+		topology.Table(n.MatchGroup()): {RoleProcessors},
 	} {
 		got := writers(topic)
 		if len(got) != len(want) {

@@ -111,5 +111,3 @@ func TestControlLeaderLossAndMinISR(t *testing.T) {
 		t.Fatal("controls served beyond loopback")
 	}
 }
-
-

@@ -10,7 +10,7 @@
 // the order of the records of each source partition. Where a record lands:
 // in its source partition when both topics have the same count and the
 // caller asks for it, otherwise where the shared partitioner
-// (pipeline.Partitioner, FNV-1a as goka computes it) puts its key, so that a
+// (topics.Partitioner, FNV-1a as goka computes it) puts its key, so that a
 // re-keyed trade meets its state. A record without a key keeps its source
 // partition modulo the target's count.
 //
@@ -31,7 +31,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Dial opens a client on the cluster with extra options (later options win).
@@ -231,7 +231,7 @@ func PartitionOf(key []byte, n int32) int32 {
 	return int32(partitioner.Partition(&kgo.Record{Key: key}, int(n)))
 }
 
-var partitioner = pipeline.Partitioner().ForTopic("")
+var partitioner = kgo.StickyKeyPartitioner(topology.Partition).ForTopic("")
 
 // writer produces records to partitions chosen by the caller, in order per
 // partition (idempotent producer), remembering the first failure.

@@ -1,7 +1,7 @@
 // Package deliver is per-participant delivery: a consumer group that copies
 // every record of <ns>.outbound to <ns>.out.<BIC> for its key, so that a
 // participant on Kafka reads its own ACKs, NACKs and STATUS and, under the
-// ACLs of `ste topics manifest`, nobody else's (messages.md section 1).
+// ACLs of `ste topics manifest`, nobody else's (docs/spec/messages.md section 1).
 //
 // What a copy keeps: the key and value bytes, the headers and the record
 // time; the order of a BIC's records (they share one outbound partition,
@@ -24,9 +24,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Options configure Run. Kafka and Namespace are required.
@@ -55,7 +55,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Retry <= 0 {
 		o.Retry = time.Second
 	}
-	outbound := pipeline.Names{NS: o.Namespace}.Outbound()
+	outbound := topology.Names{NS: o.Namespace}.Outbound()
 	cl, err := topics.Client(o.Kafka,
 		kgo.ConsumerGroup(topics.DeliveryGroup(o.Namespace)),
 		kgo.ConsumeTopics(outbound),

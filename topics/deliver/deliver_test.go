@@ -14,7 +14,6 @@ import (
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/outcome"
@@ -22,6 +21,7 @@ import (
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -88,7 +88,7 @@ func TestUnionOfParticipantTopicsIsOutbound(t *testing.T) {
 	if _, err := topics.Drive(ctx, cl, ns, src, topics.DriveOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	groups := append(lag.Groups(ns), lag.Group{Name: topics.DeliveryGroup(ns), Stage: "deliver", Topics: []string{pipeline.Names{NS: ns}.Outbound()}})
+	groups := append(lag.Groups(ns), lag.Group{Name: topics.DeliveryGroup(ns), Stage: "deliver", Topics: []string{topology.Names{NS: ns}.Outbound()}})
 	if _, err := lag.WaitZero(ctx, adm, groups, lag.WaitOptions{}); err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +100,7 @@ func TestUnionOfParticipantTopicsIsOutbound(t *testing.T) {
 		}
 		return out
 	}
-	outbound := dump(pipeline.Names{NS: ns}.Outbound())
+	outbound := dump(topology.Names{NS: ns}.Outbound())
 	if len(outbound) == 0 {
 		t.Fatal("nothing on outbound")
 	}
@@ -171,7 +171,7 @@ func TestUnionOfParticipantTopicsIsOutbound(t *testing.T) {
 		t.Fatalf("the topic made ahead holds %d records of %d", len(rs), len(byBIC["BRKASGSGXXX"]))
 	}
 	// Nothing added to the pipeline's own topics.
-	for _, tp := range pipeline.Describe(ns).Topics {
+	for _, tp := range topology.Describe(ns).Topics {
 		if strings.Contains(tp.Name, ".out.") {
 			t.Fatalf("the topology lists %s", tp.Name)
 		}

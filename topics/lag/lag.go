@@ -20,7 +20,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Group is a consumer group and the topics whose lag is measured.
@@ -32,9 +32,9 @@ type Group struct {
 
 // Groups are the processor groups of namespace ns with their input topics
 // (loopbacks included), from the topology; stages nil means all.
-func Groups(ns string, stages ...pipeline.Stage) []Group {
+func Groups(ns string, stages ...topology.Stage) []Group {
 	var out []Group
-	for _, g := range pipeline.Describe(ns).Groups {
+	for _, g := range topology.Describe(ns).Groups {
 		if len(stages) > 0 && !slices.Contains(stages, g.Stage) {
 			continue
 		}

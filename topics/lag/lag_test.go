@@ -9,10 +9,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 )
 
 // TestLagCountsWhatNobodyConsumed: a group that never joined is behind by
@@ -38,14 +38,14 @@ func TestLagCountsWhatNobodyConsumed(t *testing.T) {
 	if _, err := topics.Create(ctx, adm, ns, topics.Options{Partitions: 4}); err != nil {
 		t.Fatal(err)
 	}
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	for i := 0; i < 40; i++ {
 		r := &kgo.Record{Topic: n.Inbound(), Key: []byte{byte('a' + i%26), byte(i)}, Value: []byte("x")}
 		if err := cl.ProduceSync(ctx, r).FirstErr(); err != nil {
 			t.Fatal(err)
 		}
 	}
-	groups := lag.Groups(ns, pipeline.StageValidate)
+	groups := lag.Groups(ns, topology.StageValidate)
 	if len(groups) != 1 || groups[0].Topics[0] != n.Inbound() {
 		t.Fatalf("validate's lag is on inbound: %+v", groups)
 	}

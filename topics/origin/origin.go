@@ -23,9 +23,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/copier"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -74,7 +74,7 @@ func Write(ctx context.Context, cl *kgo.Client, ns string, secret *trust.Secret,
 	if err != nil {
 		return err
 	}
-	topic := pipeline.Names{NS: ns}.Origin()
+	topic := topology.Names{NS: ns}.Origin()
 	rec := &kgo.Record{Topic: topic, Key: []byte(r.Key()), Value: v, Partition: 0}
 	topics.Prove(secret, rec)
 	if err := cl.ProduceSync(ctx, rec).FirstErr(); err != nil {
@@ -91,7 +91,7 @@ func Write(ctx context.Context, cl *kgo.Client, ns string, secret *trust.Secret,
 func Read(ctx context.Context, dial copier.Dial, ns string, secret *trust.Secret) ([]Record, error) {
 	out, bad, err := Scan(ctx, dial, ns, secret)
 	if err == nil && len(bad) > 0 {
-		err = fmt.Errorf("%s key %s: not an origin record the utility wrote (unreadable, or without its proof)", pipeline.Names{NS: ns}.Origin(), bad[0])
+		err = fmt.Errorf("%s key %s: not an origin record the utility wrote (unreadable, or without its proof)", topology.Names{NS: ns}.Origin(), bad[0])
 	}
 	return out, err
 }
@@ -101,7 +101,7 @@ func Read(ctx context.Context, dial copier.Dial, ns string, secret *trust.Secret
 // garbage on the topic must not stop it (it logs the keys) nor make a live
 // namespace a sandbox.
 func Scan(ctx context.Context, dial copier.Dial, ns string, secret *trust.Secret) (out []Record, bad []string, err error) {
-	topic := pipeline.Names{NS: ns}.Origin()
+	topic := topology.Names{NS: ns}.Origin()
 	// The latest proven record of each key: one without proof neither
 	// counts nor hides the utility's own (a key whose records are all
 	// unproven is returned as bad).

@@ -1,6 +1,10 @@
-// Package pipeline declares the Kafka topology of STE in one place: the goka
-// groups, the streams between them, their tables, keys and the partitioner,
-// for one namespace. Three groups run in every `ste process`:
+// Package topology declares the Kafka topology of STE in one place, for one
+// namespace: its topics and groups, the streams between them, their tables,
+// keys, the partitioner and the size limits. It is a leaf: it links no Kafka
+// client, so everything that only needs a name — the console, analytics,
+// exceptions, lag, the monitor — can import it without goka, sarama or
+// Pebble (a test holds that). processors/pipeline runs the declaration on
+// goka. Three groups run in every `ste process`:
 //
 //	<ns>.inbound ──validate──▶ <ns>.v1.verdicts ──identity──▶ <ns>.v1.accepted ──match──▶ <ns>.cls
 //	 (any key)    stateless     key Sender|MsgId   table:        key trade key     table:    <ns>.outbound
@@ -10,8 +14,8 @@
 // with it: the stateless validate stage re-keys every message by its
 // identity, the identity stage (global exact and conflicting duplicates)
 // re-keys accepted messages by trade key, and the match stage holds each
-// trade's compact state in a changelog-backed goka table.
-package pipeline
+// trade's compact state in a changelog-backed table.
+package topology
 
 import (
 	"hash"
@@ -25,7 +29,7 @@ const StateVersion = "v1"
 // Names are the topic and group names of one namespace.
 type Names struct{ NS string }
 
-// Contract topics (messages.md section 1).
+// Contract topics (docs/spec/messages.md section 1).
 func (n Names) Inbound() string    { return n.NS + ".inbound" }
 func (n Names) CLS() string        { return n.NS + ".cls" }
 func (n Names) Outbound() string   { return n.NS + ".outbound" }
@@ -66,6 +70,24 @@ func (n Names) ValidateGroup() string { return n.internal("validate") }
 func (n Names) IdentityGroup() string { return n.internal("identity") }
 func (n Names) MatchGroup() string    { return n.internal("match") }
 
+// AnalyticsGroup is the consumer group of `ste analytics ingest`: it reads
+// the contract topics into the analytics store.
+func (n Names) AnalyticsGroup() string { return n.NS + ".analytics" }
+
+// FollowGroup is the group of `ste migrate --follow` bridging namespace
+// from's inbound into this one: named by the target, so that deleting the
+// target namespace's groups takes it along.
+func (n Names) FollowGroup(from string) string { return n.NS + ".follow." + from }
+
+// Delivery is <ns>.out.<BIC>, the records of <ns>.outbound for one
+// participant when per-participant delivery is on (docs/spec/messages.md
+// section 1).
+func (n Names) Delivery(bic string) string { return n.NS + ".out." + bic }
+
+// DeliveryGroup is the consumer group that copies <ns>.outbound to the
+// participants' topics (topics/deliver, outside goka).
+func (n Names) DeliveryGroup() string { return n.internal("deliver") }
+
 // Table is the changelog topic goka uses for a group's table.
 func Table(group string) string { return group + "-table" }
 
@@ -83,4 +105,16 @@ func Fnv32a(b []byte) uint32 {
 	h := fnv.New32a()
 	h.Write(b)
 	return h.Sum32()
+}
+
+// Partition is the partition among n that STE's partitioner gives a key:
+// sarama's hash partitioner over KeyHash (the hash as a signed 32-bit
+// number, modulo n, made positive). It has the shape of franz-go's
+// PartitionerHasher, so topics.Partitioner wraps it as it is.
+func Partition(key []byte, n int) int {
+	p := int32(Fnv32a(key)) % int32(n)
+	if p < 0 {
+		p = -p
+	}
+	return int(p)
 }

@@ -1,0 +1,55 @@
+// Package api holds what an instance's HTTP endpoints answer (/status,
+// /trades, /at-risk), apart from the instance itself: a reader of those answers — the
+// console — then links no goka, sarama or Pebble.
+package api
+
+import (
+	"time"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/topics/lag"
+)
+
+// Status is what /status answers: who the instance is, what it runs and
+// owns, and its last lag sample.
+type Status struct {
+	ID        string             `json:"id"`
+	Namespace string             `json:"namespace"`
+	Groups    []string           `json:"groups"`
+	Version   string             `json:"version"`
+	Ready     bool               `json:"ready"`
+	Health    string             `json:"health"`
+	Started   time.Time          `json:"started"`
+	Assigned  map[string][]int32 `json:"assigned"` // stage -> partitions this instance owns
+	Lag       []lag.Partition    `json:"lag"`      // of the partitions it owns
+	GroupLag  map[string]int64   `json:"group_lag"`
+	LagAt     time.Time          `json:"lag_at"`
+}
+
+// TradeAnswer is what /trades answers: the trades found in the partitions
+// this instance owns, each with its partition.
+type TradeAnswer struct {
+	Instance string       `json:"instance"`
+	Trades   []TradeFound `json:"trades"`
+}
+
+// TradeFound is one trade and the match partition holding it.
+type TradeFound struct {
+	Partition int32         `json:"partition"`
+	Trade     matching.View `json:"trade"`
+}
+
+// AtRisk is one unmatched trade with its cutoff (docs/timeliness.md).
+type AtRisk struct {
+	Partition int32         `json:"partition"`
+	Market    string        `json:"market"`
+	Cutoff    time.Time     `json:"cutoff"`
+	Trade     matching.View `json:"trade"`
+}
+
+// AtRiskAnswer is what /at-risk answers: the unmatched trades of the
+// partitions this instance owns, the earliest cutoff first.
+type AtRiskAnswer struct {
+	Instance string   `json:"instance"`
+	Trades   []AtRisk `json:"trades"`
+}

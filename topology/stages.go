@@ -1,0 +1,58 @@
+package topology
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Stage is one processing stage: a group of the pipeline.
+type Stage uint8
+
+const (
+	StageValidate Stage = iota + 1
+	StageIdentity
+	StageMatch
+)
+
+var stageNames = [...]string{"", "validate", "identity", "match"}
+
+func (s Stage) String() string {
+	if int(s) < len(stageNames) {
+		return stageNames[s]
+	}
+	return "?"
+}
+
+// Stages lists the stages in pipeline order.
+var Stages = []Stage{StageValidate, StageIdentity, StageMatch}
+
+// ParseStage reads a stage name ("validate", "identity", "match").
+func ParseStage(s string) (Stage, bool) {
+	for _, st := range Stages {
+		if st.String() == s {
+			return st, true
+		}
+	}
+	return 0, false
+}
+
+// ParseStages reads a comma-separated list of stage names; "" or "all" is
+// every stage. The result is in pipeline order, without repeats.
+func ParseStages(s string) ([]Stage, error) {
+	if s == "" || s == "all" {
+		return slices.Clone(Stages), nil
+	}
+	var out []Stage
+	for _, part := range strings.Split(s, ",") {
+		st, ok := ParseStage(strings.TrimSpace(part))
+		if !ok {
+			return nil, fmt.Errorf("unknown group %q (want validate, identity, match or all)", strings.TrimSpace(part))
+		}
+		if !slices.Contains(out, st) {
+			out = append(out, st)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
