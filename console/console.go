@@ -130,6 +130,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
+	s.col.secret = o.Secret
 	if s.flow, err = exceptions.NewWorkflow(ctx, o.Kafka, o.Namespace, s.book); err != nil {
 		ln.Close()
 		s.col.close()

@@ -272,7 +272,7 @@ func (r *runtime) run(ctx context.Context) error {
 		r.log.Info("http endpoints", "addr", r.addr, "paths", "/healthz /readyz /metrics /status")
 	}
 
-	ann := registry.NewAnnouncer(cl, o.Namespace, o.RegistryEvery, r.entry)
+	ann := registry.NewAnnouncer(cl, o.Namespace, o.RegistryEvery, r.entry).Prove(o.Secret)
 	actx, stopAnn := context.WithCancel(context.Background())
 	annDone := make(chan struct{})
 	go func() { defer close(annDone); ann.Run(actx) }()

@@ -22,6 +22,7 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
+	"github.com/ste-utility/ste/trust"
 )
 
 // DefaultEvery is how often an instance refreshes its announcement.
@@ -59,6 +60,7 @@ type Announcer struct {
 	every   time.Duration
 	current func() Entry
 	poke    chan struct{}
+	secret  *trust.Secret // proves the records (proof.go); nil: none
 }
 
 // NewAnnouncer announces the entries current returns, every period (and
@@ -91,7 +93,9 @@ func (a *Announcer) Run(ctx context.Context) {
 		e.Every = a.every.Seconds()
 		e.LastSeen = time.Now().UTC()
 		id = e.ID
-		a.cl.Produce(ctx, &kgo.Record{Topic: a.topic, Key: []byte(e.ID), Value: e.Marshal()}, nil)
+		rec := &kgo.Record{Topic: a.topic, Key: []byte(e.ID), Value: e.Marshal()}
+		topics.Prove(a.secret, rec)
+		a.cl.Produce(ctx, rec, nil)
 		select {
 		case <-ctx.Done():
 			a.remove(id)
@@ -107,15 +111,24 @@ func (a *Announcer) Run(ctx context.Context) {
 func (a *Announcer) remove(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	a.cl.ProduceSync(ctx, &kgo.Record{Topic: a.topic, Key: []byte(id), Value: nil})
+	rec := &kgo.Record{Topic: a.topic, Key: []byte(id), Value: nil}
+	topics.Prove(a.secret, rec)
+	a.cl.ProduceSync(ctx, rec)
 }
 
 // List reads namespace ns's registry to its end and returns the instances
 // that announced themselves and did not stop cleanly, sorted by id.
 func List(ctx context.Context, c kafkaconn.Config, ns string) ([]Entry, error) {
+	return list(ctx, c, ns, func(*kgo.Record) bool { return true })
+}
+
+// list is List of the records believe keeps (proof.go).
+func list(ctx context.Context, c kafkaconn.Config, ns string, believe func(*kgo.Record) bool) ([]Entry, error) {
 	latest := map[string][]byte{}
 	_, err := topics.Dump(ctx, c, topology.Names{NS: ns}.Instances(), func(r *kgo.Record) error {
-		latest[string(r.Key)] = r.Value
+		if believe(r) {
+			latest[string(r.Key)] = r.Value
+		}
 		return nil
 	})
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {
