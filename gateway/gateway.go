@@ -86,7 +86,7 @@ func (o *Options) Validate() error {
 		o.Addr = DefaultAddr
 	}
 	if o.UtilityBIC == "" {
-		o.UtilityBIC = "STEUTLSGXXX"
+		o.UtilityBIC = refdata.DefaultUtilityBIC
 	}
 	if o.RatePerSecond <= 0 {
 		o.RatePerSecond = 50
