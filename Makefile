@@ -13,7 +13,7 @@ STATICCHECK_VERSION := v0.8.2
 HELM_VERSION := v3.22.0
 CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
-.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool chromium clients clean replay-kafka chaos chaos-cluster failover gateway-client
+.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool chromium clients clean replay-kafka chaos chaos-cluster failover acl gateway-client
 
 all: build
 
@@ -121,6 +121,13 @@ test: build lint kafka chdb promtool chromium gateway-client clients $(BIN)/helm
 replay-kafka: build kafka chdb
 	STE_KAFKA=1 STE_REPLAY_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
 		$(GO) test -count=1 -p 1 -timeout 30m ./e2e -run 'TestBacktest|TestMigrateScaleOut' -v
+
+# The ACL test on Apache Kafka 4 with the StandardAuthorizer: the users and
+# ACLs of topics/access (what ste topics manifest renders) enforced, the
+# processors under their own user, a participant refused everyone else's
+# topics (~2 minutes: its own target, beside make test's budget).
+acl: kafka
+	STE_KAFKA=1 STE_ACL=1 $(GO) test -count=1 -timeout 10m -run TestACLsOnKafka ./topics/access/ -v
 
 # The chaos suite (e2e/chaos): 20,000 realistic trades through 3 instances
 # while instances are killed with kill -9 20 times and the broker once, on

@@ -26,6 +26,7 @@ import (
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
+	"github.com/ste-utility/ste/trust"
 )
 
 // How the overview is sampled and how much of it is kept.
@@ -43,6 +44,7 @@ const (
 // the analytics store's row counts. It samples every period in the
 // background; the pages read its latest picture.
 type collector struct {
+	secret *trust.Secret // the registry entries believed are those it proves
 	kafka  kafkaconn.Config
 	ns     string
 	every  time.Duration
@@ -122,7 +124,7 @@ func (c *collector) sample(ctx context.Context) {
 	entries, regAt := c.entries, c.registryAt
 	c.mu.RUnlock()
 	if time.Since(regAt) >= registryEvery {
-		list, err := registry.List(ctx, c.kafka, c.ns)
+		list, err := registry.ListProven(ctx, c.kafka, c.ns, c.secret)
 		c.mu.Lock()
 		if err != nil {
 			c.registryErr = err.Error()

@@ -133,6 +133,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		ln.Close()
 		return nil, err
 	}
+	s.col.secret = o.Secret
 	if s.lookup, err = newTradeLookup(o); err != nil {
 		ln.Close()
 		s.col.close()

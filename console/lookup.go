@@ -8,5 +8,6 @@ import (
 // (instance/lookup): the Trades and At-risk pages ask the owners of the
 // match partitions through it, with the utility's lookup token.
 func newTradeLookup(o Options) (*lookup.Client, error) {
-	return lookup.New(lookup.Options{Kafka: o.Kafka, Namespace: o.Namespace, Token: o.Secret.Token(lookup.TokenPurpose), Logger: o.Logger})
+	return lookup.New(lookup.Options{Kafka: o.Kafka, Namespace: o.Namespace, Token: o.Secret.Token(lookup.TokenPurpose),
+		Secret: o.Secret, Logger: o.Logger})
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/when"
 )
 
 var errNoAnalytics = errors.New("no analytics store configured")
@@ -203,10 +204,10 @@ func (s *Server) historyParams(q url.Values) (string, report.Params, error) {
 	}
 	p := report.Params{Namespace: s.o.Namespace, Series: name == "queues"}
 	var err error
-	if p.Since, err = parseWhen(q.Get("since")); err != nil {
+	if p.Since, err = when.Time(q.Get("since")); err != nil {
 		return "", p, fmt.Errorf("since: %v", err)
 	}
-	if p.Until, err = parseWhen(q.Get("until")); err != nil {
+	if p.Until, err = when.Time(q.Get("until")); err != nil {
 		return "", p, fmt.Errorf("until: %v", err)
 	}
 	switch q.Get("by") {
@@ -216,7 +217,7 @@ func (s *Server) historyParams(q url.Values) (string, report.Params, error) {
 		p.Step = time.Minute
 	}
 	if w := q.Get("window"); w != "" {
-		if p.Window, err = time.ParseDuration(w); err != nil || p.Window < 0 {
+		if p.Window, err = when.Duration(w); err != nil {
 			return "", p, fmt.Errorf("window %q: a duration such as 10s or 5m", w)
 		}
 	}
@@ -278,25 +279,6 @@ func (s *Server) historyChart(w http.ResponseWriter, r *http.Request) {
 	w.Write(b.Bytes())
 }
 
-// parseWhen reads a time in a form: RFC 3339, "2006-01-02 15:04" (UTC), a
-// date, or a duration before now ("30m", "2h").
-func parseWhen(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04",
-		"2006-01-02T15:04", time.DateOnly} {
-		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return time.Now().Add(-d).UTC(), nil
-	}
-	return time.Time{}, fmt.Errorf("%q: want RFC 3339, 2006-01-02 15:04 (UTC), a date, or a duration such as 30m", s)
-}
-
 // ---- exceptions ----
 
 // filterForm is the exceptions filter as the form has it.
@@ -307,10 +289,10 @@ type filterForm struct {
 func (f filterForm) filter() (exceptions.Filter, error) {
 	var flt exceptions.Filter
 	var err error
-	if flt.Since, err = parseWhen(f.Since); err != nil {
+	if flt.Since, err = when.Time(f.Since); err != nil {
 		return flt, fmt.Errorf("since: %v", err)
 	}
-	if flt.Until, err = parseWhen(f.Until); err != nil {
+	if flt.Until, err = when.Time(f.Until); err != nil {
 		return flt, fmt.Errorf("until: %v", err)
 	}
 	flt.Sender, flt.Reason, flt.MsgId = strings.TrimSpace(f.Sender), strings.TrimSpace(f.Reason), strings.TrimSpace(f.MsgId)

@@ -78,12 +78,12 @@ func TestGateway(t *testing.T) {
 		waitHealthy(t, u)
 		return l, u, m[1]
 	}
-	_, gw1, metrics1 := gw()
+	g1, gw1, metrics1 := gw()
 	_, gw2, _ := gw()
 	g3, gw3, _ := gw()
 	ca, err := testca.Write(filepath.Join(dir, "tls"), "gateway")
 	must(t, err)
-	_, gw4, _ := gw("--tls-cert", ca.ServerCert, "--tls-key", ca.ServerKey, "--rate-limit", "0.1", "--rate-burst", "3")
+	_, gw4, _ := gw("--tls-cert", ca.ServerCert, "--tls-key", ca.ServerKey, "--rate-limit", "0.01", "--rate-burst", "3")
 	const public = "https://gateway.example.com"
 	_, gw5, _ := gw("--public-url", public)
 
@@ -266,6 +266,20 @@ func TestGateway(t *testing.T) {
 		must(t, err)
 		must(t, res.Error())
 		runPhase(t, py, append(pyEnv, "CURSOR="+c.Cursor), "expired", nil)
+	})
+
+	t.Run("access log, no bodies or signatures in logs", func(t *testing.T) {
+		log := g1.out()
+		for _, want := range []string{`"msg":"access","what":"outputs","participant":"` + bic + `"`, `"what":"trade","participant":"` + bic + `","trade_key":"` + theirKey + `"`} {
+			if !strings.Contains(log, want) {
+				t.Errorf("the gateway's log has no %s", want)
+			}
+		}
+		for _, never := range []string{"<Msg>", "<Sender>", "Signature", "sig1=", "pyhms="} {
+			if strings.Contains(log, never) {
+				t.Errorf("the gateway's log holds %q", never)
+			}
+		}
 	})
 
 	t.Run("metrics", func(t *testing.T) {

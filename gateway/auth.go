@@ -278,10 +278,8 @@ func digestReason(h http.Header, b *body) string {
 	for _, m := range d {
 		var want []byte
 		switch m.Key {
-		case "sha-256":
-			want = b.sha256
-		case "sha-512":
-			want = b.sha512
+		case "sha-256", "sha-512":
+			want = b.digest(m.Key)
 		default:
 			continue
 		}
@@ -297,12 +295,26 @@ func digestReason(h http.Header, b *body) string {
 }
 
 // body is a request body as read: its first bytes (up to the largest body
-// served, plus one to tell it is over), its whole size and digests.
+// served, plus one to tell it is over), its whole size and digests (made
+// while reading a larger body, else when first asked).
 type body struct {
 	data           []byte
 	size           int64
 	sha256, sha512 []byte
 }
 
-var _ = sha256.New
-var _ = sha512.New
+// digest is the body's sha-256 or sha-512.
+func (b *body) digest(alg string) []byte {
+	if alg == "sha-256" {
+		if b.sha256 == nil {
+			s := sha256.Sum256(b.data)
+			b.sha256 = s[:]
+		}
+		return b.sha256
+	}
+	if b.sha512 == nil {
+		s := sha512.Sum512(b.data)
+		b.sha512 = s[:]
+	}
+	return b.sha512
+}

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"log/slog"
 	"net"
@@ -87,7 +88,7 @@ func (o *Options) Validate() error {
 		o.Addr = DefaultAddr
 	}
 	if o.UtilityBIC == "" {
-		o.UtilityBIC = "STEUTLSGXXX"
+		o.UtilityBIC = refdata.DefaultUtilityBIC
 	}
 	if o.RatePerSecond <= 0 {
 		o.RatePerSecond = 50
@@ -398,22 +399,32 @@ func (s *Server) originOf(r *http.Request) origin {
 	return origin{scheme: scheme, authority: r.Host}
 }
 
-// readBody reads a request body: the first MaxBody+1 bytes kept, all of it
-// (up to maxRead) hashed.
+// readBody reads a request body: its first MaxBody+1 bytes kept; a body
+// larger than that is hashed as it streams by (up to maxRead), a smaller
+// one only when its digest is checked, for the members asked (digest).
 func readBody(rc io.Reader) (*body, error) {
-	h256, h512 := sha256.New(), sha512.New()
 	b := &body{}
 	buf := make([]byte, 32<<10)
+	var h256, h512 hash.Hash
 	for {
 		n, err := rc.Read(buf)
 		if n > 0 {
-			if b.size < MaxBody+1 {
-				keep := min(int64(n), MaxBody+1-b.size)
+			b.size += int64(n)
+			switch {
+			case h256 != nil:
+				h256.Write(buf[:n])
+				h512.Write(buf[:n])
+			case int64(len(b.data))+int64(n) <= MaxBody+1:
+				b.data = append(b.data, buf[:n]...)
+			default:
+				h256, h512 = sha256.New(), sha512.New()
+				h256.Write(b.data)
+				h512.Write(b.data)
+				h256.Write(buf[:n])
+				h512.Write(buf[:n])
+				keep := MaxBody + 1 - int64(len(b.data))
 				b.data = append(b.data, buf[:keep]...)
 			}
-			b.size += int64(n)
-			h256.Write(buf[:n])
-			h512.Write(buf[:n])
 			if b.size > maxRead {
 				return b, nil
 			}
@@ -425,7 +436,9 @@ func readBody(rc io.Reader) (*body, error) {
 			return nil, err
 		}
 	}
-	b.sha256, b.sha512 = h256.Sum(nil), h512.Sum(nil)
+	if h256 != nil {
+		b.sha256, b.sha512 = h256.Sum(nil), h512.Sum(nil)
+	}
 	return b, nil
 }
 

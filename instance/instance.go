@@ -290,7 +290,7 @@ func (r *runtime) run(ctx context.Context) error {
 			"announced", r.lookup, "paths", "/trades/<trade key> /trades?ref=<TradeRef> /at-risk")
 	}
 
-	ann := registry.NewAnnouncer(cl, o.Namespace, o.RegistryEvery, r.entry).WithLogger(r.log)
+	ann := registry.NewAnnouncer(cl, o.Namespace, o.RegistryEvery, r.entry).Prove(o.Secret).WithLogger(r.log)
 	actx, stopAnn := context.WithCancel(context.Background())
 	annDone := make(chan struct{})
 	go func() { defer close(annDone); ann.Run(actx) }()

@@ -45,7 +45,7 @@ type Want struct {
 func Generate(ns string, trades int, base time.Time) *Dataset {
 	n := topology.Names{NS: ns}
 	d := &Dataset{NS: ns, Want: Want{Stages: map[string]int{}, Bad: map[string]int{}}}
-	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
+	signer := &schemas.Signer{BIC: refdata.DefaultUtilityBIC, Key: refdata.DemoPrivateKey(refdata.DefaultUtilityBIC)}
 	var inOffset int64
 	add := func(topic, key string, value []byte, ts time.Time) {
 		d.Records = append(d.Records, &kgo.Record{Topic: topic, Key: []byte(key), Value: value, Timestamp: ts})
@@ -82,14 +82,14 @@ func Generate(ns string, trades int, base time.Time) *Dataset {
 		})
 		signer.Now = func() time.Time { return at }
 		add(n.CLS(), tk.String(), signer.Encode(&schemas.Output{Type: schemas.CLS, MsgId: schemas.CLSId(tk, v),
-			Receiver: "STEUTLSGXXX", Key: tk.String(), Body: body}), at)
+			Receiver: refdata.DefaultUtilityBIC, Key: tk.String(), Body: body}), at)
 		d.Want.CLSRecords++
 		d.Want.Stages["cls"]++
 	}
 	clsCancel := func(tk schemas.TradeKey, v int, at time.Time) {
 		signer.Now = func() time.Time { return at }
 		add(n.CLS(), tk.String(), signer.Encode(&schemas.Output{Type: schemas.CLS, Function: schemas.CANCEL,
-			MsgId: schemas.CLSCancelId(tk, v), RelatedMsgId: schemas.CLSId(tk, v), Receiver: "STEUTLSGXXX",
+			MsgId: schemas.CLSCancelId(tk, v), RelatedMsgId: schemas.CLSId(tk, v), Receiver: refdata.DefaultUtilityBIC,
 			Key: tk.String(), Body: schemas.CLSCancelBody(tk, v)}), at)
 		d.Want.CLSRecords++
 		d.Want.Stages["cls"]++

@@ -171,7 +171,7 @@ func matchRecords(t *testing.T, ns string, set []byte, ref *refdata.Set) []*kgo.
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
+	signer := &schemas.Signer{BIC: refdata.DefaultUtilityBIC, Key: refdata.DemoPrivateKey(refdata.DefaultUtilityBIC)}
 	if _, _, err := offline.Run(context.Background(), src,
 		offline.Sinks{CLS: sink(n.CLS()), Outbound: sink(n.Outbound()), Exceptions: sink(n.Exceptions())},
 		offline.Options{Validator: validation.New(ref), Signer: signer}); err != nil {

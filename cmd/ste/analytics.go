@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/when"
 )
 
 func init() {
@@ -126,10 +126,10 @@ func reportCmd(ctx context.Context, args []string) error {
 	}
 	p := report.Params{Namespace: *ns, Window: *window}
 	var err error
-	if p.Since, err = parseWhen(*since); err != nil {
+	if p.Since, err = when.Time(*since); err != nil {
 		return usageError{"--since: " + err.Error()}
 	}
-	if p.Until, err = parseWhen(*until); err != nil {
+	if p.Until, err = when.Time(*until); err != nil {
 		return usageError{"--until: " + err.Error()}
 	}
 	switch *by {
@@ -179,22 +179,4 @@ func reportCmd(ctx context.Context, args []string) error {
 		fmt.Fprintf(os.Stderr, "plot written to %s\n", *plotFile)
 	}
 	return nil
-}
-
-// parseWhen reads a --since/--until time: RFC 3339, "2006-01-02
-// 15:04:05" or a date (UTC), or a duration before now ("30m", "3d").
-func parseWhen(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return time.Time{}, nil
-	}
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05", "2006-01-02T15:04:05", "2006-01-02 15:04", time.DateOnly} {
-		if t, err := time.ParseInLocation(layout, s, time.UTC); err == nil {
-			return t.UTC(), nil
-		}
-	}
-	if d, err := parseDuration(s); err == nil {
-		return time.Now().Add(-d).UTC(), nil
-	}
-	return time.Time{}, errors.New("want RFC 3339, \"2006-01-02 15:04:05\", a date, or a duration such as 30m or 3d")
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/measure/oplaw"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/workload"
 )
@@ -69,7 +70,7 @@ func runBench(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	signer, err := utilitySigner("STEUTLSGXXX", "", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	signer, err := utilitySigner(refdata.DefaultUtilityBIC, "", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/ste-utility/ste/console"
 	"github.com/ste-utility/ste/demo"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/refdata"
 )
 
 func init() {
@@ -28,6 +29,8 @@ func runDemo(ctx context.Context, args []string) error {
 	}
 	return demo.Run(ctx, demo.Options{Trades: *trades, ClickHouse: *chDSN, Home: steHome(),
 		Console: *withConsole, ConsoleAddr: *consoleAddr, Operator: localOperator(),
-		Signer: func(log *slog.Logger) (*schemas.Signer, error) { return utilitySigner("STEUTLSGXXX", "", log) },
-		Out:    os.Stdout, Terminal: isTerminal(os.Stdout)})
+		Signer: func(log *slog.Logger) (*schemas.Signer, error) {
+			return utilitySigner(refdata.DefaultUtilityBIC, "", log)
+		},
+		Out: os.Stdout, Terminal: isTerminal(os.Stdout)})
 }

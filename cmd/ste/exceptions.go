@@ -17,6 +17,7 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/termsafe"
 	"github.com/ste-utility/ste/trust"
+	"github.com/ste-utility/ste/when"
 )
 
 // untrusted is standard output for text from records — a rejected
@@ -75,10 +76,10 @@ func newExcFlags(name, synopsis string, changes bool) *excFlags {
 func (f *excFlags) filter(ids []string) (exceptions.Filter, error) {
 	var flt exceptions.Filter
 	var err error
-	if flt.Since, err = parseWhen(*f.since); err != nil {
+	if flt.Since, err = when.Time(*f.since); err != nil {
 		return flt, usageError{"--since: " + err.Error()}
 	}
-	if flt.Until, err = parseWhen(*f.until); err != nil {
+	if flt.Until, err = when.Time(*f.until); err != nil {
 		return flt, usageError{"--until: " + err.Error()}
 	}
 	flt.Sender, flt.Reason, flt.MsgId, flt.IDs = *f.sender, strings.ToUpper(*f.reason), *f.msgID, ids

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ste-utility/ste/gateway"
 	"github.com/ste-utility/ste/instance/lookup"
+	"github.com/ste-utility/ste/schemas/refdata"
 )
 
 func init() {
@@ -26,7 +27,7 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	key := fs.String("tls-key", os.Getenv("STE_GATEWAY_TLS_KEY"), "its private key (PEM) ($STE_GATEWAY_TLS_KEY)")
 	insecure := fs.Bool("insecure-http", envBool("STE_GATEWAY_INSECURE_HTTP"), "serve plain HTTP beyond loopback, for a TLS-terminating proxy in front (logged as a warning)")
 	metrics := fs.String("metrics-addr", envOr("STE_GATEWAY_METRICS_ADDR", gateway.DefaultMetricsAddr), "address of /metrics (no authentication: loopback unless only monitoring reaches it; empty: none)")
-	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC: /v1/keys serves its row's keys ($STE_UTILITY_BIC)")
+	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC: /v1/keys serves its row's keys ($STE_UTILITY_BIC)")
 	rate := fs.Float64("rate-limit", 50, "authenticated requests per second per participant, on this instance")
 	burst := fs.Int("rate-burst", 100, "requests a participant may make at once above the rate")
 	secretOf := secretFlag(fs)

@@ -376,7 +376,7 @@ func topicsDump(ctx context.Context, args []string) error {
 
 func listInstances(ctx context.Context, args []string) error {
 	fs := flags("instances", "[--brokers B] [--namespace NS] [--json]")
-	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
+	kafka, ns, secret := kafkaFlags(fs), namespaceFlag(fs), secretFlag(fs)
 	asJSON := fs.Bool("json", false, "one JSON array instead of a table")
 	if err := fs.parse(args); err != nil {
 		return err
@@ -388,7 +388,11 @@ func listInstances(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	list, err := registry.List(ctx, k, *ns)
+	sec, err := secret()
+	if err != nil {
+		return err
+	}
+	list, err := registry.ListProven(ctx, k, *ns, sec)
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ func migrateCmd(ctx context.Context, args []string) error {
 	say := func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
 	o := migrate.Options{Secret: sec, Dial: dialer(k), From: *from, To: *to, Partitions: int32(*parts), Rate: *rate,
 		Instances: func(ctx context.Context, ns string) ([]registry.Entry, error) {
-			return registry.List(ctx, k, ns)
+			return registry.ListProven(ctx, k, ns, sec)
 		},
 		Log: func(format string, a ...any) { say("ste migrate: "+format, a...) }}
 	if isTerminal(os.Stderr) {

@@ -9,8 +9,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/ste-utility/ste/processors/matching"
@@ -20,6 +18,7 @@ import (
 	"github.com/ste-utility/ste/schemas/date"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/when"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -121,22 +120,6 @@ func gen(ctx context.Context, args []string) error {
 	return nil
 }
 
-// parseDuration accepts Go durations and whole days ("3d").
-func parseDuration(s string) (time.Duration, error) {
-	if strings.HasSuffix(s, "d") {
-		n, err := strconv.Atoi(strings.TrimSuffix(s, "d"))
-		if err != nil || n < 0 {
-			return 0, fmt.Errorf("bad duration %q", s)
-		}
-		return time.Duration(n) * 24 * time.Hour, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("bad duration %q (use e.g. 72h or 3d)", s)
-	}
-	return d, nil
-}
-
 // minRetention is the shortest --retention taken without
 // --allow-short-retention: shorter ones expire state (or topic records)
 // almost at once, which is a typo far more often than an intent.
@@ -161,7 +144,7 @@ func (r retentionFlag) get() (time.Duration, error) {
 	if *r.value == "" {
 		return 0, nil
 	}
-	d, err := parseDuration(*r.value)
+	d, err := when.Duration(*r.value)
 	if err != nil {
 		return 0, usageError{"--retention: " + err.Error()}
 	}
@@ -201,7 +184,7 @@ func match(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "output directory for cls.xml, outbound.xml, exceptions.jsonl (required)")
 	refDir := fs.String("refdata", "", "reference data directory (default: the committed set)")
 	retention := addRetentionFlag(fs, "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
-	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC")
+	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC")
 	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file (PEM PKCS#8 or base64); default: the demo key, with a warning")
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification (benchmarking only)")
 	fs.logFlags()

@@ -5,8 +5,10 @@ import (
 	"os"
 
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
+	"github.com/ste-utility/ste/when"
 )
 
 // processFlags are the flags of the processors, shared by ste process and
@@ -25,7 +27,7 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 		groups:     fs.String("groups", envOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)"),
 		instanceID: fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME"),
 		retention:  addRetentionFlag(fs, "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)"),
-		bic:        fs.String("utility-bic", envOr("STE_UTILITY_BIC", "STEUTLSGXXX"), "the utility's own BIC ($STE_UTILITY_BIC)"),
+		bic:        fs.String("utility-bic", envOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC ($STE_UTILITY_BIC)"),
 		keyFile:    fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file ($STE_UTILITY_KEY); default: the public demo key, with a warning"),
 		httpAddr:   fs.String("http", envOr("STE_HTTP", httpDefault), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)"),
 		lookupAddr: fs.String("lookup", envOr("STE_LOOKUP", httpDefault), "address of the trade lookup (/trades), for the console and the gateway: its own listener, every request with the utility's lookup token ($STE_LOOKUP; \"\" turns it off; the address taken is in the log and the registry)"),
@@ -57,11 +59,11 @@ func (p *processFlags) check() (instance.Options, error) {
 	if err != nil {
 		return o, err
 	}
-	stall, err := parseDuration(*p.stallAfter)
+	stall, err := when.Duration(*p.stallAfter)
 	if err != nil || stall <= 0 {
 		return o, usageError{"--stall-after must be a positive duration (e.g. 60s, 5m)"}
 	}
-	lead, err := parseDuration(*p.atRiskLead)
+	lead, err := when.Duration(*p.atRiskLead)
 	if err != nil || lead <= 0 {
 		return o, usageError{"--at-risk-lead must be a positive duration (e.g. 2h, 90m)"}
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/trust"
+	"github.com/ste-utility/ste/when"
 )
 
 func init() {
@@ -126,7 +127,7 @@ func replayCmd(ctx context.Context, args []string) error {
 	} else {
 		w := po.Retention / 10
 		if *window != "" {
-			if w, err = parseDuration(*window); err != nil {
+			if w, err = when.Duration(*window); err != nil {
 				return usageError{"--window: " + err.Error()}
 			}
 		}
@@ -197,7 +198,7 @@ func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), n
 
 var offsetsForm = regexp.MustCompile(`^\s*\d+:\d+(\s*,\s*\d+:\d+)*\s*$`)
 
-// parseBound reads --since/--until: a time (parseWhen) or PARTITION:OFFSET
+// parseBound reads --since/--until: a time (when.Time) or PARTITION:OFFSET
 // pairs.
 func parseBound(s string) (copier.Bound, error) {
 	if strings.TrimSpace(s) == "" {
@@ -219,7 +220,7 @@ func parseBound(s string) (copier.Bound, error) {
 		}
 		return b, nil
 	}
-	t, err := parseWhen(s)
+	t, err := when.Time(s)
 	if err != nil {
 		return copier.Bound{}, fmt.Errorf("%v, or PARTITION:OFFSET,…", err)
 	}

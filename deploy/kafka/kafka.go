@@ -74,6 +74,10 @@ type Secure struct {
 	// Users maps user names to passwords, accepted with PLAIN,
 	// SCRAM-SHA-256 and SCRAM-SHA-512 (letters, digits, _ . - only).
 	Users map[string]string
+	// Authorizer enforces ACLs on the SASL_SSL listener (StandardAuthorizer,
+	// deny by default); the plaintext listener stays a super user, for the
+	// test's own administration (users, ACLs, topics).
+	Authorizer bool
 }
 
 // Launch fetches the broker (if not cached) and starts it in dir, which it
@@ -89,7 +93,11 @@ func LaunchSecure(ctx context.Context, dir string, s Secure) (*Broker, error) {
 	for u, p := range s.Users {
 		users = append(users, u+":"+p)
 	}
-	return launch(ctx, dir, []string{"KAFKA_SASL_SSL_KEYSTORE=" + s.Keystore, "KAFKA_SASL_USERS=" + strings.Join(users, " ")})
+	env := []string{"KAFKA_SASL_SSL_KEYSTORE=" + s.Keystore, "KAFKA_SASL_USERS=" + strings.Join(users, " ")}
+	if s.Authorizer {
+		env = append(env, "KAFKA_AUTHORIZER=1")
+	}
+	return launch(ctx, dir, env)
 }
 
 func launch(ctx context.Context, dir string, env []string) (*Broker, error) {

@@ -38,6 +38,8 @@
 #                          port, written to DIR/bootstrap_sasl_ssl
 #   KAFKA_SASL_USERS       "user:password ..." accepted on that listener with PLAIN,
 #                          SCRAM-SHA-256 and SCRAM-SHA-512 (letters, digits, _ . - only)
+#   KAFKA_AUTHORIZER       1: with the SASL_SSL listener, enforce ACLs (StandardAuthorizer,
+#                          deny by default; the plaintext listener is a super user)
 #   JAVA_HOME              java to use (default: java on PATH)
 set -Eeuo pipefail
 
@@ -380,6 +382,16 @@ listener.name.sasl_ssl.plain.sasl.jaas.config=org.apache.kafka.common.security.p
 listener.name.sasl_ssl.scram-sha-256.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 listener.name.sasl_ssl.scram-sha-512.sasl.jaas.config=org.apache.kafka.common.security.scram.ScramLoginModule required;
 EOF
+		if [[ ${KAFKA_AUTHORIZER:-} == 1 ]]; then
+			cat >>"$dir/server.properties" <<EOF
+
+# KAFKA_AUTHORIZER=1: ACLs enforced, deny by default. The plaintext and
+# controller listeners (ANONYMOUS) are the test's administrator.
+authorizer.class.name=org.apache.kafka.metadata.authorizer.StandardAuthorizer
+allow.everyone.if.no.acl.found=false
+super.users=User:ANONYMOUS
+EOF
+		fi
 	fi
 }
 

@@ -23,6 +23,7 @@ import (
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/trust"
 )
 
 // Options configure a Client. Kafka, Namespace and Token are required.
@@ -41,7 +42,11 @@ type Options struct {
 	// instance connects to Kafka from (for networks where the brokers see
 	// another address: a NAT between them). Off by default.
 	AnyHost bool
-	// Entries reads the registry (default registry.List with Kafka).
+	// Secret, when given, makes the registry believed only where its
+	// records are proven (registry.ListProven).
+	Secret *trust.Secret
+	// Entries reads the registry (default registry.List, or ListProven
+	// with Secret, with Kafka).
 	Entries func(context.Context) ([]registry.Entry, error)
 	Logger  *slog.Logger
 }

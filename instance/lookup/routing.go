@@ -184,6 +184,9 @@ func short(s string) string {
 // entriesOf reads the registry with the client's Kafka settings.
 func entriesOf(o *Options) func(context.Context) ([]registry.Entry, error) {
 	return func(ctx context.Context) ([]registry.Entry, error) {
+		if o.Secret != nil {
+			return registry.ListProven(ctx, o.Kafka, o.Namespace, o.Secret)
+		}
 		return registry.List(ctx, o.Kafka, o.Namespace)
 	}
 }

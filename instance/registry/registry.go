@@ -23,6 +23,7 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
+	"github.com/ste-utility/ste/trust"
 )
 
 // DefaultEvery is how often an instance refreshes its announcement.
@@ -64,6 +65,7 @@ type Announcer struct {
 	current func() Entry
 	poke    chan struct{}
 	log     *slog.Logger
+	secret  *trust.Secret // proves the records (proof.go); nil: none
 }
 
 // NewAnnouncer announces the entries current returns, every period (and
@@ -104,7 +106,9 @@ func (a *Announcer) Run(ctx context.Context) {
 		e.Every = a.every.Seconds()
 		e.LastSeen = time.Now().UTC()
 		id = e.ID
-		a.cl.Produce(ctx, &kgo.Record{Topic: a.topic, Key: []byte(e.ID), Value: e.Marshal()}, nil)
+		rec := &kgo.Record{Topic: a.topic, Key: []byte(e.ID), Value: e.Marshal()}
+		topics.Prove(a.secret, rec)
+		a.cl.Produce(ctx, rec, nil)
 		select {
 		case <-ctx.Done():
 			a.remove(id)
@@ -128,8 +132,10 @@ const RemoveWithin = 5 * time.Second
 func (a *Announcer) remove(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), RemoveWithin)
 	defer cancel()
+	rec := &kgo.Record{Topic: a.topic, Key: []byte(id), Value: nil}
+	topics.Prove(a.secret, rec)
 	done := make(chan error, 1)
-	a.cl.Produce(ctx, &kgo.Record{Topic: a.topic, Key: []byte(id), Value: nil}, func(_ *kgo.Record, err error) {
+	a.cl.Produce(ctx, rec, func(_ *kgo.Record, err error) {
 		done <- err
 	})
 	select {
@@ -146,7 +152,13 @@ func (a *Announcer) remove(id string) {
 // List reads namespace ns's registry to its end and returns the instances
 // that announced themselves and did not stop cleanly, sorted by id.
 func List(ctx context.Context, c kafkaconn.Config, ns string) ([]Entry, error) {
-	l, err := Read(ctx, c, ns)
+	l, err := read(ctx, c, ns, func(*kgo.Record) bool { return true })
+	return l.Entries, err
+}
+
+// list is List of the records believe keeps (proof.go).
+func list(ctx context.Context, c kafkaconn.Config, ns string, believe func(*kgo.Record) bool) ([]Entry, error) {
+	l, err := read(ctx, c, ns, believe)
 	return l.Entries, err
 }
 
@@ -160,10 +172,16 @@ type Listing struct {
 
 // Read is List with the records it skipped counted.
 func Read(ctx context.Context, c kafkaconn.Config, ns string) (Listing, error) {
+	return read(ctx, c, ns, func(*kgo.Record) bool { return true })
+}
+
+func read(ctx context.Context, c kafkaconn.Config, ns string, believe func(*kgo.Record) bool) (Listing, error) {
 	l := Listing{Skipped: map[string]int{}}
 	latest := map[string][]byte{}
 	_, err := topics.Dump(ctx, c, topology.Names{NS: ns}.Instances(), func(r *kgo.Record) error {
-		latest[string(r.Key)] = r.Value
+		if believe(r) {
+			latest[string(r.Key)] = r.Value
+		}
 		return nil
 	})
 	if errors.Is(err, kerr.UnknownTopicOrPartition) {

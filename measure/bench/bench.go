@@ -365,7 +365,7 @@ func cachedSet(path string, o workload.Options) (*workload.Manifest, error) {
 // this kind of machine (its two vCPUs share a physical core), which would
 // overstate the ceiling. The result is the cost per operation on one core.
 func measureCrypto() (verifyUs, signUs float64) {
-	key := refdata.DemoPrivateKey("STEUTLSGXXX")
+	key := refdata.DemoPrivateKey(refdata.DefaultUtilityBIC)
 	msg := []byte(strings.Repeat("<Header>…</Body>", 90)) // ~1.4 KB
 	sig := ed25519.Sign(key, msg)
 	pub := key.Public().(ed25519.PublicKey)

@@ -77,3 +77,23 @@ func TestTimelinessExtension(t *testing.T) {
 		t.Error("a tombstone has a risk")
 	}
 }
+
+// Risk follows inForce's rule: after every message of a trade with cancels
+// and replaces, the two agree on the market and on whether it is open.
+func TestRiskAgreesWithInForce(t *testing.T) {
+	f := newFixture(t)
+	ms := standard("T3")
+	f.sendAll(ms)
+	f.send(replaceOf(ms[0], "T3-NOE-R", 30, func(d *schemas.Draft) { d.Set("Market", "XNYS") }))
+	f.send(cancelOf(ms[5], "T3-SET1-C", 40))
+	for _, tr := range []*Trade{f.book.Trade(tradeKey("T3"))} {
+		v := inForce(tr, nil)
+		want := Risk{TradeDate: tr.Keys[0].TradeDate, Open: !tr.Live && len(v.all) > 0}
+		if len(v.noe) > 0 {
+			want.Market = v.noe[0].Market
+		}
+		if got := tr.Risk(); got != want || want.Market != "XNYS" || !want.Open {
+			t.Fatalf("Risk %+v, inForce says %+v", got, want)
+		}
+	}
+}

@@ -1,6 +1,9 @@
 package matching
 
-import "github.com/ste-utility/ste/schemas/bin"
+import (
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/bin"
+)
 
 // Timeliness (docs/timeliness.md) needs of every trade its market (the Market
 // of its NOE in force), its TradeDate and whether it is still unmatched; the
@@ -26,17 +29,37 @@ type Risk struct {
 	Open      bool // unmatched: messages in force and no standing CLS
 }
 
-// Risk computes the trade's Risk from its messages in force.
+// Risk computes the trade's Risk from its messages in force (inForce's
+// rule, without building the view: MarshalBinary asks it for every message).
 func (t *Trade) Risk() Risk {
-	v := inForce(t, nil) // open or not does not depend on tolerances
-	r := Risk{Open: !t.Live && len(v.all) > 0}
+	var r Risk
 	if len(t.Keys) > 0 {
 		r.TradeDate = t.Keys[0].TradeDate
 	}
-	if len(v.noe) > 0 {
-		r.Market = v.noe[0].Market
+	held := false
+	for i := range t.Entries {
+		e := &t.Entries[i]
+		if e.Function == schemas.CANCEL || t.superseded(e) {
+			continue
+		}
+		held = true
+		if e.Type == schemas.NOE && r.Market == "" {
+			r.Market = e.Market
+		}
 	}
+	r.Open = !t.Live && held
 	return r
+}
+
+// superseded: a CANCEL or REPLACE of the same sender and type names e.
+func (t *Trade) superseded(e *Entry) bool {
+	for j := range t.Entries {
+		f := &t.Entries[j]
+		if f.Function != schemas.NEW && f.Related == e.MsgId && f.Sender == e.Sender && f.Type == e.Type {
+			return true
+		}
+	}
+	return false
 }
 
 func appendTimeliness(b []byte, t *Trade) []byte {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/decimal"
+	"github.com/ste-utility/ste/schemas/refdata"
 )
 
 // Trade is the state of one trade: its accepted messages (compact), the CLS
@@ -40,7 +41,7 @@ type LastStatus struct {
 
 // Config is what the engine needs beyond the messages.
 type Config struct {
-	// UtilityBIC is the Receiver of CLS outputs. Default "STEUTLSGXXX".
+	// UtilityBIC is the Receiver of CLS outputs. Default refdata.DefaultUtilityBIC.
 	UtilityBIC string
 	// ReemitHistory makes a duplicate re-emit, beyond what the contract asks
 	// (the ACK, and the current CLS and STATUS of a matched trade), the CANCELs
@@ -65,7 +66,7 @@ type Tolerances interface {
 
 func (c *Config) utility() string {
 	if c.UtilityBIC == "" {
-		return "STEUTLSGXXX"
+		return refdata.DefaultUtilityBIC
 	}
 	return c.UtilityBIC
 }

@@ -306,8 +306,7 @@ func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, 
 	case matching.Conflict:
 		// The identity stage forgot this identity (past its memory) but the
 		// trade still holds another message under it.
-		return s.reject(StageMatch, e, m, &schemas.Rejection{Reason: schemas.ConflictingDuplicate,
-			Detail: "MsgId " + m.MsgId + " of " + m.Sender + " was already accepted with different content; use a new MsgId"})
+		return s.reject(StageMatch, e, m, schemas.ConflictingDuplicateOf(m.Sender, m.MsgId))
 	case matching.Applied:
 		b, _ := t.MarshalBinary()
 		ctx.SetValue(b)

@@ -27,8 +27,7 @@ func (vd *Verdict) Decide(known matching.Digest, isKnown bool) Decision {
 	case vd.Rej != nil:
 		return Reject
 	case isKnown:
-		vd.Rej = &schemas.Rejection{Reason: schemas.ConflictingDuplicate,
-			Detail: "MsgId " + vd.Msg.MsgId + " of " + vd.Msg.Sender + " was already accepted with different content; use a new MsgId"}
+		vd.Rej = schemas.ConflictingDuplicateOf(vd.Msg.Sender, vd.Msg.MsgId)
 		return Conflict
 	}
 	return Accept

@@ -1,0 +1,46 @@
+package when_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/ste-utility/ste/when"
+)
+
+func TestTime(t *testing.T) {
+	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"":                          {},
+		"2026-03-01":                time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC),
+		"2026-03-01 09:30":          time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC),
+		"2026-03-01T09:30":          time.Date(2026, 3, 1, 9, 30, 0, 0, time.UTC),
+		"2026-03-01 09:30:15":       time.Date(2026, 3, 1, 9, 30, 15, 0, time.UTC),
+		"2026-03-01T09:30:15+01:00": time.Date(2026, 3, 1, 8, 30, 15, 0, time.UTC),
+		"30m":                       now.Add(-30 * time.Minute),
+		" 3d ":                      now.Add(-72 * time.Hour),
+	} {
+		got, err := when.TimeAt(in, now)
+		if err != nil || !got.Equal(want) {
+			t.Errorf("%q: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"yesterday", "-5m", "3x", "2026-13-01"} {
+		if _, err := when.TimeAt(in, now); !errors.Is(err, when.ErrTime) {
+			t.Errorf("%q: %v, want ErrTime", in, err)
+		}
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for in, want := range map[string]time.Duration{"0": 0, "90s": 90 * time.Second, "72h": 72 * time.Hour, "3d": 72 * time.Hour, "0d": 0} {
+		if got, err := when.Duration(in); err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "-1h", "-2d", "1.5d", "d", "soon"} {
+		if _, err := when.Duration(in); err == nil {
+			t.Errorf("%q accepted", in)
+		}
+	}
+}
