@@ -231,7 +231,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	if o.Console {
 		gw := gateway.Options{Kafka: brokers, Namespace: ns, Addr: gateway.DefaultAddr, MetricsAddr: "", Logger: log,
-			LookupToken: secret.Token(lookup.TokenPurpose)}
+			LookupToken: secret.Token(lookup.TokenPurpose), LookupSecret: secret}
 		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log, Secret: secret,
 			LocalOperator: o.Operator, Analytics: analytics.Opener(o.ClickHouse, o.Home)}, gw, participantOf(setPath, ref), stopProc, procDone, fd, say)
 	}

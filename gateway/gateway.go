@@ -35,6 +35,7 @@ import (
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
+	"github.com/ste-utility/ste/trust"
 )
 
 // DefaultAddr is where the gateway listens unless told otherwise: loopback,
@@ -78,8 +79,12 @@ type Options struct {
 	// utility's lookup token: trust.Secret.Token(lookup.TokenPurpose)).
 	Trades      TradeLookup
 	LookupToken string
-	Logger      *slog.Logger
-	Now         func() time.Time
+	// LookupSecret is the utility's shared secret: with it the lookup
+	// believes only registry entries the utility proved (an instance's
+	// announcement forged on <ns>.instances is never asked).
+	LookupSecret *trust.Secret
+	Logger       *slog.Logger
+	Now          func() time.Time
 }
 
 // Validate checks the options and says which one is wrong.
@@ -173,7 +178,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	s.nonces = newNonces(s.names.Nonces(), cl, s.log)
 	s.trades = o.Trades
 	if s.trades == nil {
-		lc, err := newInstanceLookup(o.Kafka, o.Namespace, o.LookupToken, s.log)
+		lc, err := newInstanceLookup(o.Kafka, o.Namespace, o.LookupToken, o.LookupSecret, s.log)
 		if err != nil {
 			return err
 		}

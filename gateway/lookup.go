@@ -6,6 +6,7 @@ import (
 
 	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/trust"
 )
 
 // newInstanceLookup is the lookup the console uses too (instance/lookup):
@@ -13,9 +14,9 @@ import (
 // group says, cross-checked with the registry), a TradeRef through each
 // owner's index, filtered by party before any limit; every request with
 // the utility's lookup token.
-func newInstanceLookup(conn kafkaconn.Config, ns, token string, log *slog.Logger) (*lookup.Client, error) {
+func newInstanceLookup(conn kafkaconn.Config, ns, token string, secret *trust.Secret, log *slog.Logger) (*lookup.Client, error) {
 	if token == "" {
 		return nil, errors.New("gateway: trade lookups need the utility's lookup token (its shared secret)")
 	}
-	return lookup.New(lookup.Options{Kafka: conn, Namespace: ns, Token: token, Logger: log})
+	return lookup.New(lookup.Options{Kafka: conn, Namespace: ns, Token: token, Secret: secret, Logger: log})
 }

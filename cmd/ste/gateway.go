@@ -57,5 +57,6 @@ func gatewayCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	o.LookupToken = secret.Token(lookup.TokenPurpose)
+	o.LookupSecret = secret
 	return gateway.Serve(ctx, o, func(url string) { fmt.Printf("STE gateway for namespace %s: %s\n", *ns, url) })
 }
