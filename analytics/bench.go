@@ -25,7 +25,7 @@ var _ bench.Feed = (*BenchFeed)(nil)
 // Start begins ingesting namespace ns. The ingest's log is dropped: a
 // bench's output is its result.
 func (f *BenchFeed) Start(ctx context.Context, k kafkaconn.Config, ns string) error {
-	fd, err := StartFeed(ctx, f.DSN, f.Home, k, ns, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	fd, err := StartFeed(ctx, f.DSN, f.Home, k, ns, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	f.fd = fd
 	return err
 }

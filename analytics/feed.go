@@ -8,6 +8,7 @@ import (
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/trust"
 )
 
 // Feed is analytics ingesting alongside a run (ste demo, ste bench): the
@@ -20,13 +21,14 @@ type Feed struct {
 // StartFeed opens the store (the ClickHouse at dsn, or the embedded one
 // under home: see Open) and starts ingesting namespace ns from the cluster
 // k. ctx must outlive the processors: the ingest catches up after they
-// finish.
-func StartFeed(ctx context.Context, dsn, home string, k kafkaconn.Config, ns string, log *slog.Logger) (*Feed, error) {
+// finish. secret, when the run's processes prove their control records, is
+// their shared secret: exceptions without its proof are not ingested.
+func StartFeed(ctx context.Context, dsn, home string, k kafkaconn.Config, ns string, secret *trust.Secret, log *slog.Logger) (*Feed, error) {
 	st, err := Open(ctx, dsn, home, store.Options{})
 	if err != nil {
 		return nil, err
 	}
-	in, err := StartIngest(ctx, ingest.Options{Kafka: k, Namespace: ns, Store: st, Logger: log})
+	in, err := StartIngest(ctx, ingest.Options{Kafka: k, Namespace: ns, Store: st, Secret: secret, Logger: log})
 	if err != nil {
 		st.Close()
 		return nil, err

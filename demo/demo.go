@@ -139,7 +139,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	say("3. processors running: validate → identity → match (signing outputs with the public demo key)")
 	// Analytics ingest alongside; without it the demo still shows matching.
-	fd, err := analytics.StartFeed(ctx, o.ClickHouse, o.Home, brokers, ns, log)
+	fd, err := analytics.StartFeed(ctx, o.ClickHouse, o.Home, brokers, ns, secret, log)
 	if err != nil {
 		say("   analytics skipped: %v", err)
 		fd = nil

@@ -1,6 +1,7 @@
 package conformance
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -20,7 +21,9 @@ import (
 	"github.com/ste-utility/ste/analytics/rows"
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
+	"github.com/ste-utility/ste/trust"
 )
 
 // base is the time of the generated datasets: recent (the TTL keeps them)
@@ -391,4 +394,50 @@ func (s *suite) testInsertRetry(t *testing.T) {
 		t.Fatalf("%d inserts landed with their answer lost, %d insert errors; want 3 and at least 4", proxy.dropped.Load(), stats.InsertErrors)
 	}
 	expectStored(t, direct, ns, d.Want)
+}
+
+// An exception record anyone could have written to <ns>.exceptions (no
+// proof, or a proof under another secret) never becomes a row when the
+// ingest holds the utility's secret; the proven ones all do.
+func (s *suite) testIngestSkipsUnprovenExceptions(t *testing.T) {
+	st, _ := s.open(t, store.Options{})
+	ns := s.name("prf")
+	s.topicsFor(t, ns)
+	d := Generate(ns, 100, base())
+	secret, _ := trust.New(bytes.Repeat([]byte{7}, trust.Size))
+	other, _ := trust.New(bytes.Repeat([]byte{8}, trust.Size))
+	exceptions := topology.Names{NS: ns}.Exceptions()
+	proven, n := 0, 0
+	for _, r := range d.Records {
+		if r.Topic != exceptions {
+			continue
+		}
+		switch n++; n % 3 {
+		case 0:
+			topics.Prove(secret, r)
+			if _, err := rows.DecodeException(rows.Source{Namespace: ns}, r.Value); err == nil {
+				proven++ // the dataset's undecodable records are skipped as bad anyway
+			}
+		case 1:
+			topics.Prove(other, r)
+		}
+	}
+	if proven == 0 || n == proven {
+		t.Fatalf("dataset: %d exceptions, %d proven: want some of each", n, proven)
+	}
+	s.produce(t, d.Records)
+	ctx := ctxFor(t, 2*time.Minute)
+	in := s.startIngest(t, ctx, st, ns, func(o *ingest.Options) { o.Secret = secret })
+	if err := in.CatchUp(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := in.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if got := int(count(t, st, "SELECT count() FROM {db}.exceptions WHERE namespace = ?", ns)); got != proven {
+		t.Fatalf("%d exception rows stored, want the %d proven of %d records", got, proven, n)
+	}
+	if got := int(count(t, st, "SELECT count() FROM {db}.cls WHERE namespace = ?", ns)); got != d.Want.CLSRecords {
+		t.Fatalf("%d CLS rows, want %d: the proof is asked of exceptions only", got, d.Want.CLSRecords)
+	}
 }

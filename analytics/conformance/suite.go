@@ -63,6 +63,7 @@ func Run(t *testing.T, b Backend) {
 	}{
 		{"Migrations", s.testMigrations},
 		{"IngestExactRows", s.testIngestExactRows},
+		{"IngestSkipsUnprovenExceptions", s.testIngestSkipsUnprovenExceptions},
 		{"ReplayedBatch", s.testReplayedBatch},
 		{"CrashBetweenInsertAndCommit", s.testCrashBetweenInsertAndCommit},
 		{"InsertRetryWhileClickHouseAway", s.testInsertRetry},

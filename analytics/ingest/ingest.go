@@ -52,6 +52,7 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
+	"github.com/ste-utility/ste/trust"
 )
 
 // Defaults of Options.
@@ -91,6 +92,13 @@ type Options struct {
 	AfterInsert func(Batch) error
 	// KafkaOpts are extra franz-go options (tests).
 	KafkaOpts []kgo.Opt
+	// Secret is the utility's shared secret. When set, an exception record
+	// without the utility's proof (trust, topics.Proven) is skipped and
+	// counted (ste_unproven_records_total, the ingest's log): a record
+	// anyone wrote to <ns>.exceptions never becomes a row that reports and
+	// the console's History believe. Without it every exception is
+	// ingested (a run whose processes prove nothing, such as ste bench).
+	Secret *trust.Secret
 }
 
 // Batch describes one insert.
@@ -150,6 +158,8 @@ type Ingester struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 	err    error
+
+	unproven atomic.Int64 // exception records skipped for want of proof
 }
 
 // Start connects to the brokers and starts ingesting in the background. The
@@ -339,9 +349,18 @@ func (in *Ingester) handle(ctx context.Context, fs kgo.Fetches) error {
 	if fatal != nil {
 		return fatal
 	}
+	exceptions := topology.Names{NS: in.o.Namespace}.Exceptions()
 	for _, r := range fs.Records() {
 		s := in.sinks[r.Topic]
 		if s == nil {
+			continue
+		}
+		if in.o.Secret != nil && r.Topic == exceptions && !topics.Proven(in.o.Secret, r) {
+			in.stats.add(r.Topic, 1, 0)
+			if n := in.unproven.Add(1); n <= 5 || n%1000 == 0 {
+				in.log.Warn("exception without the utility's proof skipped", "partition", r.Partition, "offset", r.Offset,
+					"unproven_records", n)
+			}
 			continue
 		}
 		ts := r.Timestamp.UTC()

@@ -16,6 +16,7 @@ import (
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/when"
 )
 
@@ -42,6 +43,7 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	fromStore := fs.Bool("from-store", false, "ignore the group's committed offsets: resume after what the store holds (fill a new or rebuilt store; never doubles rows)")
 	fs.logFlags()
 	catchUp := fs.Bool("catch-up", false, "ingest what the topics hold now, then exit (a finished run or sandbox, before ste diff --clickhouse)")
+	secretOf := secretFlag(fs)
 	if err := fs.parse(args); err != nil {
 		return err
 	}
@@ -74,6 +76,16 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	log.Info("analytics store open", "clickhouse", where, "database", st.Database(), "schema_version", store.SchemaVersion())
 	o := ingest.Options{Kafka: k, Namespace: *ns, Store: st, BatchRows: *batchRows,
 		FlushInterval: *flush, FromStore: *fromStore, Group: *group, Logger: log}
+	// Exceptions are believed only with the utility's proof when this
+	// process holds the utility's secret (named, or $STE_HOME's); without
+	// one it cannot tell, says so, and ingests them all.
+	if fs.Lookup("utility-secret").Value.String() != "" || fileExists(trust.DefaultPath(steHome())) {
+		if o.Secret, err = secretOf(); err != nil {
+			return err
+		}
+	} else {
+		log.Warn("no utility secret: exceptions are ingested without checking the utility's proof (name it with --utility-secret)")
+	}
 	if !*catchUp {
 		return ingest.Run(ctx, o)
 	}

@@ -39,3 +39,8 @@ func secretFlag(fs *flagSet) func() (*trust.Secret, error) {
 		return trust.New(b)
 	}
 }
+
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
