@@ -99,19 +99,7 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 	dir := workDir(t, "ste-chaos-"+backend+"-")
 	rng := rand.New(rand.NewPCG(seed, 0x5e))
 
-	// The set, its duplicates, and what ste match makes of both.
-	ref, set, dups := filepath.Join(dir, "ref"), filepath.Join(dir, "set.xml"), filepath.Join(dir, "dups.xml")
-	ste(t, nil, "refdata", "gen", "--out", ref)
-	ste(t, nil, "gen", "--trades", fmt.Sprint(p.trades), "--mix", "realistic", "--seed", fmt.Sprint(seed%1000+1),
-		"--refdata", ref, "--out", set)
-	nSet, nDups := pickDuplicates(t, rng, set, dups, p.dupShare)
-	all := filepath.Join(dir, "all.xml")
-	concat(t, all, set, dups)
-	ste(t, nil, "match", "--in", all, "--refdata", ref, "--out", filepath.Join(dir, "match"))
-	expected, err := outcome.FromMatchDir(filepath.Join(dir, "match"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, set, dups, nSet, nDups, expected := chaosSet(t, dir, rng, p.trades, p.dupShare, seed)
 
 	c := startCluster(t, backend, dir, "chaos", ref, p.instances)
 	b, ns, env, adm, insts := c.b, c.ns, c.env, c.adm, c.insts
@@ -206,7 +194,7 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), p.converge)
 	defer cancel()
-	_, err = lag.WaitZero(ctx, adm, lag.Groups(ns), lag.WaitOptions{Poll: 500 * time.Millisecond})
+	_, err := lag.WaitZero(ctx, adm, lag.Groups(ns), lag.WaitOptions{Poll: 500 * time.Millisecond})
 	converged := time.Since(lastFault) // the last kill, broker restart or instance restart
 	for _, in := range insts {
 		for _, e := range in.exitedOnItsOwn() {
@@ -232,6 +220,26 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 	t.Logf("CHAOS %s seed %d: %d kills, %d broker restart, converged %.1f s after the last fault; "+
 		"%d group restarts in-process; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades)",
 		backend, seed, kills, brokerKill, converged.Seconds(), groupRestarted, n.ACKs, n.Exceptions, n.Settled)
+}
+
+// chaosSet writes under dir the reference data, a realistic set of trades
+// trades, a random share of it again as exact duplicates, and returns them
+// with their line counts and what ste match makes of set and duplicates.
+func chaosSet(t *testing.T, dir string, rng *rand.Rand, trades int, dupShare float64, seed uint64) (ref, set, dups string, nSet, nDups int, expected *outcome.Set) {
+	t.Helper()
+	ref, set, dups = filepath.Join(dir, "ref"), filepath.Join(dir, "set.xml"), filepath.Join(dir, "dups.xml")
+	ste(t, nil, "refdata", "gen", "--out", ref)
+	ste(t, nil, "gen", "--trades", fmt.Sprint(trades), "--mix", "realistic", "--seed", fmt.Sprint(seed%1000+1),
+		"--refdata", ref, "--out", set)
+	nSet, nDups = pickDuplicates(t, rng, set, dups, dupShare)
+	all := filepath.Join(dir, "all.xml")
+	concat(t, all, set, dups)
+	ste(t, nil, "match", "--in", all, "--refdata", ref, "--out", filepath.Join(dir, "match"))
+	expected, err := outcome.FromMatchDir(filepath.Join(dir, "match"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref, set, dups, nSet, nDups, expected
 }
 
 // steErr runs a ste command and returns its error with stderr.

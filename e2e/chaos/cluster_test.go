@@ -134,18 +134,7 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	dir := workDir(t, "ste-chaos-cluster-"+backend+"-")
 	rng := rand.New(rand.NewPCG(seed, 0xc1))
 
-	ref, set, dups := filepath.Join(dir, "ref"), filepath.Join(dir, "set.xml"), filepath.Join(dir, "dups.xml")
-	ste(t, nil, "refdata", "gen", "--out", ref)
-	ste(t, nil, "gen", "--trades", fmt.Sprint(p.trades), "--mix", "realistic", "--seed", fmt.Sprint(seed%1000+1),
-		"--refdata", ref, "--out", set)
-	nSet, nDups := pickDuplicates(t, rng, set, dups, p.dupShare)
-	all := filepath.Join(dir, "all.xml")
-	concat(t, all, set, dups)
-	ste(t, nil, "match", "--in", all, "--refdata", ref, "--out", filepath.Join(dir, "match"))
-	expected, err := outcome.FromMatchDir(filepath.Join(dir, "match"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	ref, set, dups, nSet, nDups, expected := chaosSet(t, dir, rng, p.trades, p.dupShare, seed)
 
 	cb := startClusterBackend(t, backend, dir)
 	addrs := cb.addrs()
@@ -313,7 +302,7 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 
 	wctx, wcancel := context.WithTimeout(context.Background(), p.converge)
 	defer wcancel()
-	_, err = lag.WaitZero(wctx, adm, groups, lag.WaitOptions{Poll: 500 * time.Millisecond})
+	_, err := lag.WaitZero(wctx, adm, groups, lag.WaitOptions{Poll: 500 * time.Millisecond})
 	faultMu.Lock()
 	converged := time.Since(lastFault)
 	faultMu.Unlock()
