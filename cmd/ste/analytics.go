@@ -12,7 +12,7 @@ import (
 
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/analytics/charts"
-	"github.com/ste-utility/ste/analytics/embedded"
+	"github.com/ste-utility/ste/chendpoint/embedded"
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
