@@ -26,10 +26,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ste-utility/ste/chendpoint/embedded"
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/chendpoint/embedded"
 )
 
 // Open opens the analytics store: the ClickHouse at dsn, or — when dsn is
