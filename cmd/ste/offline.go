@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"log/slog"
@@ -157,25 +156,13 @@ func (r retentionFlag) get() (time.Duration, error) {
 	return d, nil
 }
 
-// utilitySigner loads the utility's key, or falls back to the public demo key
-// and says so: the demo-key rule is public, so anyone could forge with it.
+// utilitySigner is the signing-key policy (refdata.UtilitySigner) behind
+// the check of --utility-bic.
 func utilitySigner(bic, keyFile string, log *slog.Logger) (*schemas.Signer, error) {
 	if !schemas.IsBIC(bic) {
 		return nil, usageError{fmt.Sprintf("--utility-bic %q is not a BIC", bic)}
 	}
-	var key ed25519.PrivateKey
-	if keyFile != "" {
-		k, err := schemas.LoadUtilityKey(keyFile)
-		if err != nil {
-			return nil, err
-		}
-		key = k
-		log.Info("utility signing key loaded", "file", keyFile, "bic", bic)
-	} else {
-		key = refdata.DemoPrivateKey(bic)
-		log.Warn("signing outputs with the PUBLIC DEMO KEY of the utility: anyone can forge with it; for demos, benchmarks and tests only — give --utility-key FILE (or STE_UTILITY_KEY) in production", "bic", bic)
-	}
-	return &schemas.Signer{BIC: bic, Key: key}, nil
+	return refdata.UtilitySigner(bic, keyFile, log)
 }
 
 func match(ctx context.Context, args []string) error {
