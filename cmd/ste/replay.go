@@ -193,4 +193,3 @@ func lagProgress() func(lag.Sample) {
 		}
 	}
 }
-
