@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ste-utility/ste/processors/matching"
@@ -200,41 +199,12 @@ func match(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	var ws []*msgset.Writer
-	create := func(name string) (*msgset.Writer, error) {
-		w, err := msgset.Create(filepath.Join(*out, name))
-		if err == nil {
-			ws = append(ws, w)
-		}
-		return w, err
-	}
-	clsW, err := create("cls.xml")
-	if err != nil {
-		return err
-	}
-	outW, err := create("outbound.xml")
-	if err != nil {
-		return err
-	}
-	excW, err := create("exceptions.jsonl")
-	if err != nil {
-		return err
-	}
 	var vopts []validation.Option
 	if *noVerify {
 		vopts = append(vopts, validation.WithoutSignatureVerification())
 	}
 	book := matching.NewBook(matching.WithRetention(ret), matching.WithConfig(matching.Config{UtilityBIC: *bic, Tolerances: ref}))
-	sum, _, err := offline.Run(ctx, src, offline.Sinks{CLS: clsW.Write, Outbound: outW.Write, Exceptions: excW.Write},
-		offline.Options{Validator: validation.New(ref, vopts...), Signer: signer, Book: book})
-	for _, w := range ws {
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
-	}
+	sum, err := offline.RunToDir(ctx, src, *out, offline.Options{Validator: validation.New(ref, vopts...), Signer: signer, Book: book})
 	if err != nil {
 		return err
 	}
