@@ -3,11 +3,14 @@
 package brokertest
 
 import (
+	"context"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 )
@@ -34,4 +37,35 @@ func Client(t testing.TB, dial func(opts ...kgo.Opt) (*kgo.Client, error), opts 
 	}
 	t.Cleanup(cl.Close)
 	return cl
+}
+
+// Env is a namespace on a broker of the test's own: how to reach it, and a
+// client and an admin on it, closed with the test.
+type Env struct {
+	Conn   kafkaconn.Config
+	Client *kgo.Client
+	Admin  *kadm.Client
+	NS     string
+}
+
+// Namespace runs a broker until the test ends and creates namespace ns's
+// topics on it with partitions each (0: topics.DefaultPartitions) — the
+// setup of every test that runs instances or reads what they wrote.
+func Namespace(t testing.TB, ctx context.Context, ns string, partitions int32) Env {
+	t.Helper()
+	addr, dial := Start(t)
+	e := Env{Conn: kafkaconn.Plaintext(addr), Client: Client(t, dial), NS: ns}
+	e.Admin = kadm.NewClient(e.Client)
+	if _, err := topics.Create(ctx, e.Admin, ns, topics.Options{Partitions: partitions}); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// Refdata publishes ref to the namespace's reference data topic.
+func (e Env) Refdata(t testing.TB, ctx context.Context, ref *refdata.Set) {
+	t.Helper()
+	if _, err := topics.PublishRefdata(ctx, e.Client, e.NS, ref); err != nil {
+		t.Fatal(err)
+	}
 }
