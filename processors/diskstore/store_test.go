@@ -17,16 +17,9 @@ import (
 	"github.com/ste-utility/ste/processors/duetest"
 )
 
-// values are 8-byte big-endian due times; the watermark is the due time.
-func index(v []byte) (int64, int64, bool) {
-	if len(v) != 8 {
-		return 0, 0, false
-	}
-	d := int64(binary.BigEndian.Uint64(v))
-	return d, d, true
-}
-
-func val(d int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(d)) }
+// values are 8-byte big-endian due times; the watermark is the due time
+// (the due-index suite's values).
+var index, val = duetest.Index, duetest.Val
 
 func dueOf(v []byte) int64 { d, _, _ := index(v); return d }
 
