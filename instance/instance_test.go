@@ -39,13 +39,8 @@ import (
 // CLS out, each reports lag only for the partitions it owns, and a clean
 // stop takes an instance out of the registry.
 func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a broker and two instances")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	const ns = "inst"
-	env := brokertest.Namespace(t, ctx, ns, 4)
+	ctx, env := brokertest.Namespace(t, ns, 4, 2*time.Minute)
 	env.Refdata(t, ctx, refdata.Default())
 	brokers, cl, adm := env.Conn, env.Client, env.Admin
 	home := t.TempDir()

@@ -44,13 +44,8 @@ func resign(t *testing.T, rec []byte, key ed25519.PrivateKey) []byte {
 // utility's listed keys. With the second key of either row ignored, the
 // broker's new-key messages are NACKed or the second instance does not start.
 func TestKeyRotationWhileDriven(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a broker and two instances")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	const ns = "rot"
-	env := brokertest.Namespace(t, ctx, ns, 2)
+	ctx, env := brokertest.Namespace(t, ns, 2, 3*time.Minute)
 	brokers, cl, adm := env.Conn, env.Client, env.Admin
 	ref := refdata.Default()
 	var buf bytes.Buffer

@@ -20,13 +20,8 @@ import (
 // consumes anything, with a *refdata.SignerError; once the row lists the key
 // beside the old one (a rotation's overlap), it starts.
 func TestRefusesAKeyTheUtilityRowDoesNotList(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a broker")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
 	const ns = "signer"
-	env := brokertest.Namespace(t, ctx, ns, 1)
+	ctx, env := brokertest.Namespace(t, ns, 1, time.Minute)
 	brokers := env.Conn
 	run := func(signer *schemas.Signer) error {
 		ictx, stop := context.WithCancel(ctx)

@@ -32,13 +32,8 @@ import (
 // 10 % of the sink's completion rate, response time R within 25 % of the mean
 // time in system from audit timestamps.
 func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a broker and the processors for ~20 s")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	const ns = "mon"
-	env := brokertest.Namespace(t, ctx, ns, 0)
+	ctx, env := brokertest.Namespace(t, ns, 0, 3*time.Minute)
 	brokers, cl, adm := env.Conn, env.Client, env.Admin
 	ref := refdata.Default()
 	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}

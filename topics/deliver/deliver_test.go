@@ -30,13 +30,8 @@ import (
 // records, in outbound's order, and the delivery group adds nothing to the
 // pipeline's topics.
 func TestUnionOfParticipantTopicsIsOutbound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a broker and an instance")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
 	const ns = "dlv"
-	env := brokertest.Namespace(t, ctx, ns, 4)
+	ctx, env := brokertest.Namespace(t, ns, 4, 2*time.Minute)
 	env.Refdata(t, ctx, refdata.Default())
 	brokers, cl, adm := env.Conn, env.Client, env.Admin
 	// One topic made ahead by ste topics create's path, the others on first use.

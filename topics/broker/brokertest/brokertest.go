@@ -5,6 +5,7 @@ package brokertest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -50,16 +51,23 @@ type Env struct {
 
 // Namespace runs a broker until the test ends and creates namespace ns's
 // topics on it with partitions each (0: topics.DefaultPartitions) — the
-// setup of every test that runs instances or reads what they wrote.
-func Namespace(t testing.TB, ctx context.Context, ns string, partitions int32) Env {
+// setup of every test that runs instances or reads what they wrote. It
+// returns a context that ends after timeout or with the test. Such a test
+// is no unit test: under -short it is skipped here.
+func Namespace(t testing.TB, ns string, partitions int32, timeout time.Duration) (context.Context, Env) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a broker")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
 	addr, dial := Start(t)
 	e := Env{Conn: kafkaconn.Plaintext(addr), Client: Client(t, dial), NS: ns}
 	e.Admin = kadm.NewClient(e.Client)
 	if _, err := topics.Create(ctx, e.Admin, ns, topics.Options{Partitions: partitions}); err != nil {
 		t.Fatal(err)
 	}
-	return e
+	return ctx, e
 }
 
 // Refdata publishes ref to the namespace's reference data topic.
