@@ -7,13 +7,20 @@ SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
 export PATH := $(BIN):$(PATH)
+# One set of build flags for every compile, the release build's (static, no
+# cgo, -trimpath, as deploy/Dockerfile builds): the tests run the code that
+# ships (Pebble without its cgo zstd, Go's own resolver), and each package
+# is compiled once for bin/, the test binaries and the binaries the tests
+# build — a fresh machine's first make test compiled everything twice.
+export CGO_ENABLED := 0
+export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 STE_CACHE ?= $(HOME)/.cache/ste
 export STE_CACHE
 STATICCHECK_VERSION := v0.8.2
 HELM_VERSION := v3.22.0
 CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
-.PHONY: all build test unit demo bench lint fuzz deps tools kafka chdb promtool chromium clients clean replay-kafka chaos chaos-cluster failover acl gateway-client
+.PHONY: all build test test-deps unit demo bench lint fuzz deps tools kafka chdb system-packages promtool chromium clients clean replay-kafka chaos chaos-cluster failover acl gateway-client
 
 all: build
 
@@ -29,8 +36,8 @@ LDFLAGS := -X github.com/ste-utility/ste/instance.version=$(VERSION)
 
 build: deps
 	@mkdir -p $(BIN)
-	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/ste ./cmd/ste
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ste-chdb ./chendpoint/cmd/ste-chdb
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ste ./cmd/ste
+	$(GO) build -o $(BIN)/ste-chdb ./chendpoint/cmd/ste-chdb
 
 tools: $(BIN)/staticcheck $(BIN)/helm
 
@@ -43,24 +50,22 @@ $(BIN)/helm:
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
-# apt-install COMMAND,PACKAGE installs a Debian package only where its
-# command is missing (apt-get as root, else through sudo; the package lists
-# are updated only when the first try fails).
-apt-install = command -v $(1) >/dev/null 2>&1 || { \
-	SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
-	$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(2) >/dev/null || \
-	{ $$SUDO apt-get update >/dev/null && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $(2) >/dev/null; }; }
-
-# promtool for the alert-rule checks: Debian's prometheus package.
-promtool:
-	@$(call apt-install,promtool,prometheus)
+# The Debian packages the tests use, in one apt-get (two at once would wait
+# on dpkg's lock): prometheus (promtool for the alert rules, and the real
+# Prometheus of the scrape tests), chromium (the console's browser tests,
+# chromedp; under CI=true they fail without it) and python3-venv (the
+# virtual environments of the Python clients).
+SYSTEM_PACKAGES := promtool:prometheus chromium:chromium
+system-packages:
+	@missing=; for cp in $(SYSTEM_PACKAGES); do command -v $${cp%%:*} >/dev/null 2>&1 || missing="$$missing $${cp#*:}"; done; \
+	python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
+	[ -z "$$missing" ] || { SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing >/dev/null 2>&1 || \
+		{ $$SUDO apt-get update >/dev/null && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing >/dev/null; }; }
 	@promtool --version 2>&1 | head -n1
-
-# Chromium for the console's browser tests (e2e, chromedp): Debian's
-# chromium package. Under CI=true the tests fail without it.
-chromium:
-	@$(call apt-install,chromium,chromium)
 	@chromium --version 2>/dev/null | head -n1
+
+promtool chromium: system-packages
 
 # The real Kafka 4 broker jars and Kafka's own command-line tools (the
 # kafka-tools jar: kafka-topics, kafka-consumer-groups, ...), needs java and
@@ -73,7 +78,7 @@ kafka:
 # (chendpoint/clientconformance): a Python venv with clickhouse-connect and
 # pandas, the JDBC driver jdbc-v2 (Maven), @clickhouse/client (npm); cached
 # in ~/.cache/ste/clients, fetched in parallel.
-clients: gateway-client
+clients: gateway-client | kafka
 	@chendpoint/clientconformance/install.sh >/dev/null
 
 # libchdb.so for the embedded ClickHouse (needs npm; ~170 MB once, cached).
@@ -84,17 +89,13 @@ $(CHDB_LIB):
 
 # The gateway suite's independent RFC 9421 client (e2e/gateway): Python's
 # requests-http-signature and http-message-signatures in a virtual
-# environment, pinned, installed once (a fresh Debian gets python3-venv).
+# environment, pinned, installed once (system-packages brings python3-venv).
 GATEWAY_VENV := $(STE_CACHE)/venv-gateway-1
 GATEWAY_PY := $(GATEWAY_VENV)/bin/python
 gateway-client: $(GATEWAY_VENV)/.installed
 
-$(GATEWAY_VENV)/.installed:
-	@$(call apt-install,python3,python3)
-	@python3 -m venv $(GATEWAY_VENV) 2>/dev/null || { rm -rf $(GATEWAY_VENV); \
-		SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; $$SUDO apt-get update >/dev/null; \
-		$$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv >/dev/null; \
-		python3 -m venv $(GATEWAY_VENV); }
+$(GATEWAY_VENV)/.installed: | system-packages
+	@rm -rf $(GATEWAY_VENV) && python3 -m venv $(GATEWAY_VENV)
 	$(GATEWAY_VENV)/bin/pip install -q --disable-pip-version-check requests-http-signature==2.0.0 http-message-signatures==3.0.0
 	@touch $@
 
@@ -106,15 +107,21 @@ lint: tools
 # suite on the embedded broker and on real Kafka 4 (STE_KAFKA=1), the
 # analytics suite on the embedded ClickHouse, the console in Chromium, and
 # the deploy/ checks (helm, promtool: STE_DEPLOY_CHECKS=1 makes a missing
-# tool a failure). Packages run one at a time: several suites start brokers
-# and measure, and the machine has two cores. Files the tests keep (the
-# console's screenshots) go under test-output/_artifacts/, one directory
-# per test, named in the test's output ("=== ARTIFACTS").
-test: build lint kafka chdb promtool chromium gateway-client clients $(BIN)/helm
+# tool a failure), plus lint. First everything the tests need, installed
+# side by side (test-deps: downloads overlap compiles); then
+# scripts/test.sh runs the packages in two lanes side by side, one package
+# at a time in each (why, and the split: the script's header). Files the
+# tests keep (the console's screenshots) go under test-output/_artifacts/,
+# one directory per test, named in the test's output ("=== ARTIFACTS").
+TEST_DEPS := build tools kafka chdb system-packages gateway-client clients
+test-deps:
+	@$(MAKE) --no-print-directory -j4 -O $(TEST_DEPS)
+
+test: test-deps
 	@mkdir -p $(CURDIR)/test-output
 	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) STE_CLIENTS=$(STE_CACHE)/clients \
 		STE_DEPLOY_CHECKS=1 STE_HELM=$(BIN)/helm STE_GATEWAY_PYTHON=$(GATEWAY_PY) \
-		$(GO) test -count=1 -p 1 -timeout 30m -artifacts -outputdir $(CURDIR)/test-output ./...
+		LINT="$(MAKE) --no-print-directory lint" GO=$(GO) scripts/test.sh $(CURDIR)/test-output
 
 # The backtest and scale-out scenarios (ste replay, ste diff, ste migrate) on
 # real Kafka 4 as well; make test runs them on the embedded broker only.
