@@ -17,7 +17,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -244,20 +243,6 @@ func documents(b []byte) [][]byte {
 		if strings.TrimSpace(regexp.MustCompile(`(?m)^#.*$`).ReplaceAllString(d, "")) != "" {
 			out = append(out, []byte(d))
 		}
-	}
-	return out
-}
-
-// renderRaw is helm template's output with values.
-func renderRaw(t *testing.T, set ...string) []byte {
-	t.Helper()
-	args := []string{"template", "rel", "helm/ste", "--namespace", "trading"}
-	for _, s := range set {
-		args = append(args, "--set", s)
-	}
-	out, err := exec.Command(helm(t), args...).Output()
-	if err != nil {
-		t.Fatalf("helm %s: %v", strings.Join(args, " "), err)
 	}
 	return out
 }
