@@ -45,8 +45,8 @@ func TestRealPrometheus(t *testing.T) {
 	console := startLines(t, f.env, "console", "--addr", consoleAddr, "--no-analytics")
 	gateway := startLines(t, f.env, "gateway", "--addr", "127.0.0.1:0", "--metrics-addr", gatewayMetrics)
 	proc.waitFor(t, regexp.MustCompile(`reference data loaded`), 60*time.Second)
-	console.waitFor(t, regexp.MustCompile(`STE console for namespace`), 30*time.Second)
-	gateway.waitFor(t, regexp.MustCompile(`STE gateway for namespace`), 30*time.Second)
+	console.waitFor(t, regexp.MustCompile(`STE console for namespace`), 60*time.Second)
+	gateway.waitFor(t, regexp.MustCompile(`STE gateway for namespace`), 60*time.Second)
 
 	// The shipped configuration, pointed at these processes: each job's
 	// DNS discovery replaced by the address of what it scrapes.
