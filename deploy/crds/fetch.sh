@@ -17,7 +17,7 @@
 #            (io.strimzi:crd-generator). The CRDs are generated here as
 #            Strimzi's release build does, with the generator arguments read
 #            from the release's own pom (META-INF/maven/io.strimzi/api/pom.xml,
-#            execution generate-crd-co-install-v1-eo).
+#            the execution that generates KafkaTopic's).
 #
 # Output: the directory on stdout (nothing else), holding
 #   keda-<v>/keda.sh_scaledobjects.yaml, keda-<v>/keda.sh_triggerauthentications.yaml,
@@ -86,7 +86,7 @@ EOF
 	# execution, less -classpath and its value, each output file moved here.
 	local args=()
 	mapfile -t args < <(unzip -p "$api" META-INF/maven/io.strimzi/api/pom.xml |
-		awk '/<id>generate-crd-co-install-v1-eo<\/id>/{f=1} f&&/<\/arguments>/{exit} f' |
+		awk '/<execution>/{e=""} {e=e $0 "\n"} /<\/execution>/&&e~/topic\.KafkaTopic=/{printf "%s", e; exit}' |
 		grep -o '<argument>[^<]*</argument>' | sed 's/<[/]*argument>//g' | sed '1,2d')
 	[ "${args[0]:-}" = io.strimzi.crdgenerator.CrdGenerator ] || die "the api $STRIMZI_VERSION pom has no CrdGenerator execution for KafkaTopic and KafkaUser"
 	local i
