@@ -85,7 +85,15 @@ EOF
 	# The generator's arguments of the release: the <argument>s of its
 	# execution, less -classpath and its value, each output file moved here.
 	local args=()
-	mapfile -t args < <(unzip -p "$api" META-INF/maven/io.strimzi/api/pom.xml |
+	# The pom inside the jar: unzip, or the JDK's jar tool where unzip is
+	# not installed (Maven needs a JDK).
+	local pom=META-INF/maven/io.strimzi/api/pom.xml
+	if command -v unzip >/dev/null; then
+		unzip -p "$api" "$pom" >"$work/api.pom"
+	else
+		(cd "$work" && jar xf "$api" "$pom" && mv "$pom" api.pom)
+	fi || die "no $pom in $api"
+	mapfile -t args < <(cat "$work/api.pom" |
 		awk '/<execution>/{e=""} {e=e $0 "\n"} /<\/execution>/&&e~/topic\.KafkaTopic=/{printf "%s", e; exit}' |
 		grep -o '<argument>[^<]*</argument>' | sed 's/<[/]*argument>//g' | sed '1,2d')
 	[ "${args[0]:-}" = io.strimzi.crdgenerator.CrdGenerator ] || die "the api $STRIMZI_VERSION pom has no CrdGenerator execution for KafkaTopic and KafkaUser"
