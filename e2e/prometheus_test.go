@@ -46,7 +46,8 @@ func TestRealPrometheus(t *testing.T) {
 	gateway := startLines(t, f.env, "gateway", "--addr", "127.0.0.1:0", "--metrics-addr", gatewayMetrics)
 	proc.waitFor(t, regexp.MustCompile(`reference data loaded`), 60*time.Second)
 	console.waitFor(t, regexp.MustCompile(`STE console for namespace`), 60*time.Second)
-	gateway.waitFor(t, regexp.MustCompile(`STE gateway for namespace`), 60*time.Second)
+	gwLine := regexp.MustCompile(`STE gateway for namespace \S+: (\S+)\n`)
+	gatewayURL := gwLine.FindStringSubmatch(gateway.waitFor(t, gwLine, 60*time.Second))[1]
 
 	// The shipped configuration, pointed at these processes: each job's
 	// DNS discovery replaced by the address of what it scrapes.
@@ -139,6 +140,16 @@ func TestRealPrometheus(t *testing.T) {
 	if r := query(`ste_gateway_ready{job="ste-gateway"} == 1`); len(r) == 0 {
 		t.Error("the gateway is not ready in prometheus")
 	}
+	// An unsigned request, refused by the gateway, is counted in Prometheus.
+	resp, err := http.Get(gatewayURL + "/v1/outputs")
+	must(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("an unsigned request to the gateway: %d, want 401", resp.StatusCode)
+	}
+	wait("the gateway's refusal counted", func() bool {
+		return len(query(`ste_gateway_auth_refusals_total{job="ste-gateway",reason="missing_signature"} >= 1`)) > 0
+	})
 
 	// Every dashboard panel's PromQL, with Grafana's variables as a user of
 	// the dashboard would have them.
