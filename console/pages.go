@@ -80,10 +80,14 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, msg st
 }
 
 func (s *Server) routes() http.Handler {
+	if s.metrics == nil {
+		s.metrics = newSelfMetrics(s.col)
+	}
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.Handle("GET /metrics", s.metrics.handler())
 	mux.HandleFunc("GET /login", s.loginPage)
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.logout)
@@ -102,7 +106,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /at-risk", s.atRiskPage)
 	mux.HandleFunc("GET /at-risk/live", s.atRiskLive)
 	mux.HandleFunc("GET /api/at-risk", s.atRiskJSON)
-	return s.guard(s.auth(mux))
+	return s.guard(s.auth(s.metrics.count(mux)))
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -114,6 +118,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 // ---- access ----
 
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request) {
+	s.metrics.refusals.Inc()
 	if strings.HasPrefix(r.URL.Path, "/api/") || r.Method != http.MethodGet {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="ste console"`)
 		http.Error(w, "a token is required (Authorization: Bearer TOKEN, or sign in at /login)", http.StatusUnauthorized)
@@ -520,6 +525,9 @@ func (s *Server) change(retry bool) http.HandlerFunc {
 		if err != nil {
 			s.fail(w, r, http.StatusBadRequest, err.Error())
 			return
+		}
+		for _, x := range res {
+			s.metrics.changes.WithLabelValues(strings.ToLower(action), x.Outcome).Inc()
 		}
 		back := "/exceptions?" + string(form.Query())
 		if len(ids) == 1 && r.PostForm.Get("from") == "detail" {

@@ -353,17 +353,7 @@ func str(v any, path ...any) string { s, _ := get(v, path...).(string); return s
 // render runs helm template with values and parses the YAML stream.
 func render(t *testing.T, set ...string) []object {
 	t.Helper()
-	args := []string{"template", "rel", "helm/ste", "--namespace", "trading"}
-	for _, s := range set {
-		args = append(args, "--set", s)
-	}
-	cmd := exec.Command(helm(t), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, errb.String())
-	}
-	dec := yaml.NewDecoder(&out)
+	dec := yaml.NewDecoder(bytes.NewReader(renderRaw(t, set...)))
 	var objs []object
 	for {
 		var o object
@@ -379,6 +369,22 @@ func render(t *testing.T, set ...string) []object {
 		}
 	}
 	return objs
+}
+
+// renderRaw is helm template's output with values.
+func renderRaw(t *testing.T, set ...string) []byte {
+	t.Helper()
+	args := []string{"template", "rel", "helm/ste", "--namespace", "trading"}
+	for _, s := range set {
+		args = append(args, "--set", s)
+	}
+	cmd := exec.Command(helm(t), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.Bytes()
 }
 
 func find(objs []object, kind, nameSuffix string) object {
