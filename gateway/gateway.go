@@ -154,6 +154,8 @@ type Server struct {
 	tls     bool
 	trades  TradeLookup
 	parts   atomic.Int32 // partitions of <ns>.outbound, once known
+	tails   *tails       // one consumer per partition of <ns>.outbound read
+	starts  atomic.Pointer[startOffsets]
 }
 
 // Serve runs the gateway until ctx ends. ready, when set, gets the URL it
@@ -204,6 +206,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.tails = newTails(ctx, o.Kafka, s.names.Outbound(), s.adm, s.log)
 	go s.followRefdata(ctx)
 	go s.nonces.follow(ctx, o.Kafka)
 
