@@ -318,8 +318,8 @@ def phase_killwalk():
 
         def long_poll():
             try:
-                get(gw3 + "/v1/outputs?wait=30&after=" + nxt, auth(bic))
-                result["answered"] = True
+                r = get(gw3 + "/v1/outputs?wait=30&after=" + nxt, auth(bic))
+                result["answered"] = "%d %s" % (r.status_code, r.text[:300])
             except requests.RequestException:
                 result["broken"] = True
 
@@ -334,6 +334,7 @@ def phase_killwalk():
             break
         # An output of BIC came first and answered the poll: walk on, again.
         t.join()
+        assert "answered" in result and result["answered"].startswith("200 "), result
         more, nxt = walk(gw1, bic, after=nxt)
         before += more
     assert not result and open_long_polls(env("GW3_METRICS")), "GW3 never held the long poll open: %s" % result
