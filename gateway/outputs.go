@@ -2,10 +2,10 @@ package gateway
 
 import (
 	"context"
-	"math"
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"

@@ -1,0 +1,241 @@
+package gateway_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/gateway"
+	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topics/broker/brokertest"
+)
+
+type noTrades struct{}
+
+func (noTrades) Trade(context.Context, string, string) (matching.View, bool, error) {
+	return matching.View{}, false, nil
+}
+func (noTrades) ByRef(context.Context, string, string, string) ([]matching.View, error) {
+	return nil, nil
+}
+
+// serveGateways starts n gateway instances over a fresh embedded broker
+// with generated reference data: their URLs, the participants, a client.
+func serveGateways(t testing.TB, n int) ([]string, []refdata.Participant, *kgo.Client, string) {
+	t.Helper()
+	addr, dial := brokertest.Start(t)
+	cl := brokertest.Client(t, dial)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	const ns = "gwt"
+	if _, err := topics.Create(ctx, kadm.NewClient(cl), ns, topics.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	set := refdata.Generate(refdata.GenOptions{Seed: 3, Participants: 40})
+	if _, err := topics.PublishRefdata(ctx, cl, ns, set); err != nil {
+		t.Fatal(err)
+	}
+	var urls []string
+	for range n {
+		ready := make(chan string, 1)
+		go gateway.Serve(ctx, gateway.Options{Kafka: kafkaconn.Plaintext(addr), Namespace: ns, Addr: "127.0.0.1:0",
+			Trades: noTrades{}, RatePerSecond: 1e6, Burst: 1e6, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
+			func(u string) { ready <- u })
+		u := <-ready
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			if r, err := http.Get(u + "/v1/health"); err == nil {
+				r.Body.Close()
+				if r.StatusCode == 200 {
+					break
+				}
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("gateway not ready")
+			}
+		}
+		urls = append(urls, u)
+	}
+	var ps []refdata.Participant
+	for _, p := range set.Participants() {
+		if p.Status == refdata.Active && p.BIC != refdata.DefaultUtilityBIC {
+			ps = append(ps, p)
+		}
+	}
+	return urls, ps, cl, ns
+}
+
+type outputsAnswer struct {
+	Outputs []struct {
+		Cursor string `json:"cursor"`
+		MsgId  string `json:"msg_id"`
+	}
+	Next string
+}
+
+func getOutputs(t testing.TB, base, bic, query string) outputsAnswer {
+	t.Helper()
+	u := base + "/v1/outputs?" + query
+	r, _ := http.NewRequest("GET", u, nil)
+	r.Header = gateway.SignedHeaders("GET", u, nil, bic, refdata.DemoPrivateKey(bic), time.Now())
+	resp, err := http.DefaultClient.Do(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		t.Fatalf("GET %s: %d %s", u, resp.StatusCode, b)
+	}
+	var a outputsAnswer
+	if err := json.Unmarshal(b, &a); err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func output(ns, key, receiver, id string) *kgo.Record {
+	return &kgo.Record{Topic: ns + ".outbound", Key: []byte(key),
+		Value: []byte("<Msg><Header><MsgId>" + id + "</MsgId><MsgType>ACK</MsgType><Receiver>" + receiver + "</Receiver></Header><Body/></Msg>")}
+}
+
+// TestOutputsTail: long polls waiting at the end are woken by the tail with
+// the participant's own outputs only (never one keyed by another BIC of the
+// same partition, nor one naming another Receiver); a cursor from one
+// instance goes on at another; a walk from before the tail began (a
+// consumer of its own) and the tail's records join without a gap or a
+// repeat.
+func TestOutputsTail(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a broker")
+	}
+	urls, ps, cl, ns := serveGateways(t, 2)
+	ctx := context.Background()
+	// Two participants of one partition.
+	n := int32(topics.DefaultPartitions)
+	var a, b string
+	for i, p := range ps {
+		for _, q := range ps[i+1:] {
+			if topics.PartitionOf(p.BIC, n) == topics.PartitionOf(q.BIC, n) {
+				a, b = p.BIC, q.BIC
+				break
+			}
+		}
+		if a != "" {
+			break
+		}
+	}
+	if a == "" {
+		t.Fatal("no two participants share a partition")
+	}
+	if err := cl.ProduceSync(ctx, output(ns, a, a, "OLD1"), output(ns, b, b, "B1"), output(ns, a, a, "OLD2")).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	// The tail starts at the end; a walk from the start reads before it.
+	first := getOutputs(t, urls[0], a, "limit=1")
+	if len(first.Outputs) != 1 || first.Outputs[0].MsgId != "OLD1" {
+		t.Fatalf("first output: %+v", first)
+	}
+	end := getOutputs(t, urls[0], a, "after="+first.Next)
+	if len(end.Outputs) != 1 || end.Outputs[0].MsgId != "OLD2" {
+		t.Fatalf("after the first: %+v", end)
+	}
+	// A long poll at the end on each instance, then new records.
+	type polled struct {
+		a   outputsAnswer
+		at  time.Time
+		err error
+	}
+	res := make(chan polled, 2)
+	for _, u := range urls {
+		go func() {
+			r := getOutputs(t, u, a, "wait=20&after="+end.Next)
+			res <- polled{a: r, at: time.Now()}
+		}()
+	}
+	time.Sleep(500 * time.Millisecond)
+	sent := time.Now()
+	if err := cl.ProduceSync(ctx, output(ns, b, b, "B2"), output(ns, a, b, "FORGED"), output(ns, a, a, "NEW1")).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	for range urls {
+		p := <-res
+		if len(p.a.Outputs) != 1 || p.a.Outputs[0].MsgId != "NEW1" {
+			t.Fatalf("long poll: %+v", p.a)
+		}
+		t.Logf("long poll answered %v after the produce", p.at.Sub(sent))
+	}
+	// The other instance goes on from this one's cursor; nothing more yet.
+	next := getOutputs(t, urls[1], a, "after="+end.Next)
+	if len(next.Outputs) != 1 || next.Outputs[0].MsgId != "NEW1" {
+		t.Fatalf("at the other instance: %+v", next)
+	}
+	if r := getOutputs(t, urls[1], a, "after="+next.Next); len(r.Outputs) != 0 || r.Next != next.Next {
+		t.Fatalf("past the end: %+v", r)
+	}
+	// A whole walk from the start: every output of a once, in order.
+	var ids []string
+	after := ""
+	for {
+		q := "limit=1"
+		if after != "" {
+			q += "&after=" + after
+		}
+		r := getOutputs(t, urls[1], a, q)
+		if len(r.Outputs) == 0 {
+			break
+		}
+		ids = append(ids, r.Outputs[0].MsgId)
+		after = r.Next
+	}
+	if got := strings.Join(ids, ","); got != "OLD1,OLD2,NEW1" {
+		t.Fatalf("walk: %s", got)
+	}
+	// b sees its own only.
+	var bids []string
+	for _, o := range getOutputs(t, urls[0], b, "limit=1000").Outputs {
+		bids = append(bids, o.MsgId)
+	}
+	if got := strings.Join(bids, ","); got != "B1,B2" {
+		t.Fatalf("b's outputs: %s", got)
+	}
+}
+
+// BenchmarkSubmitBatch is a submit of 100 messages of one participant
+// through one instance over the embedded broker in this process: for a CPU
+// profile of the gateway's own work (go test -bench SubmitBatch
+// -cpuprofile), the broker's share filtered out by function.
+func BenchmarkSubmitBatch(b *testing.B) {
+	urls, ps, _, _ := serveGateways(b, 1)
+	bic := ps[0].BIC
+	var lines [][]byte
+	for i := range 100 {
+		lines = append(lines, []byte(fmt.Sprintf("<Msg><Header><MsgId>M%d</MsgId><MsgType>NOE</MsgType><Sender>%s</Sender></Header><Body><TradeRef>T%d</TradeRef></Body></Msg>", i, bic, i)))
+	}
+	body := bytes.Join(lines, []byte("\n"))
+	u := urls[0] + "/v1/messages"
+	b.ResetTimer()
+	for range b.N {
+		r, _ := http.NewRequest("POST", u, bytes.NewReader(body))
+		r.Header = gateway.SignedHeaders("POST", u, body, bic, refdata.DemoPrivateKey(bic), time.Now())
+		r.Header.Set("Content-Type", "text/plain")
+		resp, err := http.DefaultClient.Do(r)
+		if err != nil || resp.StatusCode != 202 {
+			b.Fatalf("submit: %v %v", err, resp)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+}
