@@ -131,7 +131,11 @@ func TestGatewayMeasure(t *testing.T) {
 	slices.SortFunc(lsenders, func(a, b string) int { return len(lby[b]) - len(lby[a]) })
 	lreqs := batches(lby, lsenders, urls)
 	lrate := max(rate-probeRate, rate/2)
-	duration := time.Duration(float64(len(lreqs)*100) / lrate * float64(time.Second))
+	lmsgs := 0
+	for _, q := range lreqs {
+		lmsgs += q.n
+	}
+	duration := time.Duration(float64(lmsgs) / lrate * float64(time.Second))
 	_, cby, csenders := readSet(t, capSet)
 	var singles []*http.Request
 	for i := 0; i < int(duration.Seconds()*probeRate); i++ {

@@ -302,7 +302,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
-	b, err := readBody(r.Body)
+	b, err := readBody(r.Body, r.ContentLength)
 	if err != nil {
 		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
 		return
@@ -410,8 +410,27 @@ func (s *Server) originOf(r *http.Request) origin {
 // readBody reads a request body: its first MaxBody+1 bytes kept; a body
 // larger than that is hashed as it streams by (up to maxRead), a smaller
 // one only when its digest is checked, for the members asked (digest).
-func readBody(rc io.Reader) (*body, error) {
+//
+// A body of a declared length up to MaxBody is read straight into a buffer
+// of that size (a batch of 100 messages is ~150 KB: no 32 KB copies and no
+// growing); a length declared wrongly only costs the general path.
+func readBody(rc io.Reader, length int64) (*body, error) {
 	b := &body{}
+	if length >= 0 && length <= MaxBody {
+		b.data = make([]byte, 0, length+1)
+		for int64(len(b.data)) <= length {
+			n, err := rc.Read(b.data[len(b.data):cap(b.data)])
+			b.data = b.data[:len(b.data)+n]
+			b.size += int64(n)
+			if err == io.EOF {
+				return b, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		// Longer than declared: go on with the general path.
+	}
 	buf := make([]byte, 32<<10)
 	var h256, h512 hash.Hash
 	for {

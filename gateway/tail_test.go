@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -18,9 +17,11 @@ import (
 	"github.com/ste-utility/ste/gateway"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker/brokertest"
+	"github.com/ste-utility/ste/workload"
 )
 
 type noTrades struct{}
@@ -213,19 +214,38 @@ func TestOutputsTail(t *testing.T) {
 	}
 }
 
-// BenchmarkSubmitBatch is a submit of 100 messages of one participant
-// through one instance over the embedded broker in this process: for a CPU
-// profile of the gateway's own work (go test -bench SubmitBatch
-// -cpuprofile), the broker's share filtered out by function.
+// BenchmarkSubmitBatch is a submit of 100 generated messages of one
+// participant through one instance over the embedded broker in this
+// process: for a CPU profile of the gateway's own work (go test -bench
+// SubmitBatch -cpuprofile; look under gateway.(*Server).ServeHTTP, the
+// broker and the client run in the same process).
 func BenchmarkSubmitBatch(b *testing.B) {
 	urls, ps, _, _ := serveGateways(b, 1)
-	bic := ps[0].BIC
-	var lines [][]byte
-	for i := range 100 {
-		lines = append(lines, []byte(fmt.Sprintf("<Msg><Header><MsgId>M%d</MsgId><MsgType>NOE</MsgType><Sender>%s</Sender></Header><Body><TradeRef>T%d</TradeRef></Body></Msg>", i, bic, i)))
+	set := refdata.Generate(refdata.GenOptions{Seed: 3, Participants: 40})
+	_ = ps
+	by := map[string][][]byte{}
+	var d schemas.Decoder
+	_, err := workload.Generate(workload.Options{Trades: 1000, Ref: set}, func(l []byte) error {
+		if m, _ := d.Decode(l); m != nil {
+			by[m.Sender] = append(by[m.Sender], bytes.Clone(l))
+		}
+		return nil
+	}, nil)
+	if err != nil {
+		b.Fatal(err)
 	}
-	body := bytes.Join(lines, []byte("\n"))
+	var bic string
+	for s, ms := range by {
+		if len(ms) >= 100 && (bic == "" || s < bic) {
+			bic = s
+		}
+	}
+	if bic == "" {
+		b.Fatal("no sender of 100 messages")
+	}
+	body := bytes.Join(by[bic][:100], []byte("\n"))
 	u := urls[0] + "/v1/messages"
+	b.SetBytes(int64(len(body)))
 	b.ResetTimer()
 	for range b.N {
 		r, _ := http.NewRequest("POST", u, bytes.NewReader(body))
