@@ -177,7 +177,14 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	}
 	defer cl.Close()
 	s.cl, s.adm = cl, kadm.NewClient(cl)
-	s.nonces = newNonces(s.names.Nonces(), cl, s.log)
+	// Nonce records go one per request and every request waits for its
+	// own: a producer of their own that does not linger for more.
+	ncl, err := topics.Client(o.Kafka, kgo.ProducerLinger(0))
+	if err != nil {
+		return err
+	}
+	defer ncl.Close()
+	s.nonces = newNonces(s.names.Nonces(), ncl, s.log)
 	s.trades = o.Trades
 	if s.trades == nil {
 		lc, err := newInstanceLookup(o.Kafka, o.Namespace, o.LookupToken, o.LookupSecret, s.log)
