@@ -7,6 +7,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -227,6 +228,26 @@ func TestGatewayMeasure(t *testing.T) {
 			lat = append(lat, float64(time.Since(s).Microseconds())/1000)
 		}
 	}()
+	// The machine's own tail, for comparison: GET /v1/health (no signature,
+	// no Kafka) at 100/s on the same gateways meanwhile.
+	var hlat []float64
+	swg.Add(1)
+	go func() {
+		defer swg.Done()
+		t0 := time.Now()
+		for i := 0; time.Since(t0) < duration; i++ {
+			time.Sleep(time.Until(t0.Add(time.Duration(float64(i) / probeRate * float64(time.Second)))))
+			s := time.Now()
+			resp, err := http.Get(urls[i%2] + "/v1/health")
+			if err != nil || resp.StatusCode != 200 {
+				t.Errorf("health: %v %v", err, resp)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			hlat = append(hlat, float64(time.Since(s).Microseconds())/1000)
+		}
+	}()
 	lstart := time.Now()
 	lsent, llate := paced(t, lreqs, lrate, 8)
 	lsecs := time.Since(lstart).Seconds()
@@ -238,6 +259,7 @@ func TestGatewayMeasure(t *testing.T) {
 	t.Logf("RESULT load: %d messages in batches over %.1fs (%.0f msg/s asked, the pacer at most %v late) and %d single submits at %.0f/s",
 		lsent, lsecs, lrate, llate.Round(time.Millisecond), len(lat), probeRate)
 	t.Logf("RESULT single submits: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d)", pct(lat, 50), pct(lat, 99), pct(lat, 100), len(lat))
+	t.Logf("RESULT health probes meanwhile (the machine's own tail): p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d)", pct(hlat, 50), pct(hlat, 99), pct(hlat, 100), len(hlat))
 	// Each delivered output's record on <ns>.outbound: its timestamp, set
 	// when the pipeline produced it.
 	stamp := map[[2]int64]time.Time{}

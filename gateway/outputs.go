@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"encoding/binary"
 	"errors"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -110,7 +109,7 @@ func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
-	_, _, end, _, _ := t.since(math.MaxInt64)
+	end := t.end()
 	from := start
 	if hasAfter {
 		c, ok := parseCursor(after)
@@ -142,7 +141,7 @@ func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string
 			from = c.off
 		}
 	}
-	outs, err := s.readOutputs(ctx, &t, bic, n, p, from, limit, time.Duration(wait)*time.Second)
+	outs, err := s.readOutputs(ctx, &t, bic, n, p, from, end, limit, time.Duration(wait)*time.Second)
 	if err != nil && ctx.Err() == nil {
 		s.log.Warn("outputs: reading the outbound topic", "err", err)
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
@@ -245,19 +244,19 @@ func (s *Server) endOffset(ctx context.Context, topic string, p int32) (int64, e
 }
 
 // readOutputs answers a read of partition p from offset from: the records
-// keyed by bic whose Receiver is bic, up to limit, to where the partition
-// ends now; when there is none it waits up to wait for the first. What the
-// tail holds comes from it; positions older than the tail began, from a
-// consumer of their own (scan). *t is replaced when the tail stops.
-func (s *Server) readOutputs(ctx context.Context, t **tail, bic string, n, p int32, from int64, limit int, wait time.Duration) ([]outputJSON, error) {
+// keyed by bic whose Receiver is bic, up to limit, to end (where the
+// partition ended as the request came); when there is none it waits up to
+// wait for the first. What the tail holds comes from it; positions older
+// than the tail began, from a consumer of their own (scan). *t is replaced
+// when the tail stops.
+func (s *Server) readOutputs(ctx context.Context, t **tail, bic string, n, p int32, from, end int64, limit int, wait time.Duration) ([]outputJSON, error) {
 	outs := []outputJSON{}
-	deadline := time.Now().Add(wait)
-	var timer *time.Timer
+	now := time.Now()
+	deadline := now.Add(wait)
+	// Reading to end (the tail may be behind it): up to 10 s, as one fetch.
+	catchUp := now.Add(10 * time.Second)
 	waiting := false
 	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
 		if waiting {
 			s.metrics.longPolls.Dec()
 		}
@@ -286,8 +285,12 @@ func (s *Server) readOutputs(ctx context.Context, t **tail, bic string, n, p int
 			}
 		}
 		from = max(from, next)
-		if len(outs) > 0 || !time.Now().Before(deadline) {
+		behind := from < end
+		if !behind && (len(outs) > 0 || !time.Now().Before(deadline)) {
 			return outs, nil
+		}
+		if behind && !time.Now().Before(catchUp) {
+			return nil, errors.New("the outputs tail did not reach the partition's end in 10 s")
 		}
 		if terr != nil {
 			// Stopped (idle, as this read began): a new one, from here.
@@ -300,18 +303,21 @@ func (s *Server) readOutputs(ctx context.Context, t **tail, bic string, n, p int
 			*t = nt
 			continue
 		}
-		if !waiting {
+		until := deadline
+		if behind {
+			until = catchUp
+		} else if !waiting {
 			waiting = true
 			s.metrics.longPolls.Inc()
 		}
-		if timer == nil {
-			timer = time.NewTimer(time.Until(deadline))
-		}
+		timer := time.NewTimer(time.Until(until))
 		select {
 		case <-moved:
+			timer.Stop()
 		case <-timer.C:
-			return outs, nil
+			// Past the deadline: answered above; past catchUp: refused above.
 		case <-ctx.Done():
+			timer.Stop()
 			return outs, ctx.Err()
 		}
 	}

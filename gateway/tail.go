@@ -16,8 +16,8 @@ import (
 )
 
 // A tail is this instance's one consumer of one partition of <ns>.outbound,
-// started at the partition's end when a participant of that partition first
-// reads its outputs: it keeps the newest records in memory and wakes the
+// started tailLookback records before the partition's end when a participant
+// of that partition first reads its outputs: it keeps the newest records in memory and wakes the
 // long polls waiting on it. Outputs reads at or after where the tail began
 // are answered from it, so a thousand participants polling cost one fetch
 // per new batch, not a consumer each. It holds positions and records only
@@ -30,6 +30,7 @@ type tail struct {
 	mu    sync.Mutex
 	base  int64         // the first offset the tail read from
 	next  int64         // every record of [base, next) still retained is in recs
+	hw    int64         // the partition's end as the brokers last said it
 	recs  []*kgo.Record // ascending offsets
 	bytes int
 	moved chan struct{} // closed and replaced when next moves or the tail stops
@@ -48,6 +49,10 @@ const (
 	tailMaxRecords = 50000
 	tailIdle       = 2 * time.Minute
 )
+
+// tailLookback is how many records before a partition's end a tail starts
+// at (a variable: tests set it to 0 to read behind a tail).
+var tailLookback int64 = 5000
 
 // tails are the instance's tails, by partition.
 type tails struct {
@@ -93,8 +98,19 @@ func (ts *tails) get(ctx context.Context, p int32) (*tail, error) {
 	if !ok || e.Err != nil {
 		return nil, errors.New("no end offset for " + ts.topic)
 	}
+	starts, err := ts.adm.ListStartOffsets(lctx, ts.topic)
+	if err != nil {
+		return nil, err
+	}
+	s, ok := starts.Lookup(ts.topic, p)
+	if !ok || s.Err != nil {
+		return nil, errors.New("no start offset for " + ts.topic)
+	}
+	// A little history too: participants catching up on the last minutes
+	// read it from memory, not with a consumer each.
+	from := max(s.Offset, e.Offset-tailLookback)
 	cl, err := topics.Client(ts.conn,
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{ts.topic: {p: kgo.NewOffset().At(e.Offset)}}),
+		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{ts.topic: {p: kgo.NewOffset().At(from)}}),
 		// A tail is at the end: were its position ever out of range, the end
 		// again, never the start of the partition.
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd()),
@@ -102,7 +118,7 @@ func (ts *tails) get(ctx context.Context, p int32) (*tail, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tail{part: p, base: e.Offset, next: e.Offset, moved: make(chan struct{}), used: time.Now(), reads: 1}
+	t := &tail{part: p, base: from, next: from, hw: e.Offset, moved: make(chan struct{}), used: time.Now(), reads: 1}
 	ts.m[p] = t
 	go ts.run(t, cl)
 	return t, nil
@@ -133,7 +149,9 @@ func (ts *tails) run(t *tail, cl *kgo.Client) {
 				ts.log.Warn("outputs tail: fetching", "partition", t.part, "err", err)
 			}
 		})
-		t.add(fs.Records())
+		hw := int64(-1)
+		fs.EachPartition(func(fp kgo.FetchTopicPartition) { hw = max(hw, fp.HighWatermark) })
+		t.add(fs.Records(), hw)
 		ts.mu.Lock()
 		t.mu.Lock()
 		idle := t.reads == 0 && time.Since(t.used) > tailIdle
@@ -149,11 +167,16 @@ func (ts *tails) run(t *tail, cl *kgo.Client) {
 	}
 }
 
-// add appends records past next and drops the oldest beyond the bounds.
-func (t *tail) add(recs []*kgo.Record) {
+// add appends records past next and drops the oldest beyond the bounds;
+// hw is the partition's end the fetch reported.
+func (t *tail) add(recs []*kgo.Record, hw int64) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	moved := false
+	if hw > t.hw {
+		t.hw = hw
+		moved = true
+	}
 	for _, r := range recs {
 		if r.Offset < t.next {
 			continue
@@ -197,4 +220,12 @@ func (t *tail) since(from int64) (recs []*kgo.Record, base, next int64, moved <-
 	defer t.mu.Unlock()
 	i := sort.Search(len(t.recs), func(i int) bool { return t.recs[i].Offset >= from })
 	return t.recs[i:len(t.recs):len(t.recs)], t.base, t.next, t.moved, t.err
+}
+
+// end is the partition's end as the tail knows it: where its records reach,
+// or further when the brokers said so and the tail has not read that far.
+func (t *tail) end() int64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return max(t.next, t.hw)
 }
