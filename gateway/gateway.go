@@ -144,7 +144,8 @@ type Server struct {
 	o       Options
 	names   topology.Names
 	log     *slog.Logger
-	cl      *kgo.Client // producer of inbound and nonce records, admin
+	cl      *kgo.Client // producer of batches to inbound, admin
+	single  *kgo.Client // producer of nonce records and single messages (no linger)
 	adm     *kadm.Client
 	nonces  *nonces
 	ref     atomic.Pointer[refdata.Set]
@@ -177,13 +178,16 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	}
 	defer cl.Close()
 	s.cl, s.adm = cl, kadm.NewClient(cl)
-	// Nonce records go one per request and every request waits for its
-	// own: a producer of their own that does not linger for more.
+	// Nonce records go one per request, and so does a single-message
+	// submit, each waited for: a producer that does not linger for more
+	// (a batch's records go through cl, which lingers 1 ms to send them in
+	// one request).
 	ncl, err := topics.Client(o.Kafka, kgo.ProducerLinger(0))
 	if err != nil {
 		return err
 	}
 	defer ncl.Close()
+	s.single = ncl
 	s.nonces = newNonces(s.names.Nonces(), ncl, s.log)
 	s.trades = o.Trades
 	if s.trades == nil {

@@ -81,9 +81,13 @@ func (s *Server) serveSubmit(w http.ResponseWriter, r *http.Request, bic string,
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var perr error
+	pcl := s.cl
+	if len(recs) == 1 {
+		pcl = s.single
+	}
 	wg.Add(len(recs))
 	for _, rec := range recs {
-		s.cl.Produce(ctx, rec, func(_ *kgo.Record, err error) {
+		pcl.Produce(ctx, rec, func(_ *kgo.Record, err error) {
 			if err != nil {
 				mu.Lock()
 				perr = err
