@@ -11,11 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/gateway"
-	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -37,22 +35,13 @@ func (noTrades) ByRef(context.Context, string, string, string) ([]matching.View,
 // with generated reference data: their URLs, the participants, a client.
 func serveGateways(t testing.TB, n int) ([]string, []refdata.Participant, *kgo.Client, string) {
 	t.Helper()
-	addr, dial := brokertest.Start(t)
-	cl := brokertest.Client(t, dial)
-	ctx, cancel := context.WithCancel(context.Background())
-	t.Cleanup(cancel)
-	const ns = "gwt"
-	if _, err := topics.Create(ctx, kadm.NewClient(cl), ns, topics.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	ctx, e := brokertest.Namespace(t, "gwt", 0, 10*time.Minute)
 	set := refdata.Generate(refdata.GenOptions{Seed: 3, Participants: 40})
-	if _, err := topics.PublishRefdata(ctx, cl, ns, set); err != nil {
-		t.Fatal(err)
-	}
+	e.Refdata(t, ctx, set)
 	var urls []string
 	for range n {
 		ready := make(chan string, 1)
-		go gateway.Serve(ctx, gateway.Options{Kafka: kafkaconn.Plaintext(addr), Namespace: ns, Addr: "127.0.0.1:0",
+		go gateway.Serve(ctx, gateway.Options{Kafka: e.Conn, Namespace: e.NS, Addr: "127.0.0.1:0",
 			Trades: noTrades{}, RatePerSecond: 1e6, Burst: 1e6, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
 			func(u string) { ready <- u })
 		u := <-ready
@@ -75,7 +64,7 @@ func serveGateways(t testing.TB, n int) ([]string, []refdata.Participant, *kgo.C
 			ps = append(ps, p)
 		}
 	}
-	return urls, ps, cl, ns
+	return urls, ps, e.Client, e.NS
 }
 
 type outputsAnswer struct {
