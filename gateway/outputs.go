@@ -232,15 +232,21 @@ type startOffsets struct {
 func (s *Server) endOffset(ctx context.Context, topic string, p int32) (int64, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	eo, err := s.adm.ListEndOffsets(ctx, topic)
+	return listed(ctx, s.adm.ListEndOffsets, topic, p)
+}
+
+// listed is partition p's offset in a listing (ListStartOffsets,
+// ListEndOffsets).
+func listed(ctx context.Context, list func(context.Context, ...string) (kadm.ListedOffsets, error), topic string, p int32) (int64, error) {
+	l, err := list(ctx, topic)
 	if err != nil {
 		return 0, err
 	}
-	b, ok := eo.Lookup(topic, p)
-	if !ok || b.Err != nil {
-		return 0, errors.New("no end offset for " + topic)
+	o, ok := l.Lookup(topic, p)
+	if !ok || o.Err != nil {
+		return 0, errors.New("no offsets of " + topic)
 	}
-	return b.Offset, nil
+	return o.Offset, nil
 }
 
 // readOutputs answers a read of partition p from offset from: the records

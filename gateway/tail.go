@@ -90,25 +90,17 @@ func (ts *tails) get(ctx context.Context, p int32) (*tail, error) {
 	}
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	ends, err := ts.adm.ListEndOffsets(lctx, ts.topic)
+	end, err := listed(lctx, ts.adm.ListEndOffsets, ts.topic, p)
 	if err != nil {
 		return nil, err
 	}
-	e, ok := ends.Lookup(ts.topic, p)
-	if !ok || e.Err != nil {
-		return nil, errors.New("no end offset for " + ts.topic)
-	}
-	starts, err := ts.adm.ListStartOffsets(lctx, ts.topic)
+	start, err := listed(lctx, ts.adm.ListStartOffsets, ts.topic, p)
 	if err != nil {
 		return nil, err
-	}
-	s, ok := starts.Lookup(ts.topic, p)
-	if !ok || s.Err != nil {
-		return nil, errors.New("no start offset for " + ts.topic)
 	}
 	// A little history too: participants catching up on the last minutes
 	// read it from memory, not with a consumer each.
-	from := max(s.Offset, e.Offset-tailLookback)
+	from := max(start, end-tailLookback)
 	cl, err := topics.Client(ts.conn,
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{ts.topic: {p: kgo.NewOffset().At(from)}}),
 		// A tail is at the end: were its position ever out of range, the end
@@ -118,7 +110,7 @@ func (ts *tails) get(ctx context.Context, p int32) (*tail, error) {
 	if err != nil {
 		return nil, err
 	}
-	t := &tail{part: p, base: from, next: from, hw: e.Offset, moved: make(chan struct{}), used: time.Now(), reads: 1}
+	t := &tail{part: p, base: from, next: from, hw: end, moved: make(chan struct{}), used: time.Now(), reads: 1}
 	ts.m[p] = t
 	go ts.run(t, cl)
 	return t, nil
