@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -77,23 +78,28 @@ type outputsAnswer struct {
 
 func getOutputs(t testing.TB, base, bic, query string) outputsAnswer {
 	t.Helper()
+	a, err := readOutputs(base, bic, query)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+func readOutputs(base, bic, query string) (outputsAnswer, error) {
+	var a outputsAnswer
 	u := base + "/v1/outputs?" + query
 	r, _ := http.NewRequest("GET", u, nil)
 	r.Header = gateway.SignedHeaders("GET", u, nil, bic, refdata.DemoPrivateKey(bic), time.Now())
 	resp, err := http.DefaultClient.Do(r)
 	if err != nil {
-		t.Fatal(err)
+		return a, err
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != 200 {
-		t.Fatalf("GET %s: %d %s", u, resp.StatusCode, b)
+		return a, fmt.Errorf("GET %s: %d %s", u, resp.StatusCode, b)
 	}
-	var a outputsAnswer
-	if err := json.Unmarshal(b, &a); err != nil {
-		t.Fatal(err)
-	}
-	return a
+	return a, json.Unmarshal(b, &a)
 }
 
 func output(ns, key, receiver, id string) *kgo.Record {
@@ -153,8 +159,8 @@ func TestOutputsTail(t *testing.T) {
 	res := make(chan polled, 2)
 	for _, u := range urls {
 		go func() {
-			r := getOutputs(t, u, a, "wait=20&after="+end.Next)
-			res <- polled{a: r, at: time.Now()}
+			r, err := readOutputs(u, a, "wait=20&after="+end.Next)
+			res <- polled{a: r, at: time.Now(), err: err}
 		}()
 	}
 	time.Sleep(500 * time.Millisecond)
@@ -164,6 +170,9 @@ func TestOutputsTail(t *testing.T) {
 	}
 	for range urls {
 		p := <-res
+		if p.err != nil {
+			t.Fatal(p.err)
+		}
 		if len(p.a.Outputs) != 1 || p.a.Outputs[0].MsgId != "NEW1" {
 			t.Fatalf("long poll: %+v", p.a)
 		}
