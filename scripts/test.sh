@@ -10,7 +10,8 @@
 #
 # Lane 1 takes the suites that start the most brokers and processes (e2e's
 # conformance, Kafka-tools, secured-cluster and kill-loop scenarios,
-# e2e/chaos, deploy/kafka); lane 2 takes lint and everything else,
+# e2e/chaos, deploy/kafka, and processors/offline's many-order runs);
+# lane 2 takes lint and everything else,
 # including e2e's remaining scenarios (a second e2e test binary: its own
 # ste build, its own brokers). The split
 # balances the two lanes' times measured on this machine
@@ -31,7 +32,7 @@ mod=$($GO list -m)
 # e2e's tests that run in lane 1 (a regular expression for -run; lane 2
 # runs the rest with -skip, so every e2e test runs in exactly one lane).
 E2E_LANE1='^(TestConformance|TestKafkaTools|TestSecuredCluster|TestDiskTablesKillLoop)$'
-lane1_pkgs=("$mod/e2e/chaos" "$mod/deploy/kafka")
+lane1_pkgs=("$mod/e2e/chaos" "$mod/deploy/kafka" "$mod/processors/offline")
 
 mapfile -t all < <($GO list ./...)
 lane2_pkgs=()
