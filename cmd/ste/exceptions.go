@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -16,7 +17,6 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/termsafe"
 	"github.com/ste-utility/ste/trust"
-	"github.com/ste-utility/ste/when"
 )
 
 // untrusted is standard output for text from records — a rejected
@@ -71,28 +71,23 @@ func newExcFlags(name, synopsis string, changes bool) *excFlags {
 	return f
 }
 
-// filter reads the filter flags.
+// filter reads the filter flags (exceptions.FilterText, as the console
+// reads its form): open by default when changing by filter.
 func (f *excFlags) filter(ids []string) (exceptions.Filter, error) {
-	var flt exceptions.Filter
-	var err error
-	if flt.Since, err = when.Time(*f.since); err != nil {
-		return flt, usageError{"--since: " + err.Error()}
+	var def exceptions.State
+	if f.changes && len(ids) == 0 {
+		def = exceptions.Open
 	}
-	if flt.Until, err = when.Time(*f.until); err != nil {
-		return flt, usageError{"--until: " + err.Error()}
+	flt, err := exceptions.FilterText{Since: *f.since, Until: *f.until, Sender: *f.sender, Reason: *f.reason,
+		MsgId: *f.msgID, State: *f.state}.Parse(def)
+	var fe *exceptions.FilterError
+	switch {
+	case errors.As(err, &fe) && fe.Field == "state":
+		return flt, usageError{fmt.Sprintf("--state %q: %v", fe.Value, fe.Err)}
+	case err != nil:
+		return flt, usageError{"--" + err.Error()}
 	}
-	flt.Sender, flt.Reason, flt.MsgId, flt.IDs = *f.sender, strings.ToUpper(*f.reason), *f.msgID, ids
-	state := *f.state
-	if state == "" && f.changes && len(ids) == 0 {
-		state = "open"
-	}
-	if state != "" && state != "all" {
-		st, ok := exceptions.ParseState(state)
-		if !ok {
-			return flt, usageError{fmt.Sprintf("--state %q: want open, retried, resolved, archived or all", state)}
-		}
-		flt.States = []exceptions.State{st}
-	}
+	flt.IDs = ids
 	return flt, nil
 }
 
