@@ -21,8 +21,8 @@ import (
 )
 
 func init() {
-	register(command{"analytics", "ingest CLS, audit, exceptions and monitor samples into ClickHouse until interrupted", analyticsCmd})
-	register(command{"report", "analytics reports: counts, throughput, degradation, queues, latency, exceptions", reportCmd})
+	register(command{Name: "analytics", Summary: "ingest CLS, audit, exceptions and monitor samples into ClickHouse until interrupted", Run: analyticsCmd})
+	register(command{Name: "report", Summary: "analytics reports: counts, throughput, degradation, queues, latency, exceptions", Run: reportCmd})
 }
 
 // clickhouseFlag is the store's address; empty means the embedded endpoint
@@ -41,21 +41,21 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	flush := fs.Duration("flush", ingest.DefaultFlushInterval, "insert a table's rows at least this often")
 	group := fs.String("group", "", "consumer group (default <ns>.analytics); one group per store: two stores fed by one group would each get part of the records")
 	fromStore := fs.Bool("from-store", false, "ignore the group's committed offsets: resume after what the store holds (fill a new or rebuilt store; never doubles rows)")
-	fs.logFlags()
+	fs.LogFlags()
 	catchUp := fs.Bool("catch-up", false, "ingest what the topics hold now, then exit (a finished run or sandbox, before ste diff --clickhouse)")
 	secretOf := secretFlag(fs)
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
 	}
-	ret, err := retention.get()
+	ret, err := retention.Get()
 	if err != nil {
 		return err
 	}
 	if *batchRows < 1 || *flush <= 0 {
-		return usageError{"--batch-rows and --flush must be positive"}
+		return usageError{Msg: "--batch-rows and --flush must be positive"}
 	}
 	// Brokers first: an unreachable cluster should not start an embedded
 	// store as a side effect of a command that cannot run.
@@ -63,7 +63,7 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := fs.log
+	log := fs.Log
 	st, err := analytics.Open(ctx, *dsn, steHome(), store.Options{Retention: ret})
 	if err != nil {
 		return err
@@ -120,29 +120,29 @@ func reportCmd(ctx context.Context, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if name == "" {
-		return usageError{"a report name is required: " + strings.Join(report.Names, ", ")}
+		return usageError{Msg: "a report name is required: " + strings.Join(report.Names, ", ")}
 	}
 	known := false
 	for _, n := range report.Names {
 		known = known || n == name
 	}
 	if !known {
-		return usageError{fmt.Sprintf("unknown report %q (want one of %s)", name, strings.Join(report.Names, ", "))}
+		return usageError{Msg: fmt.Sprintf("unknown report %q (want one of %s)", name, strings.Join(report.Names, ", "))}
 	}
 	if *window < 0 {
-		return usageError{"--window must not be negative"}
+		return usageError{Msg: "--window must not be negative"}
 	}
 	p := report.Params{Namespace: *ns, Window: *window}
 	var err error
 	if p.Since, err = when.Time(*since); err != nil {
-		return usageError{"--since: " + err.Error()}
+		return usageError{Msg: "--since: " + err.Error()}
 	}
 	if p.Until, err = when.Time(*until); err != nil {
-		return usageError{"--until: " + err.Error()}
+		return usageError{Msg: "--until: " + err.Error()}
 	}
 	switch *by {
 	case "":
@@ -151,14 +151,14 @@ func reportCmd(ctx context.Context, args []string) error {
 	case "minute", "m", "1m":
 		p.Step = time.Minute
 	default:
-		return usageError{fmt.Sprintf("--by %q: second or minute", *by)}
+		return usageError{Msg: fmt.Sprintf("--by %q: second or minute", *by)}
 	}
 	if *plotFile != "" {
 		if !charts.Plottable(name) {
-			return usageError{fmt.Sprintf("report %s has no plot", name)}
+			return usageError{Msg: fmt.Sprintf("report %s has no plot", name)}
 		}
 		if ext := strings.ToLower(*plotFile); !strings.HasSuffix(ext, ".png") && !strings.HasSuffix(ext, ".svg") {
-			return usageError{fmt.Sprintf("--plot %q: the file must end in .png or .svg", *plotFile)}
+			return usageError{Msg: fmt.Sprintf("--plot %q: the file must end in .png or .svg", *plotFile)}
 		}
 		p.Series = true
 	}

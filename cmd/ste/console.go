@@ -12,7 +12,7 @@ import (
 )
 
 func init() {
-	register(command{"console", "the operator console: live stages, throughput history, exceptions to retry, trades (a web page)", consoleCmd})
+	register(command{Name: "console", Summary: "the operator console: live stages, throughput history, exceptions to retry, trades (a web page)", Run: consoleCmd})
 }
 
 func consoleCmd(ctx context.Context, args []string) error {
@@ -26,8 +26,8 @@ func consoleCmd(ctx context.Context, args []string) error {
 		"comma-separated DNS names the console is reached by, besides localhost and IP addresses; other Host headers are refused (DNS rebinding) unless tokens guard a console beyond loopback ($STE_CONSOLE_HOSTS)")
 	dsn := clickhouseFlag(fs)
 	noAnalytics := fs.Bool("no-analytics", false, "show no history or journeys (no ClickHouse)")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
@@ -37,7 +37,7 @@ func consoleCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := console.Options{Kafka: k, Namespace: *ns, Addr: *addr, Logger: fs.log, LocalOperator: localOperator()}
+	o := console.Options{Kafka: k, Namespace: *ns, Addr: *addr, Logger: fs.Log, LocalOperator: localOperator()}
 	if o.Secret, err = secret(); err != nil {
 		return err
 	}
@@ -48,7 +48,7 @@ func consoleCmd(ctx context.Context, args []string) error {
 	}
 	if *tokens != "" {
 		if o.Tokens, err = console.LoadTokens(*tokens); err != nil {
-			return usageError{"--auth-tokens: " + err.Error()}
+			return usageError{Msg: "--auth-tokens: " + err.Error()}
 		}
 	}
 	if !*noAnalytics {

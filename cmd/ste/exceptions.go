@@ -25,10 +25,10 @@ import (
 var untrusted = termsafe.Writer(os.Stdout)
 
 func init() {
-	register(command{"exceptions list", "list a namespace's exceptions with their states, by reason and sender, filtered", exceptionsList})
-	register(command{"exceptions show", "one exception: detail, the message's fields, the NACK sent, state and retries", exceptionsShow})
-	register(command{"exceptions retry", "retry exceptions once their cause is fixed (messages.md §7): named ones or a filter's", exceptionsRetry})
-	register(command{"exceptions archive", "close exceptions that need no retry, with a note", exceptionsArchive})
+	register(command{Name: "exceptions list", Summary: "list a namespace's exceptions with their states, by reason and sender, filtered", Run: exceptionsList})
+	register(command{Name: "exceptions show", Summary: "one exception: detail, the message's fields, the NACK sent, state and retries", Run: exceptionsShow})
+	register(command{Name: "exceptions retry", Summary: "retry exceptions once their cause is fixed (messages.md §7): named ones or a filter's", Run: exceptionsRetry})
+	register(command{Name: "exceptions archive", Summary: "close exceptions that need no retry, with a note", Run: exceptionsArchive})
 }
 
 // excFlags are the flags every exceptions command shares: the cluster, the
@@ -83,9 +83,9 @@ func (f *excFlags) filter(ids []string) (exceptions.Filter, error) {
 	var fe *exceptions.FilterError
 	switch {
 	case errors.As(err, &fe) && fe.Field == "state":
-		return flt, usageError{fmt.Sprintf("--state %q: %v", fe.Value, fe.Err)}
+		return flt, usageError{Msg: fmt.Sprintf("--state %q: %v", fe.Value, fe.Err)}
 	case err != nil:
-		return flt, usageError{"--" + err.Error()}
+		return flt, usageError{Msg: "--" + err.Error()}
 	}
 	flt.IDs = ids
 	return flt, nil
@@ -94,7 +94,7 @@ func (f *excFlags) filter(ids []string) (exceptions.Filter, error) {
 // parse parses the flags, with exception ids as positional arguments, and
 // reads the filter.
 func (f *excFlags) parse(args []string) ([]string, exceptions.Filter, error) {
-	ids, err := f.fs.parseArgs(args)
+	ids, err := f.fs.ReadArgs(args)
 	if err != nil {
 		return nil, exceptions.Filter{}, err
 	}
@@ -143,7 +143,7 @@ func exceptionsList(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(ids) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q (ste exceptions show ID for one)", ids[0])}
+		return usageError{Msg: fmt.Sprintf("unexpected argument %q (ste exceptions show ID for one)", ids[0])}
 	}
 	book, _, err := f.load(ctx)
 	if err != nil {
@@ -166,7 +166,7 @@ func exceptionsShow(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(ids) != 1 {
-		return usageError{"name one exception id (ste exceptions list shows them)"}
+		return usageError{Msg: "name one exception id (ste exceptions list shows them)"}
 	}
 	book, k, err := f.load(ctx)
 	if err != nil {
@@ -208,7 +208,7 @@ func exceptionsChange(ctx context.Context, f *excFlags, args []string, retry boo
 		return err
 	}
 	if len(ids) == 0 && flt.Since.IsZero() && flt.Until.IsZero() && flt.Sender == "" && flt.Reason == "" && flt.MsgId == "" {
-		return usageError{"name exception ids, or select them with --reason, --sender, --msg-id, --since or --until"}
+		return usageError{Msg: "name exception ids, or select them with --reason, --sender, --msg-id, --since or --until"}
 	}
 	op := f.operatorName()
 	book, k, err := f.load(ctx)

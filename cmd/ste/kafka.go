@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -26,13 +25,13 @@ import (
 )
 
 func init() {
-	register(command{"broker", "run the embedded Kafka-protocol broker (kfake) until interrupted", runBroker})
-	register(command{"topics create", "create every topic of a namespace (idempotent)", topicsCreate})
-	register(command{"topics manifest", "print a namespace's topics as Strimzi KafkaTopic resources (for topics an operator owns)", topicsManifest})
-	register(command{"refdata load", "publish a reference data directory to <ns>.refdata", refdataLoad})
-	register(command{"process", "run the processor groups (validate, identity, match) until interrupted", process})
-	register(command{"instances", "list the running instances of a namespace from the instance registry", listInstances})
-	register(command{"drive", "send a message set to <ns>.inbound", drive})
+	register(command{Name: "broker", Summary: "run the embedded Kafka-protocol broker (kfake) until interrupted", Run: runBroker})
+	register(command{Name: "topics create", Summary: "create every topic of a namespace (idempotent)", Run: topicsCreate})
+	register(command{Name: "topics manifest", Summary: "print a namespace's topics as Strimzi KafkaTopic resources (for topics an operator owns)", Run: topicsManifest})
+	register(command{Name: "refdata load", Summary: "publish a reference data directory to <ns>.refdata", Run: refdataLoad})
+	register(command{Name: "process", Summary: "run the processor groups (validate, identity, match) until interrupted", Run: process})
+	register(command{Name: "instances", Summary: "list the running instances of a namespace from the instance registry", Run: listInstances})
+	register(command{Name: "drive", Summary: "send a message set to <ns>.inbound", Run: drive})
 }
 
 // steHome is where embedded defaults live.
@@ -53,7 +52,7 @@ func namespaceFlag(fs *flagSet) *string {
 
 func validNamespace(ns string) error {
 	if err := topology.ValidNamespace(ns); err != nil {
-		return usageError{"--" + err.Error()}
+		return usageError{Msg: "--" + err.Error()}
 	}
 	return nil
 }
@@ -75,15 +74,15 @@ func runBroker(ctx context.Context, args []string) error {
 	noAuto := fs.Bool("no-auto-create", false, "do not create topics on first use (like a production cluster with auto.create.topics.enable=false)")
 	brokers := fs.Int("brokers", 1, "brokers in this process (leadership spread over them; the first line printed lists them all)")
 	control := fs.String("control", "", "serve the fault controls (leader loss, node back, leader shuffle, below min ISR) on this loopback address")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *parts < 1 || *brokers < 1 {
-		return usageError{"--partitions and --brokers must be positive"}
+		return usageError{Msg: "--partitions and --brokers must be positive"}
 	}
 	return broker.Run(ctx, broker.Options{Addr: *addr, DataDir: *data, Partitions: *parts, NoAutoCreate: *noAuto, Brokers: *brokers},
-		*control, os.Stdout, fs.log)
+		*control, os.Stdout, fs.Log)
 }
 
 func topicsCreate(ctx context.Context, args []string) error {
@@ -91,8 +90,8 @@ func topicsCreate(ctx context.Context, args []string) error {
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	layout := layoutFlags(fs, 0)
 	perBIC := fs.Bool("deliver-per-participant", false, "also create <ns>.out.<BIC> for every participant on <ns>.refdata (load reference data first)")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
@@ -102,7 +101,7 @@ func topicsCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	o.Log = fs.log
+	o.Log = fs.Log
 	k, err := kafka()
 	if err != nil {
 		return err
@@ -134,11 +133,11 @@ func topicsManifest(_ context.Context, args []string) error {
 	cluster := fs.String("cluster", "", "the Strimzi Kafka cluster (the strimzi.io/cluster label) (required)")
 	k8sNS := fs.String("k8s-namespace", "", "Kubernetes namespace of the resources (default: kubectl's)")
 	layout := layoutFlags(fs, topics.MaxReplication)
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *cluster == "" {
-		return usageError{"--cluster is required (the name of the Strimzi Kafka resource)"}
+		return usageError{Msg: "--cluster is required (the name of the Strimzi Kafka resource)"}
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
@@ -168,12 +167,12 @@ func refdataLoad(ctx context.Context, args []string) error {
 	dir := fs.String("dir", "", "reference data directory (the five CSV files) (required)")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	topicOpts := topicFlags(fs)
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *dir == "" {
-		return usageError{"--dir is required"}
+		return usageError{Msg: "--dir is required"}
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
@@ -190,7 +189,7 @@ func refdataLoad(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	to.Log = fs.log
+	to.Log = fs.Log
 	n, err := publishRefdata(ctx, k, *ns, to, set)
 	if err != nil {
 		return err
@@ -217,8 +216,8 @@ func process(ctx context.Context, args []string) error {
 	topicOpts := topicFlags(fs)
 	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
 	pf := addProcessFlags(fs, "127.0.0.1:0")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
@@ -250,7 +249,7 @@ func process(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	o, release, err := pf.instance(o, fs.log)
+	o, release, err := pf.instance(o, fs.Log)
 	if err != nil {
 		return err
 	}
@@ -265,15 +264,15 @@ func drive(ctx context.Context, args []string) error {
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	topicOpts := topicFlags(fs)
 	rate := fs.Float64("rate", 0, "messages per second (0: full speed)")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *in == "" {
-		return usageError{"--in is required"}
+		return usageError{Msg: "--in is required"}
 	}
 	if *rate < 0 {
-		return usageError{"--rate must be 0 (full speed) or positive"}
+		return usageError{Msg: "--rate must be 0 (full speed) or positive"}
 	}
 	if err := validNamespace(*ns); err != nil {
 		return err
@@ -296,7 +295,7 @@ func drive(ctx context.Context, args []string) error {
 		return err
 	}
 	defer cl.Close()
-	to.Log = fs.log
+	to.Log = fs.Log
 	if err := topics.Ensure(ctx, kadm.NewClient(cl), *ns, to); err != nil {
 		return err
 	}
@@ -317,20 +316,8 @@ func drive(ctx context.Context, args []string) error {
 	return nil
 }
 
-// bar is a spinner-like bar: the total is unknown while streaming a file.
-func bar(n int64) string {
-	const width = 20
-	pos := int(n/1000) % width
-	return "[" + strings.Repeat("=", pos) + ">" + strings.Repeat(" ", width-pos) + "]"
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 func init() {
-	register(command{"topics dump", "write a topic's records, from its start to its current end, one per line", topicsDump})
+	register(command{Name: "topics dump", Summary: "write a topic's records, from its start to its current end, one per line", Run: topicsDump})
 }
 
 func topicsDump(ctx context.Context, args []string) error {
@@ -338,11 +325,11 @@ func topicsDump(ctx context.Context, args []string) error {
 	kafka := kafkaFlags(fs)
 	topic := fs.String("topic", "", "topic name, e.g. ste.cls (required)")
 	out := fs.String("out", "-", "output file (.gz/.zst compresses); - for stdout")
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *topic == "" {
-		return usageError{"--topic is required"}
+		return usageError{Msg: "--topic is required"}
 	}
 	k, err := kafka()
 	if err != nil {
@@ -377,7 +364,7 @@ func listInstances(ctx context.Context, args []string) error {
 	fs := flags("instances", "[--brokers B] [--namespace NS] [--json]")
 	kafka, ns, secret := kafkaFlags(fs), namespaceFlag(fs), secretFlag(fs)
 	asJSON := fs.Bool("json", false, "one JSON array instead of a table")
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if err := validNamespace(*ns); err != nil {
