@@ -21,6 +21,8 @@ type FlagSet struct {
 	// command has them (LogFlags), else text at info, on stderr.
 	Log                 *slog.Logger
 	logFormat, logLevel *string
+	// checks run once the flags are read (Check).
+	checks []func() error
 }
 
 // Flags is the flag set of command name ("exceptions show"), whose
@@ -46,6 +48,11 @@ func (f *FlagSet) Read(args []string) error {
 	if f.NArg() > 0 {
 		return UsageError{fmt.Sprintf("unexpected argument %q", f.Arg(0))}
 	}
+	for _, check := range f.checks {
+		if err := check(); err != nil {
+			return err
+		}
+	}
 	format, level := "text", "info"
 	if f.logFormat != nil {
 		format, level = *f.logFormat, *f.logLevel
@@ -57,6 +64,10 @@ func (f *FlagSet) Read(args []string) error {
 	f.Log = log
 	return nil
 }
+
+// Check adds a check of a flag's value that Read runs once the flags are
+// read (a namespace flag checks its name), so that no command forgets it.
+func (f *FlagSet) Check(check func() error) { f.checks = append(f.checks, check) }
 
 // ReadArgs parses flags and positional arguments in any order (ste
 // exceptions show ID --json) and returns the positional ones.

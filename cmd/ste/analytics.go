@@ -47,9 +47,6 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	if err := fs.Read(args); err != nil {
 		return err
 	}
-	if err := validNamespace(*ns); err != nil {
-		return err
-	}
 	ret, err := retention.Get()
 	if err != nil {
 		return err

@@ -109,9 +109,6 @@ func runMonitor(ctx context.Context, args []string) error {
 	if *interval <= 0 || *duration < 0 {
 		return usageError{Msg: "--interval must be positive and --duration not negative"}
 	}
-	if err := validNamespace(*ns); err != nil {
-		return err
-	}
 	k, err := kafka()
 	if err != nil {
 		return err

@@ -30,9 +30,6 @@ func consoleCmd(ctx context.Context, args []string) error {
 	if err := fs.Read(args); err != nil {
 		return err
 	}
-	if err := validNamespace(*ns); err != nil {
-		return err
-	}
 	k, err := kafka()
 	if err != nil {
 		return err

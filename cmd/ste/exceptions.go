@@ -98,9 +98,6 @@ func (f *excFlags) parse(args []string) ([]string, exceptions.Filter, error) {
 	if err != nil {
 		return nil, exceptions.Filter{}, err
 	}
-	if err := validNamespace(*f.ns); err != nil {
-		return nil, exceptions.Filter{}, err
-	}
 	flt, err := f.filter(ids)
 	return ids, flt, err
 }

@@ -40,9 +40,6 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	if err := fs.Read(args); err != nil {
 		return err
 	}
-	if err := validNamespace(*ns); err != nil {
-		return err
-	}
 	k, err := kafka()
 	if err != nil {
 		return err

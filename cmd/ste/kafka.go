@@ -47,7 +47,9 @@ func steHome() string {
 }
 
 func namespaceFlag(fs *flagSet) *string {
-	return fs.String("namespace", envOr("STE_NAMESPACE", "ste"), "topic namespace ($STE_NAMESPACE)")
+	ns := fs.String("namespace", envOr("STE_NAMESPACE", "ste"), "topic namespace ($STE_NAMESPACE)")
+	fs.Check(func() error { return validNamespace(*ns) })
+	return ns
 }
 
 func validNamespace(ns string) error {
@@ -94,9 +96,6 @@ func topicsCreate(ctx context.Context, args []string) error {
 	if err := fs.Read(args); err != nil {
 		return err
 	}
-	if err := validNamespace(*ns); err != nil {
-		return err
-	}
 	o, err := layout()
 	if err != nil {
 		return err
@@ -139,9 +138,6 @@ func topicsManifest(_ context.Context, args []string) error {
 	if *cluster == "" {
 		return usageError{Msg: "--cluster is required (the name of the Strimzi Kafka resource)"}
 	}
-	if err := validNamespace(*ns); err != nil {
-		return err
-	}
 	o, err := layout()
 	if err != nil {
 		return err
@@ -173,9 +169,6 @@ func refdataLoad(ctx context.Context, args []string) error {
 	}
 	if *dir == "" {
 		return usageError{Msg: "--dir is required"}
-	}
-	if err := validNamespace(*ns); err != nil {
-		return err
 	}
 	to, err := topicOpts()
 	if err != nil {
@@ -218,9 +211,6 @@ func process(ctx context.Context, args []string) error {
 	pf := addProcessFlags(fs, "127.0.0.1:0")
 	fs.LogFlags()
 	if err := fs.Read(args); err != nil {
-		return err
-	}
-	if err := validNamespace(*ns); err != nil {
 		return err
 	}
 	to, err := topicOpts()
@@ -273,9 +263,6 @@ func drive(ctx context.Context, args []string) error {
 	}
 	if *rate < 0 {
 		return usageError{Msg: "--rate must be 0 (full speed) or positive"}
-	}
-	if err := validNamespace(*ns); err != nil {
-		return err
 	}
 	to, err := topicOpts()
 	if err != nil {
@@ -365,9 +352,6 @@ func listInstances(ctx context.Context, args []string) error {
 	kafka, ns, secret := kafkaFlags(fs), namespaceFlag(fs), secretFlag(fs)
 	asJSON := fs.Bool("json", false, "one JSON array instead of a table")
 	if err := fs.Read(args); err != nil {
-		return err
-	}
-	if err := validNamespace(*ns); err != nil {
 		return err
 	}
 	k, err := reachable(ctx, kafka)
