@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,36 +78,9 @@ func gen(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	w, err := msgset.Create(*out)
+	man, err := workload.WriteFiles(workload.Options{Trades: *trades, Seed: *seed, Mix: workload.Mix(*mix), Ref: ref, TradeDate: td},
+		*out, *plansOut)
 	if err != nil {
-		return err
-	}
-	var plans func(workload.TradePlan)
-	var pf *os.File
-	var pw *bufio.Writer
-	if *plansOut {
-		if pf, err = os.Create(*out + ".trades.jsonl"); err != nil {
-			return err
-		}
-		defer pf.Close()
-		pw = bufio.NewWriter(pf)
-		enc := json.NewEncoder(pw)
-		plans = func(p workload.TradePlan) { enc.Encode(p) }
-	}
-	man, err := workload.Generate(workload.Options{Trades: *trades, Seed: *seed, Mix: workload.Mix(*mix), Ref: ref, TradeDate: td},
-		w.Write, plans)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if pw != nil {
-		if err := pw.Flush(); err != nil {
-			return err
-		}
-	}
-	if err := os.WriteFile(*out+".manifest.json", man.Marshal(), 0o644); err != nil {
 		return err
 	}
 	line, _ := json.Marshal(man)
