@@ -210,12 +210,7 @@ func (s *Server) historyParams(q url.Values) (string, report.Params, error) {
 	if p.Until, err = when.Time(q.Get("until")); err != nil {
 		return "", p, fmt.Errorf("until: %v", err)
 	}
-	switch q.Get("by") {
-	case "second":
-		p.Step = time.Second
-	case "minute":
-		p.Step = time.Minute
-	}
+	p.Step, _ = report.Step(q.Get("by")) // anything else: the report's choice
 	if w := q.Get("window"); w != "" {
 		if p.Window, err = when.Duration(w); err != nil {
 			return "", p, fmt.Errorf("window %q: a duration such as 10s or 5m", w)

@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/analytics/charts"
@@ -83,18 +83,10 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	} else {
 		log.Warn("no utility secret: exceptions are ingested without checking the utility's proof (name it with --utility-secret)")
 	}
-	if !*catchUp {
-		return ingest.Run(ctx, o)
+	if *catchUp {
+		return ingest.CatchUp(ctx, o)
 	}
-	in, err := ingest.Start(ctx, o)
-	if err != nil {
-		return err
-	}
-	if err := in.CatchUp(ctx); err != nil {
-		in.Stop()
-		return err
-	}
-	return in.Stop()
+	return ingest.Run(ctx, o)
 }
 
 func reportCmd(ctx context.Context, args []string) error {
@@ -123,11 +115,7 @@ func reportCmd(ctx context.Context, args []string) error {
 	if name == "" {
 		return usageError{Msg: "a report name is required: " + strings.Join(report.Names, ", ")}
 	}
-	known := false
-	for _, n := range report.Names {
-		known = known || n == name
-	}
-	if !known {
+	if !slices.Contains(report.Names, name) {
 		return usageError{Msg: fmt.Sprintf("unknown report %q (want one of %s)", name, strings.Join(report.Names, ", "))}
 	}
 	if *window < 0 {
@@ -141,14 +129,8 @@ func reportCmd(ctx context.Context, args []string) error {
 	if p.Until, err = when.Time(*until); err != nil {
 		return usageError{Msg: "--until: " + err.Error()}
 	}
-	switch *by {
-	case "":
-	case "second", "s", "1s":
-		p.Step = time.Second
-	case "minute", "m", "1m":
-		p.Step = time.Minute
-	default:
-		return usageError{Msg: fmt.Sprintf("--by %q: second or minute", *by)}
+	if p.Step, err = report.Step(*by); err != nil {
+		return usageError{Msg: "--by " + err.Error()}
 	}
 	if *plotFile != "" {
 		if !charts.Plottable(name) {
