@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
@@ -328,16 +327,7 @@ func topicsDump(ctx context.Context, args []string) error {
 	if isTerminal(os.Stdout) {
 		stdout = untrusted
 	}
-	write := func(b []byte) error { _, err := stdout.Write(append(b, '\n')); return err }
-	if *out != "-" {
-		w, err := msgset.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer w.Close()
-		write = w.Write
-	}
-	n, err := topics.Dump(ctx, k, *topic, func(r *kgo.Record) error { return write(r.Value) })
+	n, err := topics.DumpTo(ctx, k, *topic, *out, stdout)
 	if err != nil {
 		return err
 	}
