@@ -94,3 +94,14 @@ func TestFilterTextParse(t *testing.T) {
 		t.Fatalf("a bad time: %v", err)
 	}
 }
+
+func TestLocalOperator(t *testing.T) {
+	t.Setenv("STE_OPERATOR", "ann")
+	if got := LocalOperator(); got != "ann" {
+		t.Fatalf("with $STE_OPERATOR: %q", got)
+	}
+	t.Setenv("STE_OPERATOR", "")
+	if got := LocalOperator(); got == "" {
+		t.Fatal("no operator name without $STE_OPERATOR")
+	}
+}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/user"
 	"strings"
 
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/console"
+	"github.com/ste-utility/ste/exceptions"
 )
 
 func init() {
@@ -34,7 +34,7 @@ func consoleCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	o := console.Options{Kafka: k, Namespace: *ns, Addr: *addr, Logger: fs.Log, LocalOperator: localOperator()}
+	o := console.Options{Kafka: k, Namespace: *ns, Addr: *addr, Logger: fs.Log, LocalOperator: exceptions.LocalOperator()}
 	if o.Secret, err = secret(); err != nil {
 		return err
 	}
@@ -52,17 +52,4 @@ func consoleCmd(ctx context.Context, args []string) error {
 		o.Analytics = analytics.Opener(*dsn, steHome())
 	}
 	return console.Serve(ctx, o, func(url string) { fmt.Printf("STE console for namespace %s: %s\n", *ns, url) })
-}
-
-// localOperator is whom a change is recorded under when no one is named (a
-// loopback console without tokens, ste exceptions without --operator):
-// $STE_OPERATOR, else the user running it.
-func localOperator() string {
-	if name := os.Getenv("STE_OPERATOR"); name != "" {
-		return name
-	}
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	return "local"
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/ste-utility/ste/console"
 	"github.com/ste-utility/ste/demo"
+	"github.com/ste-utility/ste/exceptions"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 )
@@ -28,7 +29,7 @@ func runDemo(ctx context.Context, args []string) error {
 		return usageError{Msg: "--trades must be positive"}
 	}
 	return demo.Run(ctx, demo.Options{Trades: *trades, ClickHouse: *chDSN, Home: steHome(),
-		Console: *withConsole, ConsoleAddr: *consoleAddr, Operator: localOperator(),
+		Console: *withConsole, ConsoleAddr: *consoleAddr, Operator: exceptions.LocalOperator(),
 		Signer: func(log *slog.Logger) (*schemas.Signer, error) {
 			return utilitySigner(refdata.DefaultUtilityBIC, "", log)
 		},

@@ -123,7 +123,7 @@ func (f *excFlags) operatorName() string {
 	if name := strings.TrimSpace(*f.operator); name != "" {
 		return name
 	}
-	return localOperator()
+	return exceptions.LocalOperator()
 }
 
 func printJSON(v any) error {

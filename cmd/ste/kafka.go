@@ -182,24 +182,12 @@ func refdataLoad(ctx context.Context, args []string) error {
 		return err
 	}
 	to.Log = fs.Log
-	n, err := publishRefdata(ctx, k, *ns, to, set)
+	n, err := topics.LoadRefdata(ctx, k, *ns, to, set)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("published %d reference data records to %s\n", n, topology.Names{NS: *ns}.Refdata())
 	return nil
-}
-
-func publishRefdata(ctx context.Context, k kafkaconn.Config, ns string, to topics.Options, set *refdata.Set) (int, error) {
-	cl, err := topics.Connect(ctx, k)
-	if err != nil {
-		return 0, err
-	}
-	defer cl.Close()
-	if err := topics.Ensure(ctx, kadm.NewClient(cl), ns, to); err != nil {
-		return 0, err
-	}
-	return topics.PublishRefdata(ctx, cl, ns, set)
 }
 
 func process(ctx context.Context, args []string) error {
@@ -228,13 +216,7 @@ func process(ctx context.Context, args []string) error {
 		return err
 	}
 	if to.NoCreate {
-		adm, closeFn, err := admin(ctx, k)
-		if err != nil {
-			return err
-		}
-		err = topics.Check(ctx, adm, *ns, 0)
-		closeFn()
-		if err != nil {
+		if err := topics.CheckOn(ctx, k, *ns); err != nil {
 			return err
 		}
 	}
