@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/replay"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -103,11 +103,6 @@ func replayCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl, err := topics.Connect(ctx, k)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
 	o.Dial = dialer(k)
 	if isTerminal(os.Stderr) {
 		o.Progress = func(n, total int64) {
@@ -115,7 +110,7 @@ func replayCmd(ctx context.Context, args []string) error {
 		}
 	}
 	var res replay.Result
-	var ran replay.Ran
+	var ran *replay.Ran
 	if !*run {
 		res, err = replay.Replay(ctx, o)
 	} else {
@@ -125,21 +120,13 @@ func replayCmd(ctx context.Context, args []string) error {
 				return usageError{Msg: "--window: " + err.Error()}
 			}
 		}
-		var p *replay.Prepared
-		if p, err = replay.Prepare(ctx, o); err != nil {
-			return err
-		}
-		var release func()
-		if po, release, err = pf.instance(po, fs.Log); err != nil {
-			return err
-		}
-		defer release()
-		po.Kafka, po.Namespace = k, *to
-		progress := lagProgress()
-		ran, err = replay.Run(ctx, kadm.NewClient(cl), po, progress, func(ctx context.Context, settle func(context.Context) error) error {
-			res, err = p.Copy(ctx, w, settle)
-			return err
-		})
+		var r replay.Ran
+		res, r, err = replay.ReplayAndRun(ctx, o, w, func() (instance.Options, func(), error) {
+			po, release, err := pf.instance(po, fs.Log)
+			po.Kafka, po.Namespace = k, *to
+			return po, release, err
+		}, lagProgress())
+		ran = &r
 	}
 	if o.Progress != nil {
 		fmt.Fprintln(os.Stderr)
@@ -147,10 +134,7 @@ func replayCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !*run {
-		return replay.Report(os.Stdout, res, nil, *asJSON)
-	}
-	return replay.Report(os.Stdout, res, &ran, *asJSON)
+	return replay.Report(os.Stdout, res, ran, *asJSON)
 }
 
 func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), ns string, secret *trust.Secret) error {
