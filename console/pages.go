@@ -215,12 +215,7 @@ func (s *Server) historyParams(q url.Values) (string, report.Params, error) {
 	if p.Until, err = when.Time(q.Get("until")); err != nil {
 		return "", p, fmt.Errorf("until: %v", err)
 	}
-	switch q.Get("by") {
-	case "second":
-		p.Step = time.Second
-	case "minute":
-		p.Step = time.Minute
-	}
+	p.Step, _ = report.Step(q.Get("by")) // anything else: the report's choice
 	if w := q.Get("window"); w != "" {
 		if p.Window, err = when.Duration(w); err != nil {
 			return "", p, fmt.Errorf("window %q: a duration such as 10s or 5m", w)
@@ -291,33 +286,20 @@ type filterForm struct {
 	Since, Until, Sender, Reason, MsgId, State string
 }
 
-func (f filterForm) filter() (exceptions.Filter, error) {
-	var flt exceptions.Filter
-	var err error
-	if flt.Since, err = when.Time(f.Since); err != nil {
-		return flt, fmt.Errorf("since: %v", err)
-	}
-	if flt.Until, err = when.Time(f.Until); err != nil {
-		return flt, fmt.Errorf("until: %v", err)
-	}
-	flt.Sender, flt.Reason, flt.MsgId = strings.TrimSpace(f.Sender), strings.TrimSpace(f.Reason), strings.TrimSpace(f.MsgId)
-	if f.State != "" && f.State != "all" {
-		st, ok := exceptions.ParseState(f.State)
-		if !ok {
-			return flt, fmt.Errorf("state %q", f.State)
-		}
-		flt.States = []exceptions.State{st}
-	}
-	return flt, nil
-}
+func (f filterForm) filter() (exceptions.Filter, error) { return f.parse("") }
 
 // actionFilter is what "all of the filter" acts on: the filter's
 // exceptions, the open ones unless it names a state (as ste exceptions
 // retry without ids).
-func (f filterForm) actionFilter() (exceptions.Filter, error) {
-	flt, err := f.filter()
-	if err == nil && f.State == "" {
-		flt.States = []exceptions.State{exceptions.Open}
+func (f filterForm) actionFilter() (exceptions.Filter, error) { return f.parse(exceptions.Open) }
+
+// parse reads the form (exceptions.FilterText, as ste exceptions reads its
+// flags).
+func (f filterForm) parse(def exceptions.State) (exceptions.Filter, error) {
+	flt, err := exceptions.FilterText(f).Parse(def)
+	var fe *exceptions.FilterError
+	if errors.As(err, &fe) && fe.Field == "state" {
+		return flt, fmt.Errorf("state %q", fe.Value)
 	}
 	return flt, err
 }
