@@ -4,6 +4,8 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"time"
+
+	"github.com/ste-utility/ste/schemas/signature"
 )
 
 // Sign returns the base64 signature of the exact signed range.
@@ -13,9 +15,9 @@ func Sign(key ed25519.PrivateKey, signed []byte) string {
 
 // SignatureProblem says why m's signature cannot be accepted with any of keys
 // (a participant's one key, or two while it rotates), or "". The checks
-// follow the SIGNATURE row of section 4; the rule is crypto/ed25519's
-// cofactorless one, used on every path (see refdata.KeyProblem, which keeps
-// keys that would make the rules differ out of reference data).
+// follow the SIGNATURE row of section 4; the verification rule is
+// signature.Verify's (cofactored, canonical R and A, S < l), the one every
+// path uses.
 func SignatureProblem(keys []ed25519.PublicKey, m *Message) string {
 	switch {
 	case !m.HasSig || m.Sig == "":
@@ -36,7 +38,7 @@ func SignatureProblem(keys []ed25519.PublicKey, m *Message) string {
 		return "<Sig> does not verify with the sender's public key"
 	}
 	for _, pub := range keys {
-		if len(pub) == ed25519.PublicKeySize && ed25519.Verify(pub, m.Signed(), sig) {
+		if signature.Verify(pub, m.Signed(), sig) {
 			return ""
 		}
 	}
