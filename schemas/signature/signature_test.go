@@ -102,13 +102,13 @@ func batchCase(n int, bad func(i int) bool) ([]signature.Item, []bool) {
 // the mix of valid and invalid ones (bisection).
 func TestBatchEqualsSingle(t *testing.T) {
 	patterns := map[string]func(int) bool{
-		"all valid":      func(int) bool { return false },
-		"all invalid":    func(int) bool { return true },
-		"first invalid":  func(i int) bool { return i == 0 },
-		"last invalid":   func(i int) bool { return i == 63 },
-		"every fifth":    func(i int) bool { return i%5 == 2 },
-		"a run":          func(i int) bool { return i >= 20 && i < 27 },
-		"two far apart":  func(i int) bool { return i == 3 || i == 50 },
+		"all valid":     func(int) bool { return false },
+		"all invalid":   func(int) bool { return true },
+		"first invalid": func(i int) bool { return i == 0 },
+		"last invalid":  func(i int) bool { return i == 63 },
+		"every fifth":   func(i int) bool { return i%5 == 2 },
+		"a run":         func(i int) bool { return i >= 20 && i < 27 },
+		"two far apart": func(i int) bool { return i == 3 || i == 50 },
 	}
 	for name, bad := range patterns {
 		for _, n := range []int{1, 2, 3, 4, 17, 64} {
