@@ -60,6 +60,9 @@ func (v *Validator) SetRefdata(ref *refdata.Set) { v.ref.Store(ref) }
 // Refdata returns the current reference data.
 func (v *Validator) Refdata() *refdata.Set { return v.ref.Load() }
 
+// Now is the validator's wall clock, for InspectDeferred.
+func (v *Validator) Now() time.Time { return v.now() }
+
 // VerifiesSignatures reports whether signatures are verified.
 func (v *Validator) VerifiesSignatures() bool { return !v.skipVerify }
 
