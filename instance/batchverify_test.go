@@ -142,5 +142,9 @@ func TestBatchedValidateGivesSteMatchVerdicts(t *testing.T) {
 	if got := e.metric(r, `ste_internal_errors_total{stage="validate"}`); got != 1 {
 		t.Errorf("ste_internal_errors_total{validate} = %v, want 1", got)
 	}
+	if n := e.metric(r, "ste_verify_batch_size_count"); n <= 0 {
+		t.Errorf("ste_verify_batch_size_count = %v: the validate stage did not verify in batches", n)
+	}
+	t.Logf("batches: %v for %v signatures", e.metric(r, "ste_verify_batch_size_count"), e.metric(r, "ste_verify_batch_size_sum"))
 	t.Logf("%d messages, %d SIGNATURE rejections, flooders %s", len(recs), nSig, fmt.Sprint(flooders))
 }

@@ -202,6 +202,7 @@ func (q *verifyQueue) verify(batch []*queued) {
 		return
 	}
 	ok := make([]bool, len(items))
+	q.s.cfg.Metrics.verifyBatch(len(items))
 	q.batcher.Verify(items, ok)
 	for j, i := range idx {
 		batch[i].pending.Resolve(&batch[i].vd, ok[j])
