@@ -100,19 +100,7 @@ func (v *Validator) Inspect(dec *schemas.Decoder, rec []byte) Verdict {
 // (its inbound record's time), so that it decides what the live run decided
 // whenever it runs.
 func (v *Validator) InspectAt(dec *schemas.Decoder, rec []byte, now time.Time) Verdict {
-	sum := sha256.Sum256(rec)
-	vd := Verdict{Hash16: hex.EncodeToString(sum[:8])}
-	copy(vd.Digest[:], sum[:16])
-	m, rej := dec.Decode(rec)
-	vd.Msg = m
-	ref := v.ref.Load()
-	if m != nil && m.Sender != "" {
-		_, vd.SenderKnown = ref.Participant(m.Sender)
-	}
-	if rej == nil {
-		rej = v.check(ref, m, &vd, now, nil)
-	}
-	vd.Rej = rej
+	vd, _ := v.inspect(dec, rec, now, false)
 	return vd
 }
 
@@ -140,6 +128,11 @@ func (p *Pending) Resolve(vd *Verdict, valid bool) {
 // verify: an earlier row failed, the signature is malformed, or
 // verification is off) the verdict is final.
 func (v *Validator) InspectDeferred(dec *schemas.Decoder, rec []byte, now time.Time) (Verdict, *Pending) {
+	return v.inspect(dec, rec, now, true)
+}
+
+// inspect is InspectAt, with the verification left out when deferSig.
+func (v *Validator) inspect(dec *schemas.Decoder, rec []byte, now time.Time, deferSig bool) (Verdict, *Pending) {
 	sum := sha256.Sum256(rec)
 	vd := Verdict{Hash16: hex.EncodeToString(sum[:8])}
 	copy(vd.Digest[:], sum[:16])
@@ -150,12 +143,14 @@ func (v *Validator) InspectDeferred(dec *schemas.Decoder, rec []byte, now time.T
 		_, vd.SenderKnown = ref.Participant(m.Sender)
 	}
 	var p *Pending
-	if rej == nil {
+	if deferSig {
 		p = new(Pending)
+	}
+	if rej == nil {
 		rej = v.check(ref, m, &vd, now, p)
-		if p.Item.Keys == nil {
-			p = nil
-		}
+	}
+	if p != nil && p.Item.Keys == nil {
+		p = nil
 	}
 	vd.Rej = rej
 	return vd, p
