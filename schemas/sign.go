@@ -10,7 +10,7 @@ import (
 
 // Sign returns the base64 signature of the exact signed range.
 func Sign(key ed25519.PrivateKey, signed []byte) string {
-	return base64.StdEncoding.EncodeToString(ed25519.Sign(key, signed))
+	return base64.StdEncoding.EncodeToString(signature.Sign(key, signed))
 }
 
 // SignatureProblem says why m's signature cannot be accepted with any of keys
@@ -102,7 +102,7 @@ func (s *Signer) Encode(o *Output) []byte {
 	b = append(b, "</Header><Body>"...)
 	b = append(b, o.Body...)
 	b = append(b, "</Body>"...)
-	sig := ed25519.Sign(s.Key, b[start:])
+	sig := signature.Sign(s.Key, b[start:])
 	b = append(b, `<Sig alg="ed25519">`...)
 	b = base64.StdEncoding.AppendEncode(b, sig)
 	return append(b, "</Sig></Msg>"...)

@@ -1,6 +1,7 @@
 package signature_test
 
 import (
+	"bytes"
 	"crypto/ed25519"
 	"crypto/sha256"
 	"fmt"
@@ -159,5 +160,16 @@ func TestSuspectVerifiedApart(t *testing.T) {
 	}
 	if !signature.Suspect(b, "S03") || signature.Suspect(b, "S01") {
 		t.Fatal("S03 should be the only suspect")
+	}
+}
+
+// Sign gives crypto/ed25519's bytes, for any key and message.
+func TestSignIsEd25519Sign(t *testing.T) {
+	for i := range 200 {
+		priv := key(fmt.Sprint("K", i))
+		msg := []byte(fmt.Sprint("message ", i, string(make([]byte, i*7))))
+		if got, want := signature.Sign(priv, msg), ed25519.Sign(priv, msg); !bytes.Equal(got, want) {
+			t.Fatalf("key %d: %x, crypto/ed25519 %x", i, got, want)
+		}
 	}
 }
