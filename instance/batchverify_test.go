@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -74,6 +75,14 @@ func TestBatchedValidateGivesSteMatchVerdicts(t *testing.T) {
 			recs[i] = sigtest.Resign(r, key, sigtest.MixedR)
 		}
 	}
+	// Records whose order decides: a conflicting duplicate (same identity,
+	// other bytes outside the signed range) right after its original, and
+	// an exact duplicate later. ste match accepts the first and rejects
+	// the second; so must the batched stage, which writes in queue order.
+	orig := recs[20]
+	conflict := append(bytes.Clone(orig[:len(orig)-len("</Msg>")]), "<X/></Msg>"...)
+	recs = slices.Insert(recs, 21, conflict)
+	recs = append(recs, bytes.Clone(orig))
 	victim := msgIDRe.FindSubmatch(recs[7])[1]
 	hook := func(st topology.Stage, ctx goka.Context, msg any) {
 		if st == topology.StageValidate && bytes.Contains(msg.([]byte), []byte("<MsgId>"+string(victim)+"<")) {
@@ -87,10 +96,10 @@ func TestBatchedValidateGivesSteMatchVerdicts(t *testing.T) {
 
 	// ste match on the same set, the panicking record left out.
 	var offExc [][]byte
-	var offCLS int
+	offCLS := map[string]bool{}
 	src, _ := msgset.NewReader(bytes.NewReader(append(bytes.Join(slices.Delete(slices.Clone(recs), 7, 8), []byte("\n")), '\n')), "set")
 	if _, _, err := offline.Run(context.Background(), src, offline.Sinks{
-		CLS:        func([]byte) error { offCLS++; return nil },
+		CLS:        func(b []byte) error { offCLS[string(msgIDRe.FindSubmatch(b)[1])] = true; return nil },
 		Outbound:   func([]byte) error { return nil },
 		Exceptions: func(b []byte) error { offExc = append(offExc, bytes.Clone(b)); return nil },
 	}, offline.Options{Validator: validation.New(refdata.Default()),
@@ -100,7 +109,7 @@ func TestBatchedValidateGivesSteMatchVerdicts(t *testing.T) {
 	want := map[string]string{}
 	for _, b := range offExc {
 		x := parseException(t, b)
-		want[x.Sender+" "+x.MsgId] = x.Reason
+		want[x.Sender+" "+x.MsgId] = x.Reason + " " + string(x.Payload)
 	}
 	got := map[string]string{}
 	internal := 0
@@ -112,32 +121,40 @@ func TestBatchedValidateGivesSteMatchVerdicts(t *testing.T) {
 			}
 			continue
 		}
-		got[x.Sender+" "+x.MsgId] = x.Reason
+		got[x.Sender+" "+x.MsgId] = x.Reason + " " + string(x.Payload)
 	}
 	if internal != 1 {
 		t.Errorf("%d INTERNAL exceptions, want 1", internal)
 	}
 	nSig := 0
 	for k, v := range want {
-		if v == "SIGNATURE" {
+		if strings.HasPrefix(v, "SIGNATURE ") {
 			nSig++
 		}
 		if got[k] != v {
-			t.Errorf("%s: Kafka path %q, ste match %q", k, got[k], v)
+			t.Errorf("%s: Kafka path %.120q, ste match %.120q", k, got[k], v)
 		}
 	}
 	for k, v := range got {
 		if _, ok := want[k]; !ok {
-			t.Errorf("%s: Kafka path %q, ste match accepted it", k, v)
+			t.Errorf("%s: Kafka path %.120q, ste match accepted it", k, v)
 		}
+	}
+	if !strings.HasPrefix(want[string(senderRe.FindSubmatch(orig)[1])+" "+string(msgIDRe.FindSubmatch(orig)[1])], "CONFLICTING_DUPLICATE ") {
+		t.Fatal("ste match did not reject the conflicting duplicate: the set does not test order")
 	}
 	if nSig < len(recs)/10 {
 		t.Fatalf("only %d SIGNATURE rejections of %d messages: the set does not exercise bisection", nSig, len(recs))
 	}
-	cls, _ := topics.Dump(e.ctx, e.brokers, topology.Names{NS: e.ns}.CLS(), func(*kgo.Record) error { return nil })
-	// The INTERNAL record's trade may miss its CLS; ste match ran without it.
-	if cls != offCLS {
-		t.Errorf("%d CLS on the Kafka path, %d from ste match", cls, offCLS)
+	// Distinct CLS: a duplicate re-emits its trade's CLS only if the trade
+	// matched before it came, which on the Kafka path depends on timing.
+	cls := map[string]bool{}
+	topics.Dump(e.ctx, e.brokers, topology.Names{NS: e.ns}.CLS(), func(r *kgo.Record) error {
+		cls[string(msgIDRe.FindSubmatch(r.Value)[1])] = true
+		return nil
+	})
+	if !maps.Equal(cls, offCLS) {
+		t.Errorf("%d CLS on the Kafka path, %d from ste match, not the same", len(cls), len(offCLS))
 	}
 	if got := e.metric(r, `ste_internal_errors_total{stage="validate"}`); got != 1 {
 		t.Errorf("ste_internal_errors_total{validate} = %v, want 1", got)
