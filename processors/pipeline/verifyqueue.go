@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"hash"
 	"log/slog"
 	"runtime"
@@ -203,7 +204,23 @@ func (q *verifyQueue) verify(batch []*queued) {
 	}
 	ok := make([]bool, len(items))
 	q.s.cfg.Metrics.verifyBatch(len(items))
-	q.batcher.Verify(items, ok)
+	func() {
+		// A batch that fails in the curve code (it panics when the
+		// system's randomness fails) must not stop the queue: every
+		// signature is then verified alone, the same verdicts.
+		defer func() {
+			if p := recover(); p != nil {
+				q.log.Error("batch verification failed; verifying one by one", "panic", fmt.Sprint(p))
+				for j := range items {
+					ok[j] = false
+					for _, k := range items[j].Keys {
+						ok[j] = ok[j] || signature.Verify(k, items[j].Msg, items[j].Sig)
+					}
+				}
+			}
+		}()
+		q.batcher.Verify(items, ok)
+	}()
 	for j, i := range idx {
 		batch[i].pending.Resolve(&batch[i].vd, ok[j])
 	}
