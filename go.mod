@@ -13,8 +13,10 @@ require (
 	github.com/cockroachdb/pebble/v2 v2.1.7
 	github.com/ebitengine/purego v0.10.1
 	github.com/google/uuid v1.6.0
+	github.com/hdevalence/ed25519consensus v0.2.0
 	github.com/klauspost/compress v1.20.4
 	github.com/lovoo/goka v1.1.17
+	github.com/oasisprotocol/curve25519-voi v0.0.0-20230904125328-1f23a7beb09a
 	github.com/pierrec/lz4/v4 v4.1.33
 	github.com/prometheus/client_golang v1.25.0
 	github.com/prometheus/client_model v0.6.3
