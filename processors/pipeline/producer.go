@@ -20,10 +20,15 @@ import (
 // idempotence.
 type producer struct {
 	cl *kgo.Client
+	w  *ProduceWatch // nil: not watched
 }
 
 // ProducerBuilder returns a goka producer builder on franz-go.
-func ProducerBuilder(extra ...kgo.Opt) goka.ProducerBuilder {
+func ProducerBuilder(extra ...kgo.Opt) goka.ProducerBuilder { return WatchedProducerBuilder(nil, extra...) }
+
+// WatchedProducerBuilder is ProducerBuilder whose producers report to w
+// (nil: none).
+func WatchedProducerBuilder(w *ProduceWatch, extra ...kgo.Opt) goka.ProducerBuilder {
 	return func(brokers []string, clientID string, _ func() hash.Hash32) (goka.Producer, error) {
 		opts := append([]kgo.Opt{
 			kgo.SeedBrokers(brokers...),
@@ -40,11 +45,14 @@ func ProducerBuilder(extra ...kgo.Opt) goka.ProducerBuilder {
 			// data-centre broker does not lack (2–3 % of a saturated run).
 			kgo.ProducerBatchCompression(kgo.NoCompression()),
 		}, extra...)
+		if w != nil {
+			opts = append(opts, kgo.WithLogger(w.logger()))
+		}
 		cl, err := kgo.NewClient(opts...)
 		if err != nil {
 			return nil, err
 		}
-		return &producer{cl: cl}, nil
+		return &producer{cl: cl, w: w}, nil
 	}
 }
 
@@ -61,7 +69,13 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 	for k, v := range headers {
 		r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: v})
 	}
+	if p.w != nil {
+		p.w.sent(topic)
+	}
 	p.cl.Produce(context.Background(), r, func(r *kgo.Record, err error) {
+		if p.w != nil {
+			p.w.acked(topic, err)
+		}
 		// goka reads the offset of table writes from the message.
 		finish(&sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}, err)
 	})
