@@ -51,8 +51,8 @@ type Store struct {
 	// poisonUnwritten is why the partition was poisoned when the disk had
 	// no room for the mark: the next commit writes it first.
 	poisonUnwritten string
-	frozen    bool  // another writer's records were seen: the offset stays
-	lastAck   int64 // the last acknowledged changelog offset
+	frozen          bool  // another writer's records were seen: the offset stays
+	lastAck         int64 // the last acknowledged changelog offset
 
 	// The due index: entries below scanFrom were looked at; none committed
 	// lies in [scanFrom, nextDue); no uncommitted op is due before

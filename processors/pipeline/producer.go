@@ -24,7 +24,9 @@ type producer struct {
 }
 
 // ProducerBuilder returns a goka producer builder on franz-go.
-func ProducerBuilder(extra ...kgo.Opt) goka.ProducerBuilder { return WatchedProducerBuilder(nil, extra...) }
+func ProducerBuilder(extra ...kgo.Opt) goka.ProducerBuilder {
+	return WatchedProducerBuilder(nil, extra...)
+}
 
 // WatchedProducerBuilder is ProducerBuilder whose producers report to w
 // (nil: none).
