@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"hash"
+	"sync"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -18,9 +19,26 @@ import (
 // batches the same records for a fraction of it. Records land where sarama
 // would put them (topics.Partitioner), with acks from all in-sync replicas and
 // idempotence.
+//
+// Its promises complete in the order the records were emitted, whatever the
+// order of the brokers' acknowledgements. goka marks an input message
+// consumed as soon as that message's own emits are acknowledged, and
+// sarama's mark only moves forward: when the records of message N wait
+// (their partition's leader moved, and they are retried) while those of
+// N+1 on another partition are acknowledged, N+1's mark commits N as
+// consumed. Killed before N's retries went through, the instance lost N's
+// outputs, and N was never read again (the cluster chaos suite's lost
+// trades, seed 1796180246868686429). Completing in emit order, a message
+// is marked only after every earlier message's outputs are acknowledged.
 type producer struct {
 	cl *kgo.Client
 	w  *ProduceWatch // nil: not watched
+
+	mu   sync.Mutex
+	next uint64            // the sequence number of the next emit
+	done uint64            // every emit before this one has completed
+	held map[uint64]func() // completions acknowledged ahead of an earlier emit
+	run  sync.Mutex        // one goroutine completes at a time, in order
 }
 
 // ProducerBuilder returns a goka producer builder on franz-go.
@@ -54,7 +72,7 @@ func WatchedProducerBuilder(w *ProduceWatch, extra ...kgo.Opt) goka.ProducerBuil
 		if err != nil {
 			return nil, err
 		}
-		return &producer{cl: cl, w: w}, nil
+		return &producer{cl: cl, w: w, held: map[uint64]func(){}}, nil
 	}
 }
 
@@ -74,14 +92,42 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 	if p.w != nil {
 		p.w.sent(topic)
 	}
+	p.mu.Lock()
+	seq := p.next
+	p.next++
+	p.mu.Unlock()
 	p.cl.Produce(context.Background(), r, func(r *kgo.Record, err error) {
 		if p.w != nil {
 			p.w.acked(topic, err)
 		}
 		// goka reads the offset of table writes from the message.
-		finish(&sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}, err)
+		msg := &sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
+		p.complete(seq, func() { finish(msg, err) })
 	})
 	return promise
+}
+
+// complete runs the completion of emit seq once every earlier emit's has
+// run, and then those of later emits it was holding up.
+func (p *producer) complete(seq uint64, fn func()) {
+	p.mu.Lock()
+	p.held[seq] = fn
+	p.mu.Unlock()
+	p.run.Lock()
+	defer p.run.Unlock()
+	for {
+		p.mu.Lock()
+		fn, ok := p.held[p.done]
+		if ok {
+			delete(p.held, p.done)
+			p.done++
+		}
+		p.mu.Unlock()
+		if !ok {
+			return
+		}
+		fn()
+	}
 }
 
 // Close flushes what is buffered and closes the client.
