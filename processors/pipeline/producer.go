@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"fmt"
 	"hash"
 	"sync"
 	"time"
@@ -30,15 +31,26 @@ import (
 // outputs, and N was never read again (the cluster chaos suite's lost
 // trades, seed 1796180246868686429). Completing in emit order, a message
 // is marked only after every earlier message's outputs are acknowledged.
+// For the same reason a record that failed (not retriable) fails every
+// record emitted after it: goka stops the partition on the failure, but a
+// later message's acknowledged outputs would still have marked it
+// consumed. goka builds a new producer when the group restarts.
 type producer struct {
 	cl *kgo.Client
 	w  *ProduceWatch // nil: not watched
 
-	mu   sync.Mutex
-	next uint64            // the sequence number of the next emit
-	done uint64            // every emit before this one has completed
-	held map[uint64]func() // completions acknowledged ahead of an earlier emit
-	run  sync.Mutex        // one goroutine completes at a time, in order
+	mu     sync.Mutex
+	next   uint64                // the sequence number of the next emit
+	done   uint64                // every emit before this one has completed
+	held   map[uint64]completion // acknowledged ahead of an earlier emit
+	run    sync.Mutex            // one goroutine completes at a time, in order
+	failed error                 // the first record that failed (run's)
+}
+
+type completion struct {
+	finish goka.PromiseFinisher
+	msg    *sarama.ProducerMessage
+	err    error
 }
 
 // ProducerBuilder returns a goka producer builder on franz-go.
@@ -72,7 +84,7 @@ func WatchedProducerBuilder(w *ProduceWatch, extra ...kgo.Opt) goka.ProducerBuil
 		if err != nil {
 			return nil, err
 		}
-		return &producer{cl: cl, w: w, held: map[uint64]func(){}}, nil
+		return &producer{cl: cl, w: w, held: map[uint64]completion{}}, nil
 	}
 }
 
@@ -102,22 +114,22 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 		}
 		// goka reads the offset of table writes from the message.
 		msg := &sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
-		p.complete(seq, func() { finish(msg, err) })
+		p.complete(seq, completion{finish, msg, err})
 	})
 	return promise
 }
 
 // complete runs the completion of emit seq once every earlier emit's has
 // run, and then those of later emits it was holding up.
-func (p *producer) complete(seq uint64, fn func()) {
+func (p *producer) complete(seq uint64, c completion) {
 	p.mu.Lock()
-	p.held[seq] = fn
+	p.held[seq] = c
 	p.mu.Unlock()
 	p.run.Lock()
 	defer p.run.Unlock()
 	for {
 		p.mu.Lock()
-		fn, ok := p.held[p.done]
+		c, ok := p.held[p.done]
 		if ok {
 			delete(p.held, p.done)
 			p.done++
@@ -126,7 +138,13 @@ func (p *producer) complete(seq uint64, fn func()) {
 		if !ok {
 			return
 		}
-		fn()
+		switch {
+		case p.failed != nil && c.err == nil:
+			c.err = fmt.Errorf("not trusted as delivered: an earlier record failed: %w", p.failed)
+		case p.failed == nil && c.err != nil:
+			p.failed = c.err
+		}
+		c.finish(c.msg, c.err)
 	}
 }
 

@@ -83,3 +83,44 @@ func wait(pr *goka.Promise) error {
 		return fmt.Errorf("no acknowledgement in 30 s")
 	}
 }
+
+// TestProducerFailsWhatFollowsAFailure: a record the broker refuses for
+// good (INVALID_RECORD) fails every record emitted after it, even those
+// the brokers acknowledge: goka stops the partition on the failure, but an
+// acknowledged later record would still mark its message consumed, past the
+// failed one's.
+func TestProducerFailsWhatFollowsAFailure(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	p, err := ProducerBuilder()(c.ListenAddrs(), "fail-test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	k0, k1 := "", ""
+	for i := 0; k0 == "" || k1 == ""; i++ {
+		k := fmt.Sprint("k", i)
+		if topology.Partition([]byte(k), 2) == 0 {
+			k0 = k
+		} else {
+			k1 = k
+		}
+	}
+	if err := wait(p.Emit("out", k0, []byte("warm"))); err != nil {
+		t.Fatal(err)
+	}
+	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: "out", Partitions: []int32{0},
+		Err: kerr.InvalidRecord, Count: 1})
+	defer fault.Remove()
+	first := p.Emit("out", k0, []byte("refused"))
+	second := p.Emit("out", k1, []byte("acknowledged"))
+	if err := wait(first); err == nil {
+		t.Fatal("the refused record succeeded")
+	}
+	if err := wait(second); err == nil {
+		t.Fatal("a record emitted after a failed one completed without error")
+	}
+}
