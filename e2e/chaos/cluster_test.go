@@ -35,8 +35,12 @@ type clusterPlan struct {
 	converge                                     time.Duration
 }
 
-// reducedCluster is the run of `make test` (kfake, well under 2 minutes);
-// fullCluster is `make chaos-cluster`.
+// reducedCluster is the run of `make test` (kfake, under 2 minutes: 105 s
+// on a loaded machine); fullCluster is `make chaos-cluster`. The seed
+// 1796180246868686429 once lost the outputs of 87 trades here: goka marked
+// a message consumed past an earlier one whose outputs waited on a moved
+// leader (processors/pipeline, producer: promises now complete in emit
+// order).
 var (
 	reducedCluster = clusterPlan{trades: 1000, instances: 3, leaderLosses: 4, kills: 2, rate: 600, dupShare: 0.1, converge: 2 * time.Minute}
 	fullCluster    = clusterPlan{trades: 20000, instances: 3, leaderLosses: 10, kills: 5, rate: 3000, dupShare: 0.1, converge: 10 * time.Minute}
@@ -59,12 +63,6 @@ var (
 func TestChaosCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos: brokers, processes and faults (drop -short to run)")
-	}
-	// Not in make test yet: one reduced run on kfake ended at lag 0 with the
-	// outputs of 87 trades missing (docs/ARCHITECTURE.md, "Several
-	// brokers"), unexplained so far; `make chaos-cluster` runs it.
-	if os.Getenv("STE_CHAOS") != "full" && os.Getenv("STE_CHAOS_CLUSTER") != "1" {
-		t.Skip("cluster chaos: make chaos-cluster (STE_CHAOS=full), or STE_CHAOS_CLUSTER=1 for the reduced run")
 	}
 	p := reducedCluster
 	if os.Getenv("STE_CHAOS") == "full" {
