@@ -469,18 +469,43 @@ func startClusterBackend(t *testing.T, name, dir string) clusterBackend {
 }
 
 // kfakeBackend: the brokers share one process; `ste broker --control`.
-type kfakeBackend struct{ a, control string }
+type kfakeBackend struct {
+	a, control string
+
+	mu   sync.Mutex
+	away bool // a leader loss's node is not back yet
+}
 
 func (k *kfakeBackend) addrs() string { return k.a }
-func (k *kfakeBackend) leaderLoss(_ context.Context, topic string, part int32) (int32, error) {
+func (k *kfakeBackend) leaderLoss(ctx context.Context, topic string, part int32) (int32, error) {
+	// One node away at a time, as on Kafka: on a loaded machine the
+	// schedule falls behind and losses bunch up, and two nodes away is the
+	// min ISR case (kfake then refuses to remove the last one).
+	for {
+		k.mu.Lock()
+		if !k.away {
+			break
+		}
+		k.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return -1, ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	defer k.mu.Unlock()
 	v, err := controlPost(k.control, fmt.Sprintf("/v1/leader-loss?topic=%s&partition=%d", topic, part))
 	if err != nil {
 		return -1, err
 	}
+	k.away = true
 	return int32(v["node"].(float64)), nil
 }
 func (k *kfakeBackend) nodeBack(_ context.Context, node int32) error {
 	_, err := controlPost(k.control, fmt.Sprintf("/v1/node-back?node=%d", node))
+	k.mu.Lock()
+	k.away = false
+	k.mu.Unlock()
 	return err
 }
 func (k *kfakeBackend) belowMinISR(_ context.Context, on bool) error {
