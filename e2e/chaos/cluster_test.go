@@ -468,6 +468,23 @@ func startClusterBackend(t *testing.T, name, dir string) clusterBackend {
 	return &kafkaBackend{c: c, adm: connect(t, c.Bootstrap)}
 }
 
+// lockWhenNoneAway waits until away says no node a leader loss took is
+// still away, and returns with mu held (nil), or ctx's error.
+func lockWhenNoneAway(ctx context.Context, mu *sync.Mutex, away func() bool) error {
+	for {
+		mu.Lock()
+		if !away() {
+			return nil
+		}
+		mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // kfakeBackend: the brokers share one process; `ste broker --control`.
 type kfakeBackend struct {
 	a, control string
@@ -481,17 +498,8 @@ func (k *kfakeBackend) leaderLoss(ctx context.Context, topic string, part int32)
 	// One node away at a time, as on Kafka: on a loaded machine the
 	// schedule falls behind and losses bunch up, and two nodes away is the
 	// min ISR case (kfake then refuses to remove the last one).
-	for {
-		k.mu.Lock()
-		if !k.away {
-			break
-		}
-		k.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return -1, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err := lockWhenNoneAway(ctx, &k.mu, func() bool { return k.away }); err != nil {
+		return -1, err
 	}
 	defer k.mu.Unlock()
 	v, err := controlPost(k.control, fmt.Sprintf("/v1/leader-loss?topic=%s&partition=%d", topic, part))
@@ -528,17 +536,8 @@ func (k *kafkaBackend) addrs() string { return k.c.Bootstrap }
 func (k *kafkaBackend) leaderLoss(ctx context.Context, topic string, part int32) (int32, error) {
 	// One node away at a time: a JVM takes seconds to come back, and two
 	// losses at once are the min ISR case, not this one.
-	for {
-		k.mu.Lock()
-		if k.lost == 0 {
-			break
-		}
-		k.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return -1, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err := lockWhenNoneAway(ctx, &k.mu, func() bool { return k.lost != 0 }); err != nil {
+		return -1, err
 	}
 	defer k.mu.Unlock()
 	md, err := k.adm.Metadata(ctx, topic)
