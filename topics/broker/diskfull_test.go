@@ -2,6 +2,7 @@ package broker_test
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"os"
 	"os/exec"
@@ -74,7 +75,8 @@ func TestFullDiskRefusesAndKeepsTheRecord(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(broker.Addr(c)), kgo.DefaultProduceTopic("t"),
-		kgo.AllowAutoTopicCreation(), kgo.RequiredAcks(kgo.AllISRAcks()))
+		kgo.AllowAutoTopicCreation(), kgo.RequiredAcks(kgo.AllISRAcks()),
+		kgo.RecordPartitioner(kgo.ManualPartitioner())) // one partition: the records in order
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,8 +88,11 @@ func TestFullDiskRefusesAndKeepsTheRecord(t *testing.T) {
 	filler := fill(t, disk)
 	done := make(chan error, 1)
 	// Larger than the slack of the segment's last page, which a full disk
-	// still has room in.
-	big := append([]byte("while full "), make([]byte, 64<<10)...)
+	// still has room in, and random, so that compression cannot shrink it
+	// into that slack.
+	noise := make([]byte, 64<<10)
+	rand.Read(noise)
+	big := append([]byte("while full "), noise...)
 	cl.Produce(ctx, &kgo.Record{Value: big}, func(_ *kgo.Record, err error) { done <- err })
 	// The record is refused while the disk is full (a retriable answer:
 	// the producer keeps it). How long that lasts is not the point, only
