@@ -46,7 +46,8 @@ done
 flags=(-count=1 -p 1 -timeout 30m -artifacts -outputdir "$out")
 
 lane() { # lane N COMMAND...: runs the commands of lane N, logging to lane-N.log
-	local n=$1 log=$out/lane-$n.log rc=0 start=$SECONDS
+	local n=$1 rc=0 start=$SECONDS
+	local log=$out/lane-$n.log
 	shift
 	: >"$log"
 	while (($#)); do
