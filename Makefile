@@ -109,12 +109,15 @@ lint: tools
 # tool a failure). Packages run one at a time: several suites start brokers
 # and measure, and the machine has two cores. Files the tests keep (the
 # console's screenshots) go under test-output/_artifacts/, one directory
-# per test, named in the test's output ("=== ARTIFACTS").
+# per test, named in the test's output ("=== ARTIFACTS"). Last, the tests of
+# the patches of the goka fork (third_party/goka/PATCHES.md: a nested module
+# ./... does not reach; ~3 s).
 test: build lint kafka chdb promtool chromium gateway-client clients $(BIN)/helm
 	@mkdir -p $(CURDIR)/test-output
 	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) STE_CLIENTS=$(STE_CACHE)/clients \
 		STE_DEPLOY_CHECKS=1 STE_HELM=$(BIN)/helm STE_GATEWAY_PYTHON=$(GATEWAY_PY) \
 		$(GO) test -count=1 -p 1 -timeout 30m -artifacts -outputdir $(CURDIR)/test-output ./...
+	$(GO) test -count=1 -run TestPatch github.com/lovoo/goka
 
 # The backtest and scale-out scenarios (ste replay, ste diff, ste migrate) on
 # real Kafka 4 as well; make test runs them on the embedded broker only.

@@ -49,6 +49,8 @@ const (
 
 	// duration, after which we'll reset the backoff
 	defaultBackoffResetTime = 60 * time.Second
+	// time a processor waits after a rebalance before it rejoins the group
+	defaultRejoinWait = 5 * time.Second
 	// duration to increase each time retrying
 	defaultBackoffStep = 10 * time.Second
 	// maximum duration to wait for the backoff
@@ -147,6 +149,7 @@ type poptions struct {
 	backoffResetTime       time.Duration
 	hotStandby             bool
 	recoverAhead           bool
+	rejoinWait             time.Duration
 	producerDefaultHeaders Headers
 
 	builders struct {
@@ -274,6 +277,18 @@ func WithRecoverAhead() ProcessorOption {
 	}
 }
 
+// WithRejoinWait sets how long the processor waits after its consumer group
+// session ended (a rebalance) before it joins the group again. The default,
+// defaultRejoinWait, is 5 seconds. The wait is part of every failover: the
+// partitions of a lost instance are only reassigned once the survivors have
+// rejoined, so a shorter wait makes them move sooner. A negative value is
+// treated as zero.
+func WithRejoinWait(wait time.Duration) ProcessorOption {
+	return func(o *poptions, gg *GroupGraph) {
+		o.rejoinWait = max(wait, 0)
+	}
+}
+
 // WithGroupGraphHook allows a function to obtain the group graph when a processor is started.
 func WithGroupGraphHook(hook func(gg *GroupGraph)) ProcessorOption {
 	return func(o *poptions, gg *GroupGraph) {
@@ -350,6 +365,7 @@ func (opt *poptions) applyOptions(gg *GroupGraph, opts ...ProcessorOption) error
 	opt.log = defaultLogger
 	opt.hasher = DefaultHasher()
 	opt.backoffResetTime = defaultBackoffResetTime
+	opt.rejoinWait = defaultRejoinWait
 	// default context wrapper returns the original context
 	opt.contextWrapper = func(ctx Context) Context { return ctx }
 

@@ -387,8 +387,10 @@ func (g *Processor) rebalanceLoop(ctx context.Context) (rerr error) {
 			return fmt.Errorf("error consuming from group consumer: %w", err)
 		}
 
+		// the session ended (a rebalance): wait before joining again
+		// (WithRejoinWait, 5 seconds by default)
 		select {
-		case <-time.After(5 * time.Second):
+		case <-time.After(g.opts.rejoinWait):
 			g.log.Printf("Consumer group returned, Rebalancing.")
 		case <-ctx.Done():
 			g.log.Printf("Consumer group cancelled. Stopping")
