@@ -147,6 +147,13 @@ type Options struct {
 	// one-shot run (ste replay --run) leaves, so that its partitions and
 	// groups are free when it returns.
 	LeaveOnStop bool
+	// Standby keeps, with disk tables (TableDir), every partition of the
+	// identity and match tables this instance does not own as a hot
+	// standby, following its changelog, so that taking over a lost
+	// instance's partitions replays (almost) nothing (tableOptions). It
+	// costs each instance the disk space and changelog reads of the whole
+	// tables instead of its share. Ignored with memory tables.
+	Standby bool
 }
 
 // ClientID is the Kafka client id of one stage's clients in an instance.
@@ -306,6 +313,10 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 		}
 		return cfg
 	}
+	var own *owned // this group's partitions, for its standbys
+	if o.Standby && s.tables != nil && (st == StageIdentity || st == StageMatch) {
+		own = &owned{}
+	}
 	opts := []goka.ProcessorOption{
 		nilHandling(),
 		goka.WithClientID(ClientID(o.InstanceID, st)),
@@ -325,6 +336,9 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 				parts = append(parts, p)
 			}
 			slices.Sort(parts)
+			if own != nil {
+				own.set(parts)
+			}
 			log.Info("partitions assigned", "stage", st.String(), "partitions", fmt.Sprint(parts))
 			s.dropPartitions(st, parts)
 			if o.OnAssign != nil {
@@ -332,7 +346,7 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 			}
 		}),
 	}
-	return append(opts, s.tableOptions(st, producer)...)
+	return append(opts, s.tableOptions(st, producer, own)...)
 }
 
 // dropPartitions forgets a stage's tables of the partitions not in keep
