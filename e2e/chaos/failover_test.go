@@ -30,8 +30,9 @@ import (
 // are spread over two survivors). A measurement, not a pass/fail assertion
 // (docs/benchmarks.md); it fails only if a partition never moves again.
 // Run by make failover (STE_FAILOVER=1); STE_FAILOVER_ROUNDS,
-// STE_FAILOVER_BROKER (kfake or kafka) and STE_FAILOVER_INSTANCES (2 or 3)
-// narrow it for a quick look.
+// STE_FAILOVER_BROKER (kfake or kafka), STE_FAILOVER_INSTANCES (2 or 3)
+// and STE_FAILOVER_MODES (a or b) narrow it for a quick look;
+// STE_CHAOS_KEEP=1 keeps the instances' logs.
 func TestFailover(t *testing.T) {
 	if os.Getenv("STE_FAILOVER") == "" {
 		t.Skip("failover measurement: STE_FAILOVER=1 (make failover), ~2 hours")
@@ -78,7 +79,11 @@ func measureFailover(t *testing.T, backend string, rounds, instances int) {
 	defer stopTraffic()
 	go execCommandContext(traffCtx, env, "drive", "--in", traffic, "--rate", "400").Run()
 
-	for _, mode := range []string{"a", "b"} {
+	modes := []string{"a", "b"}
+	if m := os.Getenv("STE_FAILOVER_MODES"); m != "" {
+		modes = strings.Split(m, ",") // a quick look at one
+	}
+	for _, mode := range modes {
 		var took []time.Duration
 		slowest := map[string]int{}
 		for r := range rounds {
