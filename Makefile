@@ -30,7 +30,7 @@ LDFLAGS := -X github.com/ste-utility/ste/instance.version=$(VERSION)
 build: deps
 	@mkdir -p $(BIN)
 	CGO_ENABLED=0 $(GO) build -trimpath -ldflags "$(LDFLAGS)" -o $(BIN)/ste ./cmd/ste
-	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ste-chdb ./cmd/ste-chdb
+	CGO_ENABLED=0 $(GO) build -trimpath -o $(BIN)/ste-chdb ./chendpoint/cmd/ste-chdb
 
 tools: $(BIN)/staticcheck $(BIN)/helm
 
@@ -70,17 +70,17 @@ kafka:
 	deploy/kafka/kafka.sh fetch-tools >/dev/null
 
 # ClickHouse's official clients for the client conformance suite
-# (analytics/clientconformance): a Python venv with clickhouse-connect and
+# (chendpoint/clientconformance): a Python venv with clickhouse-connect and
 # pandas, the JDBC driver jdbc-v2 (Maven), @clickhouse/client (npm); cached
 # in ~/.cache/ste/clients, fetched in parallel.
 clients: gateway-client
-	@analytics/clientconformance/install.sh >/dev/null
+	@chendpoint/clientconformance/install.sh >/dev/null
 
 # libchdb.so for the embedded ClickHouse (needs npm; ~170 MB once, cached).
 chdb: $(CHDB_LIB)
 
 $(CHDB_LIB):
-	deploy/chdb/fetch.sh
+	chendpoint/libchdb/fetch.sh
 
 # The gateway suite's independent RFC 9421 client (e2e/gateway): Python's
 # requests-http-signature and http-message-signatures in a virtual

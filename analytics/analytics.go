@@ -10,9 +10,10 @@
 //     versioned migrations, idempotent inserts;
 //   - rows: the table rows and the decoders of the topics' records;
 //   - ingest: the consumer group <ns>.analytics, batches, commits;
-//   - report: the report queries; charts: their PNG/SVG plots;
-//   - embedded: the local ClickHouse-compatible endpoint (chDB) used when
-//     no server is given; chendpoint: that endpoint itself.
+//   - report: the report queries; charts: their PNG/SVG plots.
+//
+// When no server is given, Open uses the local ClickHouse-compatible
+// endpoint through chendpoint/embedded — a tree of its own (chendpoint/README.md).
 //
 // Data flows one way: schemas → processors → topics → measure → analytics.
 // Only the commands import analytics itself — cmd/ste and the demo package
@@ -25,10 +26,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ste-utility/ste/analytics/embedded"
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/chendpoint/embedded"
 )
 
 // Open opens the analytics store: the ClickHouse at dsn, or — when dsn is

@@ -449,24 +449,22 @@ func (s *Server) exceptionPage(w http.ResponseWriter, r *http.Request) {
 		d.RetryNeeds = "already " + string(e.State.State) + ": a retry needs force"
 	}
 	_, d.RetryOfOK = s.book.Get(e.RetryOf)
-	payload, err := s.flow.Payload(ctx, e, false)
-	if err != nil {
-		d.FieldsErr = err.Error()
-	} else {
+	sh := s.flow.Show(ctx, e)
+	d.Fields, d.FieldsErr, d.NACKErr = sh.Fields, sh.FieldsErr, sh.NACKErr
+	if sh.PayloadRead() {
+		payload := sh.Exception.Payload
 		d.Raw = string(payload)
-		if d.Fields, err = exceptions.Fields(payload); err != nil {
-			d.FieldsErr = "not well-formed XML: " + err.Error()
+		if d.FieldsErr != "" {
+			d.FieldsErr = "not well-formed XML: " + d.FieldsErr
 		}
 		var dec schemas.Decoder
 		if m, _ := dec.Decode(payload); m != nil && m.Key.TradeRef != "" && m.Key.ISIN != "" {
 			d.TradeKey = m.Key.TradeKey().String()
 		}
 	}
-	if nack, err := s.flow.NACK(ctx, e); err != nil {
-		d.NACKErr = err.Error()
-	} else {
-		d.NACK = string(nack)
-		d.NACKParsed, _ = schemas.ParseOutput(nack)
+	if sh.NACKErr == "" {
+		d.NACK = sh.NACK
+		d.NACKParsed, _ = schemas.ParseOutput([]byte(sh.NACK))
 	}
 	s.render(w, r, http.StatusOK, "exception", "Exception "+e.ID, d)
 }

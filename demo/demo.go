@@ -23,7 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/ste-utility/ste/analytics"
-	"github.com/ste-utility/ste/analytics/embedded"
+	"github.com/ste-utility/ste/chendpoint/embedded"
 	"github.com/ste-utility/ste/console"
 	"github.com/ste-utility/ste/gateway"
 	"github.com/ste-utility/ste/instance"

@@ -1,13 +1,18 @@
 // Package docs_test holds docs/ to what it describes: the copies of the
-// contract in docs/spec/ to the contract itself.
+// contract in docs/spec/ to the contract itself, and ARCHITECTURE.md's file
+// map to the module's packages.
 package docs_test
 
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -99,4 +104,99 @@ func TestNoCitationOutsideTheRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestFileMapIsTheTree holds ARCHITECTURE.md's file map to the module:
+// every package `go list ./...` names has its line (a directory in the
+// first column), every directory listed is there, one holding Go files is
+// a package of the module (third_party's are modules of their own), and
+// every .go file a line names is in its directory.
+func TestFileMapIsTheTree(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "list", "-f", "{{.Dir}}", "./...")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list ./...: %v", err)
+	}
+	packages := map[string]bool{}
+	for _, dir := range strings.Fields(string(out)) {
+		rel, err := filepath.Rel(root, dir)
+		if err != nil || strings.HasPrefix(rel, "..") {
+			t.Fatalf("package %s is outside %s", dir, root)
+		}
+		packages[filepath.ToSlash(rel)] = true
+	}
+	listed, err := fileMap(filepath.Join(root, "docs", "ARCHITECTURE.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for pkg := range packages {
+		if _, ok := listed[pkg]; !ok {
+			t.Errorf("package %s is not in ARCHITECTURE.md's file map: give it a line", pkg)
+		}
+	}
+	for dir, names := range listed {
+		abs := filepath.Join(root, filepath.FromSlash(dir))
+		if fi, err := os.Stat(abs); err != nil || !fi.IsDir() {
+			t.Errorf("the file map lists %s/, which is not a directory", dir)
+			continue
+		}
+		if gofiles, _ := filepath.Glob(filepath.Join(abs, "*.go")); len(gofiles) > 0 && !packages[dir] && !strings.HasPrefix(dir, "third_party/") {
+			t.Errorf("the file map lists %s/, which holds Go files but is no package of the module", dir)
+		}
+		for _, name := range names {
+			if m, _ := filepath.Glob(filepath.Join(abs, filepath.FromSlash(name))); len(m) == 0 {
+				t.Errorf("the file map names %s in %s/, which has no such file", name, dir)
+			}
+		}
+	}
+}
+
+// fileMap reads the code block under "## File map": each line starting
+// with a directory (ending in /) opens its entry; the .go files named on it
+// and on its indented continuation lines are the entry's.
+func fileMap(path string) (map[string][]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	_, after, ok := strings.Cut(string(b), "\n## File map")
+	if !ok {
+		return nil, errors.New("ARCHITECTURE.md has no \"## File map\" section")
+	}
+	_, block, ok := strings.Cut(after, "\n```\n")
+	if !ok {
+		return nil, errors.New("the file map has no code block")
+	}
+	block, _, _ = strings.Cut(block, "\n```")
+	goFile := regexp.MustCompile(`[\w*./-]+\.go\b`)
+	listed := map[string][]string{}
+	cur := ""
+	for _, line := range strings.Split(block, "\n") {
+		if line != "" && line[0] != ' ' {
+			first, _, _ := strings.Cut(line, " ")
+			if !strings.HasSuffix(first, "/") {
+				return nil, fmt.Errorf("file map line %q does not start with a directory", line)
+			}
+			cur = strings.TrimSuffix(first, "/")
+			listed[cur] = listed[cur]
+			line = strings.TrimPrefix(line, first)
+		}
+		if cur == "" {
+			continue
+		}
+		for _, name := range goFile.FindAllString(line, -1) {
+			if !strings.Contains(name, "/") { // a path elsewhere (topics.Specs-like names have no .go)
+				listed[cur] = append(listed[cur], name)
+			}
+		}
+	}
+	return listed, nil
 }

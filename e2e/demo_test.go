@@ -18,9 +18,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/analytics"
-	"github.com/ste-utility/ste/analytics/embedded"
-	"github.com/ste-utility/ste/analytics/embedded/chdblib"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/chendpoint/embedded"
+	"github.com/ste-utility/ste/chendpoint/embedded/chdblib"
 	"github.com/ste-utility/ste/deploy/monitoring"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"

@@ -43,7 +43,7 @@ func TestMain(m *testing.M) {
 	// tables) under this run's directory, not the user's $STE_HOME; a test
 	// that needs a home of its own sets STE_HOME in its env, which wins.
 	os.Setenv("STE_HOME", filepath.Join(dir, "home"))
-	for bin, pkg := range map[string]string{steBin: "../cmd/ste", chdbBin: "../cmd/ste-chdb"} {
+	for bin, pkg := range map[string]string{steBin: "../cmd/ste", chdbBin: "../chendpoint/cmd/ste-chdb"} {
 		build := exec.Command("go", "build", "-o", bin, pkg)
 		build.Stdout, build.Stderr = os.Stdout, os.Stderr
 		if err := build.Run(); err != nil {

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance"
@@ -27,7 +26,7 @@ import (
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
@@ -40,30 +39,10 @@ import (
 // CLS out, each reports lag only for the partitions it owns, and a clean
 // stop takes an instance out of the registry.
 func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a broker and two instances")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	const ns = "inst"
-	cl, err := topics.Connect(ctx, brokers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	if _, err := topics.Create(ctx, adm, ns, topics.Options{Partitions: 4}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := topics.PublishRefdata(ctx, cl, ns, refdata.Default()); err != nil {
-		t.Fatal(err)
-	}
+	ctx, env := brokertest.Namespace(t, ns, 4, 2*time.Minute)
+	env.Refdata(t, ctx, refdata.Default())
+	brokers, cl, adm := env.Conn, env.Client, env.Admin
 	home := t.TempDir()
 	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
 	secret, err := trust.LoadOrCreate(trust.DefaultPath(home))

@@ -10,17 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance"
-	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/workload"
 )
@@ -46,27 +44,9 @@ func resign(t *testing.T, rec []byte, key ed25519.PrivateKey) []byte {
 // utility's listed keys. With the second key of either row ignored, the
 // broker's new-key messages are NACKed or the second instance does not start.
 func TestKeyRotationWhileDriven(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a broker and two instances")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	const ns = "rot"
-	cl, err := topics.Connect(ctx, brokers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	if _, err := topics.Create(ctx, adm, ns, topics.Options{Partitions: 2}); err != nil {
-		t.Fatal(err)
-	}
+	ctx, env := brokertest.Namespace(t, ns, 2, 3*time.Minute)
+	brokers, cl, adm := env.Conn, env.Client, env.Admin
 	ref := refdata.Default()
 	var buf bytes.Buffer
 	if _, err := workload.Generate(workload.Options{Trades: 40, Ref: ref}, func(b []byte) error {
@@ -89,9 +69,7 @@ func TestKeyRotationWhileDriven(t *testing.T) {
 		p.Keys = []ed25519.PublicKey{p.Keys[0], k.Public().(ed25519.PublicKey)}
 		ref.PutParticipant(p)
 	}
-	if _, err := topics.PublishRefdata(ctx, cl, ns, ref); err != nil {
-		t.Fatal(err)
-	}
+	env.Refdata(t, ctx, ref)
 	resigned := 0
 	for i, line := range lines {
 		if m, rej := dec.Decode(line); rej == nil && m.Sender == rotating && i%2 == 0 {

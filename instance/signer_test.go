@@ -9,14 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
 	"github.com/ste-utility/ste/instance"
-	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
-	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topics/broker/brokertest"
 )
 
 // TestRefusesAKeyTheUtilityRowDoesNotList: an instance whose signing key's
@@ -24,26 +20,9 @@ import (
 // consumes anything, with a *refdata.SignerError; once the row lists the key
 // beside the old one (a rotation's overlap), it starts.
 func TestRefusesAKeyTheUtilityRowDoesNotList(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a broker")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	const ns = "signer"
-	cl, err := topics.Connect(ctx, brokers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	if _, err := topics.Create(ctx, kadm.NewClient(cl), ns, topics.Options{Partitions: 1}); err != nil {
-		t.Fatal(err)
-	}
+	ctx, env := brokertest.Namespace(t, ns, 1, time.Minute)
+	brokers := env.Conn
 	run := func(signer *schemas.Signer) error {
 		ictx, stop := context.WithCancel(ctx)
 		defer stop()
@@ -70,9 +49,7 @@ func TestRefusesAKeyTheUtilityRowDoesNotList(t *testing.T) {
 		t.Fatal("started on an empty reference data topic")
 	}
 	ref := refdata.Default()
-	if _, err := topics.PublishRefdata(ctx, cl, ns, ref); err != nil {
-		t.Fatal(err)
-	}
+	env.Refdata(t, ctx, ref)
 	var se *refdata.SignerError
 	if err := run(rotated); !errors.As(err, &se) {
 		t.Fatalf("a key the row does not list: err = %v, want a *refdata.SignerError", err)
@@ -81,9 +58,7 @@ func TestRefusesAKeyTheUtilityRowDoesNotList(t *testing.T) {
 	u.Keys = []ed25519.PublicKey{u.Keys[0], newKey.Public().(ed25519.PublicKey)}
 	ref = ref.Clone()
 	ref.PutParticipant(u)
-	if _, err := topics.PublishRefdata(ctx, cl, ns, ref); err != nil {
-		t.Fatal(err)
-	}
+	env.Refdata(t, ctx, ref)
 	if err := run(rotated); err != nil {
 		t.Fatalf("the new key beside the old: %v", err)
 	}

@@ -43,3 +43,38 @@ func TestReadersDoNotLinkTheRuntime(t *testing.T) {
 		}
 	}
 }
+
+// TestChendpointIsFenced holds the tree's boundary (chendpoint/README.md): nothing under chendpoint/
+// imports STE's own packages outside it, and nothing outside it imports
+// more than chendpoint/embedded (and its chdblib) — the endpoint itself
+// links chdb-go, which a binary cannot start without.
+func TestChendpointIsFenced(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command on PATH")
+	}
+	const mod = "github.com/ste-utility/ste/"
+	const tree = mod + "chendpoint"
+	out, err := exec.Command("go", "list", "-test", "-f", `{{.ImportPath}} {{join .Imports " "}}`, mod+"...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	inside := func(p string) bool { return p == tree || strings.HasPrefix(p, tree+"/") }
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		pkg := strings.Fields(strings.NewReplacer("[", " ", "]", " ").Replace(f[0]))[0] // "p [p.test]" → p
+		for _, imp := range f[1:] {
+			if !strings.HasPrefix(imp, mod) {
+				continue
+			}
+			switch {
+			case inside(pkg) && !inside(imp):
+				t.Errorf("%s imports %s: the endpoint's tree imports nothing of STE's", pkg, imp)
+			case !inside(pkg) && inside(imp) && imp != tree+"/embedded" && imp != tree+"/embedded/chdblib":
+				t.Errorf("%s imports %s: outside chendpoint/ only chendpoint/embedded may be imported", pkg, imp)
+			}
+		}
+	}
+}

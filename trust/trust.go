@@ -41,12 +41,24 @@ var ErrPermissions = errors.New("readable by group or others")
 
 // Load reads the secret at path. It refuses a file shorter than Size bytes
 // or readable by group or others.
-func Load(path string) (*Secret, error) {
+func Load(path string) (*Secret, error) { return load(path, 0o077) }
+
+// LoadNamed reads the secret at a path an operator named (ste
+// --utility-secret, $STE_UTILITY_SECRET): as Load, except that a file its
+// group may read is accepted as long as others may not. A Kubernetes Secret
+// mounted in a pod with an fsGroup is made readable by that group — the
+// pod's own. The default file under $STE_HOME, which ste makes itself, is
+// Load's (LoadOrCreate).
+func LoadNamed(path string) (*Secret, error) { return load(path, 0o007) }
+
+// load reads the secret at path, refusing a file with any of the
+// permission bits forbidden.
+func load(path string, forbidden os.FileMode) (*Secret, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
 		return nil, fmt.Errorf("utility secret: %w", err)
 	}
-	if fi.Mode().Perm()&0o077 != 0 {
+	if fi.Mode().Perm()&forbidden != 0 {
 		return nil, fmt.Errorf("utility secret %s is %v: %w (chmod 600 it)", path, fi.Mode().Perm(), ErrPermissions)
 	}
 	b, err := os.ReadFile(path)

@@ -89,3 +89,32 @@ func TestMAC(t *testing.T) {
 		t.Fatal("token check")
 	}
 }
+
+// A file named by the operator may be group-readable (a Kubernetes Secret
+// mounted with an fsGroup), never world-readable; the default file may be
+// neither.
+func TestLoadNamedAllowsGroupRead(t *testing.T) {
+	dir := t.TempDir()
+	group := filepath.Join(dir, "group")
+	if err := os.WriteFile(group, bytes.Repeat([]byte{2}, Size), 0o640); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(group, 0o640) // whatever the umask
+	if s, err := LoadNamed(group); err != nil || s == nil {
+		t.Fatalf("a group-readable named secret refused: %v", err)
+	}
+	if _, err := Load(group); !errors.Is(err, ErrPermissions) {
+		t.Fatalf("Load took a group-readable secret: %v", err)
+	}
+	world := filepath.Join(dir, "world")
+	os.WriteFile(world, bytes.Repeat([]byte{2}, Size), 0o644)
+	os.Chmod(world, 0o644)
+	if _, err := LoadNamed(world); !errors.Is(err, ErrPermissions) {
+		t.Fatalf("a world-readable named secret loaded: %v", err)
+	}
+	short := filepath.Join(dir, "short")
+	os.WriteFile(short, []byte("abc"), 0o640)
+	if _, err := LoadNamed(short); err == nil {
+		t.Fatal("a 3-byte named secret loaded")
+	}
+}

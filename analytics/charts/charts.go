@@ -13,10 +13,6 @@ import (
 	"fmt"
 	"image/color"
 	"io"
-	"math"
-	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -26,6 +22,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/ste-utility/ste/analytics/report"
+	"github.com/ste-utility/ste/plotting"
 )
 
 // Size of every chart.
@@ -45,15 +42,14 @@ func Plottable(name string) bool {
 
 // Save draws res into file; the extension (.png or .svg) picks the format.
 func Save(res report.Result, file string) error {
-	ext := strings.ToLower(filepath.Ext(file))
-	if ext != ".png" && ext != ".svg" {
-		return fmt.Errorf("plot file %q: use .png or .svg", file)
+	if _, err := plotting.Format(file); err != nil {
+		return err
 	}
 	p, err := build(res)
 	if err != nil {
 		return err
 	}
-	if err := saveOutside(p, Width, Height, file, ext[1:]); err != nil {
+	if err := plotting.Save(p, Width, Height, file); err != nil {
 		return fmt.Errorf("plot %s: %w", file, err)
 	}
 	return nil
@@ -70,7 +66,7 @@ func Render(res report.Result, format string, width, height float64, w io.Writer
 	if width > 0 && height > 0 {
 		wd, ht = vg.Length(width)*vg.Inch, vg.Length(height)*vg.Inch
 	}
-	wt, err := drawOutside(p, wd, ht, format)
+	wt, err := plotting.Draw(p, wd, ht, format)
 	if err != nil {
 		return err
 	}
@@ -101,19 +97,6 @@ func build(res report.Result) (*plot.Plot, error) {
 
 var errNoData = errors.New("nothing to plot: no data in this range")
 
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.Title.Padding = vg.Points(8)
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	p.Y.Tick.Marker = countTicks{} // gonum's default prints 25000.00
-	p.Add(plotter.NewGrid())
-	p.Legend.Top = true
-	p.Legend.Left = true
-	return p
-}
-
 func timeAxis(p *plot.Plot, from, to time.Time) {
 	format := "15:04:05"
 	if to.Sub(from) > 12*time.Hour {
@@ -121,30 +104,6 @@ func timeAxis(p *plot.Plot, from, to time.Time) {
 	}
 	p.X.Tick.Marker = plot.TimeTicks{Format: format}
 	p.X.Label.Text = "time (UTC)"
-}
-
-// countTicks labels the default ticks as whole counts: 250k, 1.5M.
-type countTicks struct{}
-
-func (countTicks) Ticks(min, max float64) []plot.Tick {
-	ts := plot.DefaultTicks{}.Ticks(min, max)
-	for i := range ts {
-		if ts[i].Label != "" {
-			ts[i].Label = count(ts[i].Value)
-		}
-	}
-	return ts
-}
-
-func count(v float64) string {
-	switch a := math.Abs(v); {
-	case a >= 1e6:
-		return strconv.FormatFloat(v/1e6, 'f', -1, 64) + "M"
-	case a >= 1e4:
-		return strconv.FormatFloat(v/1e3, 'f', -1, 64) + "k"
-	default:
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
 }
 
 // headroom leaves the top quarter free for the legend.
@@ -159,35 +118,11 @@ func headroom(p *plot.Plot) {
 
 func unix(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
 
-// line adds one series with the i-th colour and dash pattern.
-func line(p *plot.Plot, i int, name string, xy plotter.XYs, points bool) error {
-	l, err := plotter.NewLine(xy)
-	if err != nil {
-		return err
-	}
-	l.Color = plotutil.Color(i)
-	l.Dashes = plotutil.Dashes(i / 7)
-	l.Width = vg.Points(1.5)
-	p.Add(l)
-	p.Legend.Add(name, l)
-	if points {
-		s, err := plotter.NewScatter(xy)
-		if err != nil {
-			return err
-		}
-		s.Color = l.Color
-		s.Shape = draw.CircleGlyph{}
-		s.Radius = vg.Points(2.5)
-		p.Add(s)
-	}
-	return nil
-}
-
 func throughput(r *report.ThroughputResult) (*plot.Plot, error) {
 	if len(r.Points) == 0 {
 		return nil, errNoData
 	}
-	p := newPlot(fmt.Sprintf("STE throughput per stage — %s (by %g s)", r.Namespace, r.StepSeconds), "", "messages / s")
+	p := plotting.New(fmt.Sprintf("STE throughput per stage — %s (by %g s)", r.Namespace, r.StepSeconds), "", "messages / s")
 	step := time.Duration(r.StepSeconds * float64(time.Second))
 	first, last := r.Points[0].Time, r.Points[len(r.Points)-1].Time
 	for i, stage := range r.Stages {
@@ -202,7 +137,7 @@ func throughput(r *report.ThroughputResult) (*plot.Plot, error) {
 		for t := first; !t.After(last); t = t.Add(step) {
 			xy = append(xy, plotter.XY{X: unix(t), Y: byT[t.Unix()]})
 		}
-		if err := line(p, i, stage, xy, len(xy) < 40); err != nil {
+		if err := plotting.Line(p, i, stage, xy, len(xy) < 40); err != nil {
 			return nil, err
 		}
 	}
@@ -215,7 +150,7 @@ func degradation(r *report.DegradationResult) (*plot.Plot, error) {
 	if len(r.Windows) == 0 {
 		return nil, errNoData
 	}
-	p := newPlot(fmt.Sprintf("STE throughput as stored volume grows — %s (%g s windows)", r.Namespace, r.WindowSeconds),
+	p := plotting.New(fmt.Sprintf("STE throughput as stored volume grows — %s (%g s windows)", r.Namespace, r.WindowSeconds),
 		"stored messages (cumulative)", "messages / s in the window")
 	var full, partial plotter.XYs
 	for _, w := range r.Windows {
@@ -227,7 +162,7 @@ func degradation(r *report.DegradationResult) (*plot.Plot, error) {
 		}
 	}
 	if len(full) > 0 {
-		if err := line(p, 0, "full windows", full, true); err != nil {
+		if err := plotting.Line(p, 0, "full windows", full, true); err != nil {
 			return nil, err
 		}
 		if len(full) >= 2 && r.SlopePerMillion != 0 {
@@ -263,7 +198,7 @@ func degradation(r *report.DegradationResult) (*plot.Plot, error) {
 	}
 	headroom(p)
 	p.X.Min = 0
-	p.X.Tick.Marker = countTicks{}
+	p.X.Tick.Marker = plotting.CountTicks{}
 	return p, nil
 }
 
@@ -271,7 +206,7 @@ func queues(r *report.QueuesResult) (*plot.Plot, error) {
 	if len(r.Series) == 0 {
 		return nil, errors.New("nothing to plot: no monitor samples in this range")
 	}
-	p := newPlot("STE queue length per stage — "+r.Namespace, "", "records in the stage (waiting or in service)")
+	p := plotting.New("STE queue length per stage — "+r.Namespace, "", "records in the stage (waiting or in service)")
 	order := map[string]int{}
 	for i, s := range r.Stages {
 		order[s.Stage] = i
@@ -285,7 +220,7 @@ func queues(r *report.QueuesResult) (*plot.Plot, error) {
 		if len(xy) == 0 {
 			continue
 		}
-		if err := line(p, order[st.Stage], fmt.Sprintf("%s (U=%.2f, N=%.1f, R=%.0f ms)", st.Stage, st.U, st.N, 1000*st.R), xy, len(xy) < 40); err != nil {
+		if err := plotting.Line(p, order[st.Stage], fmt.Sprintf("%s (U=%.2f, N=%.1f, R=%.0f ms)", st.Stage, st.U, st.N, 1000*st.R), xy, len(xy) < 40); err != nil {
 			return nil, err
 		}
 	}
@@ -298,7 +233,7 @@ func latency(r *report.LatencyResult) (*plot.Plot, error) {
 	if len(r.Series) == 0 {
 		return nil, errors.New("nothing to plot: no CLS latency measured in this range")
 	}
-	p := newPlot(fmt.Sprintf("STE CLS latency — %s (%g s windows; overall p50 %.1f, p99 %.1f ms)", r.Namespace, r.Window, r.P50, r.P99),
+	p := plotting.New(fmt.Sprintf("STE CLS latency — %s (%g s windows; overall p50 %.1f, p99 %.1f ms)", r.Namespace, r.Window, r.P50, r.P99),
 		"", "ms from sending the completing message to its CLS")
 	var p50, p90, p99, mx plotter.XYs
 	for _, w := range r.Series {
@@ -313,7 +248,7 @@ func latency(r *report.LatencyResult) (*plot.Plot, error) {
 		name string
 		xy   plotter.XYs
 	}{{"p50", p50}, {"p90", p90}, {"p99", p99}, {"max", mx}} {
-		if err := line(p, i, s.name, s.xy, pts); err != nil {
+		if err := plotting.Line(p, i, s.name, s.xy, pts); err != nil {
 			return nil, err
 		}
 	}
@@ -326,7 +261,7 @@ func exceptions(r *report.ExceptionsResult) (*plot.Plot, error) {
 	if len(r.Reasons) == 0 {
 		return nil, errors.New("nothing to plot: no exceptions in this range")
 	}
-	p := newPlot(fmt.Sprintf("STE exceptions by reason — %s (%d)", r.Namespace, r.Total), "", "rejected messages")
+	p := plotting.New(fmt.Sprintf("STE exceptions by reason — %s (%d)", r.Namespace, r.Total), "", "rejected messages")
 	vals := make(plotter.Values, len(r.Reasons))
 	names := make([]string, len(r.Reasons))
 	for i, x := range r.Reasons {

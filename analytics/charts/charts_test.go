@@ -99,19 +99,6 @@ func TestSaveRefuses(t *testing.T) {
 	}
 }
 
-func TestCountLabels(t *testing.T) {
-	for _, c := range []struct {
-		v    float64
-		want string
-	}{
-		{0, "0"}, {0.5, "0.5"}, {2500, "2500"}, {25000, "25k"}, {1.5e6, "1.5M"}, {-30000, "-30k"},
-	} {
-		if got := count(c.v); got != c.want {
-			t.Errorf("count(%v) = %q, want %q", c.v, got, c.want)
-		}
-	}
-}
-
 // Render writes what Save writes, to a writer (the console's charts).
 func TestRenderWritesTheSameChart(t *testing.T) {
 	res := demoResult(t, "throughput")

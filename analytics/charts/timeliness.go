@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"github.com/ste-utility/ste/analytics/report"
+	"github.com/ste-utility/ste/plotting"
 )
 
 // timeliness draws, per market, its trades matched in time, matched late
@@ -19,7 +20,7 @@ func timeliness(r *report.TimelinessResult) (*plot.Plot, error) {
 	if len(r.Markets) == 0 {
 		return nil, errors.New("nothing to plot: no trades in this range")
 	}
-	p := newPlot(fmt.Sprintf("STE timeliness by market — %s (%d trades, %.1f%% matched in time)", r.Namespace,
+	p := plotting.New(fmt.Sprintf("STE timeliness by market — %s (%d trades, %.1f%% matched in time)", r.Namespace,
 		r.Total.Trades, 100*r.Total.InTimeShare), "", "trades")
 	names := make([]string, len(r.Markets))
 	series := []struct {

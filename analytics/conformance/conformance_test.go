@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/analytics/conformance"
-	"github.com/ste-utility/ste/analytics/embedded"
-	"github.com/ste-utility/ste/analytics/embedded/chdblib"
+	"github.com/ste-utility/ste/chendpoint/embedded"
+	"github.com/ste-utility/ste/chendpoint/embedded/chdblib"
 )
 
 // The suite runs against the embedded endpoint always (skipped with a
@@ -102,7 +102,7 @@ func TestEmbedded(t *testing.T) {
 		t.Skipf("skipping the analytics conformance suite on the embedded endpoint: %v", err)
 	}
 	if os.Getenv(embedded.BinaryEnv) == "" {
-		build(t, "github.com/ste-utility/ste/cmd/ste-chdb", "ste-chdb")
+		build(t, "github.com/ste-utility/ste/chendpoint/cmd/ste-chdb", "ste-chdb")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -134,7 +134,7 @@ func TestMeasureIngest(t *testing.T) {
 	if _, err := chdblib.Find(); err != nil {
 		t.Skip(err)
 	}
-	build(t, "github.com/ste-utility/ste/cmd/ste-chdb", "ste-chdb")
+	build(t, "github.com/ste-utility/ste/chendpoint/cmd/ste-chdb", "ste-chdb")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	dsn, release, err := embeddedConfig().Hold(ctx, filepath.Join(tmpRoot, "home"))

@@ -7,7 +7,7 @@
 // deduplication settings they rely on must change together — a table whose
 // materialized views' targets lack non_replicated_deduplication_window would
 // silently double-count a replayed batch in the views (see
-// analytics/embedded's dedup test), so the schema and the insert path are
+// chendpoint/embedded's dedup test), so the schema and the insert path are
 // kept side by side.
 //
 // Every table lives in one database (default "ste", or the database named in

@@ -12,10 +12,10 @@ import (
 
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/analytics/charts"
-	"github.com/ste-utility/ste/analytics/embedded"
 	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/chendpoint/embedded"
 	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/when"
 )

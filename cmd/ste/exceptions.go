@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/ste-utility/ste/exceptions"
@@ -162,48 +161,7 @@ func exceptionsList(ctx context.Context, args []string) error {
 		}
 		return printJSON(list)
 	}
-	byReason, bySender := exceptions.Groups(list)
-	fmt.Fprintf(untrusted, "%d exceptions in %s selected (of %d)\n", len(list), *f.ns, book.Len())
-	if len(list) == 0 {
-		return nil
-	}
-	printGroups := func(title string, gs []exceptions.Group) {
-		var parts []string
-		for _, g := range gs {
-			parts = append(parts, fmt.Sprintf("%s %d (%d open)", g.Key, g.Total, g.By[string(exceptions.Open)]))
-		}
-		fmt.Fprintf(untrusted, "  by %s: %s\n", title, strings.Join(parts, ", "))
-	}
-	printGroups("reason", byReason)
-	printGroups("sender", bySender)
-	fmt.Fprintln(untrusted)
-	w := tabwriter.NewWriter(untrusted, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tRECEIVED\tREASON\tSENDER\tMSGID\tSTATE\tBY")
-	for i, e := range list {
-		if i == *limit {
-			fmt.Fprintf(w, "… %d more (--limit, or a narrower filter)\n", len(list)-i)
-			break
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Received().UTC().Format("2006-01-02 15:04:05"), e.Reason,
-			orDash(e.Sender), orDash(e.MsgId), e.State.State, orDash(e.State.By))
-	}
-	return w.Flush()
-}
-
-func orDash(s string) string {
-	if s == "" {
-		return "-"
-	}
-	return s
-}
-
-// shown is `ste exceptions show --json`.
-type shown struct {
-	Exception exceptions.Exception `json:"exception"`
-	Fields    []exceptions.Field   `json:"fields,omitempty"`
-	FieldsErr string               `json:"fields_error,omitempty"`
-	NACK      string               `json:"nack,omitempty"`
-	NACKErr   string               `json:"nack_error,omitempty"`
+	return exceptions.WriteList(untrusted, *f.ns, list, book.Len(), *limit)
 }
 
 func exceptionsShow(ctx context.Context, args []string) error {
@@ -219,85 +177,19 @@ func exceptionsShow(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	e, ok := book.Get(ids[0])
-	if !ok {
-		return fmt.Errorf("no exception %s in namespace %s", ids[0], *f.ns)
-	}
 	w, err := exceptions.NewWorkflow(ctx, k, *f.ns, book)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
-	if e.State.State == exceptions.Retried {
-		w.Resolve(ctx) // a retry ACKed since: say so
-		e, _ = book.Get(ids[0])
-	}
-	out := shown{Exception: e}
-	payload, err := w.Payload(ctx, e, false)
-	if err == nil {
-		out.Exception.Payload = payload
-		if out.Fields, err = exceptions.Fields(payload); err != nil {
-			out.FieldsErr = err.Error()
-		}
-	} else {
-		out.FieldsErr = err.Error()
-	}
-	if nack, err := w.NACK(ctx, e); err != nil {
-		out.NACKErr = err.Error()
-	} else {
-		out.NACK = string(nack)
+	out, err := w.ShowOne(ctx, ids[0])
+	if err != nil {
+		return err
 	}
 	if *f.asJSON {
 		return printJSON(out)
 	}
-	fmt.Fprintf(untrusted, "exception %s: %s\n  %s\n", e.ID, e.Reason, e.Detail)
-	fmt.Fprintf(untrusted, "  sender %s, MsgId %s, received %s, inbound partition %d offset %d\n", orDash(e.Sender), orDash(e.MsgId),
-		e.ReceivedAt, e.SourcePartition, e.SourceOffset)
-	if e.RetryOf != "" {
-		fmt.Fprintf(untrusted, "  a retry of exception %s\n", e.RetryOf)
-	}
-	fmt.Fprintf(untrusted, "state: %s", e.State.State)
-	if e.State.By != "" {
-		fmt.Fprintf(untrusted, " by %s at %s", e.State.By, e.State.At.UTC().Format(time.RFC3339))
-	}
-	if e.State.ACK != "" {
-		fmt.Fprintf(untrusted, " (%s)", e.State.ACK)
-	}
-	if e.State.Note != "" {
-		fmt.Fprintf(untrusted, ", note: %s", e.State.Note)
-	}
-	fmt.Fprintln(untrusted)
-	for _, r := range e.State.Retries {
-		fmt.Fprintf(untrusted, "  retried by %s at %s → inbound partition %d offset %d\n", r.By, r.At.UTC().Format(time.RFC3339), r.Partition, r.Offset)
-	}
-	for _, id := range e.RetriedAs {
-		fmt.Fprintf(untrusted, "  rejected again as exception %s\n", id)
-	}
-	fmt.Fprintln(untrusted, "message:")
-	if out.FieldsErr != "" {
-		fmt.Fprintf(untrusted, "  (not readable as XML: %s)\n  %q\n", out.FieldsErr, truncate(string(payload), 400))
-	}
-	w2 := tabwriter.NewWriter(untrusted, 0, 0, 2, ' ', 0)
-	for _, fl := range out.Fields {
-		fmt.Fprintf(w2, "  %s\t%s\n", fl.Path, fl.Value)
-	}
-	w2.Flush()
-	switch {
-	case e.NACK == "":
-		fmt.Fprintln(untrusted, "NACK: none sent (the contract sends none for this code or an unknown sender)")
-	case out.NACKErr != "":
-		fmt.Fprintf(untrusted, "NACK %s: %s\n", e.NACK, out.NACKErr)
-	default:
-		fmt.Fprintf(untrusted, "NACK sent:\n  %s\n", out.NACK)
-	}
-	return nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
+	return out.WriteText(untrusted)
 }
 
 func exceptionsRetry(ctx context.Context, args []string) error {
@@ -356,7 +248,7 @@ func exceptionsChange(ctx context.Context, f *excFlags, args []string, retry boo
 	}
 	var outcomes []exceptions.RetryOutcome
 	if retry && *f.wait > 0 && !o.DryRun {
-		outcomes = waitRetries(ctx, k, *f.ns, book, w, results, *f.wait)
+		outcomes = w.WaitRetries(ctx, results, *f.wait)
 	}
 	if *f.asJSON {
 		if err := printJSON(struct {
@@ -366,63 +258,7 @@ func exceptionsChange(ctx context.Context, f *excFlags, args []string, retry boo
 			return err
 		}
 	} else {
-		for _, r := range results {
-			fmt.Fprintf(untrusted, "%s\t%s\t%s\n", r.ID, r.Outcome, r.Detail)
-		}
-		for _, o := range outcomes {
-			switch {
-			case o.State == exceptions.Resolved:
-				fmt.Fprintf(untrusted, "%s\tresolved\t%s\n", o.ID, o.ACK)
-			case o.RejectedAs != "":
-				fmt.Fprintf(untrusted, "%s\trejected again\tas exception %s (%s)\n", o.ID, o.RejectedAs, o.Reason)
-			default:
-				fmt.Fprintf(untrusted, "%s\tno answer yet\tste exceptions show %s tells later\n", o.ID, o.ID)
-			}
-		}
+		exceptions.WriteChanges(untrusted, results, outcomes)
 	}
-	bad := 0
-	for _, r := range results {
-		if r.Outcome == exceptions.OutcomeRefused || r.Outcome == exceptions.OutcomeFailed {
-			bad++
-		}
-	}
-	if bad > 0 {
-		return fmt.Errorf("%d of %d not done (refused or failed; see above)", bad, len(results))
-	}
-	return nil
-}
-
-// waitRetries follows the namespace's exceptions until every retry done
-// has an answer — an ACK (resolved) or a new exception — or wait passes.
-func waitRetries(ctx context.Context, k kafkaconn.Config, ns string, book *exceptions.Book, w *exceptions.Workflow,
-	results []exceptions.Result, wait time.Duration) []exceptions.RetryOutcome {
-	var ids []string
-	for _, r := range results {
-		if r.Outcome == exceptions.OutcomeRetried {
-			ids = append(ids, r.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	go book.Follow(ctx, k, ns)
-	for {
-		w.Resolve(ctx)
-		var out []exceptions.RetryOutcome
-		done := true
-		for _, id := range ids {
-			o := w.Outcome(id)
-			done = done && o.Done()
-			out = append(out, o)
-		}
-		if done || ctx.Err() != nil {
-			return out
-		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
+	return exceptions.NotDone(results)
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -409,15 +408,5 @@ func listInstances(ctx context.Context, args []string) error {
 		return nil
 	}
 	// A registry entry is written by whoever can write the topic.
-	w := tabwriter.NewWriter(untrusted, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(w, "ID\tGROUPS\tHTTP\tREADY\tHEALTH\tVERSION\tHOST\tPID\tLAST SEEN")
-	for _, e := range list {
-		seen := fmt.Sprintf("%.0fs ago", time.Since(e.LastSeen).Seconds())
-		if e.Stale {
-			seen += " (stale)"
-		}
-		fmt.Fprintf(w, "%s\t%s\t%s\t%v\t%s\t%s\t%s\t%d\t%s\n", e.ID, strings.Join(e.Groups, ","), e.HTTP, e.Ready,
-			e.Health, e.Version, e.Host, e.PID, seen)
-	}
-	return w.Flush()
+	return registry.WriteTable(untrusted, list, time.Now())
 }

@@ -3,12 +3,10 @@ package main
 import (
 	"bufio"
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/ste-utility/ste/processors/matching"
@@ -157,25 +155,13 @@ func (r retentionFlag) get() (time.Duration, error) {
 	return d, nil
 }
 
-// utilitySigner loads the utility's key, or falls back to the public demo key
-// and says so: the demo-key rule is public, so anyone could forge with it.
+// utilitySigner is the signing-key policy (refdata.UtilitySigner) behind
+// the check of --utility-bic.
 func utilitySigner(bic, keyFile string, log *slog.Logger) (*schemas.Signer, error) {
 	if !schemas.IsBIC(bic) {
 		return nil, usageError{fmt.Sprintf("--utility-bic %q is not a BIC", bic)}
 	}
-	var key ed25519.PrivateKey
-	if keyFile != "" {
-		k, err := schemas.LoadUtilityKey(keyFile)
-		if err != nil {
-			return nil, err
-		}
-		key = k
-		log.Info("utility signing key loaded", "file", keyFile, "bic", bic)
-	} else {
-		key = refdata.DemoPrivateKey(bic)
-		log.Warn("signing outputs with the PUBLIC DEMO KEY of the utility: anyone can forge with it; for demos, benchmarks and tests only — give --utility-key FILE (or STE_UTILITY_KEY) in production", "bic", bic)
-	}
-	return &schemas.Signer{BIC: bic, Key: key}, nil
+	return refdata.UtilitySigner(bic, keyFile, log)
 }
 
 func match(ctx context.Context, args []string) error {
@@ -213,41 +199,12 @@ func match(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return err
-	}
-	var ws []*msgset.Writer
-	create := func(name string) (*msgset.Writer, error) {
-		w, err := msgset.Create(filepath.Join(*out, name))
-		if err == nil {
-			ws = append(ws, w)
-		}
-		return w, err
-	}
-	clsW, err := create("cls.xml")
-	if err != nil {
-		return err
-	}
-	outW, err := create("outbound.xml")
-	if err != nil {
-		return err
-	}
-	excW, err := create("exceptions.jsonl")
-	if err != nil {
-		return err
-	}
 	var vopts []validation.Option
 	if *noVerify {
 		vopts = append(vopts, validation.WithoutSignatureVerification())
 	}
 	book := matching.NewBook(matching.WithRetention(ret), matching.WithConfig(matching.Config{UtilityBIC: *bic, Tolerances: ref}))
-	sum, _, err := offline.Run(ctx, src, offline.Sinks{CLS: clsW.Write, Outbound: outW.Write, Exceptions: excW.Write},
-		offline.Options{Validator: validation.New(ref, vopts...), Signer: signer, Book: book})
-	for _, w := range ws {
-		if cerr := w.Close(); err == nil {
-			err = cerr
-		}
-	}
+	sum, err := offline.RunToDir(ctx, src, *out, offline.Options{Validator: validation.New(ref, vopts...), Signer: signer, Book: book})
 	if err != nil {
 		return err
 	}

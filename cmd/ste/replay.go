@@ -4,18 +4,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/replay"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -90,10 +85,10 @@ func replayCmd(ctx context.Context, args []string) error {
 	if o.Secret, err = pf.secret(); err != nil {
 		return err
 	}
-	if o.Since, err = parseBound(*since); err != nil {
+	if o.Since, err = copier.ParseBound(*since); err != nil {
 		return usageError{"--since: " + err.Error()}
 	}
-	if o.Until, err = parseBound(*until); err != nil {
+	if o.Until, err = copier.ParseBound(*until); err != nil {
 		return usageError{"--until: " + err.Error()}
 	}
 	po, err := pf.check()
@@ -153,26 +148,10 @@ func replayCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"from": res.From, "to": res.To, "partitions": res.Partitions, "copied": res.Copied,
-		"refdata": res.Refdata, "seconds": round3(res.Seconds), "msgs_per_sec": int64(res.MsgPerSec), "windows": res.Windows}
-	if *run {
-		out["run_seconds"], out["ready_seconds"] = round3(ran.Seconds), round3(ran.Ready)
+	if !*run {
+		return replay.Report(os.Stdout, res, nil, *asJSON)
 	}
-	if *asJSON {
-		return json.NewEncoder(os.Stdout).Encode(out)
-	}
-	fmt.Printf("replayed %d inbound records of %s into sandbox %s (%d partitions, reference data: %s), copied at %d msg/s\n",
-		res.Copied, res.From, res.To, res.Partitions, res.Refdata, int64(res.MsgPerSec))
-	if *run {
-		windows := fmt.Sprintf("%d windows", res.Windows)
-		if res.Windows == 1 {
-			windows = "one window"
-		}
-		fmt.Printf("processed to lag 0 in %.1fs (%s of record time); compare with: ste diff %s %s\n", out["run_seconds"], windows, res.From, res.To)
-	} else {
-		fmt.Printf("run its processors with: ste replay … --run, or ste process --namespace %s\n", res.To)
-	}
-	return nil
+	return replay.Report(os.Stdout, res, &ran, *asJSON)
 }
 
 func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), ns string, secret *trust.Secret) error {
@@ -180,51 +159,12 @@ func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), n
 	if err != nil {
 		return err
 	}
-	d, err := replay.Delete(ctx, dialer(k), ns, secret)
+	d, err := replay.DeleteSandbox(ctx, dialer(k), ns, secret, steHome())
 	if err != nil {
 		return err
 	}
-	removed, busy, err := instance.RemoveTables(steHome(), ns)
-	if err != nil {
-		return err
-	}
-	fmt.Printf("sandbox %s deleted: %d topics, %d consumer groups, the tables of %d instances under %s\n",
-		ns, len(d.Topics), len(d.Groups), len(removed), steHome())
-	for _, b := range busy {
-		fmt.Printf("  kept %s: its instance is running (stop it, then delete again)\n", b)
-	}
+	d.WriteText(os.Stdout, ns, steHome())
 	return nil
-}
-
-var offsetsForm = regexp.MustCompile(`^\s*\d+:\d+(\s*,\s*\d+:\d+)*\s*$`)
-
-// parseBound reads --since/--until: a time (when.Time) or PARTITION:OFFSET
-// pairs.
-func parseBound(s string) (copier.Bound, error) {
-	if strings.TrimSpace(s) == "" {
-		return copier.Bound{}, nil
-	}
-	if offsetsForm.MatchString(s) {
-		b := copier.Bound{Offsets: map[int32]int64{}}
-		for _, pair := range strings.Split(s, ",") {
-			p, o, _ := strings.Cut(strings.TrimSpace(pair), ":")
-			pn, err1 := strconv.ParseInt(p, 10, 32)
-			on, err2 := strconv.ParseInt(o, 10, 64)
-			if err := errors.Join(err1, err2); err != nil {
-				return b, err
-			}
-			if _, dup := b.Offsets[int32(pn)]; dup {
-				return b, fmt.Errorf("partition %d given twice", pn)
-			}
-			b.Offsets[int32(pn)] = on
-		}
-		return b, nil
-	}
-	t, err := when.Time(s)
-	if err != nil {
-		return copier.Bound{}, fmt.Errorf("%v, or PARTITION:OFFSET,…", err)
-	}
-	return copier.Bound{Time: t}, nil
 }
 
 // fractionBar is a progress bar of n out of total.
@@ -253,5 +193,3 @@ func lagProgress() func(lag.Sample) {
 		}
 	}
 }
-
-func round3(f float64) float64 { return float64(int64(f*1000+0.5)) / 1000 }

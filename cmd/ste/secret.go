@@ -1,8 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
 	"os"
 
 	"github.com/ste-utility/ste/trust"
@@ -21,22 +19,7 @@ func secretFlag(fs *flagSet) func() (*trust.Secret, error) {
 		if *path == "" {
 			return trust.LoadOrCreate(trust.DefaultPath(steHome()))
 		}
-		s, err := trust.Load(*path)
-		if !errors.Is(err, trust.ErrPermissions) {
-			return s, err
-		}
-		// A Kubernetes Secret mounted in a pod with an fsGroup is made
-		// readable by that group (the pod's own): accepted for a file named
-		// explicitly, as long as other users cannot read it.
-		fi, serr := os.Stat(*path)
-		if serr != nil || fi.Mode().Perm()&0o007 != 0 {
-			return nil, err
-		}
-		b, rerr := os.ReadFile(*path)
-		if rerr != nil {
-			return nil, fmt.Errorf("utility secret: %w", rerr)
-		}
-		return trust.New(b)
+		return trust.LoadNamed(*path)
 	}
 }
 

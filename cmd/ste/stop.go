@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/ste-utility/ste/analytics/embedded"
+	"github.com/ste-utility/ste/chendpoint/embedded"
 )
 
 func init() {

@@ -61,7 +61,7 @@ func TestChaosCluster(t *testing.T) {
 		t.Skip("chaos: brokers, processes and faults (drop -short to run)")
 	}
 	// Not in make test yet: one reduced run on kfake ended at lag 0 with the
-	// outputs of 87 trades missing (docs/ARCHITECTURE.md, "Several
+	// outputs of 87 trades missing (docs/operations.md, "Several
 	// brokers"), unexplained so far; `make chaos-cluster` runs it.
 	if os.Getenv("STE_CHAOS") != "full" && os.Getenv("STE_CHAOS_CLUSTER") != "1" {
 		t.Skip("cluster chaos: make chaos-cluster (STE_CHAOS=full), or STE_CHAOS_CLUSTER=1 for the reduced run")

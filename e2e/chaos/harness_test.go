@@ -1,8 +1,8 @@
 // Package chaos is STE's chaos suite: the product, as its binaries, under
 // kill -9 of its instances and of the broker, held to `ste match` on the
 // same messages (TestChaos), and the failover times of an instance killed
-// and restarted, or lost (TestFailover). See docs/ARCHITECTURE.md, "Failure
-// behaviour", and docs/benchmarks.md.
+// and restarted, or lost (TestFailover). See docs/operations.md, "When something
+// fails", and docs/benchmarks.md.
 //
 //	go test ./e2e/chaos                      the reduced run (make test): kfake,
 //	                                         3,000 trades, 5 kills, 1 broker restart

@@ -10,10 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/measure/oplaw"
 	"github.com/ste-utility/ste/measure/sink"
@@ -23,7 +21,7 @@ import (
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
@@ -34,27 +32,9 @@ import (
 // 10 % of the sink's completion rate, response time R within 25 % of the mean
 // time in system from audit timestamps.
 func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a broker and the processors for ~20 s")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	const ns = "mon"
-	cl, err := topics.Client(brokers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	if _, err := topics.Create(ctx, adm, ns, topics.Options{}); err != nil {
-		t.Fatal(err)
-	}
+	ctx, env := brokertest.Namespace(t, ns, 0, 3*time.Minute)
+	brokers, cl, adm := env.Conn, env.Client, env.Admin
 	ref := refdata.Default()
 	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
 	pctx, stop := context.WithCancel(ctx)

@@ -11,11 +11,11 @@ import (
 	"slices"
 
 	"github.com/ste-utility/ste/measure/bench"
+	"github.com/ste-utility/ste/plotting"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
-	"gonum.org/v1/plot/vg/draw"
 )
 
 // Run is a `ste bench` result, as the plots read it.
@@ -24,45 +24,10 @@ type Run = bench.Result
 // Load reads bench results.
 func Load(paths ...string) ([]Run, error) { return bench.Load(paths...) }
 
-func newPlot(title, x, y string) *plot.Plot {
-	p := plot.New()
-	p.Title.Text = title
-	p.X.Label.Text = x
-	p.Y.Label.Text = y
-	p.Add(plotter.NewGrid())
-	return p
-}
+// size of every figure.
+const width, height = 18 * vg.Centimeter, 11 * vg.Centimeter
 
-func save(p *plot.Plot, file string) error {
-	return p.Save(18*vg.Centimeter, 11*vg.Centimeter, file)
-}
-
-var palette = []color.Color{
-	color.RGBA{R: 31, G: 119, B: 180, A: 255}, color.RGBA{R: 214, G: 39, B: 40, A: 255},
-	color.RGBA{R: 44, G: 160, B: 44, A: 255}, color.RGBA{R: 255, G: 127, B: 14, A: 255},
-	color.RGBA{R: 148, G: 103, B: 189, A: 255},
-}
-
-func line(p *plot.Plot, name string, pts plotter.XYs, i int, points bool) error {
-	l, err := plotter.NewLine(pts)
-	if err != nil {
-		return err
-	}
-	l.Color = palette[i%len(palette)]
-	l.Width = vg.Points(1.5)
-	p.Add(l)
-	p.Legend.Add(name, l)
-	if points {
-		s, err := plotter.NewScatter(pts)
-		if err != nil {
-			return err
-		}
-		s.Color = l.Color
-		s.Shape = draw.CircleGlyph{}
-		p.Add(s)
-	}
-	return nil
-}
+func save(p *plot.Plot, file string) error { return plotting.Save(p, width, height, file) }
 
 // Littles plots response time against the arrival rate of paced runs: the
 // monitor's R (Little's law, W/C) and the sink's p50 and p99, with the knee —
@@ -82,14 +47,14 @@ func Littles(runs []Run, file string) (knee float64, err error) {
 			break
 		}
 	}
-	p := newPlot("Response time against arrival rate (Little's law)", "arrival rate, msg/s", "ms (log)")
+	p := plotting.New("Response time against arrival rate (Little's law)", "arrival rate, msg/s", "ms (log)")
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	for i, s := range []struct {
 		name string
 		pts  plotter.XYs
 	}{{"R = W/C (monitor)", r}, {"CLS latency p50 (sink)", p50}, {"CLS latency p99 (sink)", p99}} {
-		if err := line(p, s.name, clampPositive(s.pts), i, true); err != nil {
+		if err := plotting.Line(p, i, s.name, clampPositive(s.pts), true); err != nil {
 			return 0, err
 		}
 	}
@@ -113,8 +78,8 @@ func Instances(runs []Run, file string) error {
 	for _, r := range runs {
 		pts = append(pts, plotter.XY{X: float64(r.ProcessorInstances), Y: r.MsgsPerSec})
 	}
-	p := newPlot("Throughput against processor instances (one 2-core machine)", "instances", "msg/s")
-	if err := line(p, "STE", pts, 0, true); err != nil {
+	p := plotting.New("Throughput against processor instances (one 2-core machine)", "instances", "msg/s")
+	if err := plotting.Line(p, 0, "STE", pts, true); err != nil {
 		return err
 	}
 	p.Y.Min = 0
@@ -128,12 +93,12 @@ func Degradation(run Run, file string) error {
 	for _, w := range run.Windows {
 		pts = append(pts, plotter.XY{X: float64(w.Stored) / 1e6, Y: w.MsgsPerSec})
 	}
-	p := newPlot("Throughput as stored volume grows", "messages stored, millions", "msg/s")
-	if err := line(p, "STE (this machine, 2 cores)", pts, 0, false); err != nil {
+	p := plotting.New("Throughput as stored volume grows", "messages stored, millions", "msg/s")
+	if err := plotting.Line(p, 0, "STE (this machine, 2 cores)", pts, false); err != nil {
 		return err
 	}
 	src := plotter.XYs{{X: 0, Y: 7734}, {X: 7, Y: 5500}}
-	if err := line(p, "source STE, 8 nodes + 4 DB servers (7,734 → ~5,500)", src, 1, true); err != nil {
+	if err := plotting.Line(p, 1, "source STE, 8 nodes + 4 DB servers (7,734 → ~5,500)", src, true); err != nil {
 		return err
 	}
 	p.Y.Min = 0
@@ -157,10 +122,10 @@ func Timeline(run Run, title, base, ext string) error {
 			lat = append(lat, plotter.XY{X: t.T, Y: t.P50Ms})
 		}
 	}
-	p := newPlot(title+": queue length", "seconds", "messages queued")
+	p := plotting.New(title+": queue length", "seconds", "messages queued")
 	for i, s := range stages {
 		if len(q[s]) > 1 {
-			if err := line(p, s, q[s], i, false); err != nil {
+			if err := plotting.Line(p, i, s, q[s], false); err != nil {
 				return err
 			}
 		}
@@ -169,9 +134,9 @@ func Timeline(run Run, title, base, ext string) error {
 	if err := save(p, base+"-queues"+ext); err != nil {
 		return err
 	}
-	p2 := newPlot(title+": critical time (send → CLS), p50 per second", "seconds", "ms")
+	p2 := plotting.New(title+": critical time (send → CLS), p50 per second", "seconds", "ms")
 	if len(lat) > 1 {
-		if err := line(p2, "CLS latency p50", lat, 1, false); err != nil {
+		if err := plotting.Line(p2, 1, "CLS latency p50", lat, false); err != nil {
 			return err
 		}
 	}

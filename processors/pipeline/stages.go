@@ -252,9 +252,10 @@ func (s *stages) poisoned(e *Envelope) *result {
 }
 
 // forgetIdentities drops identities accepted more than retention+margin of
-// event time ago. They are only dropped from memory: the identity changelog
-// forgets by time on its own, and a duplicate of a forgotten message is still
-// recognised by its trade while the trade lives.
+// event time ago, from the local store only: the identity changelog is
+// compacted with no time retention (topics.Specs), so it keeps every
+// identity and a rebuild drops the old ones again. A duplicate of a
+// forgotten message is still recognised by its trade while the trade lives.
 func (s *stages) forgetIdentities(p int32) {
 	s.mu.Lock()
 	st := s.idStore[p]

@@ -22,8 +22,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,6 +35,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/topology"
+	"github.com/ste-utility/ste/when"
 )
 
 // Dial opens a client on the cluster with extra options (later options win).
@@ -378,4 +382,36 @@ func progress(w *writer, fn func(int64)) (stop func()) {
 		wg.Wait()
 		fn(w.acked.Load())
 	}
+}
+
+var offsetsForm = regexp.MustCompile(`^\s*\d+:\d+(\s*,\s*\d+:\d+)*\s*$`)
+
+// ParseBound reads a bound as an operator types it (ste replay --since,
+// --until): a time (package when: RFC 3339, a date, a duration before now)
+// or offsets per partition, PARTITION:OFFSET,…; "" is the open bound.
+func ParseBound(s string) (Bound, error) {
+	if strings.TrimSpace(s) == "" {
+		return Bound{}, nil
+	}
+	if offsetsForm.MatchString(s) {
+		b := Bound{Offsets: map[int32]int64{}}
+		for _, pair := range strings.Split(s, ",") {
+			p, o, _ := strings.Cut(strings.TrimSpace(pair), ":")
+			pn, err1 := strconv.ParseInt(p, 10, 32)
+			on, err2 := strconv.ParseInt(o, 10, 64)
+			if err := errors.Join(err1, err2); err != nil {
+				return b, err
+			}
+			if _, dup := b.Offsets[int32(pn)]; dup {
+				return b, fmt.Errorf("partition %d given twice", pn)
+			}
+			b.Offsets[int32(pn)] = on
+		}
+		return b, nil
+	}
+	t, err := when.Time(s)
+	if err != nil {
+		return Bound{}, fmt.Errorf("%v, or PARTITION:OFFSET,…", err)
+	}
+	return Bound{Time: t}, nil
 }

@@ -9,17 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance"
-	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
@@ -32,30 +30,10 @@ import (
 // records, in outbound's order, and the delivery group adds nothing to the
 // pipeline's topics.
 func TestUnionOfParticipantTopicsIsOutbound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs a broker and an instance")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	brokers := kafkaconn.Plaintext(broker.Addr(c))
 	const ns = "dlv"
-	cl, err := topics.Connect(ctx, brokers)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	if _, err := topics.Create(ctx, adm, ns, topics.Options{Partitions: 4}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := topics.PublishRefdata(ctx, cl, ns, refdata.Default()); err != nil {
-		t.Fatal(err)
-	}
+	ctx, env := brokertest.Namespace(t, ns, 4, 2*time.Minute)
+	env.Refdata(t, ctx, refdata.Default())
+	brokers, cl, adm := env.Conn, env.Client, env.Admin
 	// One topic made ahead by ste topics create's path, the others on first use.
 	if _, err := topics.CreateDelivery(ctx, adm, ns, []string{"BRKASGSGXXX"}, topics.Options{}); err != nil {
 		t.Fatal(err)

@@ -3,11 +3,15 @@
 package brokertest
 
 import (
+	"context"
 	"testing"
+	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker"
 )
@@ -34,4 +38,42 @@ func Client(t testing.TB, dial func(opts ...kgo.Opt) (*kgo.Client, error), opts 
 	}
 	t.Cleanup(cl.Close)
 	return cl
+}
+
+// Env is a namespace on a broker of the test's own: how to reach it, and a
+// client and an admin on it, closed with the test.
+type Env struct {
+	Conn   kafkaconn.Config
+	Client *kgo.Client
+	Admin  *kadm.Client
+	NS     string
+}
+
+// Namespace runs a broker until the test ends and creates namespace ns's
+// topics on it with partitions each (0: topics.DefaultPartitions) — the
+// setup of every test that runs instances or reads what they wrote. It
+// returns a context that ends after timeout or with the test. Such a test
+// is no unit test: under -short it is skipped here.
+func Namespace(t testing.TB, ns string, partitions int32, timeout time.Duration) (context.Context, Env) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("runs a broker")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	addr, dial := Start(t)
+	e := Env{Conn: kafkaconn.Plaintext(addr), Client: Client(t, dial), NS: ns}
+	e.Admin = kadm.NewClient(e.Client)
+	if _, err := topics.Create(ctx, e.Admin, ns, topics.Options{Partitions: partitions}); err != nil {
+		t.Fatal(err)
+	}
+	return ctx, e
+}
+
+// Refdata publishes ref to the namespace's reference data topic.
+func (e Env) Refdata(t testing.TB, ctx context.Context, ref *refdata.Set) {
+	t.Helper()
+	if _, err := topics.PublishRefdata(ctx, e.Client, e.NS, ref); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -6,22 +6,22 @@
 //	ste-chdb --data DIR [--addr 127.0.0.1:0] [--ready-file F] [--pid-file F] [--lock-file F]
 //	         [--password-file DIR/ste-chdb.password] [--idle-timeout 5m] [--log-level info]
 //
-// It needs libchdb.so (deploy/chdb/fetch.sh); without it, it prints a one-line
+// It needs libchdb.so (chendpoint/libchdb/fetch.sh); without it, it prints a one-line
 // hint and exits with status 2 (see internal/libguard for how that happens
 // before chdb-go's init can panic). It writes the address it listens on to
 // the ready file once it serves, removes the file and shuts down cleanly on
 // SIGTERM or SIGINT (in-flight queries finish first), and logs with log/slog
 // to stderr. It also stops by itself after --idle-timeout without a request
 // (default $STE_CHDB_IDLE_TIMEOUT, else 5 minutes; 0 never) and when its data
-// directory is removed (see analytics/embedded's idle.go). It is a separate binary on purpose: it must never be linked into
+// directory is removed (see chendpoint/embedded's idle.go). It is a separate binary on purpose: it must never be linked into
 // the main ste binary, which would then need libchdb.so to start.
 //
 // Every request but /ping must carry the secret in the password file (made
 // 0600 if missing) as the password of user default; requests from web
 // browsers are refused, and so are table functions, engines and clauses
-// reaching files or hosts (see analytics/chendpoint).
+// reaching files or hosts (see chendpoint).
 //
-// Normally it is started, reused and stopped by analytics/embedded (Ensure,
+// Normally it is started, reused and stopped by chendpoint/embedded (Ensure,
 // Stop); run it by hand to poke at the data with curl:
 //
 //	curl -u "default:$(cat DIR/ste-chdb.password)" 'http://ADDR/?query=SHOW+TABLES'
@@ -30,7 +30,7 @@ package main
 import (
 	// Must stay the first import: its init checks for libchdb.so before
 	// chdb-go's init (pulled in by chendpoint) would panic without it.
-	"github.com/ste-utility/ste/cmd/ste-chdb/internal/libguard"
+	"github.com/ste-utility/ste/chendpoint/cmd/ste-chdb/internal/libguard"
 
 	"context"
 	"errors"
@@ -47,8 +47,8 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ste-utility/ste/analytics/chendpoint"
-	"github.com/ste-utility/ste/analytics/embedded"
+	"github.com/ste-utility/ste/chendpoint"
+	"github.com/ste-utility/ste/chendpoint/embedded"
 )
 
 func main() {
@@ -63,7 +63,7 @@ func run() int {
 		pidFile   = flag.String("pid-file", "", "write the process id here once the engine is open; removed on shutdown")
 		logLevel  = flag.String("log-level", "info", "debug, info, warn or error")
 		grace     = flag.Duration("shutdown-timeout", 30*time.Second, "how long in-flight queries may run after SIGTERM")
-		lockFile  = flag.String("lock-file", "", "the lock analytics/embedded takes to start or stop this endpoint; taken before an idle stop")
+		lockFile  = flag.String("lock-file", "", "the lock chendpoint/embedded takes to start or stop this endpoint; taken before an idle stop")
 		pwFile    = flag.String("password-file", "", "the secret every request carries as user default's password; made (0600) if missing (default: DIR/"+embedded.PasswordName+")")
 	)
 	idleDefault, envErr := embedded.IdleTimeoutFromEnv()
@@ -188,7 +188,7 @@ func isFlagSet(name string) bool {
 }
 
 // nilDerefTestEnv makes ste-chdb dereference nil once the engine is open.
-// Test-only: analytics/embedded checks that the process then dies with Go's
+// Test-only: chendpoint/embedded checks that the process then dies with Go's
 // panic (exit 2) instead of hanging in libchdb's own SIGSEGV handler, i.e.
 // that chendpoint really disabled chDB's signal handlers.
 const nilDerefTestEnv = "STE_CHDB_TEST_NIL_DEREF"

@@ -17,7 +17,7 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 
-	"github.com/ste-utility/ste/analytics/embedded"
+	"github.com/ste-utility/ste/chendpoint/embedded"
 )
 
 // helperEnv makes the test binary act as a short-lived "ste command" that
@@ -241,13 +241,13 @@ func TestMissingBinaryIsAOneLineHint(t *testing.T) {
 }
 
 // TestLibraryGuardRunsBeforeChdbInit checks the init order the missing-library
-// handling depends on (see cmd/ste-chdb/internal/libguard).
+// handling depends on (see chendpoint/cmd/ste-chdb/internal/libguard).
 func TestLibraryGuardRunsBeforeChdbInit(t *testing.T) {
 	requireLib(t)
 	cmd := exec.Command(binPath) // no --data: prints usage after all inits ran
 	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1")
 	out, _ := cmd.CombinedOutput()
-	guard := strings.Index(string(out), "init github.com/ste-utility/ste/cmd/ste-chdb/internal/libguard ")
+	guard := strings.Index(string(out), "init github.com/ste-utility/ste/chendpoint/cmd/ste-chdb/internal/libguard ")
 	chdb := strings.Index(string(out), "init github.com/chdb-io/chdb-go/chdb-purego ")
 	if guard < 0 || chdb < 0 || guard > chdb {
 		t.Fatalf("libguard init at %d, chdb-purego init at %d (want guard first):\n%s", guard, chdb, out)

@@ -19,8 +19,8 @@ import (
 
 	"github.com/ClickHouse/clickhouse-go/v2"
 
-	"github.com/ste-utility/ste/analytics/embedded"
-	"github.com/ste-utility/ste/analytics/embedded/chdblib"
+	"github.com/ste-utility/ste/chendpoint/embedded"
+	"github.com/ste-utility/ste/chendpoint/embedded/chdblib"
 )
 
 // result is what each client program prints.
@@ -85,7 +85,7 @@ func chdbBinary(t *testing.T) string {
 		goBin = filepath.Join(build.Default.GOROOT, "bin", "go")
 	}
 	out := filepath.Join(t.TempDir(), "ste-chdb")
-	if b, err := exec.Command(goBin, "build", "-o", out, "github.com/ste-utility/ste/cmd/ste-chdb").CombinedOutput(); err != nil {
+	if b, err := exec.Command(goBin, "build", "-o", out, "github.com/ste-utility/ste/chendpoint/cmd/ste-chdb").CombinedOutput(); err != nil {
 		t.Fatalf("build ste-chdb: %v\n%s", err, b)
 	}
 	return out

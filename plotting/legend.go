@@ -1,4 +1,4 @@
-package charts
+package plotting
 
 import (
 	"io"
@@ -17,9 +17,9 @@ import (
 // legendGap separates the plot area from the legend column.
 const legendGap = 6 * vg.Millimeter
 
-// drawOutside draws p on a new canvas of format (png, svg) with its legend
+// Draw draws p on a new canvas of format (png, svg) with its legend
 // beside the data area.
-func drawOutside(p *plot.Plot, w, h vg.Length, format string) (vg.CanvasWriterTo, error) {
+func Draw(p *plot.Plot, w, h vg.Length, format string) (vg.CanvasWriterTo, error) {
 	c, err := draw.NewFormattedCanvas(w, h, format)
 	if err != nil {
 		return nil, err
@@ -53,7 +53,7 @@ func hasEntries(l plot.Legend, dc draw.Canvas) bool {
 
 // saveOutside is Plot.Save with the legend outside.
 func saveOutside(p *plot.Plot, w, h vg.Length, file, format string) error {
-	c, err := drawOutside(p, w, h, format)
+	c, err := Draw(p, w, h, format)
 	if err != nil {
 		return err
 	}

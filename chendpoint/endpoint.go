@@ -15,11 +15,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/ste-utility/ste/analytics/chendpoint/internal/wire"
+	"github.com/ste-utility/ste/chendpoint/internal/wire"
 )
 
 // HeaderDataDir is set on every response to the absolute data directory the
-// endpoint serves. analytics/embedded checks it, so that a recycled port
+// endpoint serves. chendpoint/embedded checks it, so that a recycled port
 // held by some other process is never mistaken for our endpoint.
 const HeaderDataDir = "X-Ste-Chdb-Data-Dir"
 

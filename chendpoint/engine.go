@@ -13,7 +13,7 @@ import (
 	chdbpurego "github.com/chdb-io/chdb-go/chdb-purego"
 	"github.com/ebitengine/purego"
 
-	"github.com/ste-utility/ste/analytics/chendpoint/internal/wire"
+	"github.com/ste-utility/ste/chendpoint/internal/wire"
 )
 
 // chDB is one engine per process: the library boots a single ClickHouse

@@ -4,8 +4,8 @@
 // Why a package of its own: github.com/chdb-io/chdb-go loads the library in
 // its package init and panics when it is missing, so every check has to
 // happen in code that does not link chdb-go — the embedded launcher
-// (analytics/embedded), the tests, and the init guard of cmd/ste-chdb that
-// must run before chdb-go's init (see cmd/ste-chdb/internal/libguard).
+// (chendpoint/embedded), the tests, and the init guard of chendpoint/cmd/ste-chdb that
+// must run before chdb-go's init (see chendpoint/cmd/ste-chdb/internal/libguard).
 //
 // Constraint, because of that guard: this package may only import packages
 // that os/exec also imports (errors, os, path/filepath, strings, ...). Go
@@ -22,7 +22,7 @@ import (
 )
 
 // Version is the libchdb.so release STE is built and tested against (the npm
-// package @chdb/lib-linux-x64-gnu, fetched by deploy/chdb/fetch.sh).
+// package @chdb/lib-linux-x64-gnu, fetched by chendpoint/libchdb/fetch.sh).
 const Version = "26.7.3-stable.1"
 
 // EnvPath is the environment variable chdb-go reads at init to find the
@@ -30,13 +30,13 @@ const Version = "26.7.3-stable.1"
 const EnvPath = "CHDB_LIB_PATH"
 
 // Hint is the one-line instruction printed when the library is missing.
-const Hint = "libchdb.so not found: run deploy/chdb/fetch.sh or set CHDB_LIB_PATH"
+const Hint = "libchdb.so not found: run chendpoint/libchdb/fetch.sh or set CHDB_LIB_PATH"
 
 // ErrNotFound is returned by Find when no candidate exists. Its message is
 // Hint, so it can be shown to a user as is.
 var ErrNotFound = errors.New(Hint)
 
-// CachePath is where deploy/chdb/fetch.sh puts the library:
+// CachePath is where chendpoint/libchdb/fetch.sh puts the library:
 // ${STE_CACHE:-$HOME/.cache/ste}/chdb/<Version>/libchdb.so.
 func CachePath() string {
 	root := os.Getenv("STE_CACHE")
@@ -74,7 +74,7 @@ func Candidates() []string {
 func Find() (string, error) {
 	if p := os.Getenv(EnvPath); p != "" {
 		if !isFile(p) {
-			return "", errors.New("libchdb.so not found: CHDB_LIB_PATH=" + p + " is not a file; run deploy/chdb/fetch.sh or fix CHDB_LIB_PATH")
+			return "", errors.New("libchdb.so not found: CHDB_LIB_PATH=" + p + " is not a file; run chendpoint/libchdb/fetch.sh or fix CHDB_LIB_PATH")
 		}
 		return abs(p), nil
 	}

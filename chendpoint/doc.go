@@ -8,8 +8,8 @@
 // queue samples) to ClickHouse through clickhouse-go only. Where no modern
 // ClickHouse server can be installed (developer machines, CI, single-host
 // deployments), this endpoint lets exactly that production code path run
-// against the real ClickHouse engine. It is served by cmd/ste-chdb and
-// managed by analytics/embedded; nothing else may import it, because linking
+// against the real ClickHouse engine. It is served by chendpoint/cmd/ste-chdb and
+// managed by chendpoint/embedded; nothing else may import it, because linking
 // chdb-go makes a binary unable to start without libchdb.so.
 //
 // # What it implements
@@ -83,7 +83,7 @@
 //     state). HTTP requests are accepted concurrently and queue; a long
 //     query delays every other client, including health checks.
 //   - Users, grants, quotas, TLS: none. One password; whoever has it can
-//     read and write every table. Serve it on loopback only (cmd/ste-chdb
+//     read and write every table. Serve it on loopback only (chendpoint/cmd/ste-chdb
 //     refuses other addresses): the password travels in clear.
 //   - Cancellation: a query that started runs to completion even if the
 //     client goes away (a request still queued is dropped). Use the

@@ -10,7 +10,7 @@
 // initialise the first package, in import-path order, whose imports are all
 // initialised). chdb-go's chdb-purego package imports os/exec, so it cannot be
 // initialised before os/exec. This package (with its only non-standard import,
-// analytics/embedded/chdblib) imports nothing that os/exec does not import
+// chendpoint/embedded/chdblib) imports nothing that os/exec does not import
 // itself (os, path/filepath, errors), so it becomes ready no later than
 // os/exec and, its path sorting before "os/exec", is initialised first. Its
 // init therefore runs before chdb-go's: it finds the library (CHDB_LIB_PATH,
@@ -27,7 +27,7 @@ package libguard
 import (
 	"os"
 
-	"github.com/ste-utility/ste/analytics/embedded/chdblib"
+	"github.com/ste-utility/ste/chendpoint/embedded/chdblib"
 )
 
 // Path is the library chdb-go will load.

@@ -48,7 +48,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/ste-utility/ste/analytics/embedded/chdblib"
+	"github.com/ste-utility/ste/chendpoint/embedded/chdblib"
 )
 
 // Files in the data directory.
@@ -303,7 +303,7 @@ func (c Config) binary() (string, error) {
 	if b, err := exec.LookPath("ste-chdb"); err == nil {
 		return b, nil
 	}
-	return "", errors.New("ste-chdb not found next to the ste binary or on PATH: go build -o <bin dir> ./cmd/ste-chdb, or set " + BinaryEnv)
+	return "", errors.New("ste-chdb not found next to the ste binary or on PATH: go build -o <bin dir> ./chendpoint/cmd/ste-chdb, or set " + BinaryEnv)
 }
 
 // checkLibrary runs the check ste-chdb would, against the child's
@@ -316,7 +316,7 @@ func (c Config) checkLibrary() error {
 	for _, kv := range c.Env {
 		if v, ok := strings.CutPrefix(kv, chdblib.EnvPath+"="); ok && v != "" {
 			if st, err := os.Stat(v); err != nil || !st.Mode().IsRegular() {
-				return errors.New("libchdb.so not found: CHDB_LIB_PATH=" + v + " is not a file; run deploy/chdb/fetch.sh or fix CHDB_LIB_PATH")
+				return errors.New("libchdb.so not found: CHDB_LIB_PATH=" + v + " is not a file; run chendpoint/libchdb/fetch.sh or fix CHDB_LIB_PATH")
 			}
 			return nil
 		}

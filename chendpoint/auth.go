@@ -6,7 +6,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/ste-utility/ste/analytics/chendpoint/internal/wire"
+	"github.com/ste-utility/ste/chendpoint/internal/wire"
 )
 
 // admit decides whether a request may reach the engine at all. The engine

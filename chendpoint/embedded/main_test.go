@@ -16,12 +16,12 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 	"github.com/ClickHouse/clickhouse-go/v2/lib/driver"
 
-	"github.com/ste-utility/ste/analytics/embedded"
-	"github.com/ste-utility/ste/analytics/embedded/chdblib"
+	"github.com/ste-utility/ste/chendpoint/embedded"
+	"github.com/ste-utility/ste/chendpoint/embedded/chdblib"
 )
 
 // These tests drive the real ste-chdb binary (built once in TestMain) through
-// analytics/embedded and talk to it only through clickhouse-go/v2 over HTTP,
+// chendpoint/embedded and talk to it only through clickhouse-go/v2 over HTTP,
 // the path production uses against a real server. The test binary itself
 // links no chDB, so it can report a missing libchdb.so as a skip (locally) or
 // a failure (CI=true) instead of dying in chdb-go's init.
@@ -85,7 +85,7 @@ func buildBinary(dir string) (string, error) {
 		goBin = filepath.Join(build.Default.GOROOT, "bin", "go")
 	}
 	out := filepath.Join(dir, "bin", "ste-chdb")
-	cmd := exec.Command(goBin, "build", "-o", out, "github.com/ste-utility/ste/cmd/ste-chdb")
+	cmd := exec.Command(goBin, "build", "-o", out, "github.com/ste-utility/ste/chendpoint/cmd/ste-chdb")
 	if b, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("%v\n%s", err, b)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/pierrec/lz4/v4"
 
-	"github.com/ste-utility/ste/analytics/embedded"
+	"github.com/ste-utility/ste/chendpoint/embedded"
 )
 
 // The endpoint's engine runs as the user running ste: these tests hold it to

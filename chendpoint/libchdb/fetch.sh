@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # fetch.sh — idempotent, cached download of libchdb.so (the ClickHouse engine as a
-# library) used by the embedded analytics endpoint (cmd/ste-chdb).
+# library) used by the embedded analytics endpoint (chendpoint/cmd/ste-chdb).
 #
 # Why npm: the only registry reachable from our machines and CI that ships a current
 # libchdb.so is npm (@chdb/lib-linux-x64-gnu). `npm pack` downloads the tarball and
@@ -8,7 +8,7 @@
 # extract just the library.
 #
 # Output: the absolute path of the library on stdout (nothing else), so callers can do
-#   export CHDB_LIB_PATH="$(deploy/chdb/fetch.sh)"
+#   export CHDB_LIB_PATH="$(chendpoint/libchdb/fetch.sh)"
 # Errors: one line on stderr, non-zero exit.
 #
 # Environment:

@@ -1,0 +1,75 @@
+package exceptions
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/ste-utility/ste/schemas"
+)
+
+// The text ste exceptions show prints: the exception, its state and
+// retries, the message's fields, and the NACK — or why each is missing.
+func TestShownWriteText(t *testing.T) {
+	at := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	e := Exception{Exception: schemas.Exception{ID: "e1", Reason: "UNKNOWN_SECURITY", Detail: "ISIN XS000 unknown",
+		MsgId: "M1", ReceivedAt: "2026-03-02T09:59:00Z", SourcePartition: 3, SourceOffset: 42, NACK: "N1"},
+		State: Record{State: Retried, By: "ann", At: at, Retries: []Retry{{By: "ann", At: at, Partition: 3, Offset: 99}}}}
+	e.Payload = []byte("<Msg><Header><MsgId>M1</MsgId></Header></Msg>")
+	s := Shown{Exception: e, Fields: []Field{{"Header/MsgId", "M1"}}, NACK: "<Nack/>", read: true}
+	var b bytes.Buffer
+	if err := s.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "exception e1: UNKNOWN_SECURITY\n  ISIN XS000 unknown\n" +
+		"  sender -, MsgId M1, received 2026-03-02T09:59:00Z, inbound partition 3 offset 42\n" +
+		"state: retried by ann at 2026-03-02T10:00:00Z\n" +
+		"  retried by ann at 2026-03-02T10:00:00Z → inbound partition 3 offset 99\n" +
+		"message:\n  Header/MsgId  M1\nNACK sent:\n  <Nack/>\n"
+	if b.String() != want {
+		t.Fatalf("got\n%s\nwant\n%s", b.String(), want)
+	}
+
+	// Not read back, and no NACK for the code: said so, no payload shown.
+	s = Shown{Exception: e, FieldsErr: "the record is gone", NACKErr: "no such record"}
+	s.Exception.NACK = ""
+	b.Reset()
+	s.WriteText(&b)
+	for _, line := range []string{"  (not readable as XML: the record is gone)\n  \"\"\n", "NACK: none sent"} {
+		if !strings.Contains(b.String(), line) {
+			t.Errorf("missing %q in\n%s", line, b.String())
+		}
+	}
+}
+
+func TestWriteListAndChanges(t *testing.T) {
+	list := []Exception{
+		{Exception: schemas.Exception{ID: "a", Reason: "SCHEMA", Sender: "BANKGB2L", ReceivedAt: "2026-03-02T09:00:00Z"}, State: Record{State: Open}},
+		{Exception: schemas.Exception{ID: "b", Reason: "SCHEMA", ReceivedAt: "2026-03-02T09:01:00Z"}, State: Record{State: Archived, By: "bo"}},
+	}
+	var b bytes.Buffer
+	if err := WriteList(&b, "ste", list, 5, 1); err != nil {
+		t.Fatal(err)
+	}
+	got := b.String()
+	for _, want := range []string{"2 exceptions in ste selected (of 5)\n", "  by reason: SCHEMA 2 (1 open)\n",
+		"a   2026-03-02 09:00:00  SCHEMA  BANKGB2L", "… 1 more (--limit, or a narrower filter)"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("missing %q in\n%s", want, got)
+		}
+	}
+
+	results := []Result{{ID: "a", Outcome: OutcomeRetried}, {ID: "b", Outcome: OutcomeRefused, Detail: "already archived"}}
+	b.Reset()
+	WriteChanges(&b, results, []RetryOutcome{{ID: "a", RejectedAs: "c", Reason: "SCHEMA"}})
+	if want := "a\tretried\t\nb\trefused\talready archived\na\trejected again\tas exception c (SCHEMA)\n"; b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+	if err := NotDone(results); err == nil || err.Error() != "1 of 2 not done (refused or failed; see above)" {
+		t.Errorf("NotDone: %v", err)
+	}
+	if err := NotDone(results[:1]); err != nil {
+		t.Errorf("NotDone of a retried one: %v", err)
+	}
+}
