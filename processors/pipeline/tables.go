@@ -110,7 +110,15 @@ func changelogOf(adm *kadm.Client, topic string, p int32) (diskstore.Changelog, 
 // rebalance callback tells them before it opens any table of that
 // generation, so the storage builder can tell a partition the group owns
 // from one it keeps as a standby. A group built anew owns nothing until its
-// first assignment: what goka opens before (WithRecoverAhead) are standbys.
+// first assignment.
+//
+// goka's WithRecoverAhead (every partition brought to its changelog's end
+// before the group joins) is not used: a restarted instance must rejoin
+// within the session timeout to get its partitions back without a
+// rebalance (static membership), and with it the restart read all of the
+// tables before joining — on a loaded machine past the session timeout,
+// and a rebalance for everyone. The generation's setup opens the
+// standbys anyway.
 type owned struct {
 	mu    sync.Mutex
 	parts []int32
@@ -135,9 +143,8 @@ func (o *owned) has(p int32) bool {
 //
 // With own set (the group's partitions; disk tables only), the group also keeps every partition
 // of its table it does not own as a hot standby: goka opens them in passive
-// mode (WithHotStandby) and replays their changelogs into them as they grow,
-// and before the group first joins it brings every partition up to the
-// changelog's end (WithRecoverAhead). A lost instance's partitions are then
+// mode (WithHotStandby) and replays their changelogs into them as they
+// grow. A lost instance's partitions are then
 // taken over from tables already at the end of their changelogs instead of
 // after replaying them. A standby never serves a write: goka runs no
 // callback on a passive partition, and the standby's storage is not the one
@@ -156,7 +163,7 @@ func (s *stages) tableOptions(st Stage, prod goka.ProducerBuilder, own *owned) [
 		return []goka.ProcessorOption{goka.WithStorageBuilder(b), goka.WithProducerBuilder(s.tables.Producer(prod))}
 	}
 	return []goka.ProcessorOption{goka.WithStorageBuilder(b), goka.WithProducerBuilder(s.tables.Producer(prod)),
-		goka.WithHotStandby(), goka.WithRecoverAhead()}
+		goka.WithHotStandby()}
 }
 
 // tableBuilder is a stateful stage's storage builder (nil for a stateless
