@@ -15,7 +15,6 @@ import (
 
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/pipeline"
-	"github.com/ste-utility/ste/topology"
 )
 
 // member is one instance of the counting processor with its tables in its
@@ -45,15 +44,8 @@ func startMember(t *testing.T, brokers string, standby bool) *member {
 	}
 	m.db = db
 	active, passive := db.Builder(nil, nil), db.StandbyBuilder(nil)
-	tmc := goka.NewTopicManagerConfig()
-	tmc.Table.Replication, tmc.Stream.Replication = 1, 1
-	opts := []goka.ProcessorOption{
-		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(pipeline.SaramaConfig(), tmc)),
-		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(groupConfig())),
-		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(pipeline.SaramaConfig())),
-		goka.WithHasher(topology.KeyHash),
-		goka.WithLogger(nopLogger{}),
-		goka.WithRejoinWait(100 * time.Millisecond),
+	opts := append(clientOptions(),
+		goka.WithRejoinWait(100*time.Millisecond),
 		goka.WithProducerBuilder(db.Producer(pipeline.ProducerBuilder())),
 		goka.WithRebalanceCallback(func(a goka.Assignment) {
 			m.mu.Lock()
@@ -73,8 +65,7 @@ func startMember(t *testing.T, brokers string, standby bool) *member {
 				return active(topic, p)
 			}
 			return passive(topic, p)
-		}),
-	}
+		}))
 	if standby {
 		opts = append(opts, goka.WithHotStandby())
 	}
