@@ -85,6 +85,7 @@ type Server struct {
 	book     *exceptions.Book
 	flow     *exceptions.Workflow
 	pages    *pages
+	metrics  *selfMetrics
 	srv      *http.Server
 	done     chan error
 }

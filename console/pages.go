@@ -80,10 +80,14 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, msg st
 }
 
 func (s *Server) routes() http.Handler {
+	if s.metrics == nil {
+		s.metrics = newSelfMetrics(s.col)
+	}
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "ok") })
+	mux.Handle("GET /metrics", s.metrics.handler())
 	mux.HandleFunc("GET /login", s.loginPage)
 	mux.HandleFunc("POST /login", s.login)
 	mux.HandleFunc("POST /logout", s.logout)
@@ -102,7 +106,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /at-risk", s.atRiskPage)
 	mux.HandleFunc("GET /at-risk/live", s.atRiskLive)
 	mux.HandleFunc("GET /api/at-risk", s.atRiskJSON)
-	return s.guard(s.auth(mux))
+	return s.guard(s.auth(s.metrics.count(mux)))
 }
 
 func writeJSON(w http.ResponseWriter, v any) {
@@ -114,6 +118,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 // ---- access ----
 
 func (s *Server) refuse(w http.ResponseWriter, r *http.Request) {
+	s.metrics.refusals.Inc()
 	if strings.HasPrefix(r.URL.Path, "/api/") || r.Method != http.MethodGet {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="ste console"`)
 		http.Error(w, "a token is required (Authorization: Bearer TOKEN, or sign in at /login)", http.StatusUnauthorized)
@@ -210,12 +215,7 @@ func (s *Server) historyParams(q url.Values) (string, report.Params, error) {
 	if p.Until, err = when.Time(q.Get("until")); err != nil {
 		return "", p, fmt.Errorf("until: %v", err)
 	}
-	switch q.Get("by") {
-	case "second":
-		p.Step = time.Second
-	case "minute":
-		p.Step = time.Minute
-	}
+	p.Step, _ = report.Step(q.Get("by")) // anything else: the report's choice
 	if w := q.Get("window"); w != "" {
 		if p.Window, err = when.Duration(w); err != nil {
 			return "", p, fmt.Errorf("window %q: a duration such as 10s or 5m", w)
@@ -286,33 +286,20 @@ type filterForm struct {
 	Since, Until, Sender, Reason, MsgId, State string
 }
 
-func (f filterForm) filter() (exceptions.Filter, error) {
-	var flt exceptions.Filter
-	var err error
-	if flt.Since, err = when.Time(f.Since); err != nil {
-		return flt, fmt.Errorf("since: %v", err)
-	}
-	if flt.Until, err = when.Time(f.Until); err != nil {
-		return flt, fmt.Errorf("until: %v", err)
-	}
-	flt.Sender, flt.Reason, flt.MsgId = strings.TrimSpace(f.Sender), strings.TrimSpace(f.Reason), strings.TrimSpace(f.MsgId)
-	if f.State != "" && f.State != "all" {
-		st, ok := exceptions.ParseState(f.State)
-		if !ok {
-			return flt, fmt.Errorf("state %q", f.State)
-		}
-		flt.States = []exceptions.State{st}
-	}
-	return flt, nil
-}
+func (f filterForm) filter() (exceptions.Filter, error) { return f.parse("") }
 
 // actionFilter is what "all of the filter" acts on: the filter's
 // exceptions, the open ones unless it names a state (as ste exceptions
 // retry without ids).
-func (f filterForm) actionFilter() (exceptions.Filter, error) {
-	flt, err := f.filter()
-	if err == nil && f.State == "" {
-		flt.States = []exceptions.State{exceptions.Open}
+func (f filterForm) actionFilter() (exceptions.Filter, error) { return f.parse(exceptions.Open) }
+
+// parse reads the form (exceptions.FilterText, as ste exceptions reads its
+// flags).
+func (f filterForm) parse(def exceptions.State) (exceptions.Filter, error) {
+	flt, err := exceptions.FilterText(f).Parse(def)
+	var fe *exceptions.FilterError
+	if errors.As(err, &fe) && fe.Field == "state" {
+		return flt, fmt.Errorf("state %q", fe.Value)
 	}
 	return flt, err
 }
@@ -520,6 +507,9 @@ func (s *Server) change(retry bool) http.HandlerFunc {
 		if err != nil {
 			s.fail(w, r, http.StatusBadRequest, err.Error())
 			return
+		}
+		for _, x := range res {
+			s.metrics.changes.WithLabelValues(strings.ToLower(action), x.Outcome).Inc()
 		}
 		back := "/exceptions?" + string(form.Query())
 		if len(ids) == 1 && r.PostForm.Get("from") == "detail" {

@@ -353,17 +353,7 @@ func str(v any, path ...any) string { s, _ := get(v, path...).(string); return s
 // render runs helm template with values and parses the YAML stream.
 func render(t *testing.T, set ...string) []object {
 	t.Helper()
-	args := []string{"template", "rel", "helm/ste", "--namespace", "trading"}
-	for _, s := range set {
-		args = append(args, "--set", s)
-	}
-	cmd := exec.Command(helm(t), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, errb.String())
-	}
-	dec := yaml.NewDecoder(&out)
+	dec := yaml.NewDecoder(bytes.NewReader(renderRaw(t, set...)))
 	var objs []object
 	for {
 		var o object
@@ -379,6 +369,22 @@ func render(t *testing.T, set ...string) []object {
 		}
 	}
 	return objs
+}
+
+// renderRaw is helm template's output with values.
+func renderRaw(t *testing.T, set ...string) []byte {
+	t.Helper()
+	args := []string{"template", "rel", "helm/ste", "--namespace", "trading"}
+	for _, s := range set {
+		args = append(args, "--set", s)
+	}
+	cmd := exec.Command(helm(t), args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, errb.String())
+	}
+	return out.Bytes()
 }
 
 func find(objs []object, kind, nameSuffix string) object {
@@ -655,5 +661,37 @@ func TestHelmChartValues(t *testing.T) {
 	// A wrong mechanism does not render.
 	if out, err := exec.Command(helm(t), "template", "rel", "helm/ste", "--set", "kafka.sasl.mechanism=GSSAPI").CombinedOutput(); err == nil {
 		t.Errorf("an unknown SASL mechanism rendered:\n%s", firstLine(string(out)))
+	}
+}
+
+// The Dockerfile's build of ste-chdb names the endpoint's binary where it
+// is (chendpoint/cmd/ste-chdb), and every file it copies from the
+// repository is there: a move of the endpoint's tree shows here, not in an
+// image build that cannot run on this machine.
+func TestDockerfilePathsExist(t *testing.T) {
+	run := dockerfileRun(t, "build ste-chdb (loads libchdb.so at run time: no cgo needed to build it)")
+	m := regexp.MustCompile(`-o /out/ste-chdb (\S+)$`).FindStringSubmatch(strings.TrimSpace(run))
+	if m == nil {
+		t.Fatalf("the build ste-chdb step does not build into /out/ste-chdb: %s", run)
+	}
+	list := exec.Command("go", "list", m[1])
+	list.Dir = ".." // the Dockerfile's WORKDIR holds the repository
+	if out, err := list.CombinedOutput(); err != nil || strings.TrimSpace(string(out)) != "github.com/ste-utility/ste/chendpoint/cmd/ste-chdb" {
+		t.Fatalf("the build ste-chdb step builds %s: %v %s", m[1], err, out)
+	}
+	b, err := os.ReadFile("Dockerfile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 3 || f[0] != "COPY" || strings.HasPrefix(f[1], "--from=") {
+			continue
+		}
+		for _, src := range f[1 : len(f)-1] {
+			if _, err := os.Stat(filepath.Join("..", src)); err != nil {
+				t.Errorf("Dockerfile: COPY %s: %v", src, err)
+			}
+		}
 	}
 }

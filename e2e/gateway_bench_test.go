@@ -3,8 +3,11 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -17,6 +20,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/gateway"
 	"github.com/ste-utility/ste/kafkaconn"
@@ -27,26 +31,44 @@ import (
 )
 
 // TestGatewayMeasure is the measurement of docs/benchmarks.md ("The
-// gateway"), not a test: STE_GATEWAY_MEASURE=1 runs it. 300 participants'
-// messages in batches of 100, signed ahead, through 2 gateway instances
-// over one ste process; then single-message submits; then long polls of
-// waiting participants. It reports CPU time per message (gateways and
-// pipeline, from /proc) and the latencies' p99.
+// gateway"), not a test: STE_GATEWAY_MEASURE=1 runs it. Over one embedded
+// broker, one ste process and 2 gateway instances with the reference data
+// of 300 participants:
+//
+//  1. the pipeline's capacity, measured in the same run: a set sent
+//     straight onto <ns>.inbound at full speed, messages per second until
+//     every group is at lag 0;
+//  2. another set through the gateways in batches of up to 100, every
+//     request signed ahead, paced at half that capacity: the gateways' CPU
+//     time per message against the pipeline's (from /proc);
+//  3. under the same load (a third set in batches at half the capacity less
+//     the probes' 100/s): single-message submits at 100/s, request → 202;
+//     and 20 participants long-polling, each output's delay from its
+//     record's timestamp on <ns>.outbound to its delivery.
 func TestGatewayMeasure(t *testing.T) {
 	if os.Getenv("STE_GATEWAY_MEASURE") == "" {
 		t.Skip("a measurement: STE_GATEWAY_MEASURE=1")
 	}
+	// 6,000 trades (42,000 messages) give the 300 participants ~140
+	// messages each: batches of 100 need that many per sender.
 	trades, _ := strconv.Atoi(os.Getenv("STE_GATEWAY_TRADES"))
 	if trades == 0 {
-		trades = 3000
+		trades = 6000
 	}
 	brokers := embeddedBroker(t)
 	ns := fmt.Sprintf("gwm%d", time.Now().UnixNano()%1e6)
 	env := []string{"STE_BROKERS=" + brokers, "STE_NAMESPACE=" + ns}
 	dir := t.TempDir()
-	ref, set := filepath.Join(dir, "ref"), filepath.Join(dir, "set.xml")
+	ref := filepath.Join(dir, "ref")
 	ste(t, nil, "refdata", "gen", "--out", ref, "--seed", "3", "--participants", "300")
-	ste(t, nil, "gen", "--trades", fmt.Sprint(trades), "--mix", "standard", "--seed", "5", "--refdata", ref, "--out", set)
+	// Three sets of distinct trades (their own trade dates, so no MsgId or
+	// TradeRef is shared): capacity, batches, load.
+	gen := func(name string, n int, seed int, date string) string {
+		f := filepath.Join(dir, name+".xml")
+		ste(t, nil, "gen", "--trades", fmt.Sprint(n), "--mix", "standard", "--seed", fmt.Sprint(seed), "--refdata", ref, "--out", f, "--trade-date", date)
+		return f
+	}
+	capSet, batchSet, loadSet := gen("capacity", trades, 7, "2026-11-03"), gen("batches", trades, 5, "2026-11-02"), gen("load", trades/2, 9, "2026-11-04")
 	ste(t, env, "topics", "create")
 	ste(t, env, "refdata", "load", "--dir", ref)
 	proc := startProcess(t, env, "--http", "127.0.0.1:0")
@@ -59,11 +81,250 @@ func TestGatewayMeasure(t *testing.T) {
 		pids = append(pids, l.cmd.Process.Pid)
 		waitHealthy(t, urls[i])
 	}
-	b, err := os.ReadFile(set)
+	pipe := proc.cmd.Process.Pid
+	ctx := t.Context()
+	cl, err := topics.Connect(ctx, kafkaconn.Plaintext(brokers))
 	must(t, err)
+	defer cl.Close()
+	load, _ := uptimeLoad()
+	t.Logf("RESULT machine: load average %s at the start", load)
+
+	// 1. The pipeline's capacity.
+	capMsgs, _, _ := readSet(t, capSet)
+	cpu0 := cpuOf(t, []int{pipe})
+	t0 := time.Now()
+	for _, m := range capMsgs {
+		cl.Produce(ctx, &kgo.Record{Topic: ns + ".inbound", Key: []byte(m.sender), Value: m.line}, func(_ *kgo.Record, err error) {
+			if err != nil {
+				t.Errorf("produce: %v", err)
+			}
+		})
+	}
+	must(t, cl.Flush(ctx))
+	waitLagZero(t, brokers, ns)
+	capElapsed := time.Since(t0)
+	capCPU := cpuOf(t, []int{pipe})[0] - cpu0[0]
+	capacity := float64(len(capMsgs)) / capElapsed.Seconds()
+	rate := capacity / 2
+	t.Logf("RESULT capacity: %d messages straight onto inbound, lag 0 after %.1fs: %.0f msg/s; pipeline CPU %.1f µs/msg; pacing at half: %.0f msg/s",
+		len(capMsgs), capElapsed.Seconds(), capacity, capCPU/float64(len(capMsgs))*1e6, rate)
+
+	// 2. Batches of exactly 100 through the gateways, paced at half the
+	// capacity: every sender's messages in hundreds, the rest not sent.
+	_, by, senders := readSet(t, batchSet)
+	unsent := 0
+	for s, ms := range by {
+		unsent += len(ms) % 100
+		by[s] = ms[:len(ms)/100*100]
+	}
+	reqs := batches(by, senders, urls)
+	cpu0 = cpuOf(t, append(pids, pipe))
+	start := time.Now()
+	sent, late := paced(t, reqs, rate, 8)
+	submitted := time.Since(start)
+	gw := cpuOf(t, pids)
+	waitLagZero(t, brokers, ns)
+	elapsed := time.Since(start)
+	cpu1 := cpuOf(t, []int{pipe})
+	gwCPU := gw[0] + gw[1] - cpu0[0] - cpu0[1]
+	pipeCPU := cpu1[0] - cpu0[2]
+	t.Logf("RESULT batches: %d messages in %d requests of 100 (%d of the set's not sent) through 2 gateways in %.1fs (%.0f msg/s asked, %.0f sent, the pacer at most %v late), lag 0 at %.1fs; gateway CPU %.3fs = %.1f µs/msg; pipeline CPU %.3fs = %.1f µs/msg; ratio %.3f",
+		sent, len(reqs), unsent, submitted.Seconds(), rate, float64(sent)/submitted.Seconds(), late.Round(time.Millisecond), elapsed.Seconds(),
+		gwCPU, gwCPU/float64(sent)*1e6, pipeCPU, pipeCPU/float64(sent)*1e6, gwCPU/pipeCPU)
+
+	// 3. Latencies under load: the load set in batches at half the capacity
+	// less the probes; single submits at 100/s (exact duplicates of the
+	// capacity set, answered again); 20 participants long-polling.
+	const probeRate = 100.0
+	_, lby, lsenders := readSet(t, loadSet)
+	slices.SortFunc(lsenders, func(a, b string) int { return len(lby[b]) - len(lby[a]) })
+	lreqs := batches(lby, lsenders, urls)
+	lrate := max(rate-probeRate, rate/2)
+	lmsgs := 0
+	for _, q := range lreqs {
+		lmsgs += q.n
+	}
+	duration := time.Duration(float64(lmsgs) / lrate * float64(time.Second))
+	_, cby, csenders := readSet(t, capSet)
+	var singles []*http.Request
+	for i := 0; i < int(duration.Seconds()*probeRate); i++ {
+		s := csenders[i%len(csenders)]
+		body := cby[s][(i/len(csenders))%len(cby[s])]
+		u := urls[i%2] + "/v1/messages"
+		r, _ := http.NewRequest("POST", u, bytes.NewReader(body))
+		r.Header = gateway.SignedHeaders("POST", u, body, s, refdata.DemoPrivateKey(s), time.Now())
+		r.Header.Set("Content-Type", "application/xml")
+		singles = append(singles, r)
+	}
+	// A consumer of <ns>.outbound of the test's own notes when it first
+	// sees each record: a second start point, which leaves out the time a
+	// record spends in the pipeline's producer before it is on the topic.
+	seen := map[[2]int64]time.Time{}
+	var smu sync.Mutex
+	sctx, scancel := context.WithCancel(ctx)
+	scl, err := topics.Client(kafkaconn.Plaintext(brokers), kgo.ConsumeTopics(ns+".outbound"),
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd()), kgo.FetchMaxWait(500*time.Millisecond))
+	must(t, err)
+	sdone := make(chan struct{})
+	go func() {
+		defer close(sdone)
+		for sctx.Err() == nil {
+			fs := scl.PollFetches(sctx)
+			now := time.Now()
+			smu.Lock()
+			fs.EachRecord(func(r *kgo.Record) { seen[[2]int64{int64(r.Partition), r.Offset}] = now })
+			smu.Unlock()
+		}
+	}()
+	time.Sleep(time.Second)
+	type delivered struct {
+		part int32
+		off  int64
+		at   time.Time
+	}
+	var got []delivered
+	var pmu sync.Mutex
+	var pwg sync.WaitGroup
+	polling := make(chan struct{}, 20)
+	stopPolls := make(chan struct{})
+	for i, s := range lsenders[:20] {
+		pwg.Add(1)
+		go func() {
+			defer pwg.Done()
+			next := walkEnd(t, urls[i%2], s)
+			polling <- struct{}{}
+			for {
+				select {
+				case <-stopPolls:
+					return
+				default:
+				}
+				u := urls[i%2] + "/v1/outputs?wait=5&limit=1000&after=" + next
+				r, _ := http.NewRequest("GET", u, nil)
+				r.Header = gateway.SignedHeaders("GET", u, nil, s, refdata.DemoPrivateKey(s), time.Now())
+				resp, err := http.DefaultClient.Do(r)
+				if err != nil {
+					t.Errorf("long poll: %v", err)
+					return
+				}
+				var j struct {
+					Outputs []struct{ Cursor string }
+					Next    string
+				}
+				err = json.NewDecoder(resp.Body).Decode(&j)
+				resp.Body.Close()
+				now := time.Now()
+				if err != nil || resp.StatusCode != 200 {
+					t.Errorf("long poll: %d %v", resp.StatusCode, err)
+					return
+				}
+				pmu.Lock()
+				for _, o := range j.Outputs {
+					p, off := cursorPosition(t, o.Cursor)
+					got = append(got, delivered{p, off - 1, now})
+				}
+				pmu.Unlock()
+				next = j.Next
+			}
+		}()
+	}
+	for range 20 {
+		<-polling
+	}
+	var lat []float64
+	var swg sync.WaitGroup
+	swg.Add(1)
+	go func() {
+		defer swg.Done()
+		t0 := time.Now()
+		for i, r := range singles {
+			time.Sleep(time.Until(t0.Add(time.Duration(float64(i) / probeRate * float64(time.Second)))))
+			s := time.Now()
+			resp, err := http.DefaultClient.Do(r)
+			if err != nil || resp.StatusCode != 202 {
+				t.Errorf("single submit: %v %v", err, resp)
+				return
+			}
+			resp.Body.Close()
+			lat = append(lat, float64(time.Since(s).Microseconds())/1000)
+		}
+	}()
+	// The machine's own tail, for comparison: GET /v1/health (no signature,
+	// no Kafka) at 100/s on the same gateways meanwhile.
+	var hlat []float64
+	swg.Add(1)
+	go func() {
+		defer swg.Done()
+		t0 := time.Now()
+		for i := 0; time.Since(t0) < duration; i++ {
+			time.Sleep(time.Until(t0.Add(time.Duration(float64(i) / probeRate * float64(time.Second)))))
+			s := time.Now()
+			resp, err := http.Get(urls[i%2] + "/v1/health")
+			if err != nil || resp.StatusCode != 200 {
+				t.Errorf("health: %v %v", err, resp)
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			hlat = append(hlat, float64(time.Since(s).Microseconds())/1000)
+		}
+	}()
+	lstart := time.Now()
+	lsent, llate := paced(t, lreqs, lrate, 8)
+	lsecs := time.Since(lstart).Seconds()
+	swg.Wait()
+	waitLagZero(t, brokers, ns)
+	time.Sleep(6 * time.Second) // the last outputs reach their polls
+	close(stopPolls)
+	pwg.Wait()
+	t.Logf("RESULT load: %d messages in batches over %.1fs (%.0f msg/s asked, the pacer at most %v late) and %d single submits at %.0f/s",
+		lsent, lsecs, lrate, llate.Round(time.Millisecond), len(lat), probeRate)
+	t.Logf("RESULT single submits: p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d)", pct(lat, 50), pct(lat, 99), pct(lat, 100), len(lat))
+	t.Logf("RESULT health probes meanwhile (the machine's own tail): p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d)", pct(hlat, 50), pct(hlat, 99), pct(hlat, 100), len(hlat))
+	// Each delivered output's record on <ns>.outbound: its timestamp, set
+	// when the pipeline produced it.
+	stamp := map[[2]int64]time.Time{}
+	_, err = topics.Dump(ctx, kafkaconn.Plaintext(brokers), ns+".outbound", func(r *kgo.Record) error {
+		stamp[[2]int64{int64(r.Partition), r.Offset}] = r.Timestamp
+		return nil
+	})
+	must(t, err)
+	scancel()
+	<-sdone
+	scl.Close()
+	var plat, slat []float64
+	for _, d := range got {
+		pos := [2]int64{int64(d.part), d.off}
+		ts, ok := stamp[pos]
+		if !ok {
+			t.Fatalf("an output at partition %d offset %d is not on %s.outbound", d.part, d.off, ns)
+		}
+		plat = append(plat, float64(d.at.Sub(ts).Microseconds())/1000)
+		if at, ok := seen[pos]; ok {
+			slat = append(slat, float64(d.at.Sub(at).Microseconds())/1000)
+		}
+	}
+	t.Logf("RESULT long polls: %d outputs to 20 waiting participants, record's timestamp on outbound → delivery p50 %.1f ms, p99 %.1f ms, max %.1f ms",
+		len(plat), pct(plat, 50), pct(plat, 99), pct(plat, 100))
+	t.Logf("RESULT long polls: from when the test's own consumer saw the record → delivery p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d outputs; negative: the poll was first)",
+		pct(slat, 50), pct(slat, 99), pct(slat, 100), len(slat))
+	load, _ = uptimeLoad()
+	t.Logf("RESULT machine: load average %s at the end", load)
+}
+
+type setMsg struct {
+	sender string
+	line   []byte
+}
+
+// readSet reads a message set: its messages in order, and by sender.
+func readSet(t *testing.T, path string) ([]setMsg, map[string][][]byte, []string) {
+	b, err := os.ReadFile(path)
+	must(t, err)
+	var all []setMsg
 	by := map[string][][]byte{}
-	d := &schemas.Decoder{}
 	var senders []string
+	d := &schemas.Decoder{}
 	for _, l := range bytes.Split(b, []byte("\n")) {
 		if len(l) == 0 {
 			continue
@@ -73,31 +334,43 @@ func TestGatewayMeasure(t *testing.T) {
 			senders = append(senders, m.Sender)
 		}
 		by[m.Sender] = append(by[m.Sender], l)
+		all = append(all, setMsg{m.Sender, l})
 	}
-	// Every request signed ahead (well within the 300 s window).
-	type req struct {
-		r *http.Request
-		n int
-	}
-	var reqs []req
+	return all, by, senders
+}
+
+type batchReq struct {
+	r *http.Request
+	n int
+}
+
+// batches are every sender's messages in requests of up to 100, signed
+// now, alternating between the gateways.
+func batches(by map[string][][]byte, senders []string, urls []string) []batchReq {
+	var reqs []batchReq
 	for i, s := range senders {
 		msgs := by[s]
 		for j := 0; j < len(msgs); j += 100 {
 			body := bytes.Join(msgs[j:min(j+100, len(msgs))], []byte("\n"))
-			u := urls[(i+j/100)%2] + "/v1/messages"
+			u := urls[(i+j/100)%len(urls)] + "/v1/messages"
 			r, _ := http.NewRequest("POST", u, bytes.NewReader(body))
 			r.Header = gateway.SignedHeaders("POST", u, body, s, refdata.DemoPrivateKey(s), time.Now())
 			r.Header.Set("Content-Type", "text/plain")
-			reqs = append(reqs, req{r, min(100, len(msgs)-j)})
+			reqs = append(reqs, batchReq{r, min(100, len(msgs)-j)})
 		}
 	}
-	cpu0 := cpuOf(t, append(pids, proc.cmd.Process.Pid))
-	start := time.Now()
+	return reqs
+}
+
+// paced sends reqs over workers connections, request i due when the
+// messages before it, at rate messages per second, are due: the messages
+// sent and how late the pacer ever was (workers all busy).
+func paced(t *testing.T, reqs []batchReq, rate float64, workers int) (int, time.Duration) {
 	var wg sync.WaitGroup
-	ch := make(chan req)
+	ch := make(chan batchReq)
 	var mu sync.Mutex
 	sent := 0
-	for w := 0; w < 8; w++ {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -114,99 +387,48 @@ func TestGatewayMeasure(t *testing.T) {
 			}
 		}()
 	}
+	start := time.Now()
+	var late time.Duration
+	cum := 0
 	for _, q := range reqs {
+		due := start.Add(time.Duration(float64(cum) / rate * float64(time.Second)))
+		time.Sleep(time.Until(due))
 		ch <- q
+		late = max(late, time.Since(due))
+		cum += q.n
 	}
 	close(ch)
 	wg.Wait()
-	gwSubmit := cpuOf(t, pids)
-	// Wait for the pipeline to answer everything (every group at lag 0).
-	waitLagZero(t, brokers, ns)
-	elapsed := time.Since(start)
-	cpu1 := cpuOf(t, append(pids, proc.cmd.Process.Pid))
-	gwCPU := gwSubmit[0] + gwSubmit[1] - cpu0[0] - cpu0[1]
-	pipeCPU := cpu1[2] - cpu0[2]
-	t.Logf("RESULT batches: %d messages in %d requests of <=100 through 2 gateways in %.1fs; gateway CPU %.3fs = %.1f µs/msg; pipeline CPU %.3fs = %.1f µs/msg; ratio %.3f",
-		sent, len(reqs), elapsed.Seconds(), gwCPU, gwCPU/float64(sent)*1e6, pipeCPU, pipeCPU/float64(sent)*1e6, gwCPU/pipeCPU)
+	return sent, late
+}
 
-	// Single-message submits: exact duplicates of messages already in, paced at 100/s.
-	var lat []float64
-	for i := 0; i < 1000; i++ {
-		s := senders[i%len(senders)]
-		body := by[s][0]
-		u := urls[i%2] + "/v1/messages"
-		r, _ := http.NewRequest("POST", u, bytes.NewReader(body))
-		r.Header = gateway.SignedHeaders("POST", u, body, s, refdata.DemoPrivateKey(s), time.Now())
-		r.Header.Set("Content-Type", "application/xml")
-		t0 := time.Now()
-		resp, err := http.DefaultClient.Do(r)
-		if err != nil || resp.StatusCode != 202 {
-			t.Fatalf("single submit: %v %v", err, resp)
-		}
-		resp.Body.Close()
-		lat = append(lat, float64(time.Since(t0).Microseconds())/1000)
-		time.Sleep(10 * time.Millisecond)
+// cursorPosition is the partition and offset a cursor of the gateway names
+// (gateway/outputs.go: a version byte, then uvarints of the partition count,
+// the partition and the offset). Opaque to participants; the measurement
+// reads it to find each output's record.
+func cursorPosition(t *testing.T, c string) (int32, int64) {
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil || len(b) < 4 || b[0] != 1 {
+		t.Fatalf("cursor %q", c)
 	}
-	t.Logf("RESULT single submits: p50 %.2f ms, p99 %.2f ms, max %.2f ms (1000 at 100/s)", pct(lat, 50), pct(lat, 99), pct(lat, 100))
+	b = b[1:]
+	var v [3]uint64
+	for i := range v {
+		x, n := binary.Uvarint(b)
+		if n <= 0 {
+			t.Fatalf("cursor %q", c)
+		}
+		v[i], b = x, b[n:]
+	}
+	return int32(v[1]), int64(v[2])
+}
 
-	// Long polls: 20 participants wait at their partitions' end; each
-	// output's delay from its Header Created (written when the utility made
-	// it) to its arrival.
-	waitLagZero(t, brokers, ns)
-	var plat []float64
-	var pmu sync.Mutex
-	var pwg sync.WaitGroup
-	stop := time.Now().Add(25 * time.Second)
-	for i := 0; i < 20; i++ {
-		s := senders[i]
-		pwg.Add(1)
-		go func() {
-			defer pwg.Done()
-			next := walkEnd(t, urls[i%2], s)
-			for time.Now().Before(stop) {
-				u := urls[i%2] + "/v1/outputs?wait=10&limit=1000&after=" + next
-				r, _ := http.NewRequest("GET", u, nil)
-				r.Header = gateway.SignedHeaders("GET", u, nil, s, refdata.DemoPrivateKey(s), time.Now())
-				resp, err := http.DefaultClient.Do(r)
-				if err != nil {
-					return
-				}
-				var j struct {
-					Outputs []struct{ XML string }
-					Next    string
-				}
-				json.NewDecoder(resp.Body).Decode(&j)
-				resp.Body.Close()
-				now := time.Now()
-				for _, o := range j.Outputs {
-					if m := regexp.MustCompile(`<Created>([^<]+)</Created>`).FindStringSubmatch(o.XML); m != nil {
-						if c, err := time.Parse(time.RFC3339Nano, m[1]); err == nil {
-							pmu.Lock()
-							plat = append(plat, float64(now.Sub(c).Microseconds())/1000)
-							pmu.Unlock()
-						}
-					}
-				}
-				next = j.Next
-			}
-		}()
+func uptimeLoad() (string, error) {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "", err
 	}
-	// Their messages again (exact duplicates re-emit ACKs), one every 20 ms.
-	for i := 0; time.Now().Before(stop.Add(-3 * time.Second)); i++ {
-		s := senders[i%20]
-		body := by[s][(i/20)%len(by[s])]
-		u := urls[0] + "/v1/messages"
-		r, _ := http.NewRequest("POST", u, bytes.NewReader(body))
-		r.Header = gateway.SignedHeaders("POST", u, body, s, refdata.DemoPrivateKey(s), time.Now())
-		r.Header.Set("Content-Type", "application/xml")
-		if resp, err := http.DefaultClient.Do(r); err == nil {
-			resp.Body.Close()
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	pwg.Wait()
-	t.Logf("RESULT long polls: %d outputs, delay from Created to delivery p50 %.1f ms, p99 %.1f ms, max %.1f ms",
-		len(plat), pct(plat, 50), pct(plat, 99), pct(plat, 100))
+	return strings.Join(strings.Fields(string(b))[:3], " "), nil
 }
 
 func walkEnd(t *testing.T, base, bic string) string {

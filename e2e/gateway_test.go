@@ -80,7 +80,7 @@ func TestGateway(t *testing.T) {
 	}
 	g1, gw1, metrics1 := gw()
 	_, gw2, _ := gw()
-	g3, gw3, _ := gw()
+	g3, gw3, metrics3 := gw()
 	ca, err := testca.Write(filepath.Join(dir, "tls"), "gateway")
 	must(t, err)
 	_, gw4, _ := gw("--tls-cert", ca.ServerCert, "--tls-key", ca.ServerKey, "--rate-limit", "0.01", "--rate-burst", "3")
@@ -105,7 +105,7 @@ func TestGateway(t *testing.T) {
 	}
 	bicsFile, outFile := filepath.Join(dir, "bics.txt"), filepath.Join(dir, "gateway-outbound.xml")
 	must(t, os.WriteFile(bicsFile, []byte(strings.Join(bics, "\n")), 0o644))
-	pyEnv := []string{"GW1=" + gw1, "GW2=" + gw2, "GW3=" + gw3, "GW3_PID=" + fmt.Sprint(g3.cmd.Process.Pid),
+	pyEnv := []string{"GW1=" + gw1, "GW2=" + gw2, "GW3=" + gw3, "GW3_PID=" + fmt.Sprint(g3.cmd.Process.Pid), "GW3_METRICS=" + metrics3,
 		"BIC=" + bic, "OTHER_BIC=" + other, "INACTIVE_BIC=" + inactive, "UTILITY_BIC=STEUTLSGXXX",
 		"SET=" + set, "BICS=" + bicsFile, "OUT=" + outFile, "THEIR_TRADE_KEY=" + theirKey, "THEIR_TRADE_REF=" + theirRef,
 		"THEIR_PARTY=" + other, "ROT_BIC=" + rot, "ROT_SEED=" + hex.EncodeToString(rotSeed),
@@ -128,14 +128,18 @@ func TestGateway(t *testing.T) {
 	if sub.Submitted != len(msgs) {
 		t.Fatalf("submitted %d of %d messages", sub.Submitted, len(msgs))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
+	// The test's own context, not a deadline: the subtests below use it
+	// minutes later on a loaded machine (a shared 3-minute deadline once
+	// expired before the kill -9 subtest resent its messages). Each wait
+	// bounds itself.
+	ctx := t.Context()
 	cl, err := topics.Connect(ctx, conn)
 	must(t, err)
 	defer cl.Close()
-	if _, err := lag.WaitZero(ctx, kadm.NewClient(cl), lag.Groups(ns), lag.WaitOptions{}); err != nil {
-		t.Fatal(err)
-	}
+	lctx, lcancel := context.WithTimeout(ctx, 3*time.Minute)
+	_, err = lag.WaitZero(lctx, kadm.NewClient(cl), lag.Groups(ns), lag.WaitOptions{})
+	lcancel()
+	must(t, err)
 
 	t.Run("a batch with one foreign Sender publishes nothing", func(t *testing.T) {
 		n := 0
@@ -196,7 +200,9 @@ func TestGateway(t *testing.T) {
 			for _, l := range mine {
 				recs = append(recs, &kgo.Record{Topic: ns + ".inbound", Key: []byte(bic), Value: []byte(l)})
 			}
-			must(t, cl.ProduceSync(ctx, recs...).FirstErr())
+			pctx, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			must(t, cl.ProduceSync(pctx, recs...).FirstErr())
 			fmt.Fprintln(w)
 		})
 		must(t, json.Unmarshal([]byte(out), &got))

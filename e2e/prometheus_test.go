@@ -21,10 +21,11 @@ import (
 
 // TestRealPrometheus runs Debian's prometheus (make promtool installs it)
 // with the shipped deploy/monitoring/prometheus/prometheus.yml — its
-// targets replaced by a running `ste process`, its intervals shortened to
-// seconds — and asks it, through its HTTP API, what the dashboards ask:
-// lag by topic, rates, and every Grafana panel's PromQL, each of which must
-// return series.
+// targets replaced by a running `ste process`, `ste console` and `ste
+// gateway`, its intervals shortened to seconds — and asks it, through its
+// HTTP API, what the dashboards ask: lag by topic, rates, and every Grafana
+// panel's PromQL, each of which must return series; and whether the console
+// reads the process and the gateway is ready.
 func TestRealPrometheus(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs ste process and prometheus")
@@ -37,11 +38,20 @@ func TestRealPrometheus(t *testing.T) {
 		t.Skip("prometheus not installed (make promtool)")
 	}
 	f := newFixture(t, backends[0], 120)
-	httpAddr := freeAddr(t)
+	httpAddr, consoleAddr, gatewayMetrics := freeAddr(t), freeAddr(t), freeAddr(t)
 	proc := startLines(t, f.env, "process", "--refdata", f.refdata, "--http", httpAddr)
+	// The console and the gateway, each scraped by its own job of the
+	// shipped configuration; they start while the process loads.
+	console := startLines(t, f.env, "console", "--addr", consoleAddr, "--no-analytics")
+	gateway := startLines(t, f.env, "gateway", "--addr", "127.0.0.1:0", "--metrics-addr", gatewayMetrics)
 	proc.waitFor(t, regexp.MustCompile(`reference data loaded`), 60*time.Second)
+	console.waitFor(t, regexp.MustCompile(`STE console for namespace`), 60*time.Second)
+	gwLine := regexp.MustCompile(`STE gateway for namespace \S+: (\S+)\n`)
+	gatewayURL := gwLine.FindStringSubmatch(gateway.waitFor(t, gwLine, 60*time.Second))[1]
 
-	// The shipped configuration, pointed at this process.
+	// The shipped configuration, pointed at these processes: each job's
+	// DNS discovery replaced by the address of what it scrapes.
+	targets := map[string]string{"ste": httpAddr, "ste-console": consoleAddr, "ste-gateway": gatewayMetrics}
 	dir := t.TempDir()
 	var cfg map[string]any
 	b, err := os.ReadFile("../deploy/monitoring/prometheus/prometheus.yml")
@@ -49,16 +59,24 @@ func TestRealPrometheus(t *testing.T) {
 	must(t, yaml.Unmarshal(b, &cfg))
 	cfg["global"] = map[string]any{"scrape_interval": "1s", "evaluation_interval": "1s"}
 	cfg["rule_files"] = []string{}
-	jobs := cfg["scrape_configs"].([]any)
-	if len(jobs) == 0 {
-		t.Fatal("prometheus.yml has no scrape_configs")
+	jobs, _ := cfg["scrape_configs"].([]any)
+	var jobNames []string
+	for _, j := range jobs {
+		job := j.(map[string]any)
+		name, _ := job["job_name"].(string)
+		target, ok := targets[name]
+		if !ok {
+			t.Fatalf("prometheus.yml: job %q is not one this test knows how to run", name)
+		}
+		delete(job, "dns_sd_configs")
+		job["static_configs"] = []any{map[string]any{"targets": []string{target}}}
+		jobNames = append(jobNames, name)
 	}
-	job := jobs[0].(map[string]any)
-	delete(job, "dns_sd_configs")
-	job["static_configs"] = []any{map[string]any{"targets": []string{httpAddr}}}
+	if len(jobNames) != len(targets) {
+		t.Fatalf("prometheus.yml scrapes %v, want the process, the console and the gateway", jobNames)
+	}
 	out, _ := yaml.Marshal(cfg)
 	must(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), out, 0o644))
-	jobName := job["job_name"].(string)
 
 	promAddr := freeAddr(t)
 	prom := exec.Command(bin, "--config.file="+filepath.Join(dir, "prometheus.yml"),
@@ -100,7 +118,17 @@ func TestRealPrometheus(t *testing.T) {
 			time.Sleep(500 * time.Millisecond)
 		}
 	}
-	wait("the process scraped", func() bool { return len(query(`up{job="`+jobName+`"} == 1`)) > 0 })
+	for _, job := range jobNames {
+		wait(job+" scraped", func() bool { return len(query(`up{job="`+job+`"} == 1`)) > 0 })
+	}
+	// An unsigned request, refused by the gateway, to be counted in
+	// Prometheus while the run goes on.
+	resp, err := http.Get(gatewayURL + "/v1/outputs")
+	must(t, err)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("an unsigned request to the gateway: %d, want 401", resp.StatusCode)
+	}
 	f.drive(0)
 	f.waitComplete(2 * time.Minute)
 	wait("a rate per stage", func() bool {
@@ -109,6 +137,21 @@ func TestRealPrometheus(t *testing.T) {
 	if r := query(`sum by (topic) (ste_group_lag)`); len(r) < 3 {
 		t.Errorf("lag by topic: %d series, want one per stage input topic (3): %v", len(r), r)
 	}
+	// The console reads the process (its registry entry, its /metrics), and
+	// the gateway has read the participants.
+	wait("the console reading the process", func() bool {
+		return len(query(`ste_console_instances{job="ste-console",state="answering"} >= 1`)) > 0
+	})
+	if r := query(`ste_console_sample_age_seconds{job="ste-console"} < 10`); len(r) == 0 {
+		t.Error("the console's picture of the namespace is not current")
+	}
+	if r := query(`ste_gateway_ready{job="ste-gateway"} == 1`); len(r) == 0 {
+		t.Error("the gateway is not ready in prometheus")
+	}
+	// The unsigned request the gateway refused before the run is counted.
+	wait("the gateway's refusal counted", func() bool {
+		return len(query(`ste_gateway_auth_refusals_total{job="ste-gateway",reason="missing_signature"} >= 1`)) > 0
+	})
 
 	// Every dashboard panel's PromQL, with Grafana's variables as a user of
 	// the dashboard would have them.

@@ -2,6 +2,7 @@ package exceptions
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -71,5 +72,36 @@ func TestWriteListAndChanges(t *testing.T) {
 	}
 	if err := NotDone(results[:1]); err != nil {
 		t.Errorf("NotDone of a retried one: %v", err)
+	}
+}
+
+func TestFilterTextParse(t *testing.T) {
+	f, err := FilterText{Since: "2026-03-01", Sender: " BANKGB2L ", State: ""}.Parse(Open)
+	if err != nil || f.Sender != "BANKGB2L" || f.Since.IsZero() || len(f.States) != 1 || f.States[0] != Open {
+		t.Fatalf("%+v, %v", f, err)
+	}
+	if f, err = (FilterText{State: "all"}).Parse(Open); err != nil || len(f.States) != 0 {
+		t.Fatalf("all: %+v, %v", f, err)
+	}
+	if f, err = (FilterText{}).Parse(""); err != nil || !f.Empty() {
+		t.Fatalf("empty: %+v, %v", f, err)
+	}
+	var fe *FilterError
+	if _, err = (FilterText{State: "shut"}).Parse(""); !errors.As(err, &fe) || fe.Field != "state" || fe.Value != "shut" || !errors.Is(err, ErrState) {
+		t.Fatalf("a bad state: %v", err)
+	}
+	if _, err = (FilterText{Until: "soonish"}).Parse(""); !errors.As(err, &fe) || fe.Field != "until" || !strings.HasPrefix(err.Error(), "until: ") {
+		t.Fatalf("a bad time: %v", err)
+	}
+}
+
+func TestLocalOperator(t *testing.T) {
+	t.Setenv("STE_OPERATOR", "ann")
+	if got := LocalOperator(); got != "ann" {
+		t.Fatalf("with $STE_OPERATOR: %q", got)
+	}
+	t.Setenv("STE_OPERATOR", "")
+	if got := LocalOperator(); got == "" {
+		t.Fatal("no operator name without $STE_OPERATOR")
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/user"
 	"strconv"
 	"strings"
 	"sync"
@@ -364,4 +366,16 @@ func (w *Workflow) Outcome(id string) RetryOutcome {
 		}
 	}
 	return out
+}
+
+// LocalOperator is whom a change is recorded under when no one is named:
+// $STE_OPERATOR, else the user's name (ste exceptions, a loopback console).
+func LocalOperator() string {
+	if name := os.Getenv("STE_OPERATOR"); name != "" {
+		return name
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return "local"
 }

@@ -252,9 +252,9 @@ func normalAuthority(o origin) string {
 }
 
 // verifies is the check of docs/spec/messages.md §2 under any of the participant's
-// keys (refdata.Participant.Verifies: Go's crypto/ed25519, cofactorless,
-// the one check the utility uses everywhere; keys were checked canonical
-// when reference data was read).
+// keys (refdata.Participant.Verifies: signature.Verify, cofactored, the one
+// rule the utility uses everywhere; keys were checked canonical and of order
+// l when reference data was read).
 func verifies(p refdata.Participant, msg, sig []byte) bool {
 	return len(sig) == ed25519.SignatureSize && p.Verifies(msg, sig)
 }

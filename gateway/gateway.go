@@ -144,7 +144,8 @@ type Server struct {
 	o       Options
 	names   topology.Names
 	log     *slog.Logger
-	cl      *kgo.Client // producer of inbound and nonce records, admin
+	cl      *kgo.Client // producer of batches to inbound, admin
+	single  *kgo.Client // producer of nonce records and single messages (no linger)
 	adm     *kadm.Client
 	nonces  *nonces
 	ref     atomic.Pointer[refdata.Set]
@@ -154,6 +155,8 @@ type Server struct {
 	tls     bool
 	trades  TradeLookup
 	parts   atomic.Int32 // partitions of <ns>.outbound, once known
+	tails   *tails       // one consumer per partition of <ns>.outbound read
+	starts  atomic.Pointer[startOffsets]
 }
 
 // Serve runs the gateway until ctx ends. ready, when set, gets the URL it
@@ -175,7 +178,17 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	}
 	defer cl.Close()
 	s.cl, s.adm = cl, kadm.NewClient(cl)
-	s.nonces = newNonces(s.names.Nonces(), cl, s.log)
+	// Nonce records go one per request, and so does a single-message
+	// submit, each waited for: a producer that does not linger for more
+	// (a batch's records go through cl, which lingers 1 ms to send them in
+	// one request).
+	ncl, err := topics.Client(o.Kafka, kgo.ProducerLinger(0))
+	if err != nil {
+		return err
+	}
+	defer ncl.Close()
+	s.single = ncl
+	s.nonces = newNonces(s.names.Nonces(), ncl, s.log)
 	s.trades = o.Trades
 	if s.trades == nil {
 		lc, err := newInstanceLookup(o.Kafka, o.Namespace, o.LookupToken, o.LookupSecret, s.log)
@@ -204,6 +217,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	s.tails = newTails(ctx, o.Kafka, s.names.Outbound(), s.adm, s.log)
 	go s.followRefdata(ctx)
 	go s.nonces.follow(ctx, o.Kafka)
 
@@ -299,7 +313,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
-	b, err := readBody(r.Body)
+	b, err := readBody(r.Body, r.ContentLength)
 	if err != nil {
 		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
 		return
@@ -407,8 +421,27 @@ func (s *Server) originOf(r *http.Request) origin {
 // readBody reads a request body: its first MaxBody+1 bytes kept; a body
 // larger than that is hashed as it streams by (up to maxRead), a smaller
 // one only when its digest is checked, for the members asked (digest).
-func readBody(rc io.Reader) (*body, error) {
+//
+// A body of a declared length up to MaxBody is read straight into a buffer
+// of that size (a batch of 100 messages is ~150 KB: no 32 KB copies and no
+// growing); a length declared wrongly only costs the general path.
+func readBody(rc io.Reader, length int64) (*body, error) {
 	b := &body{}
+	if length >= 0 && length <= MaxBody {
+		b.data = make([]byte, 0, length+1)
+		for int64(len(b.data)) <= length {
+			n, err := rc.Read(b.data[len(b.data):cap(b.data)])
+			b.data = b.data[:len(b.data)+n]
+			b.size += int64(n)
+			if err == io.EOF {
+				return b, nil
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+		// Longer than declared: go on with the general path.
+	}
 	buf := make([]byte, 32<<10)
 	var h256, h512 hash.Hash
 	for {

@@ -24,7 +24,7 @@ import (
 // every instance forgets nothing within the window.
 type nonces struct {
 	topic string
-	cl    *kgo.Client // producer, shared with the gateway
+	cl    *kgo.Client // producer of nonce records (no linger)
 	log   *slog.Logger
 
 	mu    sync.Mutex

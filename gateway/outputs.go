@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/schemas/xmltext"
@@ -95,18 +96,35 @@ func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string
 		return
 	}
 	p := topics.PartitionOf(bic, n)
-	start, end, err := s.bounds(ctx, topic, p)
+	t, err := s.tails.get(ctx, p)
+	if err != nil {
+		s.log.Warn("outputs: following the outbound topic", "err", err)
+		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+		return
+	}
+	defer func() { t.done() }()
+	start, err := s.startOffset(ctx, topic, p)
 	if err != nil {
 		s.log.Warn("outputs: offsets of the outbound topic", "err", err)
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
+	end := t.end()
 	from := start
 	if hasAfter {
 		c, ok := parseCursor(after)
 		if !ok || c.parts != n {
 			s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_cursor", Reason: "invalid"})
 			return
+		}
+		if c.off > end {
+			// Another instance's tail may be ahead of this one's: the
+			// broker's end decides.
+			if end, err = s.endOffset(ctx, topic, p); err != nil {
+				s.log.Warn("outputs: offsets of the outbound topic", "err", err)
+				s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+				return
+			}
 		}
 		switch {
 		case c.part != p:
@@ -123,7 +141,7 @@ func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string
 			from = c.off
 		}
 	}
-	outs, err := s.readOutputs(ctx, topic, bic, n, p, from, end, limit, time.Duration(wait)*time.Second)
+	outs, err := s.readOutputs(ctx, &t, bic, n, p, from, end, limit, time.Duration(wait)*time.Second)
 	if err != nil && ctx.Err() == nil {
 		s.log.Warn("outputs: reading the outbound topic", "err", err)
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
@@ -174,110 +192,204 @@ func (s *Server) outboundPartitions(ctx context.Context) (int32, error) {
 	return n, nil
 }
 
-// bounds are the log start and end offsets of one partition.
-func (s *Server) bounds(ctx context.Context, topic string, p int32) (start, end int64, err error) {
+// startOffset is the log start offset of partition p, as the brokers said
+// it at most startTTL ago (retention moves it by whole segments, rarely;
+// asking on every read cost a round trip per long poll).
+func (s *Server) startOffset(ctx context.Context, topic string, p int32) (int64, error) {
+	if c := s.starts.Load(); c != nil && time.Since(c.at) < startTTL {
+		if o, ok := c.offs[p]; ok {
+			return o, nil
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	so, err := s.adm.ListStartOffsets(ctx, topic)
 	if err != nil {
-		return 0, 0, err
+		return 0, err
 	}
-	eo, err := s.adm.ListEndOffsets(ctx, topic)
-	if err != nil {
-		return 0, 0, err
+	c := &startOffsets{at: time.Now(), offs: map[int32]int64{}}
+	so.Each(func(o kadm.ListedOffset) {
+		if o.Err == nil {
+			c.offs[o.Partition] = o.Offset
+		}
+	})
+	o, ok := c.offs[p]
+	if !ok {
+		return 0, errors.New("no start offset for " + topic)
 	}
-	a, ok1 := so.Lookup(topic, p)
-	b, ok2 := eo.Lookup(topic, p)
-	if !ok1 || !ok2 || a.Err != nil || b.Err != nil {
-		return 0, 0, errors.New("no offsets for " + topic)
-	}
-	return a.Offset, b.Offset, nil
+	s.starts.Store(c)
+	return o, nil
 }
 
-// readOutputs reads partition p from offset from: the records keyed by bic
-// whose Receiver is bic, up to limit, to the partition's end; when none is
-// there it waits up to wait for the first.
-func (s *Server) readOutputs(ctx context.Context, topic, bic string, n, p int32, from, end int64, limit int, wait time.Duration) ([]outputJSON, error) {
-	outs := []outputJSON{}
-	if from >= end && wait == 0 {
-		return outs, nil
-	}
-	deadline := time.Now().Add(wait)
-	cl, err := topics.Client(s.o.Kafka, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}),
-		kgo.FetchMaxWait(200*time.Millisecond), kgo.FetchMaxPartitionBytes(4<<20))
+const startTTL = time.Second
+
+type startOffsets struct {
+	at   time.Time
+	offs map[int32]int64
+}
+
+// endOffset is the log end offset of partition p, asked now.
+func (s *Server) endOffset(ctx context.Context, topic string, p int32) (int64, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	return listed(ctx, s.adm.ListEndOffsets, topic, p)
+}
+
+// listed is partition p's offset in a listing (ListStartOffsets,
+// ListEndOffsets).
+func listed(ctx context.Context, list func(context.Context, ...string) (kadm.ListedOffsets, error), topic string, p int32) (int64, error) {
+	l, err := list(ctx, topic)
 	if err != nil {
-		return nil, err
+		return 0, err
 	}
-	defer cl.Close()
-	var doc xmltext.Document
-	next := from
+	o, ok := l.Lookup(topic, p)
+	if !ok || o.Err != nil {
+		return 0, errors.New("no offsets of " + topic)
+	}
+	return o.Offset, nil
+}
+
+// readOutputs answers a read of partition p from offset from: the records
+// keyed by bic whose Receiver is bic, up to limit, to end (where the
+// partition ended as the request came); when there is none it waits up to
+// wait for the first. What the tail holds comes from it; positions older
+// than the tail began, from a consumer of their own (scan). *t is replaced
+// when the tail stops.
+func (s *Server) readOutputs(ctx context.Context, t **tail, bic string, n, p int32, from, end int64, limit int, wait time.Duration) ([]outputJSON, error) {
+	outs := []outputJSON{}
+	now := time.Now()
+	deadline := now.Add(wait)
+	// Reading to end (the tail may be behind it): up to 10 s, as one fetch.
+	catchUp := now.Add(10 * time.Second)
 	waiting := false
 	defer func() {
 		if waiting {
 			s.metrics.longPolls.Dec()
 		}
 	}()
+	var doc xmltext.Document
 	for {
-		if next >= end && len(outs) > 0 {
+		recs, base, next, moved, terr := (*t).since(from)
+		if from < base {
+			got, err := s.scan(ctx, &doc, bic, n, p, from, base, limit-len(outs))
+			if err != nil {
+				return nil, err
+			}
+			outs = append(outs, got...)
+			if len(outs) >= limit {
+				return outs, nil
+			}
+			from = base
+			continue
+		}
+		for _, rec := range recs {
+			if o, ok := s.output(&doc, rec, bic, n); ok {
+				outs = append(outs, o)
+				if len(outs) >= limit {
+					return outs, nil
+				}
+			}
+		}
+		from = max(from, next)
+		behind := from < end
+		if !behind && (len(outs) > 0 || !time.Now().Before(deadline)) {
 			return outs, nil
 		}
-		if next >= end && !time.Now().Before(deadline) {
-			return outs, nil
+		if behind && !time.Now().Before(catchUp) {
+			return nil, errors.New("the outputs tail did not reach the partition's end in 10 s")
 		}
-		if next >= end && !waiting {
+		if terr != nil {
+			// Stopped (idle, as this read began): a new one, from here.
+			(*t).done()
+			nt, err := s.tails.get(ctx, p)
+			if err != nil {
+				*t = &tail{err: err, moved: make(chan struct{})} // done() on it is harmless
+				return nil, err
+			}
+			*t = nt
+			continue
+		}
+		until := deadline
+		if behind {
+			until = catchUp
+		} else if !waiting {
 			waiting = true
 			s.metrics.longPolls.Inc()
 		}
-		// Reading what is there: up to 10 s per fetch; waiting: up to the deadline.
-		until := time.Now().Add(10 * time.Second)
-		if next >= end {
-			until = deadline
+		timer := time.NewTimer(time.Until(until))
+		select {
+		case <-moved:
+			timer.Stop()
+		case <-timer.C:
+			// Past the deadline: answered above; past catchUp: refused above.
+		case <-ctx.Done():
+			timer.Stop()
+			return outs, ctx.Err()
 		}
-		pctx, cancel := context.WithDeadline(ctx, until)
+	}
+}
+
+// output is rec as an output of bic, if it is one: keyed by bic and naming
+// bic as its Receiver (never a record whose Receiver is another BIC).
+func (s *Server) output(doc *xmltext.Document, rec *kgo.Record, bic string, n int32) (outputJSON, bool) {
+	if string(rec.Key) != bic {
+		return outputJSON{}, false
+	}
+	id, typ, recv, ok := outputHeader(doc, rec.Value)
+	if !ok || recv != bic {
+		s.log.Warn("outputs: a record keyed by a participant names another receiver; not served",
+			"partition", rec.Partition, "offset", rec.Offset)
+		return outputJSON{}, false
+	}
+	return outputJSON{Cursor: cursor{parts: n, part: rec.Partition, off: rec.Offset + 1}.String(),
+		MsgId: id, MsgType: typ, XML: string(rec.Value)}, true
+}
+
+// scan reads partition p over [from, upto) with a consumer of its own (a
+// walk behind where the tail began): bic's outputs, up to limit.
+func (s *Server) scan(ctx context.Context, doc *xmltext.Document, bic string, n, p int32, from, upto int64, limit int) ([]outputJSON, error) {
+	var outs []outputJSON
+	topic := s.names.Outbound()
+	cl, err := topics.Client(s.o.Kafka, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}),
+		kgo.FetchMaxWait(200*time.Millisecond), kgo.FetchMaxPartitionBytes(4<<20))
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	next := from
+	for next < upto {
+		pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		fs := cl.PollFetches(pctx)
 		cancel()
 		if ctx.Err() != nil {
 			return outs, ctx.Err()
 		}
 		var ferr error
-		fs.EachError(func(_ string, _ int32, err error) {
-			if !errors.Is(err, context.DeadlineExceeded) {
-				ferr = err
-			}
-		})
+		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
 		if ferr != nil {
 			return nil, ferr
 		}
 		for _, rec := range fs.Records() {
-			if rec.Offset < next {
+			if rec.Offset < next || rec.Offset >= upto {
 				continue
 			}
 			next = rec.Offset + 1
-			if next > end {
-				end = next
-			}
-			if string(rec.Key) != bic {
-				continue
-			}
-			id, typ, recv, ok := outputHeader(&doc, rec.Value)
-			if !ok || recv != bic {
-				// Never a record whose Receiver is another BIC.
-				s.log.Warn("outputs: a record keyed by a participant names another receiver; not served",
-					"partition", rec.Partition, "offset", rec.Offset)
-				continue
-			}
-			outs = append(outs, outputJSON{Cursor: cursor{parts: n, part: p, off: rec.Offset + 1}.String(),
-				MsgId: id, MsgType: typ, XML: string(rec.Value)})
-			if len(outs) >= limit {
-				return outs, nil
+			if o, ok := s.output(doc, rec, bic, n); ok {
+				outs = append(outs, o)
+				if len(outs) >= limit {
+					return outs, nil
+				}
 			}
 		}
 		fs.EachPartition(func(fp kgo.FetchTopicPartition) {
-			if fp.HighWatermark > end {
-				end = fp.HighWatermark
+			// Records below upto deleted meanwhile, or control records at
+			// the end: nothing more to read below upto.
+			if fp.LogStartOffset > next {
+				next = fp.LogStartOffset
 			}
 		})
 	}
+	return outs, nil
 }
 
 // outputHeader reads an output's MsgId, MsgType and Receiver.

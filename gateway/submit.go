@@ -67,19 +67,27 @@ func (s *Server) serveSubmit(w http.ResponseWriter, r *http.Request, bic string,
 			return
 		}
 	}
-	recs := make([]*kgo.Record, len(msgs))
+	// One key and one header for every record of the request (the client
+	// only reads them), one allocation for the records.
+	key, topic := []byte(bic), s.names.Inbound()
+	hdr := []kgo.RecordHeader{{Key: ParticipantHeader, Value: key}}
+	recs, backing := make([]*kgo.Record, len(msgs)), make([]kgo.Record, len(msgs))
 	for i, m := range msgs {
-		recs[i] = &kgo.Record{Topic: s.names.Inbound(), Key: []byte(bic), Value: m,
-			Headers: []kgo.RecordHeader{{Key: ParticipantHeader, Value: []byte(bic)}}}
+		backing[i] = kgo.Record{Topic: topic, Key: key, Value: m, Headers: hdr}
+		recs[i] = &backing[i]
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), submitWait)
 	defer cancel()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var perr error
+	pcl := s.cl
+	if len(recs) == 1 {
+		pcl = s.single
+	}
 	wg.Add(len(recs))
 	for _, rec := range recs {
-		s.cl.Produce(ctx, rec, func(_ *kgo.Record, err error) {
+		pcl.Produce(ctx, rec, func(_ *kgo.Record, err error) {
 			if err != nil {
 				mu.Lock()
 				perr = err
@@ -109,7 +117,9 @@ func (s *Server) serveSubmit(w http.ResponseWriter, r *http.Request, bic string,
 	}
 	s.metrics.submitted.Add(float64(len(recs)))
 	s.metrics.submit.Observe(time.Since(start).Seconds())
-	s.answer(w, route, http.StatusAccepted, map[string]any{"accepted": out})
+	s.answer(w, route, http.StatusAccepted, struct {
+		Accepted []accepted `json:"accepted"`
+	}{out})
 }
 
 // splitBody cuts a body into its messages and their 1-based physical line
@@ -134,7 +144,7 @@ func splitBody(data []byte, single bool) (msgs [][]byte, lines []int) {
 			data = nil
 		}
 		line = bytes.TrimSuffix(line, []byte("\r"))
-		if len(strings.TrimSpace(string(line))) == 0 {
+		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		msgs = append(msgs, line)

@@ -85,3 +85,33 @@ func Run(ctx context.Context, adm *kadm.Client, o instance.Options, progress fun
 	}
 	return ran, runErr
 }
+
+// ReplayAndRun is ste replay --run: Prepare, then the processors run on
+// the sandbox (the instance options start gives once the replay is
+// prepared: a refused replay claims no instance and loads no key) while
+// the copy goes on in windows of record time (0: all at once), each
+// processed to lag 0 before the next.
+func ReplayAndRun(ctx context.Context, o Options, window time.Duration, start func() (instance.Options, func(), error),
+	progress func(lag.Sample)) (Result, Ran, error) {
+	p, err := Prepare(ctx, o)
+	if err != nil {
+		return Result{}, Ran{}, err
+	}
+	po, release, err := start()
+	if err != nil {
+		return Result{}, Ran{}, err
+	}
+	defer release()
+	cl, err := o.Dial()
+	if err != nil {
+		return Result{}, Ran{}, err
+	}
+	defer cl.Close()
+	var res Result
+	ran, err := Run(ctx, kadm.NewClient(cl), po, progress, func(ctx context.Context, settle func(context.Context) error) error {
+		var err error
+		res, err = p.Copy(ctx, window, settle)
+		return err
+	})
+	return res, ran, err
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"errors"
 
+	"github.com/ste-utility/ste/schemas/signature"
 	"github.com/ste-utility/ste/schemas/xmltext"
 )
 
@@ -78,7 +79,7 @@ func (d *Draft) AppendSigned(b []byte, key ed25519.PrivateKey) []byte {
 	b = append(b, "</Body>"...)
 	var sig []byte
 	if key != nil {
-		sig = ed25519.Sign(key, b[start:])
+		sig = signature.Sign(key, b[start:])
 	}
 	b = append(b, `<Sig alg="ed25519">`...)
 	b = base64.StdEncoding.AppendEncode(b, sig)

@@ -4,43 +4,62 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"time"
+
+	"github.com/ste-utility/ste/schemas/signature"
 )
 
 // Sign returns the base64 signature of the exact signed range.
 func Sign(key ed25519.PrivateKey, signed []byte) string {
-	return base64.StdEncoding.EncodeToString(ed25519.Sign(key, signed))
+	return base64.StdEncoding.EncodeToString(signature.Sign(key, signed))
 }
 
 // SignatureProblem says why m's signature cannot be accepted with any of keys
 // (a participant's one key, or two while it rotates), or "". The checks
-// follow the SIGNATURE row of section 4; the rule is crypto/ed25519's
-// cofactorless one, used on every path (see refdata.KeyProblem, which keeps
-// keys that would make the rules differ out of reference data).
+// follow the SIGNATURE row of section 4; the verification rule is
+// signature.Verify's (cofactored, canonical R and A, S < l), the one every
+// path uses.
 func SignatureProblem(keys []ed25519.PublicKey, m *Message) string {
-	switch {
-	case !m.HasSig || m.Sig == "":
-		return "<Sig> is missing or empty"
-	case m.HasSigAlg && m.SigAlg != "ed25519":
-		return `<Sig alg="` + Echo(m.SigAlg) + `"> is not supported; use alg="ed25519"`
-	case m.SignedStart < 0:
-		return "<Header> must come before <Body>: the signature covers <Header> through </Body>"
-	}
-	sig, err := base64.StdEncoding.Strict().DecodeString(m.Sig)
-	if err != nil {
-		return "<Sig> is not standard base64 with padding"
-	}
-	if len(keys) == 0 {
-		return "the sender holds no valid public key in the reference data"
-	}
-	if len(sig) != ed25519.SignatureSize {
-		return "<Sig> does not verify with the sender's public key"
+	sig, problem := SignatureForm(keys, m)
+	if problem != "" {
+		return problem
 	}
 	for _, pub := range keys {
-		if len(pub) == ed25519.PublicKeySize && ed25519.Verify(pub, m.Signed(), sig) {
+		if signature.Verify(pub, m.Signed(), sig) {
 			return ""
 		}
 	}
-	if len(keys) > 1 {
+	return SignatureMismatch(len(keys))
+}
+
+// SignatureForm is SignatureProblem up to the verification itself: the
+// decoded signature to verify, or why there is none. A caller that
+// verifies in batches (the validate stage) uses it with SignatureMismatch.
+func SignatureForm(keys []ed25519.PublicKey, m *Message) (sig []byte, problem string) {
+	switch {
+	case !m.HasSig || m.Sig == "":
+		return nil, "<Sig> is missing or empty"
+	case m.HasSigAlg && m.SigAlg != "ed25519":
+		return nil, `<Sig alg="` + Echo(m.SigAlg) + `"> is not supported; use alg="ed25519"`
+	case m.SignedStart < 0:
+		return nil, "<Header> must come before <Body>: the signature covers <Header> through </Body>"
+	}
+	sig, err := base64.StdEncoding.Strict().DecodeString(m.Sig)
+	if err != nil {
+		return nil, "<Sig> is not standard base64 with padding"
+	}
+	if len(keys) == 0 {
+		return nil, "the sender holds no valid public key in the reference data"
+	}
+	if len(sig) != ed25519.SignatureSize {
+		return nil, SignatureMismatch(len(keys))
+	}
+	return sig, ""
+}
+
+// SignatureMismatch is the problem of a signature that does not verify
+// under any of the sender's keys.
+func SignatureMismatch(keys int) string {
+	if keys > 1 {
 		return "<Sig> does not verify with either of the sender's public keys over <Header> through </Body>"
 	}
 	return "<Sig> does not verify with the sender's public key over <Header> through </Body>"
@@ -83,7 +102,7 @@ func (s *Signer) Encode(o *Output) []byte {
 	b = append(b, "</Header><Body>"...)
 	b = append(b, o.Body...)
 	b = append(b, "</Body>"...)
-	sig := ed25519.Sign(s.Key, b[start:])
+	sig := signature.Sign(s.Key, b[start:])
 	b = append(b, `<Sig alg="ed25519">`...)
 	b = base64.StdEncoding.AppendEncode(b, sig)
 	return append(b, "</Sig></Msg>"...)

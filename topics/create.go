@@ -13,6 +13,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -278,6 +279,18 @@ func inboundPartitions(ctx context.Context, adm *kadm.Client, ns string) (int32,
 		return int32(len(d.Partitions)), nil
 	}
 	return 0, nil
+}
+
+// CheckOn is Check on the cluster c: a process that creates no topics
+// (ste process --no-create-topics) finds a missing one or a wrong layout
+// before it starts.
+func CheckOn(ctx context.Context, c kafkaconn.Config, ns string) error {
+	cl, err := Connect(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	return Check(ctx, kadm.NewClient(cl), ns, 0)
 }
 
 // Check verifies, without creating anything, that every topic of ns exists

@@ -126,3 +126,17 @@ func WaitTopics(ctx context.Context, adm *kadm.Client, names []string, timeout t
 		}
 	}
 }
+
+// LoadRefdata is ste refdata load: the namespace's topics made if missing
+// (o), then set published to <ns>.refdata.
+func LoadRefdata(ctx context.Context, c kafkaconn.Config, ns string, o Options, set *refdata.Set) (int, error) {
+	cl, err := Connect(ctx, c)
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	if err := Ensure(ctx, kadm.NewClient(cl), ns, o); err != nil {
+		return 0, err
+	}
+	return PublishRefdata(ctx, cl, ns, set)
+}

@@ -8,6 +8,7 @@ package topics
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topology"
 )
@@ -78,6 +80,22 @@ func Ping(ctx context.Context, cl *kgo.Client, c kafkaconn.Config) error {
 		return fmt.Errorf("cannot connect to brokers %s: %v", strings.Join(c.Brokers, ","), c.Explain(err))
 	}
 	return nil
+}
+
+// DumpTo writes topic's records, from its start to its current end, one a
+// line: to file (.gz or .zst compresses), or with file "-" to w as they
+// are.
+func DumpTo(ctx context.Context, c kafkaconn.Config, topic, file string, w io.Writer) (int, error) {
+	write := func(b []byte) error { _, err := w.Write(append(b, '\n')); return err }
+	if file != "-" {
+		mw, err := msgset.Create(file)
+		if err != nil {
+			return 0, err
+		}
+		defer mw.Close()
+		write = mw.Write
+	}
+	return Dump(ctx, c, topic, func(r *kgo.Record) error { return write(r.Value) })
 }
 
 // Dump reads a topic from its start to the end offsets it has when called

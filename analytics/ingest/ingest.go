@@ -259,6 +259,20 @@ func Run(ctx context.Context, o Options) error {
 	return in.err
 }
 
+// CatchUp ingests what the topics hold now, then stops (ste analytics
+// --catch-up: a finished run or sandbox, before ste diff --clickhouse).
+func CatchUp(ctx context.Context, o Options) error {
+	in, err := Start(ctx, o)
+	if err != nil {
+		return err
+	}
+	if err := in.CatchUp(ctx); err != nil {
+		in.Stop()
+		return err
+	}
+	return in.Stop()
+}
+
 // Stop ends the ingest: buffered rows are inserted and committed, the group
 // is left. It returns the error that ended the ingest, if any.
 func (in *Ingester) Stop() error {

@@ -21,6 +21,21 @@ import (
 	"github.com/ste-utility/ste/analytics/store"
 )
 
+// Step reads a throughput resolution as operators type it (ste report
+// --by, the console's form): second or minute ("s", "1s", "m", "1m"), or
+// "" for the report's choice (by second up to 15 minutes of data).
+func Step(by string) (time.Duration, error) {
+	switch by {
+	case "":
+		return 0, nil
+	case "second", "s", "1s":
+		return time.Second, nil
+	case "minute", "m", "1m":
+		return time.Minute, nil
+	}
+	return 0, fmt.Errorf("%q: second or minute", by)
+}
+
 // Params select what a report covers.
 type Params struct {
 	// Namespace; "" means the most recently ingested one (the bench report:

@@ -1,6 +1,9 @@
 package report
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 func TestFmtRate(t *testing.T) {
 	for _, c := range []struct {
@@ -13,5 +16,16 @@ func TestFmtRate(t *testing.T) {
 		if got := fmtRate(c.v); got != c.want {
 			t.Errorf("fmtRate(%v) = %q, want %q", c.v, got, c.want)
 		}
+	}
+}
+
+func TestStep(t *testing.T) {
+	for in, want := range map[string]time.Duration{"": 0, "second": time.Second, "1s": time.Second, "m": time.Minute, "minute": time.Minute} {
+		if got, err := Step(in); err != nil || got != want {
+			t.Errorf("Step(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	if _, err := Step("hour"); err == nil || err.Error() != `"hour": second or minute` {
+		t.Errorf("Step(hour): %v", err)
 	}
 }

@@ -7,8 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
-	"time"
 
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/analytics/charts"
@@ -21,8 +21,8 @@ import (
 )
 
 func init() {
-	register(command{"analytics", "ingest CLS, audit, exceptions and monitor samples into ClickHouse until interrupted", analyticsCmd})
-	register(command{"report", "analytics reports: counts, throughput, degradation, queues, latency, exceptions", reportCmd})
+	register(command{Name: "analytics", Summary: "ingest CLS, audit, exceptions and monitor samples into ClickHouse until interrupted", Run: analyticsCmd})
+	register(command{Name: "report", Summary: "analytics reports: counts, throughput, degradation, queues, latency, exceptions", Run: reportCmd})
 }
 
 // clickhouseFlag is the store's address; empty means the embedded endpoint
@@ -41,21 +41,18 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	flush := fs.Duration("flush", ingest.DefaultFlushInterval, "insert a table's rows at least this often")
 	group := fs.String("group", "", "consumer group (default <ns>.analytics); one group per store: two stores fed by one group would each get part of the records")
 	fromStore := fs.Bool("from-store", false, "ignore the group's committed offsets: resume after what the store holds (fill a new or rebuilt store; never doubles rows)")
-	fs.logFlags()
+	fs.LogFlags()
 	catchUp := fs.Bool("catch-up", false, "ingest what the topics hold now, then exit (a finished run or sandbox, before ste diff --clickhouse)")
 	secretOf := secretFlag(fs)
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
-	if err := validNamespace(*ns); err != nil {
-		return err
-	}
-	ret, err := retention.get()
+	ret, err := retention.Get()
 	if err != nil {
 		return err
 	}
 	if *batchRows < 1 || *flush <= 0 {
-		return usageError{"--batch-rows and --flush must be positive"}
+		return usageError{Msg: "--batch-rows and --flush must be positive"}
 	}
 	// Brokers first: an unreachable cluster should not start an embedded
 	// store as a side effect of a command that cannot run.
@@ -63,7 +60,7 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := fs.log
+	log := fs.Log
 	st, err := analytics.Open(ctx, *dsn, steHome(), store.Options{Retention: ret})
 	if err != nil {
 		return err
@@ -86,18 +83,10 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	} else {
 		log.Warn("no utility secret: exceptions are ingested without checking the utility's proof (name it with --utility-secret)")
 	}
-	if !*catchUp {
-		return ingest.Run(ctx, o)
+	if *catchUp {
+		return ingest.CatchUp(ctx, o)
 	}
-	in, err := ingest.Start(ctx, o)
-	if err != nil {
-		return err
-	}
-	if err := in.CatchUp(ctx); err != nil {
-		in.Stop()
-		return err
-	}
-	return in.Stop()
+	return ingest.Run(ctx, o)
 }
 
 func reportCmd(ctx context.Context, args []string) error {
@@ -120,45 +109,35 @@ func reportCmd(ctx context.Context, args []string) error {
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if name == "" {
-		return usageError{"a report name is required: " + strings.Join(report.Names, ", ")}
+		return usageError{Msg: "a report name is required: " + strings.Join(report.Names, ", ")}
 	}
-	known := false
-	for _, n := range report.Names {
-		known = known || n == name
-	}
-	if !known {
-		return usageError{fmt.Sprintf("unknown report %q (want one of %s)", name, strings.Join(report.Names, ", "))}
+	if !slices.Contains(report.Names, name) {
+		return usageError{Msg: fmt.Sprintf("unknown report %q (want one of %s)", name, strings.Join(report.Names, ", "))}
 	}
 	if *window < 0 {
-		return usageError{"--window must not be negative"}
+		return usageError{Msg: "--window must not be negative"}
 	}
 	p := report.Params{Namespace: *ns, Window: *window}
 	var err error
 	if p.Since, err = when.Time(*since); err != nil {
-		return usageError{"--since: " + err.Error()}
+		return usageError{Msg: "--since: " + err.Error()}
 	}
 	if p.Until, err = when.Time(*until); err != nil {
-		return usageError{"--until: " + err.Error()}
+		return usageError{Msg: "--until: " + err.Error()}
 	}
-	switch *by {
-	case "":
-	case "second", "s", "1s":
-		p.Step = time.Second
-	case "minute", "m", "1m":
-		p.Step = time.Minute
-	default:
-		return usageError{fmt.Sprintf("--by %q: second or minute", *by)}
+	if p.Step, err = report.Step(*by); err != nil {
+		return usageError{Msg: "--by " + err.Error()}
 	}
 	if *plotFile != "" {
 		if !charts.Plottable(name) {
-			return usageError{fmt.Sprintf("report %s has no plot", name)}
+			return usageError{Msg: fmt.Sprintf("report %s has no plot", name)}
 		}
 		if ext := strings.ToLower(*plotFile); !strings.HasSuffix(ext, ".png") && !strings.HasSuffix(ext, ".svg") {
-			return usageError{fmt.Sprintf("--plot %q: the file must end in .png or .svg", *plotFile)}
+			return usageError{Msg: fmt.Sprintf("--plot %q: the file must end in .png or .svg", *plotFile)}
 		}
 		p.Series = true
 	}

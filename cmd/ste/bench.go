@@ -25,8 +25,8 @@ import (
 )
 
 func init() {
-	register(command{"bench", "run a measured experiment: generator → driver → processors → sink, with the monitor", runBench})
-	register(command{"monitor", "sample every stage's queue, publish to <ns>.monitor, print operational laws", runMonitor})
+	register(command{Name: "bench", Summary: "run a measured experiment: generator → driver → processors → sink, with the monitor", Run: runBench})
+	register(command{Name: "monitor", Summary: "sample every stage's queue, publish to <ns>.monitor, print operational laws", Run: runMonitor})
 }
 
 func runBench(ctx context.Context, args []string) error {
@@ -48,20 +48,20 @@ func runBench(ctx context.Context, args []string) error {
 	interval := fs.Duration("monitor-interval", time.Second, "monitor sampling interval")
 	window := fs.Duration("window", 5*time.Second, "throughput window for the volume-degradation series")
 	tables := fs.String("tables", envOr("STE_TABLES", instance.TablesDisk), "where the processor instances keep their tables: disk or memory ($STE_TABLES)")
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *tables != instance.TablesMemory && *tables != instance.TablesDisk {
-		return usageError{"--tables: want memory or disk"}
+		return usageError{Msg: "--tables: want memory or disk"}
 	}
 	if *trades <= 0 || *instances < 1 || *partitions < 1 {
-		return usageError{"--trades, --instances and --partitions must be positive"}
+		return usageError{Msg: "--trades, --instances and --partitions must be positive"}
 	}
 	if *mix != "standard" && *mix != "realistic" {
-		return usageError{"--mix must be standard or realistic"}
+		return usageError{Msg: "--mix must be standard or realistic"}
 	}
 	if *rate < 0 || *rampTo < 0 || *rampOver < 0 || *interval <= 0 || *window <= 0 {
-		return usageError{"--rate, --ramp-to and --ramp-over must not be negative; --monitor-interval and --window must be positive"}
+		return usageError{Msg: "--rate, --ramp-to and --ramp-over must not be negative; --monitor-interval and --window must be positive"}
 	}
 	var k kafkaconn.Config
 	if *brokers != "" {
@@ -103,14 +103,11 @@ func runMonitor(ctx context.Context, args []string) error {
 	interval := fs.Duration("interval", time.Second, "sampling interval (the source used 7 s)")
 	duration := fs.Duration("duration", 0, "stop after this long (0: until interrupted)")
 	quiet := fs.Bool("quiet", false, "print only the final table")
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *interval <= 0 || *duration < 0 {
-		return usageError{"--interval must be positive and --duration not negative"}
-	}
-	if err := validNamespace(*ns); err != nil {
-		return err
+		return usageError{Msg: "--interval must be positive and --duration not negative"}
 	}
 	k, err := kafka()
 	if err != nil {

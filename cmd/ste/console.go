@@ -4,15 +4,15 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/user"
 	"strings"
 
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/console"
+	"github.com/ste-utility/ste/exceptions"
 )
 
 func init() {
-	register(command{"console", "the operator console: live stages, throughput history, exceptions to retry, trades (a web page)", consoleCmd})
+	register(command{Name: "console", Summary: "the operator console: live stages, throughput history, exceptions to retry, trades (a web page)", Run: consoleCmd})
 }
 
 func consoleCmd(ctx context.Context, args []string) error {
@@ -26,18 +26,15 @@ func consoleCmd(ctx context.Context, args []string) error {
 		"comma-separated DNS names the console is reached by, besides localhost and IP addresses; other Host headers are refused (DNS rebinding) unless tokens guard a console beyond loopback ($STE_CONSOLE_HOSTS)")
 	dsn := clickhouseFlag(fs)
 	noAnalytics := fs.Bool("no-analytics", false, "show no history or journeys (no ClickHouse)")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := validNamespace(*ns); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	k, err := kafka()
 	if err != nil {
 		return err
 	}
-	o := console.Options{Kafka: k, Namespace: *ns, Addr: *addr, Logger: fs.log, LocalOperator: localOperator()}
+	o := console.Options{Kafka: k, Namespace: *ns, Addr: *addr, Logger: fs.Log, LocalOperator: exceptions.LocalOperator()}
 	if o.Secret, err = secret(); err != nil {
 		return err
 	}
@@ -48,24 +45,11 @@ func consoleCmd(ctx context.Context, args []string) error {
 	}
 	if *tokens != "" {
 		if o.Tokens, err = console.LoadTokens(*tokens); err != nil {
-			return usageError{"--auth-tokens: " + err.Error()}
+			return usageError{Msg: "--auth-tokens: " + err.Error()}
 		}
 	}
 	if !*noAnalytics {
 		o.Analytics = analytics.Opener(*dsn, steHome())
 	}
 	return console.Serve(ctx, o, func(url string) { fmt.Printf("STE console for namespace %s: %s\n", *ns, url) })
-}
-
-// localOperator is whom a change is recorded under when no one is named (a
-// loopback console without tokens, ste exceptions without --operator):
-// $STE_OPERATOR, else the user running it.
-func localOperator() string {
-	if name := os.Getenv("STE_OPERATOR"); name != "" {
-		return name
-	}
-	if u, err := user.Current(); err == nil && u.Username != "" {
-		return u.Username
-	}
-	return "local"
 }

@@ -7,12 +7,13 @@ import (
 
 	"github.com/ste-utility/ste/console"
 	"github.com/ste-utility/ste/demo"
+	"github.com/ste-utility/ste/exceptions"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 )
 
 func init() {
-	register(command{"demo", "the main job on embedded defaults: broker, reference data, processors, 10,000 realistic trades, a report", runDemo})
+	register(command{Name: "demo", Summary: "the main job on embedded defaults: broker, reference data, processors, 10,000 realistic trades, a report", Run: runDemo})
 }
 
 func runDemo(ctx context.Context, args []string) error {
@@ -21,14 +22,14 @@ func runDemo(ctx context.Context, args []string) error {
 	chDSN := clickhouseFlag(fs)
 	withConsole := fs.Bool("console", false, "after the summary, keep the broker and processors running and serve the operator console until interrupted")
 	consoleAddr := fs.String("console-addr", console.DefaultAddr, "where --console serves")
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *trades < 1 {
-		return usageError{"--trades must be positive"}
+		return usageError{Msg: "--trades must be positive"}
 	}
 	return demo.Run(ctx, demo.Options{Trades: *trades, ClickHouse: *chDSN, Home: steHome(),
-		Console: *withConsole, ConsoleAddr: *consoleAddr, Operator: localOperator(),
+		Console: *withConsole, ConsoleAddr: *consoleAddr, Operator: exceptions.LocalOperator(),
 		Signer: func(log *slog.Logger) (*schemas.Signer, error) {
 			return utilitySigner(refdata.DefaultUtilityBIC, "", log)
 		},

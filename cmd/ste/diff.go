@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(command{"diff", "compare the outcomes of two namespaces (exit 0 same, 1 different, 2 error)", diffCmd})
+	register(command{Name: "diff", Summary: "compare the outcomes of two namespaces (exit 0 same, 1 different, 2 error)", Run: diffCmd})
 }
 
 // chFlag is --clickhouse[=DSN]: on its own, the store ste analytics feeds
@@ -44,7 +44,7 @@ func diffCmd(ctx context.Context, args []string) error {
 	if err == nil || errors.Is(err, flag.ErrHelp) || errors.As(err, &ec) {
 		return err
 	}
-	return exitCode{err: err, code: 2}
+	return exitCode{Err: err, Code: 2}
 }
 
 func diffRun(ctx context.Context, args []string) error {
@@ -59,12 +59,12 @@ func diffRun(ctx context.Context, args []string) error {
 	asJSON := fs.Bool("json", false, "print the whole comparison as JSON: the summary and every difference with both sides")
 	expiries := fs.Bool("expiries", false, "also compare trades that ended EXPIRED (event-time retention may differ between correct runs)")
 	lines := fs.Int("lines", 20, "differences listed under the table (text output)")
-	names, err := parseInterleaved(fs, args)
+	names, err := fs.Interleaved(args)
 	if err != nil {
 		return err
 	}
 	if len(names) != 2 {
-		return usageError{fmt.Sprintf("two namespaces are needed (ste diff A B), got %d", len(names))}
+		return usageError{Msg: fmt.Sprintf("two namespaces are needed (ste diff A B), got %d", len(names))}
 	}
 	for _, ns := range names {
 		if err := validNamespace(ns); err != nil {
@@ -84,27 +84,7 @@ func diffRun(ctx context.Context, args []string) error {
 		return err
 	}
 	if !d.Equal() {
-		return exitCode{code: 1}
+		return exitCode{Code: 1}
 	}
 	return nil
-}
-
-// parseInterleaved parses flags that may come before, between or after
-// the positional arguments, and returns those.
-func parseInterleaved(fs *flagSet, args []string) ([]string, error) {
-	var pos []string
-	for {
-		err := fs.FlagSet.Parse(args)
-		if errors.Is(err, flag.ErrHelp) {
-			return nil, fs.parse([]string{"--help"})
-		}
-		if err != nil {
-			return nil, usageError{err.Error()}
-		}
-		if fs.NArg() == 0 {
-			return pos, nil
-		}
-		pos = append(pos, fs.Arg(0))
-		args = fs.Args()[1:]
-	}
 }

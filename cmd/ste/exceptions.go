@@ -7,6 +7,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -16,7 +17,6 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/termsafe"
 	"github.com/ste-utility/ste/trust"
-	"github.com/ste-utility/ste/when"
 )
 
 // untrusted is standard output for text from records — a rejected
@@ -25,10 +25,10 @@ import (
 var untrusted = termsafe.Writer(os.Stdout)
 
 func init() {
-	register(command{"exceptions list", "list a namespace's exceptions with their states, by reason and sender, filtered", exceptionsList})
-	register(command{"exceptions show", "one exception: detail, the message's fields, the NACK sent, state and retries", exceptionsShow})
-	register(command{"exceptions retry", "retry exceptions once their cause is fixed (messages.md §7): named ones or a filter's", exceptionsRetry})
-	register(command{"exceptions archive", "close exceptions that need no retry, with a note", exceptionsArchive})
+	register(command{Name: "exceptions list", Summary: "list a namespace's exceptions with their states, by reason and sender, filtered", Run: exceptionsList})
+	register(command{Name: "exceptions show", Summary: "one exception: detail, the message's fields, the NACK sent, state and retries", Run: exceptionsShow})
+	register(command{Name: "exceptions retry", Summary: "retry exceptions once their cause is fixed (messages.md §7): named ones or a filter's", Run: exceptionsRetry})
+	register(command{Name: "exceptions archive", Summary: "close exceptions that need no retry, with a note", Run: exceptionsArchive})
 }
 
 // excFlags are the flags every exceptions command shares: the cluster, the
@@ -71,39 +71,31 @@ func newExcFlags(name, synopsis string, changes bool) *excFlags {
 	return f
 }
 
-// filter reads the filter flags.
+// filter reads the filter flags (exceptions.FilterText, as the console
+// reads its form): open by default when changing by filter.
 func (f *excFlags) filter(ids []string) (exceptions.Filter, error) {
-	var flt exceptions.Filter
-	var err error
-	if flt.Since, err = when.Time(*f.since); err != nil {
-		return flt, usageError{"--since: " + err.Error()}
+	var def exceptions.State
+	if f.changes && len(ids) == 0 {
+		def = exceptions.Open
 	}
-	if flt.Until, err = when.Time(*f.until); err != nil {
-		return flt, usageError{"--until: " + err.Error()}
+	flt, err := exceptions.FilterText{Since: *f.since, Until: *f.until, Sender: *f.sender, Reason: *f.reason,
+		MsgId: *f.msgID, State: *f.state}.Parse(def)
+	var fe *exceptions.FilterError
+	switch {
+	case errors.As(err, &fe) && fe.Field == "state":
+		return flt, usageError{Msg: fmt.Sprintf("--state %q: %v", fe.Value, fe.Err)}
+	case err != nil:
+		return flt, usageError{Msg: "--" + err.Error()}
 	}
-	flt.Sender, flt.Reason, flt.MsgId, flt.IDs = *f.sender, strings.ToUpper(*f.reason), *f.msgID, ids
-	state := *f.state
-	if state == "" && f.changes && len(ids) == 0 {
-		state = "open"
-	}
-	if state != "" && state != "all" {
-		st, ok := exceptions.ParseState(state)
-		if !ok {
-			return flt, usageError{fmt.Sprintf("--state %q: want open, retried, resolved, archived or all", state)}
-		}
-		flt.States = []exceptions.State{st}
-	}
+	flt.IDs = ids
 	return flt, nil
 }
 
 // parse parses the flags, with exception ids as positional arguments, and
 // reads the filter.
 func (f *excFlags) parse(args []string) ([]string, exceptions.Filter, error) {
-	ids, err := f.fs.parseArgs(args)
+	ids, err := f.fs.ReadArgs(args)
 	if err != nil {
-		return nil, exceptions.Filter{}, err
-	}
-	if err := validNamespace(*f.ns); err != nil {
 		return nil, exceptions.Filter{}, err
 	}
 	flt, err := f.filter(ids)
@@ -131,7 +123,7 @@ func (f *excFlags) operatorName() string {
 	if name := strings.TrimSpace(*f.operator); name != "" {
 		return name
 	}
-	return localOperator()
+	return exceptions.LocalOperator()
 }
 
 func printJSON(v any) error {
@@ -148,7 +140,7 @@ func exceptionsList(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(ids) > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q (ste exceptions show ID for one)", ids[0])}
+		return usageError{Msg: fmt.Sprintf("unexpected argument %q (ste exceptions show ID for one)", ids[0])}
 	}
 	book, _, err := f.load(ctx)
 	if err != nil {
@@ -171,7 +163,7 @@ func exceptionsShow(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(ids) != 1 {
-		return usageError{"name one exception id (ste exceptions list shows them)"}
+		return usageError{Msg: "name one exception id (ste exceptions list shows them)"}
 	}
 	book, k, err := f.load(ctx)
 	if err != nil {
@@ -213,7 +205,7 @@ func exceptionsChange(ctx context.Context, f *excFlags, args []string, retry boo
 		return err
 	}
 	if len(ids) == 0 && flt.Since.IsZero() && flt.Until.IsZero() && flt.Sender == "" && flt.Reason == "" && flt.MsgId == "" {
-		return usageError{"name exception ids, or select them with --reason, --sender, --msg-id, --since or --until"}
+		return usageError{Msg: "name exception ids, or select them with --reason, --sender, --msg-id, --since or --until"}
 	}
 	op := f.operatorName()
 	book, k, err := f.load(ctx)

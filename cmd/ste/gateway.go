@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register(command{"gateway", "serve participants over HTTPS: signed submits, their own outputs, their trades' state, the utility's keys (gateway.md)", gatewayCmd})
+	register(command{Name: "gateway", Summary: "serve participants over HTTPS: signed submits, their own outputs, their trades' state, the utility's keys (gateway.md)", Run: gatewayCmd})
 }
 
 func gatewayCmd(ctx context.Context, args []string) error {
@@ -31,16 +31,13 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	rate := fs.Float64("rate-limit", 50, "authenticated requests per second per participant, on this instance")
 	burst := fs.Int("rate-burst", 100, "requests a participant may make at once above the rate")
 	secretOf := secretFlag(fs)
-	fs.logFlags()
+	fs.LogFlags()
 	if os.Getenv("STE_LOG_FORMAT") == "" {
 		// The gateway logs JSON by default: its access log is for machines.
 		fs.Lookup("log-format").Value.Set("json")
 		fs.Lookup("log-format").DefValue = "json"
 	}
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := validNamespace(*ns); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	k, err := kafka()
@@ -48,9 +45,9 @@ func gatewayCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	o := gateway.Options{Kafka: k, Namespace: *ns, Addr: *addr, PublicURL: *publicURL, TLSCert: *cert, TLSKey: *key,
-		InsecureHTTP: *insecure, MetricsAddr: *metrics, UtilityBIC: *bic, RatePerSecond: *rate, Burst: *burst, Logger: fs.log}
+		InsecureHTTP: *insecure, MetricsAddr: *metrics, UtilityBIC: *bic, RatePerSecond: *rate, Burst: *burst, Logger: fs.Log}
 	if err := o.Validate(); err != nil {
-		return usageError{err.Error()}
+		return usageError{Msg: err.Error()}
 	}
 	secret, err := secretOf()
 	if err != nil {

@@ -8,11 +8,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
@@ -26,13 +24,13 @@ import (
 )
 
 func init() {
-	register(command{"broker", "run the embedded Kafka-protocol broker (kfake) until interrupted", runBroker})
-	register(command{"topics create", "create every topic of a namespace (idempotent)", topicsCreate})
-	register(command{"topics manifest", "print a namespace's topics as Strimzi KafkaTopic resources (for topics an operator owns)", topicsManifest})
-	register(command{"refdata load", "publish a reference data directory to <ns>.refdata", refdataLoad})
-	register(command{"process", "run the processor groups (validate, identity, match) until interrupted", process})
-	register(command{"instances", "list the running instances of a namespace from the instance registry", listInstances})
-	register(command{"drive", "send a message set to <ns>.inbound", drive})
+	register(command{Name: "broker", Summary: "run the embedded Kafka-protocol broker (kfake) until interrupted", Run: runBroker})
+	register(command{Name: "topics create", Summary: "create every topic of a namespace (idempotent)", Run: topicsCreate})
+	register(command{Name: "topics manifest", Summary: "print a namespace's topics as Strimzi KafkaTopic resources (for topics an operator owns)", Run: topicsManifest})
+	register(command{Name: "refdata load", Summary: "publish a reference data directory to <ns>.refdata", Run: refdataLoad})
+	register(command{Name: "process", Summary: "run the processor groups (validate, identity, match) until interrupted", Run: process})
+	register(command{Name: "instances", Summary: "list the running instances of a namespace from the instance registry", Run: listInstances})
+	register(command{Name: "drive", Summary: "send a message set to <ns>.inbound", Run: drive})
 }
 
 // steHome is where embedded defaults live.
@@ -48,12 +46,14 @@ func steHome() string {
 }
 
 func namespaceFlag(fs *flagSet) *string {
-	return fs.String("namespace", envOr("STE_NAMESPACE", "ste"), "topic namespace ($STE_NAMESPACE)")
+	ns := fs.String("namespace", envOr("STE_NAMESPACE", "ste"), "topic namespace ($STE_NAMESPACE)")
+	fs.Check(func() error { return validNamespace(*ns) })
+	return ns
 }
 
 func validNamespace(ns string) error {
 	if err := topology.ValidNamespace(ns); err != nil {
-		return usageError{"--" + err.Error()}
+		return usageError{Msg: "--" + err.Error()}
 	}
 	return nil
 }
@@ -75,15 +75,15 @@ func runBroker(ctx context.Context, args []string) error {
 	noAuto := fs.Bool("no-auto-create", false, "do not create topics on first use (like a production cluster with auto.create.topics.enable=false)")
 	brokers := fs.Int("brokers", 1, "brokers in this process (leadership spread over them; the first line printed lists them all)")
 	control := fs.String("control", "", "serve the fault controls (leader loss, node back, leader shuffle, below min ISR) on this loopback address")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *parts < 1 || *brokers < 1 {
-		return usageError{"--partitions and --brokers must be positive"}
+		return usageError{Msg: "--partitions and --brokers must be positive"}
 	}
 	return broker.Run(ctx, broker.Options{Addr: *addr, DataDir: *data, Partitions: *parts, NoAutoCreate: *noAuto, Brokers: *brokers},
-		*control, os.Stdout, fs.log)
+		*control, os.Stdout, fs.Log)
 }
 
 func topicsCreate(ctx context.Context, args []string) error {
@@ -91,18 +91,15 @@ func topicsCreate(ctx context.Context, args []string) error {
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	layout := layoutFlags(fs, 0)
 	perBIC := fs.Bool("deliver-per-participant", false, "also create <ns>.out.<BIC> for every participant on <ns>.refdata (load reference data first)")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := validNamespace(*ns); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	o, err := layout()
 	if err != nil {
 		return err
 	}
-	o.Log = fs.log
+	o.Log = fs.Log
 	k, err := kafka()
 	if err != nil {
 		return err
@@ -134,14 +131,11 @@ func topicsManifest(_ context.Context, args []string) error {
 	cluster := fs.String("cluster", "", "the Strimzi Kafka cluster (the strimzi.io/cluster label) (required)")
 	k8sNS := fs.String("k8s-namespace", "", "Kubernetes namespace of the resources (default: kubectl's)")
 	layout := layoutFlags(fs, topics.MaxReplication)
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *cluster == "" {
-		return usageError{"--cluster is required (the name of the Strimzi Kafka resource)"}
-	}
-	if err := validNamespace(*ns); err != nil {
-		return err
+		return usageError{Msg: "--cluster is required (the name of the Strimzi Kafka resource)"}
 	}
 	o, err := layout()
 	if err != nil {
@@ -168,15 +162,12 @@ func refdataLoad(ctx context.Context, args []string) error {
 	dir := fs.String("dir", "", "reference data directory (the five CSV files) (required)")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	topicOpts := topicFlags(fs)
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *dir == "" {
-		return usageError{"--dir is required"}
-	}
-	if err := validNamespace(*ns); err != nil {
-		return err
+		return usageError{Msg: "--dir is required"}
 	}
 	to, err := topicOpts()
 	if err != nil {
@@ -190,25 +181,13 @@ func refdataLoad(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	to.Log = fs.log
-	n, err := publishRefdata(ctx, k, *ns, to, set)
+	to.Log = fs.Log
+	n, err := topics.LoadRefdata(ctx, k, *ns, to, set)
 	if err != nil {
 		return err
 	}
 	fmt.Printf("published %d reference data records to %s\n", n, topology.Names{NS: *ns}.Refdata())
 	return nil
-}
-
-func publishRefdata(ctx context.Context, k kafkaconn.Config, ns string, to topics.Options, set *refdata.Set) (int, error) {
-	cl, err := topics.Connect(ctx, k)
-	if err != nil {
-		return 0, err
-	}
-	defer cl.Close()
-	if err := topics.Ensure(ctx, kadm.NewClient(cl), ns, to); err != nil {
-		return 0, err
-	}
-	return topics.PublishRefdata(ctx, cl, ns, set)
 }
 
 func process(ctx context.Context, args []string) error {
@@ -217,11 +196,8 @@ func process(ctx context.Context, args []string) error {
 	topicOpts := topicFlags(fs)
 	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
 	pf := addProcessFlags(fs, "127.0.0.1:0")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := validNamespace(*ns); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	to, err := topicOpts()
@@ -240,17 +216,11 @@ func process(ctx context.Context, args []string) error {
 		return err
 	}
 	if to.NoCreate {
-		adm, closeFn, err := admin(ctx, k)
-		if err != nil {
-			return err
-		}
-		err = topics.Check(ctx, adm, *ns, 0)
-		closeFn()
-		if err != nil {
+		if err := topics.CheckOn(ctx, k, *ns); err != nil {
 			return err
 		}
 	}
-	o, release, err := pf.instance(o, fs.log)
+	o, release, err := pf.instance(o, fs.Log)
 	if err != nil {
 		return err
 	}
@@ -265,18 +235,15 @@ func drive(ctx context.Context, args []string) error {
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
 	topicOpts := topicFlags(fs)
 	rate := fs.Float64("rate", 0, "messages per second (0: full speed)")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *in == "" {
-		return usageError{"--in is required"}
+		return usageError{Msg: "--in is required"}
 	}
 	if *rate < 0 {
-		return usageError{"--rate must be 0 (full speed) or positive"}
-	}
-	if err := validNamespace(*ns); err != nil {
-		return err
+		return usageError{Msg: "--rate must be 0 (full speed) or positive"}
 	}
 	to, err := topicOpts()
 	if err != nil {
@@ -296,7 +263,7 @@ func drive(ctx context.Context, args []string) error {
 		return err
 	}
 	defer cl.Close()
-	to.Log = fs.log
+	to.Log = fs.Log
 	if err := topics.Ensure(ctx, kadm.NewClient(cl), *ns, to); err != nil {
 		return err
 	}
@@ -317,20 +284,8 @@ func drive(ctx context.Context, args []string) error {
 	return nil
 }
 
-// bar is a spinner-like bar: the total is unknown while streaming a file.
-func bar(n int64) string {
-	const width = 20
-	pos := int(n/1000) % width
-	return "[" + strings.Repeat("=", pos) + ">" + strings.Repeat(" ", width-pos) + "]"
-}
-
-func isTerminal(f *os.File) bool {
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
-}
-
 func init() {
-	register(command{"topics dump", "write a topic's records, from its start to its current end, one per line", topicsDump})
+	register(command{Name: "topics dump", Summary: "write a topic's records, from its start to its current end, one per line", Run: topicsDump})
 }
 
 func topicsDump(ctx context.Context, args []string) error {
@@ -338,11 +293,11 @@ func topicsDump(ctx context.Context, args []string) error {
 	kafka := kafkaFlags(fs)
 	topic := fs.String("topic", "", "topic name, e.g. ste.cls (required)")
 	out := fs.String("out", "-", "output file (.gz/.zst compresses); - for stdout")
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *topic == "" {
-		return usageError{"--topic is required"}
+		return usageError{Msg: "--topic is required"}
 	}
 	k, err := kafka()
 	if err != nil {
@@ -354,16 +309,7 @@ func topicsDump(ctx context.Context, args []string) error {
 	if isTerminal(os.Stdout) {
 		stdout = untrusted
 	}
-	write := func(b []byte) error { _, err := stdout.Write(append(b, '\n')); return err }
-	if *out != "-" {
-		w, err := msgset.Create(*out)
-		if err != nil {
-			return err
-		}
-		defer w.Close()
-		write = w.Write
-	}
-	n, err := topics.Dump(ctx, k, *topic, func(r *kgo.Record) error { return write(r.Value) })
+	n, err := topics.DumpTo(ctx, k, *topic, *out, stdout)
 	if err != nil {
 		return err
 	}
@@ -377,10 +323,7 @@ func listInstances(ctx context.Context, args []string) error {
 	fs := flags("instances", "[--brokers B] [--namespace NS] [--json]")
 	kafka, ns, secret := kafkaFlags(fs), namespaceFlag(fs), secretFlag(fs)
 	asJSON := fs.Bool("json", false, "one JSON array instead of a table")
-	if err := fs.parse(args); err != nil {
-		return err
-	}
-	if err := validNamespace(*ns); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	k, err := reachable(ctx, kafka)

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register(command{"migrate", "carry a stopped namespace's state into a new one with N partitions (scale-out); --follow bridges its inbound", migrateCmd})
+	register(command{Name: "migrate", Summary: "carry a stopped namespace's state into a new one with N partitions (scale-out); --follow bridges its inbound", Run: migrateCmd})
 }
 
 func migrateCmd(ctx context.Context, args []string) error {
@@ -32,11 +32,11 @@ func migrateCmd(ctx context.Context, args []string) error {
 	rate := fs.Float64("rate", 0, "copy at most this many records per second (0: as fast as the cluster takes them)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	secret := secretFlag(fs)
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *from == "" || *to == "" || *parts == 0 {
-		return usageError{"--from, --to and --partitions are required"}
+		return usageError{Msg: "--from, --to and --partitions are required"}
 	}
 	for _, ns := range []string{*from, *to} {
 		if err := validNamespace(ns); err != nil {
@@ -44,7 +44,7 @@ func migrateCmd(ctx context.Context, args []string) error {
 		}
 	}
 	if *parts < 1 || *rate < 0 {
-		return usageError{"--partitions must be positive and --rate not negative"}
+		return usageError{Msg: "--partitions must be positive and --rate not negative"}
 	}
 	k, err := reachable(ctx, kafka)
 	if err != nil {

@@ -1,13 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"log/slog"
 	"os"
-	"time"
 
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/offline"
@@ -16,14 +14,13 @@ import (
 	"github.com/ste-utility/ste/schemas/date"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
-	"github.com/ste-utility/ste/when"
 	"github.com/ste-utility/ste/workload"
 )
 
 func init() {
-	register(command{"refdata gen", "write a deterministic reference data set", refdataGen})
-	register(command{"gen", "write a signed message set and its manifest", gen})
-	register(command{"match", "run the full matching logic on a message set, no broker", match})
+	register(command{Name: "refdata gen", Summary: "write a deterministic reference data set", Run: refdataGen})
+	register(command{Name: "gen", Summary: "write a signed message set and its manifest", Run: gen})
+	register(command{Name: "match", Summary: "run the full matching logic on a message set, no broker", Run: match})
 }
 
 func refdataGen(ctx context.Context, args []string) error {
@@ -32,14 +29,14 @@ func refdataGen(ctx context.Context, args []string) error {
 	seed := fs.Int64("seed", 1, "generator seed: the same seed gives the same files")
 	secs := fs.Int("securities", 5000, "number of securities")
 	parts := fs.Int("participants", 300, "number of participants")
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *out == "" {
-		return usageError{"--out is required"}
+		return usageError{Msg: "--out is required"}
 	}
 	if *secs < 100 || *parts < 50 {
-		return usageError{"need at least 100 securities and 50 participants"}
+		return usageError{Msg: "need at least 100 securities and 50 participants"}
 	}
 	set := refdata.Generate(refdata.GenOptions{Seed: *seed, Securities: *secs, Participants: *parts})
 	if err := set.WriteDir(*out); err != nil {
@@ -67,50 +64,23 @@ func gen(ctx context.Context, args []string) error {
 	mix := fs.String("mix", "standard", "standard (1 NOE + 2 ALC + 2 NPR + 2 SET per trade) or realistic")
 	tradeDate := fs.String("trade-date", "2026-11-02", "TradeDate of every trade; Created times run through that day")
 	plansOut := fs.Bool("plans", false, "also write FILE.trades.jsonl: each trade's key, scenario and built outcome")
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *trades <= 0 || *out == "" {
-		return usageError{"--trades (positive) and --out are required"}
+		return usageError{Msg: "--trades (positive) and --out are required"}
 	}
 	td, err := date.Parse(*tradeDate)
 	if err != nil {
-		return usageError{"--trade-date: " + err.Error()}
+		return usageError{Msg: "--trade-date: " + err.Error()}
 	}
 	ref, err := loadRefdata(*refDir)
 	if err != nil {
 		return err
 	}
-	w, err := msgset.Create(*out)
+	man, err := workload.WriteFiles(workload.Options{Trades: *trades, Seed: *seed, Mix: workload.Mix(*mix), Ref: ref, TradeDate: td},
+		*out, *plansOut)
 	if err != nil {
-		return err
-	}
-	var plans func(workload.TradePlan)
-	var pf *os.File
-	var pw *bufio.Writer
-	if *plansOut {
-		if pf, err = os.Create(*out + ".trades.jsonl"); err != nil {
-			return err
-		}
-		defer pf.Close()
-		pw = bufio.NewWriter(pf)
-		enc := json.NewEncoder(pw)
-		plans = func(p workload.TradePlan) { enc.Encode(p) }
-	}
-	man, err := workload.Generate(workload.Options{Trades: *trades, Seed: *seed, Mix: workload.Mix(*mix), Ref: ref, TradeDate: td},
-		w.Write, plans)
-	if cerr := w.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return err
-	}
-	if pw != nil {
-		if err := pw.Flush(); err != nil {
-			return err
-		}
-	}
-	if err := os.WriteFile(*out+".manifest.json", man.Marshal(), 0o644); err != nil {
 		return err
 	}
 	line, _ := json.Marshal(man)
@@ -118,48 +88,11 @@ func gen(ctx context.Context, args []string) error {
 	return nil
 }
 
-// minRetention is the shortest --retention taken without
-// --allow-short-retention: shorter ones expire state (or topic records)
-// almost at once, which is a typo far more often than an intent.
-const minRetention = time.Hour
-
-// retentionFlag is --retention with its guard, --allow-short-retention; every
-// command that takes a retention registers it through here.
-type retentionFlag struct {
-	value      *string
-	allowShort *bool
-}
-
-func addRetentionFlag(fs *flagSet, def, usage string) retentionFlag {
-	return retentionFlag{
-		value:      fs.String("retention", def, usage),
-		allowShort: fs.Bool("allow-short-retention", false, "accept a --retention under 1h (tests and experiments)"),
-	}
-}
-
-// get parses the flag; an empty value (a flag with no default) is 0.
-func (r retentionFlag) get() (time.Duration, error) {
-	if *r.value == "" {
-		return 0, nil
-	}
-	d, err := when.Duration(*r.value)
-	if err != nil {
-		return 0, usageError{"--retention: " + err.Error()}
-	}
-	if d <= 0 {
-		return 0, usageError{"--retention " + *r.value + ": must be positive"}
-	}
-	if d < minRetention && !*r.allowShort {
-		return 0, usageError{fmt.Sprintf("--retention %s is under %v: it would expire nearly everything at once; add --allow-short-retention if that is meant", *r.value, minRetention)}
-	}
-	return d, nil
-}
-
 // utilitySigner is the signing-key policy (refdata.UtilitySigner) behind
 // the check of --utility-bic.
 func utilitySigner(bic, keyFile string, log *slog.Logger) (*schemas.Signer, error) {
 	if !schemas.IsBIC(bic) {
-		return nil, usageError{fmt.Sprintf("--utility-bic %q is not a BIC", bic)}
+		return nil, usageError{Msg: fmt.Sprintf("--utility-bic %q is not a BIC", bic)}
 	}
 	return refdata.UtilitySigner(bic, keyFile, log)
 }
@@ -173,14 +106,14 @@ func match(ctx context.Context, args []string) error {
 	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC")
 	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file (PEM PKCS#8 or base64); default: the demo key, with a warning")
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification (benchmarking only)")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *in == "" || *out == "" {
-		return usageError{"--in and --out are required"}
+		return usageError{Msg: "--in and --out are required"}
 	}
-	ret, err := retention.get()
+	ret, err := retention.Get()
 	if err != nil {
 		return err
 	}
@@ -194,7 +127,7 @@ func match(ctx context.Context, args []string) error {
 		return err
 	}
 	defer src.Close()
-	log := fs.log
+	log := fs.Log
 	signer, err := utilitySigner(*bic, *keyFile, log)
 	if err != nil {
 		return err

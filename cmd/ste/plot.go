@@ -10,7 +10,7 @@ import (
 )
 
 func init() {
-	register(command{"plot", "draw benchmark experiments from ste bench --json results (SVG or PNG)", plot})
+	register(command{Name: "plot", Summary: "draw benchmark experiments from ste bench --json results (SVG or PNG)", Run: plot})
 }
 
 func plot(ctx context.Context, args []string) error {
@@ -18,20 +18,20 @@ func plot(ctx context.Context, args []string) error {
 	out := fs.String("out", "", "output file (.svg or .png); a timeline writes FILE-queues.EXT and FILE-latency.EXT")
 	title := fs.String("title", "Load scenario", "title of a timeline")
 	if len(args) == 0 {
-		return usageError{"which plot? littles, instances, degradation or timeline"}
+		return usageError{Msg: "which plot? littles, instances, degradation or timeline"}
 	}
 	kind := args[0]
 	if len(kind) > 0 && kind[0] == '-' { // --help, or flags before the kind
-		if err := fs.parse(args); err != nil {
+		if err := fs.Read(args); err != nil {
 			return err
 		}
-		return usageError{"the plot kind comes first: littles, instances, degradation or timeline"}
+		return usageError{Msg: "the plot kind comes first: littles, instances, degradation or timeline"}
 	}
 	if err := fs.Parse(args[1:]); err != nil {
-		return fs.parse(args[1:]) // the one-line error, or --help
+		return fs.Read(args[1:]) // the one-line error, or --help
 	}
 	if *out == "" || fs.NArg() == 0 {
-		return usageError{"--out and at least one result file are required"}
+		return usageError{Msg: "--out and at least one result file are required"}
 	}
 	runs, err := plots.Load(fs.Args()...)
 	if err != nil {
@@ -55,5 +55,5 @@ func plot(ctx context.Context, args []string) error {
 		}
 		return plots.Timeline(runs[0], *title, strings.TrimSuffix(*out, filepath.Ext(*out)), ext)
 	}
-	return usageError{fmt.Sprintf("unknown plot %q", kind)}
+	return usageError{Msg: fmt.Sprintf("unknown plot %q", kind)}
 }

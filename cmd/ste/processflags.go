@@ -45,28 +45,28 @@ func addProcessFlags(fs *flagSet, httpDefault string) *processFlags {
 func (p *processFlags) check() (instance.Options, error) {
 	var o instance.Options
 	if *p.tables != instance.TablesMemory && *p.tables != instance.TablesDisk {
-		return o, usageError{"--tables: want memory or disk"}
+		return o, usageError{Msg: "--tables: want memory or disk"}
 	}
 	stages, err := topology.ParseStages(*p.groups)
 	if err != nil {
-		return o, usageError{"--groups: " + err.Error()}
+		return o, usageError{Msg: "--groups: " + err.Error()}
 	}
 	if *p.instanceID != "" {
 		if err := instance.ValidID(*p.instanceID); err != nil {
-			return o, usageError{"--instance-id: " + err.Error()}
+			return o, usageError{Msg: "--instance-id: " + err.Error()}
 		}
 	}
-	ret, err := p.retention.get()
+	ret, err := p.retention.Get()
 	if err != nil {
 		return o, err
 	}
 	stall, err := when.Duration(*p.stallAfter)
 	if err != nil || stall <= 0 {
-		return o, usageError{"--stall-after must be a positive duration (e.g. 60s, 5m)"}
+		return o, usageError{Msg: "--stall-after must be a positive duration (e.g. 60s, 5m)"}
 	}
 	lead, err := when.Duration(*p.atRiskLead)
 	if err != nil || lead <= 0 {
-		return o, usageError{"--at-risk-lead must be a positive duration (e.g. 2h, 90m)"}
+		return o, usageError{Msg: "--at-risk-lead must be a positive duration (e.g. 2h, 90m)"}
 	}
 	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, LookupAddr: *p.lookupAddr, Tables: *p.tables, Standby: *p.standby, StallAfter: stall,
 		AtRiskLead: lead}, nil

@@ -6,11 +6,10 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strings"
 
-	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/replay"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -22,7 +21,7 @@ import (
 )
 
 func init() {
-	register(command{"replay", "copy a namespace's inbound (a range) into a sandbox for a backtest, and run it (--run); --delete removes a sandbox", replayCmd})
+	register(command{Name: "replay", Summary: "copy a namespace's inbound (a range) into a sandbox for a backtest, and run it (--run); --delete removes a sandbox", Run: replayCmd})
 }
 
 // dialer opens clients on brokers for the copy path.
@@ -49,8 +48,8 @@ func replayCmd(ctx context.Context, args []string) error {
 	confirm := fs.String("confirm", "", "with --delete: the sandbox's name again, typed out")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
 	pf := addProcessFlags(fs, "")
-	fs.logFlags()
-	if err := fs.parse(args); err != nil {
+	fs.LogFlags()
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *del != "" {
@@ -58,7 +57,7 @@ func replayCmd(ctx context.Context, args []string) error {
 			return err
 		}
 		if *confirm != *del {
-			return usageError{fmt.Sprintf("--delete removes namespace %s for good: type its name again with --confirm %s", *del, *del)}
+			return usageError{Msg: fmt.Sprintf("--delete removes namespace %s for good: type its name again with --confirm %s", *del, *del)}
 		}
 		secret, err := pf.secret()
 		if err != nil {
@@ -67,7 +66,7 @@ func replayCmd(ctx context.Context, args []string) error {
 		return replayDelete(ctx, kafka, *del, secret)
 	}
 	if *from == "" || *to == "" {
-		return usageError{"--from and --to are required (or --delete SANDBOX)"}
+		return usageError{Msg: "--from and --to are required (or --delete SANDBOX)"}
 	}
 	for _, ns := range []string{*from, *to} {
 		if err := validNamespace(ns); err != nil {
@@ -75,10 +74,10 @@ func replayCmd(ctx context.Context, args []string) error {
 		}
 	}
 	if *window != "" && !*run {
-		return usageError{"--window applies to --run"}
+		return usageError{Msg: "--window applies to --run"}
 	}
 	if *parts < 0 || *rate < 0 {
-		return usageError{"--partitions and --rate must not be negative"}
+		return usageError{Msg: "--partitions and --rate must not be negative"}
 	}
 	o := replay.Options{From: *from, To: *to, Partitions: int32(*parts), Append: *appendFlag, Rate: *rate, RefdataDir: *refDir}
 	var err error
@@ -86,10 +85,10 @@ func replayCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	if o.Since, err = copier.ParseBound(*since); err != nil {
-		return usageError{"--since: " + err.Error()}
+		return usageError{Msg: "--since: " + err.Error()}
 	}
 	if o.Until, err = copier.ParseBound(*until); err != nil {
-		return usageError{"--until: " + err.Error()}
+		return usageError{Msg: "--until: " + err.Error()}
 	}
 	po, err := pf.check()
 	if err != nil {
@@ -104,11 +103,6 @@ func replayCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	cl, err := topics.Connect(ctx, k)
-	if err != nil {
-		return err
-	}
-	defer cl.Close()
 	o.Dial = dialer(k)
 	if isTerminal(os.Stderr) {
 		o.Progress = func(n, total int64) {
@@ -116,31 +110,23 @@ func replayCmd(ctx context.Context, args []string) error {
 		}
 	}
 	var res replay.Result
-	var ran replay.Ran
+	var ran *replay.Ran
 	if !*run {
 		res, err = replay.Replay(ctx, o)
 	} else {
 		w := po.Retention / 10
 		if *window != "" {
 			if w, err = when.Duration(*window); err != nil {
-				return usageError{"--window: " + err.Error()}
+				return usageError{Msg: "--window: " + err.Error()}
 			}
 		}
-		var p *replay.Prepared
-		if p, err = replay.Prepare(ctx, o); err != nil {
-			return err
-		}
-		var release func()
-		if po, release, err = pf.instance(po, fs.log); err != nil {
-			return err
-		}
-		defer release()
-		po.Kafka, po.Namespace = k, *to
-		progress := lagProgress()
-		ran, err = replay.Run(ctx, kadm.NewClient(cl), po, progress, func(ctx context.Context, settle func(context.Context) error) error {
-			res, err = p.Copy(ctx, w, settle)
-			return err
-		})
+		var r replay.Ran
+		res, r, err = replay.ReplayAndRun(ctx, o, w, func() (instance.Options, func(), error) {
+			po, release, err := pf.instance(po, fs.Log)
+			po.Kafka, po.Namespace = k, *to
+			return po, release, err
+		}, lagProgress())
+		ran = &r
 	}
 	if o.Progress != nil {
 		fmt.Fprintln(os.Stderr)
@@ -148,10 +134,7 @@ func replayCmd(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	if !*run {
-		return replay.Report(os.Stdout, res, nil, *asJSON)
-	}
-	return replay.Report(os.Stdout, res, &ran, *asJSON)
+	return replay.Report(os.Stdout, res, ran, *asJSON)
 }
 
 func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), ns string, secret *trust.Secret) error {
@@ -165,16 +148,6 @@ func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), n
 	}
 	d.WriteText(os.Stdout, ns, steHome())
 	return nil
-}
-
-// fractionBar is a progress bar of n out of total.
-func fractionBar(n, total int64) string {
-	const width = 20
-	pos := width
-	if total > 0 {
-		pos = int(min(n, total) * width / total)
-	}
-	return "[" + strings.Repeat("=", pos) + ">" + strings.Repeat(" ", width-pos) + "]"
 }
 
 // lagProgress draws "processed so far" from lag samples on a terminal: the

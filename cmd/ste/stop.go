@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(command{"stop", "stop what STE left running under $STE_HOME (the embedded analytics endpoint, ste-chdb)", stopCmd})
+	register(command{Name: "stop", Summary: "stop what STE left running under $STE_HOME (the embedded analytics endpoint, ste-chdb)", Run: stopCmd})
 }
 
 // stopCmd ends the processes STE starts detached under $STE_HOME: only the
@@ -16,7 +16,7 @@ func init() {
 // bench run inside those commands). It stops by itself when idle, too.
 func stopCmd(ctx context.Context, args []string) error {
 	fs := flags("stop", "")
-	if err := fs.parse(args); err != nil {
+	if err := fs.Read(args); err != nil {
 		return err
 	}
 	home := steHome()

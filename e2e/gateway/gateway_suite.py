@@ -218,8 +218,8 @@ def phase_submit():
     return {"submitted": n, "foreign_msg_ids": [msg_id_of(m) for m in foreign[:2]]}
 
 
-def walk(gw, bic, limit=1000):
-    outs, after = [], None
+def walk(gw, bic, limit=1000, after=None):
+    outs = []
     while True:
         q = "?limit=%d" % limit + ("&after=" + after if after else "")
         r = expect(get(gw + "/v1/outputs" + q, auth(bic)), 200)
@@ -300,31 +300,52 @@ def phase_nonce():
     return {"winners": wins}
 
 
+def open_long_polls(metrics_addr):
+    """The gateway's ste_gateway_long_polls gauge (its /metrics, unsigned)."""
+    for line in requests.get("http://%s/metrics" % metrics_addr, timeout=10).text.splitlines():
+        if line.startswith("ste_gateway_long_polls "):
+            return float(line.split()[1])
+    return 0
+
+
 def phase_killwalk():
     """kill -9 of the gateway answering a long poll: the walk goes on at the
     other gateway with the last cursor and loses no output."""
     gw3, gw1, bic = env("GW3"), env("GW1"), env("BIC")
     before, nxt = walk(gw1, bic)
-    result = {}
+    for attempt in range(3):
+        result = {}
 
-    def long_poll():
-        try:
-            get(gw3 + "/v1/outputs?wait=30&after=" + nxt, auth(bic))
-            result["answered"] = True
-        except requests.RequestException:
-            result["broken"] = True
+        def long_poll():
+            try:
+                r = get(gw3 + "/v1/outputs?wait=30&after=" + nxt, auth(bic))
+                result["answered"] = "%d %s" % (r.status_code, r.text[:300])
+            except requests.RequestException:
+                result["broken"] = True
 
-    t = threading.Thread(target=long_poll)
-    t.start()
-    time.sleep(1.0)
+        t = threading.Thread(target=long_poll)
+        t.start()
+        # Killed once GW3 holds the poll open (its long-poll gauge, not a
+        # fixed sleep: on a loaded machine the request may arrive late).
+        deadline = time.time() + 30
+        while time.time() < deadline and not result and not open_long_polls(env("GW3_METRICS")):
+            time.sleep(0.05)
+        if not result:
+            break
+        # An output of BIC came first and answered the poll: walk on, again.
+        t.join()
+        assert "answered" in result and result["answered"].startswith("200 "), result
+        more, nxt = walk(gw1, bic, after=nxt)
+        before += more
+    assert not result and open_long_polls(env("GW3_METRICS")), "GW3 never held the long poll open: %s" % result
     os.kill(int(env("GW3_PID")), 9)
-    t.join(10)
+    t.join(30)
     assert result.get("broken"), result
     # New outputs arrive meanwhile: the Go side sends more after this phase
     # printed its cursor; here the walk resumes from the cursor it had.
     print(json.dumps({"cursor": nxt, "before": len(before)}), flush=True)
     sys.stdin.readline()  # the Go side has sent more messages
-    deadline = time.time() + 60
+    deadline = time.time() + 180  # the pipeline answers the resent messages; a loaded machine is slow
     got = []
     after = nxt
     want = set(env("MSGIDS").split(","))

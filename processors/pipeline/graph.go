@@ -203,6 +203,10 @@ func Run(ctx context.Context, o Options) error {
 	}
 	defer closeTables() // after every processor has stopped (wg.Wait below)
 	s.tables = tables
+	if !o.Config.VerifyOneByOne {
+		s.verify = newVerifyQueue(s, log)
+		defer s.verify.stop() // after every processor has stopped (wg.Wait below)
+	}
 	graphs := Graphs(s.cfg.Names, s.callbacks(log))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -306,6 +310,9 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 	// topic goka created would have its defaults, so it creates none.
 	tmc.NoCreate = true
 	producer := ProducerBuilder(o.Kafka.Security()...)
+	if st == StageValidate && s.verify != nil {
+		producer = s.verify.producerBuilder(producer)
+	}
 	saramaCfg := func() *sarama.Config {
 		cfg := SaramaConfig()
 		SaramaSecurity(o.Kafka, cfg)

@@ -27,10 +27,23 @@ type Hook func(st Stage, ctx goka.Context, msg any)
 // whose callback panicked with r. What the callback emitted or stored before
 // it failed stays: the exception says the record was not fully processed.
 func (s *stages) internal(ctx goka.Context, st Stage, log *slog.Logger, msg any, r any) {
+	at := position{topic: string(ctx.Topic()), key: ctx.Key(), partition: ctx.Partition(), offset: ctx.Offset()}
+	s.internalTo(ctxSink{ctx}, at, st, log, msg, r)
+}
+
+// position is where the record a stage failed on was read.
+type position struct {
+	topic, key string
+	partition  int32
+	offset     int64
+}
+
+// internalTo is internal writing to any sink.
+func (s *stages) internalTo(ctx sink, at position, st Stage, log *slog.Logger, msg any, r any) {
 	stack := debug.Stack()
 	s.cfg.Metrics.internal(st)
 	raw, _ := msg.([]byte)
-	e := &Envelope{Partition: ctx.Partition(), Offset: ctx.Offset(), Raw: raw}
+	e := &Envelope{Partition: at.partition, Offset: at.offset, Raw: raw}
 	if st != StageValidate {
 		// Later stages carry the inbound record in an envelope; its position
 		// on inbound is the exception's id. An unreadable envelope keeps the
@@ -41,12 +54,12 @@ func (s *stages) internal(ctx goka.Context, st Stage, log *slog.Logger, msg any,
 			e.Partition, e.Offset = -1, -1
 		}
 	}
-	what := fmt.Sprintf("%s stage failed on %s partition %d offset %d: %v", st, ctx.Topic(), ctx.Partition(), ctx.Offset(), r)
+	what := fmt.Sprintf("%s stage failed on %s partition %d offset %d: %v", st, at.topic, at.partition, at.offset, r)
 	if e.Kind == KindExpire {
-		what = fmt.Sprintf("%s stage failed expiring trade %s: %v", st, ctx.Key(), r)
+		what = fmt.Sprintf("%s stage failed expiring trade %s: %v", st, at.key, r)
 	}
 	log.Error("INTERNAL: a record made a stage fail; it becomes an exception and processing goes on",
-		"stage", st.String(), "topic", ctx.Topic(), "partition", ctx.Partition(), "offset", ctx.Offset(),
+		"stage", st.String(), "topic", at.topic, "partition", at.partition, "offset", at.offset,
 		"sender", e.Sender, "msg_id", e.MsgId, "panic", fmt.Sprint(r), "stack", string(stack))
 	rej := &schemas.Rejection{Reason: schemas.Internal, Detail: what + "; retry the message once the fault is fixed"}
 	defer func() {
@@ -58,5 +71,5 @@ func (s *stages) internal(ctx goka.Context, st Stage, log *slog.Logger, msg any,
 			s.emit(ctx, s.cfg.Names.Exceptions(), "", exc.Marshal())
 		}
 	}()
-	s.write(ctx, st, s.reject(st, e, nil, rej))
+	s.writeTo(ctx, st, s.reject(st, e, nil, rej))
 }

@@ -74,8 +74,12 @@ type decide func(ctx goka.Context, msg any) *result
 // callbacks are the stages' goka callbacks: each decision wrapped by handle
 // and guard.
 func (s *stages) callbacks(log *slog.Logger) Callbacks {
+	validate := s.handle(StageValidate, log, s.validate)
+	if s.verify != nil {
+		validate = s.verify.callback
+	}
 	return Callbacks{
-		StageValidate: s.handle(StageValidate, log, s.validate),
+		StageValidate: validate,
 		StageIdentity: s.handle(StageIdentity, log, s.identity),
 		StageMatch:    s.handle(StageMatch, log, s.match),
 	}
@@ -106,13 +110,37 @@ func (s *stages) handle(st Stage, log *slog.Logger, fn decide) goka.ProcessCallb
 	}
 }
 
+// sink is where a stage's records go: the callback's goka context, or,
+// for the validate stage's records decided after a batch verification
+// (verifyqueue.go), the processor's producer.
+type sink interface {
+	emit(topic, key string, value []byte, headers goka.Headers)
+}
+
+// ctxSink emits through the callback's context (goka counts the emits and
+// commits the record once they are written).
+type ctxSink struct{ ctx goka.Context }
+
+func (c ctxSink) emit(topic, key string, value []byte, headers goka.Headers) {
+	if headers != nil {
+		c.ctx.Emit(goka.Stream(topic), key, value, goka.WithCtxEmitHeaders(headers))
+		return
+	}
+	c.ctx.Emit(goka.Stream(topic), key, value)
+}
+
 // write emits what a stage decided, audits the journey if it ends, and
 // counts.
 func (s *stages) write(ctx goka.Context, st Stage, r *result) {
-	m := s.cfg.Metrics
 	if r.corrupt != "" {
 		s.corrupt(ctx, st, r.table, r.corrupt)
 	}
+	s.writeTo(ctxSink{ctx}, st, r)
+}
+
+// writeTo is write without the table side (corrupt values), to any sink.
+func (s *stages) writeTo(ctx sink, st Stage, r *result) {
+	m := s.cfg.Metrics
 	for _, rec := range r.records {
 		s.out(ctx, st, rec.topic, rec.key, rec.value)
 	}
@@ -149,23 +177,22 @@ func (s *stages) write(ctx goka.Context, st Stage, r *result) {
 }
 
 // out emits one record and counts it as an output of the stage.
-func (s *stages) out(ctx goka.Context, st Stage, topic, key string, value []byte) {
+func (s *stages) out(ctx sink, st Stage, topic, key string, value []byte) {
 	s.emit(ctx, topic, key, value)
 	s.cfg.Metrics.out(st)
 }
 
 // emit writes one record; an exception carries the proof that the utility
 // wrote it (anyone who can write <ns>.exceptions could forge one).
-func (s *stages) emit(ctx goka.Context, topic, key string, value []byte) {
+func (s *stages) emit(ctx sink, topic, key string, value []byte) {
 	if topic == s.cfg.Names.Exceptions() && s.cfg.Secret != nil {
-		ctx.Emit(goka.Stream(topic), key, value, goka.WithCtxEmitHeaders(goka.Headers{
-			trust.ProofHeader: s.cfg.Secret.RecordMAC(topic, []byte(key), value)}))
+		ctx.emit(topic, key, value, goka.Headers{trust.ProofHeader: s.cfg.Secret.RecordMAC(topic, []byte(key), value)})
 		return
 	}
-	ctx.Emit(goka.Stream(topic), key, value)
+	ctx.emit(topic, key, value, nil)
 }
 
-func (s *stages) audit(ctx goka.Context, st Stage, r *result, outputs []string) {
+func (s *stages) audit(ctx sink, st Stage, r *result, outputs []string) {
 	e := r.e
 	a := schemas.AuditEvent{Sender: e.Sender, MsgId: e.MsgId, Partition: e.Partition, Offset: e.Offset,
 		Outcome: r.outcome, Reason: r.reason, Outputs: outputs, RetryOf: e.RetryOf, RetriedBy: e.RetriedBy,

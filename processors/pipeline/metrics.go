@@ -28,8 +28,12 @@ type Metrics struct {
 	Rebalances prometheus.Counter
 	Restarts   *prometheus.CounterVec
 	Internal   *prometheus.CounterVec
-	Lag        *prometheus.GaugeVec
-	GroupLag   *prometheus.GaugeVec
+	// VerifyBatch is the size of the validate stage's signature batches
+	// (verifyqueue.go): how much a fetch delivered while the last batch was
+	// verified.
+	VerifyBatch prometheus.Histogram
+	Lag         *prometheus.GaugeVec
+	GroupLag    *prometheus.GaugeVec
 	// Disk tables (processors/diskstore) only.
 	TableRestored *prometheus.CounterVec
 	TableRebuilds *prometheus.CounterVec
@@ -70,6 +74,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Processor groups restarted in-process after a transient failure."}, []string{"stage"}),
 		Internal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_internal_errors_total",
 			Help: "Records that made a stage fail (a panic): each became an INTERNAL exception."}, []string{"stage"}),
+		VerifyBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_verify_batch_size",
+			Help:    "Signatures verified together in one batch by the validate stage (1: verified alone).",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 9)}),
 		Lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_consumer_lag",
 			Help: "Records behind the end of a stage's input, per partition this instance owns."}, []string{"stage", "topic", "partition"}),
 		GroupLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_lag",
@@ -82,8 +89,15 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Status: newStatusCollector(),
 	}
 	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
-		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Risk, m.Status)
+		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.VerifyBatch, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Risk, m.Status)
 	return m
+}
+
+func (m *Metrics) verifyBatch(n int) {
+	if m == nil {
+		return
+	}
+	m.VerifyBatch.Observe(float64(n))
 }
 
 func (m *Metrics) observe(st Stage, p int32, start time.Time, inboundTS int64) {

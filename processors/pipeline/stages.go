@@ -48,6 +48,10 @@ type Config struct {
 	// travels along.
 	Inbound func(partition int32, offset int64) ([]byte, error)
 	Hook    Hook // tests only: runs before each callback (guard.go)
+	// VerifyOneByOne verifies each signature in its validate callback
+	// instead of in batches (verifyqueue.go): for A/B measurements. The
+	// broker-free graph tests, which do not go through Run, always do.
+	VerifyOneByOne bool
 	// Secret proves the exceptions the stages write (trust.ProofHeader):
 	// readers skip exceptions without proof. Nil writes none.
 	Secret *trust.Secret
@@ -93,6 +97,7 @@ type stages struct {
 	tables     *diskstore.DB        // nil: tables in memory
 
 	corruptLog rateLimit
+	verify     *verifyQueue // nil: signatures verified one by one in the callback
 }
 
 func newStages(cfg Config) *stages {
@@ -127,9 +132,30 @@ func (s *stages) validate(ctx goka.Context, msg any) *result {
 		vd = s.cfg.Validator.Inspect(dec, raw)
 	}
 	s.decoders.Put(dec)
-	e := &Envelope{Kind: KindVerdict, Partition: ctx.Partition(), Offset: ctx.Offset(),
-		InboundTS: ctx.Timestamp().UnixMicro(), Digest: vd.Digest, SenderKnown: vd.SenderKnown,
-		NetUnits: int8(vd.NetUnits), Raw: raw}
+	return s.validated(vd, inboundAt(ctx, raw))
+}
+
+// inboundRecord is what the validate stage needs of the record it read
+// besides its verdict.
+type inboundRecord struct {
+	raw                []byte
+	partition          int32
+	offset             int64
+	ts                 time.Time
+	retryOf, retriedBy string
+}
+
+func inboundAt(ctx goka.Context, raw []byte) inboundRecord {
+	in := inboundRecord{raw: raw, partition: ctx.Partition(), offset: ctx.Offset(), ts: ctx.Timestamp()}
+	in.retryOf, in.retriedBy = retryHeaders(ctx)
+	return in
+}
+
+// validated decides what becomes of an inbound record given its verdict.
+func (s *stages) validated(vd validation.Verdict, in inboundRecord) *result {
+	e := &Envelope{Kind: KindVerdict, Partition: in.partition, Offset: in.offset,
+		InboundTS: in.ts.UnixMicro(), Digest: vd.Digest, SenderKnown: vd.SenderKnown,
+		NetUnits: int8(vd.NetUnits), Raw: in.raw}
 	if vd.Msg != nil {
 		// Cut as outputs echo them: the audit event carries them too.
 		e.Sender, e.MsgId, e.Created = schemas.Echo(vd.Msg.Sender), schemas.Echo(vd.Msg.MsgId), vd.Msg.Created
@@ -141,7 +167,7 @@ func (s *stages) validate(ctx goka.Context, msg any) *result {
 			e.Decoded = vd.Msg.AppendCompact(make([]byte, 0, 256))
 		}
 	}
-	e.RetryOf, e.RetriedBy = retryHeaders(ctx)
+	e.RetryOf, e.RetriedBy = in.retryOf, in.retriedBy
 	if _, ok := vd.Identity(); !ok {
 		// No readable identity: it cannot be a duplicate of anything accepted.
 		return s.reject(StageValidate, e, vd.Msg, vd.Rej)

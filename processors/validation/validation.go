@@ -18,6 +18,7 @@ import (
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/decimal"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/schemas/signature"
 )
 
 // MaxAhead is how far a message's Created may be ahead of the wall clock.
@@ -59,6 +60,9 @@ func (v *Validator) SetRefdata(ref *refdata.Set) { v.ref.Store(ref) }
 // Refdata returns the current reference data.
 func (v *Validator) Refdata() *refdata.Set { return v.ref.Load() }
 
+// Now is the validator's wall clock, for InspectDeferred.
+func (v *Validator) Now() time.Time { return v.now() }
+
 // VerifiesSignatures reports whether signatures are verified.
 func (v *Validator) VerifiesSignatures() bool { return !v.skipVerify }
 
@@ -96,6 +100,39 @@ func (v *Validator) Inspect(dec *schemas.Decoder, rec []byte) Verdict {
 // (its inbound record's time), so that it decides what the live run decided
 // whenever it runs.
 func (v *Validator) InspectAt(dec *schemas.Decoder, rec []byte, now time.Time) Verdict {
+	vd, _ := v.inspect(dec, rec, now, false)
+	return vd
+}
+
+// Pending is a signature InspectDeferred left for its caller to verify, in
+// a batch with others (signature.Batcher).
+type Pending struct {
+	Item signature.Item
+	rej  *schemas.Rejection // the SIGNATURE rejection, if it does not verify
+}
+
+// Resolve completes vd, the verdict InspectDeferred returned with p, once
+// the caller knows whether p.Item verifies. A signature that does not
+// verify gives SIGNATURE, whatever later rule vd failed: its row comes
+// first.
+func (p *Pending) Resolve(vd *Verdict, valid bool) {
+	if !valid {
+		vd.Rej = p.rej
+	}
+}
+
+// InspectDeferred is InspectAt with the verification of the signature left
+// to the caller: when it returns a Pending, the verdict is the one the
+// message gets if its signature verifies, and Pending.Resolve makes it the
+// verdict InspectAt would have given. Without a Pending (no signature to
+// verify: an earlier row failed, the signature is malformed, or
+// verification is off) the verdict is final.
+func (v *Validator) InspectDeferred(dec *schemas.Decoder, rec []byte, now time.Time) (Verdict, *Pending) {
+	return v.inspect(dec, rec, now, true)
+}
+
+// inspect is InspectAt, with the verification left out when deferSig.
+func (v *Validator) inspect(dec *schemas.Decoder, rec []byte, now time.Time, deferSig bool) (Verdict, *Pending) {
 	sum := sha256.Sum256(rec)
 	vd := Verdict{Hash16: hex.EncodeToString(sum[:8])}
 	copy(vd.Digest[:], sum[:16])
@@ -105,11 +142,18 @@ func (v *Validator) InspectAt(dec *schemas.Decoder, rec []byte, now time.Time) V
 	if m != nil && m.Sender != "" {
 		_, vd.SenderKnown = ref.Participant(m.Sender)
 	}
+	var p *Pending
+	if deferSig {
+		p = new(Pending)
+	}
 	if rej == nil {
-		rej = v.check(ref, m, &vd, now)
+		rej = v.check(ref, m, &vd, now, p)
+	}
+	if p != nil && p.Item.Keys == nil {
+		p = nil
 	}
 	vd.Rej = rej
-	return vd
+	return vd, p
 }
 
 func reject(r schemas.Reason, detail string) *schemas.Rejection {
@@ -117,7 +161,9 @@ func reject(r schemas.Reason, detail string) *schemas.Rejection {
 }
 
 // check runs the rules from UNKNOWN_SENDER to BAD_AMOUNT in contract order.
-func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict, now time.Time) *schemas.Rejection {
+// With p, a signature of the right form is not verified but left in p, and
+// the rules after SIGNATURE are checked as if it verified.
+func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict, now time.Time, p *Pending) *schemas.Rejection {
 	// UNKNOWN_SENDER
 	sender, ok := ref.Participant(m.Sender)
 	if !ok {
@@ -127,7 +173,14 @@ func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict, now
 		return reject(schemas.UnknownSender, "Sender "+m.Sender+" is "+string(sender.Status)+", not ACTIVE")
 	}
 	// SIGNATURE
-	if problem := v.signatureProblem(sender.Keys, m); problem != "" {
+	if p != nil && !v.skipVerify {
+		sig, problem := schemas.SignatureForm(sender.Keys, m)
+		if problem != "" {
+			return reject(schemas.Signature, problem)
+		}
+		p.Item = signature.Item{Sender: m.Sender, Keys: sender.Keys, Msg: m.Signed(), Sig: sig}
+		p.rej = reject(schemas.Signature, schemas.SignatureMismatch(len(sender.Keys)))
+	} else if problem := v.signatureProblem(sender.Keys, m); problem != "" {
 		return reject(schemas.Signature, problem)
 	}
 	// NOT_AUTHORISED: the "sent by" column of section 3, for every Function.

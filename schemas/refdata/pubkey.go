@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"filippo.io/edwards25519"
+
+	"github.com/ste-utility/ste/schemas/signature"
 )
 
 // MaxKeys is how many public keys a participant may hold at once: its
@@ -16,13 +18,12 @@ const MaxKeys = 2
 
 // KeyProblem says why raw cannot be a participant's public key, or "".
 //
-// Signatures are verified with Go's crypto/ed25519 (cofactorless: [S]B =
-// R + [k]A; it requires S < l and compares R byte for byte, so R must be
-// canonical). That function accepts a non-canonical or small-order A, and
-// with such an A a signature can verify under one rule and not under the
-// other, or verify for many messages at once. Refusing every key that is not
-// the canonical encoding of a point of order exactly l closes both, so every
-// path (ste match, the Kafka path, the gateway) reaches one verdict.
+// Signatures are verified by one rule on every path (ste match, the Kafka
+// path, the gateway): signature.Verify, cofactored. A small-order A would
+// verify forged signatures for many messages at once, and an A with a
+// small-order component makes the cofactored and cofactorless equations
+// disagree on honest-looking signatures. Refusing every key that is not the
+// canonical encoding of a point of order exactly l closes both.
 func KeyProblem(raw []byte) string {
 	if len(raw) != ed25519.PublicKeySize {
 		return fmt.Sprintf("%d bytes, an Ed25519 public key has 32", len(raw))
@@ -124,10 +125,11 @@ func (e *KeyIgnoredError) Error() string {
 }
 
 // Verifies reports whether any of p's keys verifies sig over msg, under the
-// rule of KeyProblem's comment (crypto/ed25519, cofactorless).
+// utility's one rule (signature.Verify: cofactored, canonical R and A,
+// S < l).
 func (p Participant) Verifies(msg, sig []byte) bool {
 	for _, k := range p.Keys {
-		if ed25519.Verify(k, msg, sig) {
+		if signature.Verify(k, msg, sig) {
 			return true
 		}
 	}

@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Exit: the status of each kind of error, and the error said as one line
+// a terminal does not act on.
+func TestExit(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		code int
+		said string
+	}{
+		{nil, 0, ""},
+		{flag.ErrHelp, 0, ""},
+		{ExitCode{Code: 1}, 1, ""},
+		{UsageError{"--in is required"}, 2, "ste match: --in is required\n"},
+		{ExitCode{Err: errors.New("no brokers"), Code: 2}, 2, "ste match: no brokers\n"},
+		{errors.New("first\nsecond \x1b[31m"), 1, "ste match: first; second \\u001b[31m\n"},
+	} {
+		var stderr bytes.Buffer
+		if got := Exit("match", c.err, &stderr); got != c.code || stderr.String() != c.said {
+			t.Errorf("Exit(%v) = %d, said %q; want %d, %q", c.err, got, stderr.String(), c.code, c.said)
+		}
+	}
+}
+
+func TestMainDispatch(t *testing.T) {
+	var ran []string
+	cmd := func(name string) Command {
+		return Command{Name: name, Run: func(context.Context, []string) error { return nil }}
+	}
+	cmds := []Command{cmd("topics create"), cmd("diff"), cmd("topics dump")}
+	exec := func(c *Command, args []string) int { ran = append(ran, c.Name+" "+strings.Join(args, ",")); return 0 }
+	usage := func(w io.Writer, cs []Command) { w.Write([]byte("usage\n")) }
+	call := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := Main(cmds, args, &out, &errOut, usage, exec)
+		return code, out.String(), errOut.String()
+	}
+	if code, out, _ := call(); code != 0 || out != "usage\n" {
+		t.Errorf("no arguments: %d %q", code, out)
+	}
+	call("topics", "create", "--partitions", "4")
+	call("diff", "a", "b")
+	if !slices.Equal(ran, []string{"topics create --partitions,4", "diff a,b"}) {
+		t.Errorf("ran %q", ran)
+	}
+	if code, out, _ := call("topics"); code != 0 || out != "usage: ste topics {create|dump} [flags]\n" {
+		t.Errorf("topics: %d %q", code, out)
+	}
+	if code, _, errOut := call("topics", "drop"); code != 2 || errOut != "ste topics: unknown subcommand \"drop\" (want create, dump)\n" {
+		t.Errorf("topics drop: %d %q", code, errOut)
+	}
+	if code, _, errOut := call("nope"); code != 2 || errOut != "ste: unknown command \"nope\" (run ste --help)\n" {
+		t.Errorf("nope: %d %q", code, errOut)
+	}
+}
+
+// Flags may come before, between and after the arguments; a stray
+// argument where none is taken is a usage error.
+func TestReadArgsAndInterleaved(t *testing.T) {
+	fs := Flags("exceptions show", "ID")
+	asJSON := fs.Bool("json", false, "")
+	ids, err := fs.ReadArgs([]string{"e1", "--json", "e2"})
+	if err != nil || !*asJSON || !slices.Equal(ids, []string{"e1", "e2"}) {
+		t.Fatalf("ReadArgs: %v %v %v", ids, *asJSON, err)
+	}
+	fs = Flags("diff", "A B")
+	lines := fs.Int("lines", 20, "")
+	names, err := fs.Interleaved([]string{"a", "--lines", "3", "b"})
+	if err != nil || *lines != 3 || !slices.Equal(names, []string{"a", "b"}) {
+		t.Fatalf("Interleaved: %v %v %v", names, *lines, err)
+	}
+	fs = Flags("stop", "")
+	var ue UsageError
+	if err := fs.Read([]string{"extra"}); !errors.As(err, &ue) || ue.Msg != `unexpected argument "extra"` {
+		t.Fatalf("a stray argument: %v", err)
+	}
+	fs = Flags("stop", "")
+	fs.LogFlags()
+	if err := fs.Read([]string{"--log-level", "loud"}); !errors.As(err, &ue) {
+		t.Fatalf("a bad log level: %v", err)
+	}
+}
+
+// --retention: a duration as package when reads it, under an hour only
+// with --allow-short-retention, never zero or negative; empty is 0.
+func TestRetention(t *testing.T) {
+	get := func(args ...string) (time.Duration, error) {
+		fs := Flags("match", "")
+		r := AddRetention(fs, "", "")
+		if err := fs.Read(args); err != nil {
+			return 0, err
+		}
+		return r.Get()
+	}
+	if d, err := get("--retention", "3d"); err != nil || d != 72*time.Hour {
+		t.Errorf("3d: %v %v", d, err)
+	}
+	if d, err := get(); err != nil || d != 0 {
+		t.Errorf("none: %v %v", d, err)
+	}
+	if _, err := get("--retention", "30m"); err == nil || !strings.Contains(err.Error(), "--allow-short-retention") {
+		t.Errorf("30m: %v", err)
+	}
+	if d, err := get("--retention", "30m", "--allow-short-retention"); err != nil || d != 30*time.Minute {
+		t.Errorf("30m allowed: %v %v", d, err)
+	}
+	if _, err := get("--retention", "0s"); err == nil {
+		t.Error("0s taken")
+	}
+}
+
+func TestBars(t *testing.T) {
+	if got := FractionBar(5, 10); got != "[==========>          ]" {
+		t.Errorf("FractionBar(5, 10) = %q", got)
+	}
+	if got := FractionBar(0, 0); got != "[====================>]" {
+		t.Errorf("FractionBar(0, 0) = %q", got)
+	}
+	if got := Bar(3000); got != "[===>                 ]" {
+		t.Errorf("Bar(3000) = %q", got)
+	}
+}

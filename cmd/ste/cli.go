@@ -1,0 +1,30 @@
+package main
+
+import "github.com/ste-utility/ste/cli"
+
+// The command-line conventions (package cli) under the names the commands
+// use.
+type (
+	command       = cli.Command
+	flagSet       = cli.FlagSet
+	usageError    = cli.UsageError
+	exitCode      = cli.ExitCode
+	retentionFlag = cli.Retention
+)
+
+var (
+	flags                   = cli.Flags
+	envOr                   = cli.EnvOr
+	envBool                 = cli.EnvBool
+	kafkaFlags              = cli.KafkaFlags
+	kafkaSecurityFlags      = cli.KafkaSecurityFlags
+	kafkaSecurityFlagsNamed = cli.KafkaSecurityFlagsNamed
+	reachable               = cli.Reachable
+	topicFlags              = cli.TopicFlags
+	layoutFlags             = cli.LayoutFlags
+	replicationFlags        = cli.ReplicationFlags
+	addRetentionFlag        = cli.AddRetention
+	isTerminal              = cli.IsTerminal
+	bar                     = cli.Bar
+	fractionBar             = cli.FractionBar
+)

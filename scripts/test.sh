@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# make test's runner: every package's tests, in two lanes run side by side.
+#
+# Why two lanes: most of make test's time is spent waiting — on brokers
+# starting (a Kafka JVM), on consumer groups settling, on processes killed
+# and restarted — not computing, so a second lane on the machine's second
+# core shortens the run without changing what any test proves. Within a
+# lane, packages still run one at a time (-p 1): several suites start
+# brokers and measure, and two cores do not carry more.
+#
+# Lane 1 takes the suites that start the most brokers and processes (e2e's
+# conformance, Kafka-tools, secured-cluster and kill-loop scenarios,
+# e2e/chaos, deploy/kafka, and processors/offline's many-order runs);
+# lane 2 takes lint and everything else,
+# including e2e's remaining scenarios (a second e2e test binary: its own
+# ste build, its own brokers), and the tests of the goka fork's patches
+# (third_party/goka/PATCHES.md: a nested module, which ./... does not
+# reach; ~3 s). The split
+# balances the two lanes' times measured on this machine
+# (docs/benchmarks.md, "make test: where the time goes").
+#
+# Usage: scripts/test.sh OUTPUTDIR — every go test flag is set here; the
+# environment (STE_KAFKA, STE_CHDB_BIN, …) comes from the Makefile, and so
+# does LINT, the lint command lane 2 runs first. Each
+# lane's output goes to OUTPUTDIR/lane-N.log and is printed whole when the
+# lane ends, so the lines of two packages never interleave. Exit status:
+# non-zero when either lane failed.
+set -uo pipefail
+out=${1:?usage: scripts/test.sh OUTPUTDIR}
+GO=${GO:-go}
+mkdir -p "$out"
+mod=$($GO list -m)
+
+# e2e's tests that run in lane 1 (a regular expression for -run; lane 2
+# runs the rest with -skip, so every e2e test runs in exactly one lane).
+E2E_LANE1='^(TestConformance|TestKafkaTools|TestSecuredCluster|TestDiskTablesKillLoop)$'
+lane1_pkgs=("$mod/e2e/chaos" "$mod/deploy/kafka" "$mod/processors/offline")
+
+mapfile -t all < <($GO list ./...)
+lane2_pkgs=()
+for p in "${all[@]}"; do
+	case $p in
+	"$mod/e2e") ;;
+	*) [[ " ${lane1_pkgs[*]} " == *" $p "* ]] || lane2_pkgs+=("$p") ;;
+	esac
+done
+
+flags=(-count=1 -p 1 -timeout 30m -artifacts -outputdir "$out")
+
+lane() { # lane N COMMAND...: runs the commands of lane N, logging to lane-N.log
+	local n=$1 log=$out/lane-$n.log rc=0 start=$SECONDS
+	shift
+	: >"$log"
+	while (($#)); do
+		local cmd=$1
+		shift
+		eval "$cmd" >>"$log" 2>&1 || rc=1
+	done
+	printf '\n===== lane %s: %s, %d s =====\n' "$n" "$([[ $rc == 0 ]] && echo passed || echo FAILED)" $((SECONDS - start)) >>"$log"
+	flock "$out/.print" cat "$log" # one lane's log at a time
+	return $rc
+}
+
+lane 1 \
+	'$GO test "${flags[@]}" -run "$E2E_LANE1" "$mod/e2e"' \
+	'$GO test "${flags[@]}" "${lane1_pkgs[@]}"' &
+p1=$!
+lane 2 \
+	'${LINT:-true}' \
+	'$GO test "${flags[@]}" "${lane2_pkgs[@]}"' \
+	'$GO test "${flags[@]}" -skip "$E2E_LANE1" "$mod/e2e"' \
+	'$GO test "${flags[@]}" -run TestPatch github.com/lovoo/goka' &
+p2=$!
+rc=0
+wait $p1 || rc=1
+wait $p2 || rc=1
+exit $rc
