@@ -157,9 +157,8 @@ chaos: kafka
 # trades through 3 instances on three embedded brokers (replication 3, min
 # ISR 2) while the leader of a busy partition is lost 10 times, instances are
 # killed, the cluster drops below min ISR and the instances restart one by
-# one; outputs held to ste match. Not in make test: a reduced run (1,000
-# trades, 4 leader losses, kfake only; STE_CHAOS_CLUSTER=1) once lost
-# outputs (docs/ARCHITECTURE.md, "Several brokers"). On Kafka 4: three KRaft nodes
+# one; outputs held to ste match. (make test runs a reduced run: 1,000
+# trades, 4 leader losses, kfake only.) On Kafka 4: three KRaft nodes
 # (deploy/kafka/kafka.sh cluster-start), a leader's loss a kill -9 of its JVM.
 chaos-cluster: kafka
 	STE_KAFKA=1 STE_CHAOS=full $(GO) test -count=1 -v -timeout 60m -run TestChaosCluster ./e2e/chaos/

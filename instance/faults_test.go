@@ -23,7 +23,10 @@ import (
 
 	"github.com/lovoo/goka"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
@@ -338,10 +341,11 @@ func TestStalledPartitionMakesHealthzUnhealthy(t *testing.T) {
 	want := fmt.Sprintf("stalled: match partition %d of stall.v1.accepted", p)
 	for {
 		code, body := e.get(r, "/healthz")
+		// No lower bound on when: the detector counts from its last sample
+		// of progress, which may come before the callback blocked, so how
+		// soon the report comes depends on the machine's speed (the limit
+		// itself is TestStallDetector's, on a clock it moves).
 		if code == http.StatusServiceUnavailable && strings.Contains(body, want) {
-			if time.Since(start) < 2*time.Second {
-				t.Fatalf("unhealthy after %v, before the 2 s stall limit: %s", time.Since(start), body)
-			}
 			break
 		}
 		if e.ctx.Err() != nil || time.Since(start) > time.Minute {
@@ -464,4 +468,53 @@ func TestBrokerRestartIsSurvivedInProcess(t *testing.T) {
 		t.Fatal("no group restarted: the outage did not test the restarts")
 	}
 	t.Logf("%v group restarts", restarts)
+}
+
+// TestBelowMinISRIsReportedWithTheBrokersReason: a cluster below
+// min.insync.replicas refuses every acks=all produce with NOT_ENOUGH_REPLICAS
+// (here kfake's produce fault on the topic the validate stage writes). The
+// instance neither exits nor skips anything: /healthz turns unhealthy naming
+// the broker's reason, and once the replicas are back every record goes
+// through and /healthz is healthy again. Nothing here waits on a clock
+// except the deadline of the whole test.
+func TestBelowMinISRIsReportedWithTheBrokersReason(t *testing.T) {
+	e := newEnv(t, "minisr", 3*time.Minute, broker.Options{})
+	recs, man := set(t, 40, 5)
+	r := e.start("m", instance.Options{})
+	if code, body := e.get(r, "/healthz"); code != http.StatusOK {
+		t.Fatalf("/healthz before the fault: %d %s", code, body)
+	}
+	names := topology.Names{NS: e.ns}
+	fault := e.cluster.(*kfake.Cluster).Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.Produce}, Topic: names.Verdicts(),
+		Err: kerr.NotEnoughReplicas, Count: -1})
+	removed := false
+	defer func() {
+		if !removed {
+			fault.Remove()
+		}
+	}()
+	e.drive(recs)
+	var body string
+	waitFor(e, "/healthz naming NOT_ENOUGH_REPLICAS", func() bool {
+		var code int
+		code, body = e.get(r, "/healthz")
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "NOT_ENOUGH_REPLICAS")
+	})
+	t.Logf("below min ISR: /healthz %s", strings.TrimSpace(body))
+	if !strings.Contains(body, names.Verdicts()) {
+		t.Errorf("/healthz does not name the refused topic %s: %s", names.Verdicts(), body)
+	}
+	select {
+	case err := <-r.done:
+		t.Fatalf("the instance exited below min ISR: %v", err)
+	default:
+	}
+	fault.Remove()
+	removed = true
+	e.waitZero()
+	waitFor(e, "/healthz healthy again", func() bool { code, _ := e.get(r, "/healthz"); return code == http.StatusOK })
+	cls, err := topics.Dump(e.ctx, e.brokers, names.CLS(), func(*kgo.Record) error { return nil })
+	if err != nil || cls < man.Matched {
+		t.Fatalf("%d CLS of %d matched trades after the cluster was below min ISR (%v)", cls, man.Matched, err)
+	}
 }

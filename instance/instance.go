@@ -198,7 +198,11 @@ type runtime struct {
 	// Gauges of this instance's own state (the pipeline's are in metrics).
 	stalledGauge, upGauge *prometheus.GaugeVec
 
-	tables pipeline.Tables // the match table, for /trades
+	tables pipeline.Tables // the match table, for /trades; the disk tables' health
+	// produce follows the groups' producers: a produce the brokers refuse
+	// (below min ISR: NOT_ENOUGH_REPLICAS) makes the instance unhealthy.
+	produce *pipeline.ProduceWatch
+	refused string // the last refusal reportRefused logged (reportLag's goroutine only)
 	// refdata is the reference data read so far: the match group evaluates
 	// tolerances with it (section 5: the rows the instance has read).
 	refdata refdata.Current
@@ -218,7 +222,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 		defer id.Release()
 	}
-	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[topology.Stage][]int32{},
+	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[topology.Stage][]int32{}, produce: pipeline.NewProduceWatch(),
 		up: map[topology.Stage]bool{}, stall: newStallDetector(o.StallAfter), lagPoke: make(chan struct{}, 1)}
 	r.log = o.Logger.With("namespace", o.Namespace, "instance", id.ID)
 	return r.run(ctx)
@@ -341,6 +345,7 @@ func (r *runtime) run(ctx context.Context) error {
 		Ready:       procReady,
 		Restart:     o.Restart,
 		Tables:      &r.tables,
+		Produce:     r.produce,
 		TableDir:    r.tableDir(),
 		LeaveOnStop: o.LeaveOnStop,
 		Standby:     o.Standby,
@@ -470,6 +475,12 @@ func (r *runtime) health() string {
 	if msg := r.failed.Load(); msg != nil {
 		return "failed: " + *msg
 	}
+	if err := r.tables.Health(); err != nil {
+		return "table storage: " + err.Error()
+	}
+	if why := r.produce.Refused(RefusedAfter); why != "" {
+		return why
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if n := len(r.stalled); n > 0 {
@@ -506,6 +517,7 @@ func (r *runtime) reportLag(ctx context.Context) {
 			r.log.Debug("lag not read", "err", err)
 			continue
 		}
+		r.reportRefused()
 		r.mu.Lock()
 		r.lastLag = s
 		stalled := r.stall.observe(s, time.Now())
@@ -559,6 +571,20 @@ func Version() string {
 		return strings.TrimSpace(v + " " + rev + dirty)
 	}
 	return v
+}
+
+// reportRefused logs the brokers refusing the groups' produces once when it
+// starts and once when it ends.
+func (r *runtime) reportRefused() {
+	why := r.produce.Refused(RefusedAfter)
+	was := r.refused
+	r.refused = why
+	switch {
+	case was == "" && why != "":
+		r.log.Error("produce refused: /healthz reports unhealthy", "reason", why)
+	case was != "" && why == "":
+		r.log.Info("produce acknowledged again", "was", was)
+	}
 }
 
 // reportStalls logs each stall once when it starts and once when it ends,

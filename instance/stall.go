@@ -14,6 +14,12 @@ import (
 // before the instance reports itself unhealthy.
 const DefaultStallAfter = 60 * time.Second
 
+// RefusedAfter is how long the groups' produces may go unacknowledged
+// before the instance reports itself unhealthy with the brokers' reason
+// (below min ISR: NOT_ENOUGH_REPLICAS). Much shorter than the stall limit:
+// the broker says what is wrong, and a leader election ends well within it.
+const RefusedAfter = 5 * time.Second
+
 // stallKey is one input partition of one of this instance's groups.
 type stallKey struct {
 	stage     topology.Stage

@@ -33,13 +33,21 @@ type clusterPlan struct {
 	trades, instances, leaderLosses, kills, rate int
 	dupShare                                     float64
 	converge                                     time.Duration
+	// faults bounds the run from the instances' start to the rolling
+	// restart's end: on Kafka each leader loss restarts a JVM, which took
+	// over a minute on the loaded machine.
+	faults time.Duration
 }
 
-// reducedCluster is the run of `make test` (kfake, well under 2 minutes);
-// fullCluster is `make chaos-cluster`.
+// reducedCluster is the run of `make test` (kfake, under 2 minutes: 105 s
+// on a loaded machine); fullCluster is `make chaos-cluster`. The seed
+// 1796180246868686429 once lost the outputs of 87 trades here: goka marked
+// a message consumed past an earlier one whose outputs waited on a moved
+// leader (processors/pipeline, producer: promises now complete in emit
+// order).
 var (
-	reducedCluster = clusterPlan{trades: 1000, instances: 3, leaderLosses: 4, kills: 2, rate: 600, dupShare: 0.1, converge: 2 * time.Minute}
-	fullCluster    = clusterPlan{trades: 20000, instances: 3, leaderLosses: 10, kills: 5, rate: 3000, dupShare: 0.1, converge: 10 * time.Minute}
+	reducedCluster = clusterPlan{trades: 1000, instances: 3, leaderLosses: 4, kills: 2, rate: 600, dupShare: 0.1, converge: 2 * time.Minute, faults: 2 * time.Minute}
+	fullCluster    = clusterPlan{trades: 20000, instances: 3, leaderLosses: 10, kills: 5, rate: 3000, dupShare: 0.1, converge: 10 * time.Minute, faults: 30 * time.Minute}
 )
 
 // TestChaosCluster: a realistic set through three instances on three
@@ -59,12 +67,6 @@ var (
 func TestChaosCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos: brokers, processes and faults (drop -short to run)")
-	}
-	// Not in make test yet: one reduced run on kfake ended at lag 0 with the
-	// outputs of 87 trades missing (docs/operations.md, "Several
-	// brokers"), unexplained so far; `make chaos-cluster` runs it.
-	if os.Getenv("STE_CHAOS") != "full" && os.Getenv("STE_CHAOS_CLUSTER") != "1" {
-		t.Skip("cluster chaos: make chaos-cluster (STE_CHAOS=full), or STE_CHAOS_CLUSTER=1 for the reduced run")
 	}
 	p := reducedCluster
 	if os.Getenv("STE_CHAOS") == "full" {
@@ -162,7 +164,7 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 			in.stop()
 		}
 	})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), p.faults)
 	defer cancel()
 	if err := waitMembers(ctx, adm, ns, p.instances); err != nil {
 		t.Fatal(err)
@@ -470,19 +472,52 @@ func startClusterBackend(t *testing.T, name, dir string) clusterBackend {
 	return &kafkaBackend{c: c, adm: connect(t, c.Bootstrap)}
 }
 
+// lockWhenNoneAway waits until away says no node a leader loss took is
+// still away, and returns with mu held (nil), or ctx's error.
+func lockWhenNoneAway(ctx context.Context, mu *sync.Mutex, away func() bool) error {
+	for {
+		mu.Lock()
+		if !away() {
+			return nil
+		}
+		mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
 // kfakeBackend: the brokers share one process; `ste broker --control`.
-type kfakeBackend struct{ a, control string }
+type kfakeBackend struct {
+	a, control string
+
+	mu   sync.Mutex
+	away bool // a leader loss's node is not back yet
+}
 
 func (k *kfakeBackend) addrs() string { return k.a }
-func (k *kfakeBackend) leaderLoss(_ context.Context, topic string, part int32) (int32, error) {
+func (k *kfakeBackend) leaderLoss(ctx context.Context, topic string, part int32) (int32, error) {
+	// One node away at a time, as on Kafka: on a loaded machine the
+	// schedule falls behind and losses bunch up, and two nodes away is the
+	// min ISR case (kfake then refuses to remove the last one).
+	if err := lockWhenNoneAway(ctx, &k.mu, func() bool { return k.away }); err != nil {
+		return -1, err
+	}
+	defer k.mu.Unlock()
 	v, err := controlPost(k.control, fmt.Sprintf("/v1/leader-loss?topic=%s&partition=%d", topic, part))
 	if err != nil {
 		return -1, err
 	}
+	k.away = true
 	return int32(v["node"].(float64)), nil
 }
 func (k *kfakeBackend) nodeBack(_ context.Context, node int32) error {
 	_, err := controlPost(k.control, fmt.Sprintf("/v1/node-back?node=%d", node))
+	k.mu.Lock()
+	k.away = false
+	k.mu.Unlock()
 	return err
 }
 func (k *kfakeBackend) belowMinISR(_ context.Context, on bool) error {
@@ -505,17 +540,8 @@ func (k *kafkaBackend) addrs() string { return k.c.Bootstrap }
 func (k *kafkaBackend) leaderLoss(ctx context.Context, topic string, part int32) (int32, error) {
 	// One node away at a time: a JVM takes seconds to come back, and two
 	// losses at once are the min ISR case, not this one.
-	for {
-		k.mu.Lock()
-		if k.lost == 0 {
-			break
-		}
-		k.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return -1, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
+	if err := lockWhenNoneAway(ctx, &k.mu, func() bool { return k.lost != 0 }); err != nil {
+		return -1, err
 	}
 	defer k.mu.Unlock()
 	md, err := k.adm.Metadata(ctx, topic)

@@ -33,6 +33,15 @@
 // acknowledgement it cannot match, an offset going backwards) marks the
 // partition for a rebuild at its next start: slow, never wrong.
 //
+// A full disk is kept away from Pebble, which treats a failed write to its
+// log as fatal (it cannot tell what reached the disk): before every write the
+// store checks the free space under its directory, and below Options.Reserve
+// it writes nothing. The writes wait in memory (served from there, as between
+// commits), DB.Health reports the disk full, and the next commit after space
+// returns writes them. A store closed meanwhile forgets them: its stored
+// offset is before them, so goka replays them from the changelog at the next
+// start. Nothing is half-written, and nothing acknowledged is lost.
+//
 // Like processors/memstore, the store keeps for each value the event time it
 // falls due at (an index on disk, exact: one entry per key) and the
 // partition's event-time clock (the largest watermark written), both
@@ -49,10 +58,13 @@ import (
 	"log/slog"
 	"os"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/lovoo/goka/storage"
 
 	"github.com/ste-utility/ste/processors/memstore"
@@ -90,6 +102,13 @@ type Options struct {
 	Logger      *slog.Logger
 	// Now is the wall clock (tests move it).
 	Now func() time.Time
+	// FS is the file system under Dir; default the operating system's
+	// (tests put a full disk here).
+	FS vfs.FS
+	// Reserve is the free space under Dir below which the store writes
+	// nothing (see "A full disk" above): room for a flush of both memtables
+	// and a commit. Default 2 × MemTableBytes + 64 MiB.
+	Reserve uint64
 }
 
 // Changelog is what Options.Changelog reports of a changelog partition.
@@ -116,6 +135,37 @@ func (o *Options) defaults() {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.FS == nil {
+		o.FS = vfs.Default
+	}
+	if o.Reserve == 0 {
+		o.Reserve = 2*o.MemTableBytes + 64<<20
+	}
+}
+
+// DiskFullError is a write the store did not make: the disk under its
+// directory has less free space than the store keeps in reserve. It unwraps
+// to syscall.ENOSPC.
+type DiskFullError struct {
+	Dir            string
+	Free, Reserved uint64
+}
+
+func (e *DiskFullError) Error() string {
+	return fmt.Sprintf("disk full: %s has %d MiB free, below the %d MiB the table store keeps in reserve (writes held in memory until space returns)",
+		e.Dir, e.Free>>20, e.Reserved>>20)
+}
+
+func (e *DiskFullError) Unwrap() error { return syscall.ENOSPC }
+
+// room says whether the disk under o.Dir has the reserve free. A disk that
+// cannot say counts as having room: Pebble then finds out by writing.
+func (o *Options) room() error {
+	du, err := o.FS.GetDiskUsage(o.Dir)
+	if err != nil || du.AvailBytes >= o.Reserve {
+		return nil
+	}
+	return &DiskFullError{Dir: o.Dir, Free: du.AvailBytes, Reserved: o.Reserve}
 }
 
 // How much sooner than the tombstone retention local state counts as stale:
@@ -140,6 +190,12 @@ type DB struct {
 	kick chan *Store
 	stop chan struct{}
 	done chan struct{}
+
+	// full is the last room check's DiskFullError (nil: room); bgErr is a
+	// background write (flush, compaction) that failed for want of space
+	// and has not been followed by one that succeeded.
+	full  atomic.Pointer[DiskFullError]
+	bgErr atomic.Pointer[error]
 }
 
 type tp struct {
@@ -164,17 +220,79 @@ func Open(o Options) (*DB, error) {
 	if err := os.MkdirAll(o.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("diskstore: %w", err)
 	}
-	po := pebbleOptions(o)
-	cache := po.Cache
-	pdb, err := pebble.Open(o.Dir, po)
-	if err != nil {
-		cache.Unref()
+	// Opening writes (a new log, a manifest): not on a full disk.
+	if err := o.room(); err != nil {
 		return nil, fmt.Errorf("diskstore: open %s: %w", o.Dir, err)
 	}
-	db := &DB{o: o, pdb: pdb, cache: cache, open: map[tp]*Store{}, topics: map[string]bool{},
+	db := &DB{o: o, open: map[tp]*Store{}, topics: map[string]bool{},
 		kick: make(chan *Store, 64), stop: make(chan struct{}), done: make(chan struct{})}
+	po := pebbleOptions(o)
+	po.EventListener = db.events()
+	db.cache = po.Cache
+	pdb, err := pebble.Open(o.Dir, po)
+	if err != nil {
+		db.cache.Unref()
+		return nil, fmt.Errorf("diskstore: open %s: %w", o.Dir, err)
+	}
+	db.pdb = pdb
 	go db.committer()
 	return db, nil
+}
+
+// room checks the free space before a write, and logs the disk filling up
+// and space returning.
+func (db *DB) room() error {
+	err := db.o.room()
+	var full *DiskFullError
+	if err != nil {
+		full = err.(*DiskFullError)
+	}
+	switch was := db.full.Swap(full); {
+	case was == nil && full != nil:
+		db.o.Logger.Error("table storage: disk full, writes held in memory until space returns", "err", full)
+	case was != nil && full == nil:
+		db.o.Logger.Info("table storage: space returned, held writes are being committed", "dir", db.o.Dir)
+	}
+	if full == nil {
+		return nil
+	}
+	return full
+}
+
+// events follows Pebble's background writes: one that failed for want of
+// space makes the storage unhealthy until one succeeds.
+func (db *DB) events() *pebble.EventListener {
+	l := &pebble.EventListener{
+		BackgroundError: func(err error) {
+			db.o.Logger.Error("table storage: background write failed", "component", "pebble", "err", err)
+			if errors.Is(err, syscall.ENOSPC) {
+				db.bgErr.Store(&err)
+			}
+		},
+		FlushEnd: func(fi pebble.FlushInfo) {
+			if fi.Err == nil {
+				db.bgErr.Store(nil)
+			}
+		},
+		CompactionEnd: func(ci pebble.CompactionInfo) {
+			if ci.Err == nil {
+				db.bgErr.Store(nil)
+			}
+		},
+	}
+	return l
+}
+
+// Health is nil, or why the storage cannot write now: the disk is full
+// (*DiskFullError), or a background write failed for want of space.
+func (db *DB) Health() error {
+	if full := db.full.Load(); full != nil {
+		return full
+	}
+	if err := db.bgErr.Load(); err != nil {
+		return fmt.Errorf("table storage: a background write failed: %w", *err)
+	}
+	return nil
 }
 
 // pebbleOptions are Pebble's settings for o (with a new block cache).
@@ -184,6 +302,7 @@ func pebbleOptions(o Options) *pebble.Options {
 		MemTableSize:       o.MemTableBytes,
 		FormatMajorVersion: pebble.FormatNewest,
 		Logger:             pebbleLogger{o.Logger},
+		FS:                 o.FS,
 	}
 	// Point reads of keys that are not there (a new trade, a new identity)
 	// stop at the filters instead of reading a block of every level.
@@ -318,7 +437,8 @@ func (db *DB) committer() {
 }
 
 func (db *DB) commitOrFail(s *Store) {
-	if err := s.commit(); err != nil {
+	var full *DiskFullError
+	if err := s.commit(); err != nil && !errors.As(err, &full) { // a full disk is logged by room
 		// The writes stay in memory and are served from there; the next
 		// commit (or Close) tries again.
 		db.o.Logger.Error("table commit failed", "topic", s.topic, "partition", s.partition, "err", err)
@@ -349,6 +469,9 @@ func (db *DB) prefixOf(topic string, partition int32) ([]byte, error) {
 		}
 		closer.Close()
 	} else if !errors.Is(err, pebble.ErrNotFound) {
+		return nil, err
+	}
+	if err := db.room(); err != nil {
 		return nil, err
 	}
 	id := put32(nil, next)

@@ -49,8 +49,11 @@ type Store struct {
 	standby   bool // never recovered: every write is a replayed record (DB.StandbyBuilder)
 	closed    bool
 	poisoned  bool
-	frozen    bool  // another writer's records were seen: the offset stays
-	lastAck   int64 // the last acknowledged changelog offset
+	// poisonUnwritten is why the partition was poisoned when the disk had
+	// no room for the mark: the next commit writes it first.
+	poisonUnwritten string
+	frozen          bool  // another writer's records were seen: the offset stays
+	lastAck         int64 // the last acknowledged changelog offset
 
 	// The due index: entries below scanFrom were looked at; none committed
 	// lies in [scanFrom, nextDue); no uncommitted op is due before
@@ -126,6 +129,9 @@ func newStore(db *DB, topic string, partition int32, index Index) (*Store, strin
 	m, why, err := s.readMeta()
 	if err != nil {
 		return nil, "", err
+	}
+	if err := db.room(); err != nil && (why != "" || m.topicID != ([16]byte{})) {
+		return nil, "", fmt.Errorf("diskstore: %s/%d: %w", topic, partition, err)
 	}
 	if why != "" {
 		if m, err = s.wipe(m); err != nil {
@@ -489,7 +495,11 @@ func (s *Store) acked(key string, offset int64, err error) {
 // trusted to match the changelog, and the rebuild does not depend on it.
 func (s *Store) poisonLocked(why string) {
 	s.poisoned = true
-	if err := s.db.pdb.Set(s.sub('p'), []byte(why), pebble.Sync); err != nil {
+	if err := s.db.room(); err != nil {
+		// Every write is committable from now on, so no commit may happen
+		// without the mark: commit writes it with the first batch.
+		s.poisonUnwritten = why
+	} else if err := s.db.pdb.Set(s.sub('p'), []byte(why), pebble.Sync); err != nil {
 		s.db.o.Logger.Error("table partition: cannot mark for rebuild", "topic", s.topic, "partition", s.partition, "err", err)
 	}
 	s.db.o.Logger.Warn("table partition will be rebuilt from its changelog at its next start",
@@ -518,9 +528,16 @@ func (s *Store) commit() error {
 		m.count += int64(o.delta)
 	}
 	m.offset, m.hasOffset, m.ref = s.offset, s.hasOffset, s.ref
-	if n == 0 && m == s.meta {
+	poison := s.poisonUnwritten
+	if n == 0 && m == s.meta && poison == "" {
 		s.mu.Unlock()
 		return nil
+	}
+	// Nothing is written to a full disk: the ops stay in memory, served from
+	// there, until a commit finds room.
+	if err := s.db.room(); err != nil {
+		s.mu.Unlock()
+		return fmt.Errorf("diskstore: commit %s/%d: %w", s.topic, s.partition, err)
 	}
 	// A key written several times in the batch is written once: with its
 	// newest value, and the index entry of its first op's old value (what
@@ -553,10 +570,15 @@ func (s *Store) commit() error {
 		}
 	}
 	b.Set(s.sub('m'), m.encode(), nil)
+	sync := pebble.NoSync
+	if poison != "" {
+		b.Set(s.sub('p'), []byte(poison), nil)
+		sync = pebble.Sync
+	}
 	s.mu.Unlock()
 	s.entries.Add(int64(b.Count()))
 
-	err := b.Commit(pebble.NoSync)
+	err := b.Commit(sync)
 	b.Close()
 	if err != nil {
 		return fmt.Errorf("diskstore: commit %s/%d: %w", s.topic, s.partition, err)
@@ -586,6 +608,9 @@ func (s *Store) commit() error {
 			s.scanFrom = min(s.scanFrom, o.newDue)
 			s.nextDue = min(s.nextDue, o.newDue)
 		}
+	}
+	if s.poisonUnwritten == poison {
+		s.poisonUnwritten = ""
 	}
 	s.ops = append(s.ops[:0], s.ops[n:]...)
 	s.ready -= n

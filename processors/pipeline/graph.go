@@ -141,6 +141,9 @@ type Options struct {
 	Restart Backoff
 	// Tables, if set, is filled in so the runtime can read the match table.
 	Tables *Tables
+	// Produce, if set, follows the groups' producers: records waiting for
+	// the brokers' acknowledgement, and the brokers' reasons (/healthz).
+	Produce *ProduceWatch
 	// TableDir, if set, keeps the identity and match tables on disk there
 	// (processors/diskstore: resumed from their local offsets on restart)
 	// instead of in memory (processors/memstore: rebuilt from the
@@ -206,6 +209,10 @@ func Run(ctx context.Context, o Options) error {
 	if !o.Config.VerifyOneByOne {
 		s.verify = newVerifyQueue(s, log)
 		defer s.verify.stop() // after every processor has stopped (wg.Wait below)
+	}
+	if o.Tables != nil && tables != nil {
+		o.Tables.disk.Store(tables)
+		defer o.Tables.disk.Store(nil)
 	}
 	graphs := Graphs(s.cfg.Names, s.callbacks(log))
 	ctx, cancel := context.WithCancel(ctx)
@@ -309,7 +316,7 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 	// replication and configs (or by the operator: --no-create-topics); a
 	// topic goka created would have its defaults, so it creates none.
 	tmc.NoCreate = true
-	producer := ProducerBuilder(o.Kafka.Security()...)
+	producer := WatchedProducerBuilder(o.Produce, o.Kafka.Security()...)
 	if st == StageValidate && s.verify != nil {
 		producer = s.verify.producerBuilder(producer)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lovoo/goka/storage"
 
+	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 )
@@ -21,7 +22,19 @@ import (
 //
 // The tables are read through goka's storage interface, so either table
 // storage (in memory or on disk) serves it.
-type Tables struct{ s atomic.Pointer[stages] }
+type Tables struct {
+	s    atomic.Pointer[stages]
+	disk atomic.Pointer[diskstore.DB]
+}
+
+// Health is nil, or why the table storage cannot write now (a full disk:
+// diskstore.DB.Health). Tables in memory have none.
+func (t *Tables) Health() error {
+	if db := t.disk.Load(); db != nil {
+		return db.Health()
+	}
+	return nil
+}
 
 // ErrNoMatchTable: this pipeline runs no match group (yet).
 var ErrNoMatchTable = errors.New("no match table in this instance")

@@ -251,6 +251,17 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 					errCode = kerr.OutOfOrderSequenceNumber.Code
 				}
 
+				// A batch that cannot be written (a full disk) must
+				// leave the producer's sequence where it was: Kafka
+				// appends the batch before it updates the producer
+				// state. Accepted into the window first, the retry of
+				// the same sequence was answered as a duplicate, and
+				// the producer took a batch that was never written as
+				// written.
+				var savedWindow pidwindow
+				if window != nil {
+					savedWindow = *window
+				}
 				if errCode == 0 {
 					switch {
 					case window == nil && b.ProducerEpoch != -1:
@@ -291,7 +302,13 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 					}
 
 					if c.pushBatch(pd, len(rp.Records), b, txnal) < 0 {
-						errCode = kerr.UnknownServerError.Code
+						// Kafka answers a log it cannot write
+						// KAFKA_STORAGE_ERROR, which producers
+						// retry: the batch is not in the log.
+						errCode = kerr.KafkaStorageError.Code
+						if window != nil {
+							*window = savedWindow
+						}
 					} else if txnal {
 						pidinf.txBatchCount++
 						// Track bytes for readCommitted watcher accounting at commit time
@@ -304,7 +321,7 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 				baseOffset = pd.highWatermark
 				lso = pd.logStartOffset
 				if c.pushBatch(pd, len(rp.Records), b, txnal) < 0 {
-					errCode = kerr.UnknownServerError.Code
+					errCode = kerr.KafkaStorageError.Code
 				}
 			}
 

@@ -99,15 +99,27 @@ func (c *Cluster) handleOffsetForLeaderEpoch(creq *clientReq) (kmsg.Response, er
 				continue
 			}
 
-			// If our epoch was bumped before anything was
-			// produced, return the epoch and a start offset of 0.
+			// An epoch past ours is unknown.
+			if rp.LeaderEpoch > pd.epoch {
+				sp.LeaderEpoch = -1
+				sp.EndOffset = -1
+				continue
+			}
+
+			// Kafka's leader epoch cache gains an entry, at the
+			// log end offset, every time a leader takes over,
+			// whether or not it writes; kfake's epochs move
+			// without records (leader shuffles, nodes removed
+			// and added) and it knows epochs only from batches.
+			// With no batch written in a later epoch than the
+			// requested one, that epoch's records end at the log
+			// end, as Kafka answers. Answering "unknown epoch"
+			// (-1) made every franz-go consumer that had read the
+			// partition reset (to ConsumeResetOffset) after a
+			// leader move on a partition not written since.
 			if !pd.hasBatches() {
-				sp.LeaderEpoch = pd.epoch
-				sp.EndOffset = 0
-				if rp.LeaderEpoch > pd.epoch {
-					sp.LeaderEpoch = -1
-					sp.EndOffset = -1
-				}
+				sp.LeaderEpoch = rp.LeaderEpoch
+				sp.EndOffset = pd.highWatermark
 				continue
 			}
 
@@ -115,10 +127,13 @@ func (c *Cluster) handleOffsetForLeaderEpoch(creq *clientReq) (kmsg.Response, er
 			nextEpoch := rp.LeaderEpoch + 1
 			si, mi, cur := pd.findBatchMeta(int64(nextEpoch), func(m *batchMeta) int64 { return int64(m.epoch) })
 
-			// Requested epoch is not yet known: keep -1 returns.
 			if cur == nil {
-				sp.LeaderEpoch = -1
-				sp.EndOffset = -1
+				lastSeg := &pd.segments[len(pd.segments)-1]
+				sp.LeaderEpoch = rp.LeaderEpoch
+				if len(lastSeg.index) > 0 {
+					sp.LeaderEpoch = min(rp.LeaderEpoch, lastSeg.index[len(lastSeg.index)-1].epoch)
+				}
+				sp.EndOffset = pd.highWatermark
 				continue
 			}
 

@@ -1,0 +1,144 @@
+package pipeline
+
+import (
+	"fmt"
+	"regexp"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// ProduceWatch follows the records the pipeline's producers handed to the
+// brokers and have not had acknowledged, and what the brokers answered while
+// they waited. A retriable refusal (NOT_ENOUGH_REPLICAS when the in-sync
+// replicas are fewer than min.insync.replicas, NOT_LEADER during an
+// election) is retried inside franz-go for as long as it lasts and never
+// reaches goka: processing simply waits. Refused says so, with the broker's
+// own reason, for /healthz.
+//
+// franz-go reports a produce answer's per-partition errors only in its debug
+// log, and building that log for every answer costs the hot path; so the
+// producers' logger asks for debug only while records have waited longer
+// than a second without any acknowledgement, and reads the reasons from it.
+type ProduceWatch struct {
+	topics sync.Map // topic → *topicWatch
+	now    func() time.Time
+}
+
+// topicWatch is one topic's records in flight. since is when its oldest
+// wait began: its last acknowledgement, or the moment records became
+// pending after none were (unix nanoseconds). Per topic, because a topic
+// whose records are refused must not look alive through another topic's
+// acknowledgements.
+type topicWatch struct {
+	pending atomic.Int64
+	since   atomic.Int64
+	refusal atomic.Pointer[string] // the broker's last answer to a produce of its waiting records
+}
+
+// NewProduceWatch makes a watch for the producers of one pipeline.
+func NewProduceWatch() *ProduceWatch { return &ProduceWatch{now: time.Now} }
+
+func (w *ProduceWatch) topic(t string) *topicWatch {
+	if tw, ok := w.topics.Load(t); ok {
+		return tw.(*topicWatch)
+	}
+	tw, _ := w.topics.LoadOrStore(t, &topicWatch{})
+	return tw.(*topicWatch)
+}
+
+func (w *ProduceWatch) sent(topic string) {
+	tw := w.topic(topic)
+	if tw.pending.Add(1) == 1 {
+		tw.since.Store(w.now().UnixNano())
+	}
+}
+
+func (w *ProduceWatch) acked(topic string, err error) {
+	tw := w.topic(topic)
+	tw.pending.Add(-1)
+	if err == nil {
+		tw.since.Store(w.now().UnixNano())
+		tw.refusal.Store(nil)
+	}
+}
+
+// longest is the topic whose records have waited longest with no
+// acknowledgement, and how long (0: nothing waits).
+func (w *ProduceWatch) longest() (topic string, tw *topicWatch, d time.Duration) {
+	now := w.now()
+	w.topics.Range(func(k, v any) bool {
+		t := v.(*topicWatch)
+		if t.pending.Load() <= 0 {
+			return true
+		}
+		if wd := now.Sub(time.Unix(0, t.since.Load())); wd > d {
+			topic, tw, d = k.(string), t, wd
+		}
+		return true
+	})
+	return topic, tw, d
+}
+
+// Refused is "" or, when records of a topic have waited at least after
+// with no acknowledgement, why: the broker's reason where it gave one.
+func (w *ProduceWatch) Refused(after time.Duration) string {
+	topic, tw, d := w.longest()
+	if d <= 0 || d < after {
+		return ""
+	}
+	n := tw.pending.Load()
+	if r := tw.refusal.Load(); r != nil {
+		return fmt.Sprintf("produce to %s refused by the broker for %s (%d records waiting): %s", topic, d.Round(time.Second), n, *r)
+	}
+	return fmt.Sprintf("produce to %s not acknowledged for %s (%d records waiting; no answer from the brokers)", topic, d.Round(time.Second), n)
+}
+
+// logger is the producers' franz-go logger: silent, except that it asks
+// for the debug log while records wait, to read the brokers' answers.
+func (w *ProduceWatch) logger() kgo.Logger { return watchLogger{w} }
+
+type watchLogger struct{ w *ProduceWatch }
+
+func (l watchLogger) Level() kgo.LogLevel {
+	if _, _, d := l.w.longest(); d >= time.Second {
+		return kgo.LogLevelDebug
+	}
+	return kgo.LogLevelNone
+}
+
+// The debug line of a produce answer lists each partition's outcome as
+// topic[partition{retrying@offset,records(ERROR: message)}, …].
+var retryingRe = regexp.MustCompile(`([^\s\[\],]+)\[(?:[^\]]*?)(\d+)\{retrying@-?\d+,\d+\(([^)]*)\)`)
+
+func (l watchLogger) Log(_ kgo.LogLevel, msg string, kv ...any) {
+	switch msg {
+	case "produced":
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i] != "to" {
+				continue
+			}
+			for _, m := range retryingRe.FindAllStringSubmatch(fmt.Sprint(kv[i+1]), -1) {
+				reason := fmt.Sprintf("partition %s: %s", m[2], m[3])
+				l.w.topic(m[1]).refusal.Store(&reason)
+			}
+		}
+	case "produce request failed, triggering metadata update",
+		"produce request failed with a retryable error, retrying without a metadata update":
+		// The whole request failed (a broken connection): every waiting
+		// topic's reason.
+		for i := 0; i+1 < len(kv); i += 2 {
+			if kv[i] == "err" {
+				reason := fmt.Sprint(kv[i+1])
+				l.w.topics.Range(func(_, v any) bool {
+					if tw := v.(*topicWatch); tw.pending.Load() > 0 {
+						tw.refusal.Store(&reason)
+					}
+					return true
+				})
+			}
+		}
+	}
+}
