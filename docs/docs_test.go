@@ -186,7 +186,9 @@ func fileMap(path string) (map[string][]string, error) {
 				return nil, fmt.Errorf("file map line %q does not start with a directory", line)
 			}
 			cur = strings.TrimSuffix(first, "/")
-			listed[cur] = listed[cur]
+			if _, ok := listed[cur]; !ok {
+				listed[cur] = nil // a directory listed with no file named
+			}
 			line = strings.TrimPrefix(line, first)
 		}
 		if cur == "" {

@@ -22,7 +22,6 @@ var (
 	reachable               = cli.Reachable
 	topicFlags              = cli.TopicFlags
 	layoutFlags             = cli.LayoutFlags
-	replicationFlags        = cli.ReplicationFlags
 	addRetentionFlag        = cli.AddRetention
 	isTerminal              = cli.IsTerminal
 	bar                     = cli.Bar
