@@ -27,4 +27,11 @@ var (
 	isTerminal              = cli.IsTerminal
 	bar                     = cli.Bar
 	fractionBar             = cli.FractionBar
+	steHome                 = cli.Home
+	namespaceFlag           = cli.Namespace
+	validNamespace          = cli.ValidNamespace
+	secretFlag              = cli.SecretFlag
+	utilitySigner           = cli.UtilitySigner
+	fileExists              = cli.FileExists
+	addProcessFlags         = cli.AddProcessFlags
 )

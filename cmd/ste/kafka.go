@@ -7,11 +7,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
@@ -31,31 +31,6 @@ func init() {
 	register(command{Name: "process", Summary: "run the processor groups (validate, identity, match) until interrupted", Run: process})
 	register(command{Name: "instances", Summary: "list the running instances of a namespace from the instance registry", Run: listInstances})
 	register(command{Name: "drive", Summary: "send a message set to <ns>.inbound", Run: drive})
-}
-
-// steHome is where embedded defaults live.
-func steHome() string {
-	if h := os.Getenv("STE_HOME"); h != "" {
-		return h
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".ste"
-	}
-	return filepath.Join(home, ".local", "share", "ste")
-}
-
-func namespaceFlag(fs *flagSet) *string {
-	ns := fs.String("namespace", envOr("STE_NAMESPACE", "ste"), "topic namespace ($STE_NAMESPACE)")
-	fs.Check(func() error { return validNamespace(*ns) })
-	return ns
-}
-
-func validNamespace(ns string) error {
-	if err := topology.ValidNamespace(ns); err != nil {
-		return usageError{Msg: "--" + err.Error()}
-	}
-	return nil
 }
 
 // admin connects and checks the cluster answers.
@@ -204,7 +179,7 @@ func process(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := pf.check()
+	o, err := pf.Check()
 	if err != nil {
 		return err
 	}
@@ -220,7 +195,7 @@ func process(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	o, release, err := pf.instance(o, fs.Log)
+	o, release, err := pf.Instance(o, fs.Log)
 	if err != nil {
 		return err
 	}
@@ -307,7 +282,7 @@ func topicsDump(ctx context.Context, args []string) error {
 	// a control sequence a record holds.
 	stdout := io.Writer(os.Stdout)
 	if isTerminal(os.Stdout) {
-		stdout = untrusted
+		stdout = cli.Untrusted
 	}
 	n, err := topics.DumpTo(ctx, k, *topic, *out, stdout)
 	if err != nil {
@@ -343,7 +318,7 @@ func listInstances(ctx context.Context, args []string) error {
 			list = []registry.Entry{}
 		}
 		b, _ := json.MarshalIndent(list, "", "  ")
-		fmt.Fprintln(untrusted, string(b))
+		fmt.Fprintln(cli.Untrusted, string(b))
 		return nil
 	}
 	if len(list) == 0 {
@@ -351,5 +326,5 @@ func listInstances(ctx context.Context, args []string) error {
 		return nil
 	}
 	// A registry entry is written by whoever can write the topic.
-	return registry.WriteTable(untrusted, list, time.Now())
+	return registry.WriteTable(cli.Untrusted, list, time.Now())
 }

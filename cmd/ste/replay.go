@@ -59,7 +59,7 @@ func replayCmd(ctx context.Context, args []string) error {
 		if *confirm != *del {
 			return usageError{Msg: fmt.Sprintf("--delete removes namespace %s for good: type its name again with --confirm %s", *del, *del)}
 		}
-		secret, err := pf.secret()
+		secret, err := pf.Secret()
 		if err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ func replayCmd(ctx context.Context, args []string) error {
 	}
 	o := replay.Options{From: *from, To: *to, Partitions: int32(*parts), Append: *appendFlag, Rate: *rate, RefdataDir: *refDir}
 	var err error
-	if o.Secret, err = pf.secret(); err != nil {
+	if o.Secret, err = pf.Secret(); err != nil {
 		return err
 	}
 	if o.Since, err = copier.ParseBound(*since); err != nil {
@@ -90,7 +90,7 @@ func replayCmd(ctx context.Context, args []string) error {
 	if o.Until, err = copier.ParseBound(*until); err != nil {
 		return usageError{Msg: "--until: " + err.Error()}
 	}
-	po, err := pf.check()
+	po, err := pf.Check()
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func replayCmd(ctx context.Context, args []string) error {
 		}
 		var r replay.Ran
 		res, r, err = replay.ReplayAndRun(ctx, o, w, func() (instance.Options, func(), error) {
-			po, release, err := pf.instance(po, fs.Log)
+			po, release, err := pf.Instance(po, fs.Log)
 			po.Kafka, po.Namespace = k, *to
 			return po, release, err
 		}, lagProgress())
