@@ -126,4 +126,3 @@ func PrintJSON(v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
-

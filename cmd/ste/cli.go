@@ -34,4 +34,9 @@ var (
 	utilitySigner           = cli.UtilitySigner
 	fileExists              = cli.FileExists
 	addProcessFlags         = cli.AddProcessFlags
+	clickhouseFlag          = cli.ClickHouse
+	dialer                  = cli.Dialer
+	lagProgress             = cli.LagProgress
+	admin                   = cli.Admin
+	sendProgress            = cli.SendProgress
 )

@@ -14,7 +14,6 @@ import (
 	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
-	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
@@ -31,15 +30,6 @@ func init() {
 	register(command{Name: "process", Summary: "run the processor groups (validate, identity, match) until interrupted", Run: process})
 	register(command{Name: "instances", Summary: "list the running instances of a namespace from the instance registry", Run: listInstances})
 	register(command{Name: "drive", Summary: "send a message set to <ns>.inbound", Run: drive})
-}
-
-// admin connects and checks the cluster answers.
-func admin(ctx context.Context, k kafkaconn.Config) (*kadm.Client, func(), error) {
-	cl, err := topics.Connect(ctx, k)
-	if err != nil {
-		return nil, nil, err
-	}
-	return kadm.NewClient(cl), cl.Close, nil
 }
 
 func runBroker(ctx context.Context, args []string) error {
@@ -242,12 +232,7 @@ func drive(ctx context.Context, args []string) error {
 	if err := topics.Ensure(ctx, kadm.NewClient(cl), *ns, to); err != nil {
 		return err
 	}
-	var progress func(int64, time.Duration)
-	if isTerminal(os.Stderr) {
-		progress = func(n int64, d time.Duration) {
-			fmt.Fprintf(os.Stderr, "\r%s %d sent, %.0f msg/s   ", bar(n), n, float64(n)/max(d.Seconds(), 1e-9))
-		}
-	}
+	progress := sendProgress()
 	res, err := topics.Drive(ctx, cl, *ns, src, topics.DriveOptions{Rate: *rate, Progress: progress})
 	if progress != nil {
 		fmt.Fprintln(os.Stderr)

@@ -7,26 +7,17 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/replay"
 	"github.com/ste-utility/ste/schemas/refdata"
-	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/copier"
-	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/when"
 )
 
 func init() {
 	register(command{Name: "replay", Summary: "copy a namespace's inbound (a range) into a sandbox for a backtest, and run it (--run); --delete removes a sandbox", Run: replayCmd})
-}
-
-// dialer opens clients on brokers for the copy path.
-func dialer(k kafkaconn.Config) copier.Dial {
-	return func(opts ...kgo.Opt) (*kgo.Client, error) { return topics.Client(k, opts...) }
 }
 
 func replayCmd(ctx context.Context, args []string) error {
@@ -148,21 +139,4 @@ func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), n
 	}
 	d.WriteText(os.Stdout, ns, steHome())
 	return nil
-}
-
-// lagProgress draws "processed so far" from lag samples on a terminal: the
-// bar runs from the largest lag seen to zero.
-func lagProgress() func(lag.Sample) {
-	if !isTerminal(os.Stderr) {
-		return nil
-	}
-	var most int64
-	return func(s lag.Sample) {
-		n := s.Sum()
-		most = max(most, n)
-		fmt.Fprintf(os.Stderr, "\r%s %d records behind   ", fractionBar(most-n, most), n)
-		if n == 0 && len(s.Partitions) > 0 {
-			fmt.Fprintln(os.Stderr)
-		}
-	}
 }
