@@ -126,3 +126,61 @@ func PrintJSON(v any) error {
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }
+
+// Change retries or archives the exceptions named, or those the
+// filter selects.
+func (f *ExcFlags) Change(ctx context.Context, args []string, retry bool) error {
+	ids, flt, err := f.Parse(args)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 && flt.Since.IsZero() && flt.Until.IsZero() && flt.Sender == "" && flt.Reason == "" && flt.MsgId == "" {
+		return UsageError{Msg: "name exception ids, or select them with --reason, --sender, --msg-id, --since or --until"}
+	}
+	op := f.OperatorName()
+	book, k, err := f.Load(ctx)
+	if err != nil {
+		return err
+	}
+	if len(ids) == 0 {
+		for _, e := range book.List(flt) {
+			ids = append(ids, e.ID)
+		}
+		if len(ids) == 0 {
+			fmt.Fprintln(Untrusted, "no exception selected")
+			return nil
+		}
+	}
+	w, err := exceptions.NewWorkflow(ctx, k, *f.NS, book)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	o := exceptions.Options{Operator: op, DryRun: *f.DryRun}
+	var results []exceptions.Result
+	if retry {
+		o.Force = *f.Force
+		results, err = w.Retry(ctx, ids, o)
+	} else {
+		o.Note = *f.Note
+		results, err = w.Archive(ctx, ids, o)
+	}
+	if err != nil {
+		return err
+	}
+	var outcomes []exceptions.RetryOutcome
+	if retry && *f.Wait > 0 && !o.DryRun {
+		outcomes = w.WaitRetries(ctx, results, *f.Wait)
+	}
+	if *f.JSON {
+		if err := PrintJSON(struct {
+			Results  []exceptions.Result       `json:"results"`
+			Outcomes []exceptions.RetryOutcome `json:"outcomes,omitempty"`
+		}{results, outcomes}); err != nil {
+			return err
+		}
+	} else {
+		exceptions.WriteChanges(Untrusted, results, outcomes)
+	}
+	return exceptions.NotDone(results)
+}

@@ -39,4 +39,5 @@ var (
 	lagProgress             = cli.LagProgress
 	admin                   = cli.Admin
 	sendProgress            = cli.SendProgress
+	sampleLine              = cli.SampleLine
 )

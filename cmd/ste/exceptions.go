@@ -76,69 +76,11 @@ func exceptionsRetry(ctx context.Context, args []string) error {
 	f := cli.NewExcFlags("exceptions retry", "[ID...] "+cli.ExcFilterSynopsis+" [--force] [--dry-run] [--operator NAME] [--wait DUR]", true)
 	f.Force = f.FS.Bool("force", false, "retry even exceptions already retried, resolved or archived")
 	f.Wait = f.FS.Duration("wait", 30*time.Second, "wait this long for each retry's answer (an ACK, or a new exception); 0: do not wait")
-	return exceptionsChange(ctx, f, args, true)
+	return f.Change(ctx, args, true)
 }
 
 func exceptionsArchive(ctx context.Context, args []string) error {
 	f := cli.NewExcFlags("exceptions archive", "[ID...] "+cli.ExcFilterSynopsis+" [--note TEXT] [--dry-run] [--operator NAME]", true)
 	f.Note = f.FS.String("note", "", "why no retry is needed, kept with the state")
-	return exceptionsChange(ctx, f, args, false)
-}
-
-// exceptionsChange retries or archives the exceptions named, or those the
-// filter selects.
-func exceptionsChange(ctx context.Context, f *cli.ExcFlags, args []string, retry bool) error {
-	ids, flt, err := f.Parse(args)
-	if err != nil {
-		return err
-	}
-	if len(ids) == 0 && flt.Since.IsZero() && flt.Until.IsZero() && flt.Sender == "" && flt.Reason == "" && flt.MsgId == "" {
-		return usageError{Msg: "name exception ids, or select them with --reason, --sender, --msg-id, --since or --until"}
-	}
-	op := f.OperatorName()
-	book, k, err := f.Load(ctx)
-	if err != nil {
-		return err
-	}
-	if len(ids) == 0 {
-		for _, e := range book.List(flt) {
-			ids = append(ids, e.ID)
-		}
-		if len(ids) == 0 {
-			fmt.Fprintln(cli.Untrusted, "no exception selected")
-			return nil
-		}
-	}
-	w, err := exceptions.NewWorkflow(ctx, k, *f.NS, book)
-	if err != nil {
-		return err
-	}
-	defer w.Close()
-	o := exceptions.Options{Operator: op, DryRun: *f.DryRun}
-	var results []exceptions.Result
-	if retry {
-		o.Force = *f.Force
-		results, err = w.Retry(ctx, ids, o)
-	} else {
-		o.Note = *f.Note
-		results, err = w.Archive(ctx, ids, o)
-	}
-	if err != nil {
-		return err
-	}
-	var outcomes []exceptions.RetryOutcome
-	if retry && *f.Wait > 0 && !o.DryRun {
-		outcomes = w.WaitRetries(ctx, results, *f.Wait)
-	}
-	if *f.JSON {
-		if err := cli.PrintJSON(struct {
-			Results  []exceptions.Result       `json:"results"`
-			Outcomes []exceptions.RetryOutcome `json:"outcomes,omitempty"`
-		}{results, outcomes}); err != nil {
-			return err
-		}
-	} else {
-		exceptions.WriteChanges(cli.Untrusted, results, outcomes)
-	}
-	return exceptions.NotDone(results)
+	return f.Change(ctx, args, false)
 }
