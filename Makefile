@@ -164,7 +164,8 @@ chaos-cluster: kafka
 	STE_KAFKA=1 STE_CHAOS=full $(GO) test -count=1 -v -timeout 60m -run TestChaosCluster ./e2e/chaos/
 
 # Failover times (docs/benchmarks.md): kill -9 with and without restart,
-# 20 rounds each, on both brokers (~1 hour).
+# 20 rounds each, with two instances and with three, on both brokers
+# (~2 hours; STE_FAILOVER_ROUNDS, _BROKER, _INSTANCES, _MODES narrow it).
 failover: kafka
 	STE_KAFKA=1 STE_FAILOVER=1 $(GO) test -count=1 -v -timeout 3h -run TestFailover ./e2e/chaos/
 

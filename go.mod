@@ -109,3 +109,5 @@ require (
 )
 
 replace github.com/twmb/franz-go/pkg/kfake => ./third_party/kfake
+
+replace github.com/lovoo/goka => ./third_party/goka

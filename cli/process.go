@@ -21,7 +21,7 @@ type ProcessFlags struct {
 	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter, atRiskLead *string
 	lookupAddr                                                                 *string
 	retention                                                                  Retention
-	noVerify, deliver                                                          *bool
+	noVerify, deliver, standby                                                 *bool
 	Secret                                                                     func() (*trust.Secret, error)
 }
 
@@ -37,6 +37,7 @@ func AddProcessFlags(fs *FlagSet, httpDefault string) *ProcessFlags {
 		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
 		deliver:    fs.Bool("deliver-per-participant", os.Getenv("STE_DELIVER_PER_PARTICIPANT") == "1", "also copy each record of <ns>.outbound to <ns>.out.<BIC> for its key ($STE_DELIVER_PER_PARTICIPANT=1)"),
 		tables:     fs.String("tables", EnvOr("STE_TABLES", instance.TablesDisk), "where the identity and match tables live: disk (under the instance's directory in $STE_HOME, resumed from there after a restart) or memory (rebuilt from the changelogs at every start) ($STE_TABLES)"),
+		standby:    fs.Bool("standby", os.Getenv("STE_STANDBY") != "0", "with disk tables, keep the identity and match partitions other instances own as hot standbys, following their changelogs, so that a lost instance's partitions are taken over without replaying them; costs each instance the whole tables' disk space and changelog reads ($STE_STANDBY=0 turns it off)"),
 		Secret:     SecretFlag(fs),
 		atRiskLead: fs.String("at-risk-lead", EnvOr("STE_AT_RISK_LEAD", "2h"), "an unmatched trade counts in ste_trades_at_risk from this long before its market cutoff (markets.csv; $STE_AT_RISK_LEAD)"),
 		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
@@ -70,7 +71,7 @@ func (p *ProcessFlags) Check() (instance.Options, error) {
 	if err != nil || lead <= 0 {
 		return o, UsageError{Msg: "--at-risk-lead must be a positive duration (e.g. 2h, 90m)"}
 	}
-	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, LookupAddr: *p.lookupAddr, Tables: *p.tables, StallAfter: stall,
+	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, LookupAddr: *p.lookupAddr, Tables: *p.tables, Standby: *p.standby, StallAfter: stall,
 		AtRiskLead: lead}, nil
 }
 

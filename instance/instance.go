@@ -69,6 +69,9 @@ type Options struct {
 	// default: under the instance's directory, resumed from there on
 	// restart) or "memory" (rebuilt from the changelogs on every start).
 	Tables string
+	// Standby keeps, with disk tables, hot standbys of the identity and
+	// match partitions other instances own (pipeline.Options.Standby).
+	Standby bool
 	// BrokerInProcess: this process also runs the broker (ste demo, ste
 	// bench), whose log is on the Go heap, so the collector is given room
 	// as for tables in memory (see tuneGC).
@@ -345,6 +348,7 @@ func (r *runtime) run(ctx context.Context) error {
 		Produce:     r.produce,
 		TableDir:    r.tableDir(),
 		LeaveOnStop: o.LeaveOnStop,
+		Standby:     o.Standby,
 	})
 	r.ready.Store(false)
 	if err != nil {

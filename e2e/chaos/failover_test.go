@@ -2,6 +2,8 @@ package chaos
 
 import (
 	"context"
+	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,12 +25,17 @@ import (
 //	(b) kill -9 without restart (a lost node): until another instance has
 //	    done so for each of them.
 //
-// 20 rounds of each, median and max, on each broker. A measurement, not a
-// pass/fail assertion (docs/benchmarks.md); it fails only if a partition
-// never moves again. Run by make failover (STE_FAILOVER=1).
+// 20 rounds of each, median and max, on each broker, with two instances
+// (the lost node's partitions all go to the other) and with three (they
+// are spread over two survivors). A measurement, not a pass/fail assertion
+// (docs/benchmarks.md); it fails only if a partition never moves again.
+// Run by make failover (STE_FAILOVER=1); STE_FAILOVER_ROUNDS,
+// STE_FAILOVER_BROKER (kfake or kafka), STE_FAILOVER_INSTANCES (2 or 3)
+// and STE_FAILOVER_MODES (a or b) narrow it for a quick look;
+// STE_CHAOS_KEEP=1 keeps the instances' logs.
 func TestFailover(t *testing.T) {
 	if os.Getenv("STE_FAILOVER") == "" {
-		t.Skip("failover measurement: STE_FAILOVER=1 (make failover), ~40 minutes")
+		t.Skip("failover measurement: STE_FAILOVER=1 (make failover), ~2 hours")
 	}
 	rounds := 20
 	if n, err := strconv.Atoi(os.Getenv("STE_FAILOVER_ROUNDS")); err == nil && n >= 2 {
@@ -38,19 +45,25 @@ func TestFailover(t *testing.T) {
 	if b := os.Getenv("STE_FAILOVER_BROKER"); b != "" {
 		backends = []string{b}
 	}
+	sizes := []int{2, 3}
+	if n, err := strconv.Atoi(os.Getenv("STE_FAILOVER_INSTANCES")); err == nil && n >= 2 {
+		sizes = []int{n}
+	}
 	for _, b := range backends {
-		t.Run(b, func(t *testing.T) { measureFailover(t, b, rounds) })
+		for _, n := range sizes {
+			t.Run(fmt.Sprintf("%s/%d-instances", b, n), func(t *testing.T) { measureFailover(t, b, rounds, n) })
+		}
 	}
 }
 
-func measureFailover(t *testing.T, backend string, rounds int) {
+func measureFailover(t *testing.T, backend string, rounds, instances int) {
 	dir := workDir(t, "ste-failover-"+backend+"-")
 	ref, state, traffic := filepath.Join(dir, "ref"), filepath.Join(dir, "state.xml"), filepath.Join(dir, "traffic.xml")
 	ste(t, nil, "refdata", "gen", "--out", ref)
 	ste(t, nil, "gen", "--trades", "20000", "--mix", "realistic", "--seed", "1", "--refdata", ref, "--out", state)
 	ste(t, nil, "gen", "--trades", "60000", "--mix", "realistic", "--seed", "2", "--refdata", ref, "--out", traffic)
 
-	c := startCluster(t, backend, dir, "failover", ref, 2)
+	c := startCluster(t, backend, dir, "failover", ref, instances)
 	b, ns, env, adm, insts := c.b, c.ns, c.env, c.adm, c.insts
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Hour)
 	defer cancel()
@@ -59,43 +72,53 @@ func measureFailover(t *testing.T, backend string, rounds int) {
 	if _, err := lag.WaitZero(ctx, adm, lag.Groups(ns), lag.WaitOptions{}); err != nil {
 		t.Fatal(err)
 	}
+	logCost(t, c, dir)
 	// Traffic on every partition while the kills go on: 400 msg/s, well
 	// within what two instances keep up with.
 	traffCtx, stopTraffic := context.WithCancel(ctx)
 	defer stopTraffic()
 	go execCommandContext(traffCtx, env, "drive", "--in", traffic, "--rate", "400").Run()
 
-	for _, mode := range []string{"a", "b"} {
+	modes := []string{"a", "b"}
+	if m := os.Getenv("STE_FAILOVER_MODES"); m != "" {
+		modes = strings.Split(m, ",") // a quick look at one
+	}
+	for _, mode := range modes {
 		var took []time.Duration
 		slowest := map[string]int{}
 		for r := range rounds {
-			in := insts[r%2]
-			d, stage := failoverRound(t, ctx, adm, b.Addr(), ns, in, mode == "a")
+			in := insts[r%instances]
+			d, stage, heirs := failoverRound(t, ctx, adm, b.Addr(), ns, in, mode == "a")
 			took = append(took, d)
 			slowest[stage]++
-			t.Logf("(%s) round %2d: instance %d, %.1f s (slowest: %s)", mode, r+1, in.n, d.Seconds(), stage)
-			// Back to two stable members with little lag before the next round.
+			t.Logf("(%s) round %2d: instance %d, %.1f s (slowest: %s; its partitions went to %d instance(s))",
+				mode, r+1, in.n, d.Seconds(), stage, heirs)
+			// Back to every member stable with little lag before the next round.
 			if mode == "b" {
 				if err := in.start(); err != nil {
 					t.Fatal(err)
 				}
 			}
-			if err := waitMembers(ctx, adm, ns, 2); err != nil {
+			if err := waitMembers(ctx, adm, ns, instances); err != nil {
 				t.Fatal(err)
 			}
 			waitCaughtUp(t, ctx, adm, ns)
 		}
 		slices.Sort(took)
 		med := (took[len(took)/2-1] + took[len(took)/2]) / 2
-		t.Logf("FAILOVER %s (%s): median %.1f s, max %.1f s, min %.1f s over %d rounds; slowest group %v",
-			backend, mode, med.Seconds(), took[len(took)-1].Seconds(), took[0].Seconds(), len(took), slowest)
+		if len(took)%2 == 1 {
+			med = took[len(took)/2]
+		}
+		t.Logf("FAILOVER %s, %d instances (%s): median %.1f s, max %.1f s, min %.1f s over %d rounds; slowest group %v",
+			backend, instances, mode, med.Seconds(), took[len(took)-1].Seconds(), took[0].Seconds(), len(took), slowest)
 	}
 }
 
 // failoverRound kills in (and restarts it 1 s later when restart is set) and
-// returns the time until every partition it owned has progressed, and the
-// group whose partition came back last.
-func failoverRound(t *testing.T, ctx context.Context, adm *kadm.Client, brokers, ns string, in *instance, restart bool) (time.Duration, string) {
+// returns the time until every partition it owned has progressed, the
+// group whose partition came back last, and how many instances its
+// partitions went to.
+func failoverRound(t *testing.T, ctx context.Context, adm *kadm.Client, brokers, ns string, in *instance, restart bool) (time.Duration, string, int) {
 	t.Helper()
 	id, err := instanceID(ctx, brokers, ns, in.pid())
 	if err != nil {
@@ -135,6 +158,7 @@ func failoverRound(t *testing.T, ctx context.Context, adm *kadm.Client, brokers,
 	}
 	var last time.Duration
 	lastGroup := ""
+	heirs := map[string]bool{} // the instances the partitions went to
 	for len(owned) > 0 {
 		if time.Since(killed) > 3*time.Minute {
 			t.Fatalf("partitions without progress 3 minutes after the kill: %v", owned)
@@ -149,10 +173,42 @@ func failoverRound(t *testing.T, ctx context.Context, adm *kadm.Client, brokers,
 			if at, ok := owned[k]; ok && p.Done() > at {
 				delete(owned, k)
 				last, lastGroup = time.Since(killed), p.Stage
+				if p.InstanceID != "" {
+					heirs[p.InstanceID] = true
+				}
 			}
 		}
 	}
-	return last, lastGroup
+	return last, lastGroup, len(heirs)
+}
+
+// logCost logs what each instance holds once the state is processed: its
+// resident memory and the size of its table directory (with standbys, every
+// instance holds every table partition).
+func logCost(t *testing.T, c *cluster, dir string) {
+	for _, in := range c.insts {
+		status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", in.pid()))
+		rss := ""
+		for l := range strings.Lines(string(status)) {
+			if strings.HasPrefix(l, "VmRSS:") {
+				rss = strings.Join(strings.Fields(l)[1:], " ")
+			}
+		}
+		t.Logf("instance %d: resident %s", in.n, rss)
+	}
+	ids, _ := filepath.Glob(filepath.Join(dir, "home", "instances", "*", "*", "tables"))
+	for _, d := range ids {
+		var size int64
+		filepath.WalkDir(d, func(_ string, e fs.DirEntry, err error) error {
+			if err == nil && !e.IsDir() {
+				if fi, err := e.Info(); err == nil {
+					size += fi.Size()
+				}
+			}
+			return nil
+		})
+		t.Logf("tables %s: %.1f MB", d, float64(size)/1e6)
+	}
 }
 
 // waitCaughtUp waits until every group is within a few seconds of traffic.

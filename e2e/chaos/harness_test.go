@@ -344,7 +344,7 @@ func tail(path string, n int) string {
 // ---------------------------------------------------------------- a cluster
 
 // workDir is a directory for one run: removed after a passing test, kept
-// (and named in the log) after a failing one.
+// (and named in the log) after a failing one, or with STE_CHAOS_KEEP=1.
 func workDir(t *testing.T, prefix string) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", prefix)
@@ -352,7 +352,7 @@ func workDir(t *testing.T, prefix string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if t.Failed() {
+		if t.Failed() || os.Getenv("STE_CHAOS_KEEP") != "" {
 			t.Logf("logs kept in %s", dir)
 		} else {
 			os.RemoveAll(dir)

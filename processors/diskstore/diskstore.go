@@ -349,6 +349,22 @@ func (db *DB) Builder(index Index, onOpen func(topic string, partition int32, s 
 	}
 }
 
+// StandbyBuilder returns a goka storage builder for the partitions of one
+// table that this instance does not own but may take over: goka's hot
+// standby (WithHotStandby) opens them in passive mode and replays their
+// changelogs into them for as long as the group's generation lasts. Such a
+// store takes only replayed records — goka runs no callback on a passive
+// partition, and STE's stages are never given one — and commits them with
+// their offset as it goes, so that when the partition is assigned to this
+// instance its store opens (through Builder) at the changelog's end, less
+// what came in since, instead of replaying the whole changelog: the takeover
+// of a lost instance's partitions waits for no recovery.
+func (db *DB) StandbyBuilder(index Index) storage.Builder {
+	return func(topic string, partition int32) (storage.Storage, error) {
+		return db.openAs(topic, partition, index, true)
+	}
+}
+
 // Store returns the open store of a table partition, or nil.
 func (db *DB) Store(topic string, partition int32) *Store {
 	db.mu.Lock()
@@ -357,6 +373,10 @@ func (db *DB) Store(topic string, partition int32) *Store {
 }
 
 func (db *DB) openStore(topic string, partition int32, index Index) (*Store, error) {
+	return db.openAs(topic, partition, index, false)
+}
+
+func (db *DB) openAs(topic string, partition int32, index Index, standby bool) (*Store, error) {
 	k := tp{topic, partition}
 	db.mu.Lock()
 	if db.open[k] != nil {
@@ -369,6 +389,7 @@ func (db *DB) openStore(topic string, partition int32, index Index) (*Store, err
 	if err != nil {
 		return nil, err
 	}
+	s.standby = standby
 	db.mu.Lock()
 	db.open[k] = s
 	db.mu.Unlock()

@@ -113,19 +113,25 @@ func (nopLogger) Print(...any)          {}
 func (nopLogger) Println(...any)        {}
 func (nopLogger) Printf(string, ...any) {}
 
-// runProcessor runs the counting processor with its tables in dir ("disk":
-// this package; "leveldb": goka's own, which writes through) until ctx
-// ends. onReady gets the open database (nil for leveldb).
-func runProcessor(ctx context.Context, brokers, kind, dir string, o diskstore.Options, onReady func(*diskstore.DB)) error {
+// clientOptions are the counting processor's goka options but its storage
+// and producer: STE's client settings, quick to notice a killed member.
+func clientOptions() []goka.ProcessorOption {
 	tmc := goka.NewTopicManagerConfig()
 	tmc.Table.Replication, tmc.Stream.Replication = 1, 1
-	opts := []goka.ProcessorOption{
+	return []goka.ProcessorOption{
 		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(pipeline.SaramaConfig(), tmc)),
 		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(groupConfig())),
 		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(pipeline.SaramaConfig())),
 		goka.WithHasher(topology.KeyHash),
 		goka.WithLogger(nopLogger{}),
 	}
+}
+
+// runProcessor runs the counting processor with its tables in dir ("disk":
+// this package; "leveldb": goka's own, which writes through) until ctx
+// ends. onReady gets the open database (nil for leveldb).
+func runProcessor(ctx context.Context, brokers, kind, dir string, o diskstore.Options, onReady func(*diskstore.DB)) error {
+	opts := clientOptions()
 	var db *diskstore.DB
 	switch kind {
 	case "disk":

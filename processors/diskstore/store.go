@@ -46,6 +46,7 @@ type Store struct {
 	ref       int64
 
 	recovered bool
+	standby   bool // never recovered: every write is a replayed record (DB.StandbyBuilder)
 	closed    bool
 	poisoned  bool
 	// poisonUnwritten is why the partition was poisoned when the disk had
@@ -425,6 +426,16 @@ func (s *Store) SetOffset(offset int64) error {
 // now on every record after the offset is one appended after the partition
 // was opened (goka read the changelog's end after that).
 func (s *Store) MarkRecovered() error {
+	if s.standby {
+		// A standby has caught up with the changelog and goes on following
+		// it: what goka writes next are more replayed records, committed
+		// with their offset. Every record past the offset was still written
+		// after the store was opened (goka read the changelog's end after).
+		s.mu.Lock()
+		s.ref = s.openedAt.UnixNano()
+		s.mu.Unlock()
+		return s.commit()
+	}
 	s.mu.Lock()
 	s.recovered = true
 	s.ref = s.openedAt.UnixNano()

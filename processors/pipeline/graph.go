@@ -50,7 +50,11 @@ func SaramaConfig() *sarama.Config {
 	cfg = &cp
 	cfg.Version = sarama.V4_0_0_0
 	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
-	cfg.Consumer.Offsets.AutoCommit.Interval = time.Second
+	// Offsets are committed twice a second: a partition taken over shows
+	// its progress (lag going down) that much sooner, and a crash leaves
+	// half a second less to process again, for two small requests a
+	// second per group.
+	cfg.Consumer.Offsets.AutoCommit.Interval = 500 * time.Millisecond
 	cfg.Producer.RequiredAcks = sarama.WaitForAll
 	cfg.Producer.Idempotent = true
 	cfg.Net.MaxOpenRequests = 1 // sarama requires it for idempotence
@@ -70,13 +74,15 @@ func SaramaConfig() *sarama.Config {
 	// Group timeouts (docs/ARCHITECTURE.md, "Failure behaviour"). The
 	// session timeout is how long a killed instance keeps its partitions
 	// before the others take them over; 10 s rides out a GC pause or a busy
-	// core without false expiries. Heartbeats every second tell a member of
-	// a rebalance within a second. The rebalance timeout is how long the
+	// core without false expiries. Heartbeats every half second tell a
+	// member of a rebalance within half a second (a third of the session
+	// timeout or less, as Kafka advises). The rebalance timeout is how long the
 	// coordinator waits for members to rejoin: goka needs ~1 s to notice,
-	// the time to stop its partitions, then waits a fixed 5 s — 20 s leaves
-	// room under load.
+	// the time to stop its partitions, then waits rejoinWait — 20 s leaves
+	// room under load (a member stalled longer is left out of the
+	// generation and joins the next).
 	cfg.Consumer.Group.Session.Timeout = 10 * time.Second
-	cfg.Consumer.Group.Heartbeat.Interval = time.Second
+	cfg.Consumer.Group.Heartbeat.Interval = 500 * time.Millisecond
 	cfg.Consumer.Group.Rebalance.Timeout = 20 * time.Second
 	// A JoinGroup legitimately blocks until every member has rejoined, up to
 	// the rebalance timeout, but sarama reads its answer under the plain
@@ -85,6 +91,14 @@ func SaramaConfig() *sarama.Config {
 	cfg.Net.ReadTimeout = cfg.Consumer.Group.Rebalance.Timeout + 10*time.Second
 	return cfg
 }
+
+// rejoinWait is how long a group waits after a rebalance ended its session
+// before it joins again (goka's WithRejoinWait, third_party/goka patch 1;
+// upstream waits a fixed 5 s). A rebalance completes only when every
+// surviving member has rejoined, so the wait is part of every failover; it
+// only keeps a group that keeps being rebalanced from spinning, which a
+// quarter of a second does.
+const rejoinWait = 250 * time.Millisecond
 
 // groupConfig is the consumer group configuration of one group of an
 // instance: static membership (KIP-345) under the instance id, so that an
@@ -141,6 +155,13 @@ type Options struct {
 	// one-shot run (ste replay --run) leaves, so that its partitions and
 	// groups are free when it returns.
 	LeaveOnStop bool
+	// Standby keeps, with disk tables (TableDir), every partition of the
+	// identity and match tables this instance does not own as a hot
+	// standby, following its changelog, so that taking over a lost
+	// instance's partitions replays (almost) nothing (tableOptions). It
+	// costs each instance the disk space and changelog reads of the whole
+	// tables instead of its share. Ignored with memory tables.
+	Standby bool
 }
 
 // ClientID is the Kafka client id of one stage's clients in an instance.
@@ -311,6 +332,10 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 		}
 		return cfg
 	}
+	var own *owned // this group's partitions, for its standbys
+	if o.Standby && s.tables != nil && (st == StageIdentity || st == StageMatch) {
+		own = &owned{}
+	}
 	opts := []goka.ProcessorOption{
 		nilHandling(),
 		goka.WithClientID(ClientID(o.InstanceID, st)),
@@ -319,6 +344,7 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(groupConfig(saramaCfg(), static))),
 		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(saramaCfg())),
 		goka.WithHasher(topology.KeyHash),
+		goka.WithRejoinWait(rejoinWait),
 		goka.WithLogger(gokaLogger{log.With("stage", st.String())}),
 		goka.WithRebalanceCallback(func(a goka.Assignment) {
 			if s.cfg.Metrics != nil {
@@ -329,6 +355,9 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 				parts = append(parts, p)
 			}
 			slices.Sort(parts)
+			if own != nil {
+				own.set(parts)
+			}
 			log.Info("partitions assigned", "stage", st.String(), "partitions", fmt.Sprint(parts))
 			s.dropPartitions(st, parts)
 			if o.OnAssign != nil {
@@ -336,7 +365,7 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 			}
 		}),
 	}
-	return append(opts, s.tableOptions(st, producer)...)
+	return append(opts, s.tableOptions(st, producer, own)...)
 }
 
 // dropPartitions forgets a stage's tables of the partitions not in keep

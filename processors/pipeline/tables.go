@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
+	"sync"
 	"time"
 
 	"github.com/lovoo/goka"
@@ -104,11 +106,70 @@ func changelogOf(adm *kadm.Client, topic string, p int32) (diskstore.Changelog, 
 	return cl, nil
 }
 
+// owned is one group's partitions in the current generation. goka's
+// rebalance callback tells them before it opens any table of that
+// generation, so the storage builder can tell a partition the group owns
+// from one it keeps as a standby. A group built anew owns nothing until its
+// first assignment.
+//
+// goka's WithRecoverAhead (every partition brought to its changelog's end
+// before the group joins) is not used: a restarted instance must rejoin
+// within the session timeout to get its partitions back without a
+// rebalance (static membership), and with it the restart read all of the
+// tables before joining — on a loaded machine past the session timeout,
+// and a rebalance for everyone. The generation's setup opens the
+// standbys anyway.
+type owned struct {
+	mu    sync.Mutex
+	parts []int32
+}
+
+func (o *owned) set(parts []int32) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.parts = parts
+}
+
+func (o *owned) has(p int32) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Contains(o.parts, p)
+}
+
 // tableOptions are a stateful stage's goka options for its table: the
 // storage, and with disk tables the producer that tells the store which
 // changelog records were acknowledged (wrapping prod, the group's own
 // producer builder, so its connection settings are kept).
-func (s *stages) tableOptions(st Stage, prod goka.ProducerBuilder) []goka.ProcessorOption {
+//
+// With own set (the group's partitions; disk tables only), the group also keeps every partition
+// of its table it does not own as a hot standby: goka opens them in passive
+// mode (WithHotStandby) and replays their changelogs into them as they
+// grow. A lost instance's partitions are then
+// taken over from tables already at the end of their changelogs instead of
+// after replaying them. A standby never serves a write: goka runs no
+// callback on a passive partition, and the standby's storage is not the one
+// the stages are given (opened): lookups, the due scan and the gauges see
+// only owned partitions. Memory tables keep no standbys: processors/memstore
+// starts empty at every open, and goka closes and reopens every table at
+// every rebalance.
+func (s *stages) tableOptions(st Stage, prod goka.ProducerBuilder, own *owned) []goka.ProcessorOption {
+	b := s.tableBuilder(st, own)
+	switch {
+	case b == nil:
+		return nil
+	case s.tables == nil:
+		return []goka.ProcessorOption{goka.WithStorageBuilder(b)}
+	case own == nil:
+		return []goka.ProcessorOption{goka.WithStorageBuilder(b), goka.WithProducerBuilder(s.tables.Producer(prod))}
+	}
+	return []goka.ProcessorOption{goka.WithStorageBuilder(b), goka.WithProducerBuilder(s.tables.Producer(prod)),
+		goka.WithHotStandby()}
+}
+
+// tableBuilder is a stateful stage's storage builder (nil for a stateless
+// stage): the partitions the group owns open as the stages' tables, the
+// others (with own set) as standbys.
+func (s *stages) tableBuilder(st Stage, own *owned) storage.Builder {
 	var index memstore.Index
 	var stores map[int32]table
 	switch st {
@@ -137,11 +198,17 @@ func (s *stages) tableOptions(st Stage, prod goka.ProducerBuilder) []goka.Proces
 		wrap = func(b storage.Builder) storage.Builder { return s.indexedBuilder(s.riskBuilder(b)) }
 	}
 	if s.tables == nil {
-		return []goka.ProcessorOption{goka.WithStorageBuilder(wrap(memstore.Builder(index,
-			func(_ string, p int32, t *memstore.Store) { opened(p, t) })))}
+		return wrap(memstore.Builder(index, func(_ string, p int32, t *memstore.Store) { opened(p, t) }))
 	}
-	return []goka.ProcessorOption{
-		goka.WithStorageBuilder(wrap(s.tables.Builder(index, func(_ string, p int32, t *diskstore.Store) { opened(p, t) }))),
-		goka.WithProducerBuilder(s.tables.Producer(prod)),
+	active := wrap(s.tables.Builder(index, func(_ string, p int32, t *diskstore.Store) { opened(p, t) }))
+	if own == nil {
+		return active
+	}
+	passive := s.tables.StandbyBuilder(index)
+	return func(topic string, p int32) (storage.Storage, error) {
+		if own.has(p) {
+			return active(topic, p)
+		}
+		return passive(topic, p)
 	}
 }

@@ -1,0 +1,82 @@
+package pipeline
+
+import (
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/ste-utility/ste/processors/diskstore"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/refdata"
+)
+
+// TestStandbyTablesAreNotTheStages: with standbys, a partition the group
+// owns opens as the stages' table (lookups, due scan, gauges reach it); one
+// it does not own opens as a standby the stages never see, which goes on
+// taking changelog records after its recovery — where an owned table
+// refuses a write that did not go through the stages' producer.
+func TestStandbyTablesAreNotTheStages(t *testing.T) {
+	s := newStages(Config{Names: Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
+	db, err := diskstore.Open(diskstore.Options{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s.tables = db
+	own := &owned{}
+	own.set([]int32{1})
+	for _, st := range []Stage{StageIdentity, StageMatch} {
+		b := s.tableBuilder(st, own)
+		topic := st.String() + "-table"
+		mine, err := b(topic, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		standby, err := b(topic, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores := map[Stage]map[int32]table{StageIdentity: s.idStore, StageMatch: s.matchStore}[st]
+		if _, ok := stores[1]; !ok {
+			t.Errorf("%s: the owned partition is not the stages' table", st)
+		}
+		if _, ok := stores[0]; ok {
+			t.Errorf("%s: a standby is the stages' table", st)
+		}
+		if st == StageMatch {
+			if _, ok := s.matchRefs[0]; ok {
+				t.Error("a standby has a TradeRef index the lookups read")
+			}
+			if _, ok := s.risk[0]; ok {
+				t.Error("a standby has an at-risk index")
+			}
+		}
+		for p, tab := range map[int32]interface {
+			MarkRecovered() error
+			Set(string, []byte) error
+			SetOffset(int64) error
+		}{0: standby, 1: mine} {
+			if err := tab.MarkRecovered(); err != nil {
+				t.Fatal(err)
+			}
+			if err := tab.Set("k", []byte("v")); err != nil {
+				t.Fatal(err)
+			}
+			err := tab.SetOffset(0)
+			if p == 0 && err != nil {
+				t.Errorf("%s: the standby refused a changelog record after its recovery: %v", st, err)
+			}
+			if p == 1 && err == nil {
+				t.Errorf("%s: the owned table took a write that did not go through its producer", st)
+			}
+		}
+	}
+	// Without standbys every partition goka opens is the group's own.
+	s.dropPartitions(StageMatch, nil)
+	if _, err := s.tableBuilder(StageMatch, nil)("match-table2", 0); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.matchStore[0]; !ok {
+		t.Error("without standbys, an opened partition is not the stages' table")
+	}
+}
