@@ -1,8 +1,12 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"strings"
+	"time"
+
+	"github.com/ste-utility/ste/schemas"
 )
 
 // IsTerminal reports whether f is a terminal: progress is drawn only there.
@@ -27,4 +31,14 @@ func FractionBar(n, total int64) string {
 		pos = int(min(n, total) * width / total)
 	}
 	return "[" + strings.Repeat("=", pos) + ">" + strings.Repeat(" ", width-pos) + "]"
+}
+
+// SampleLine prints one line of monitor samples (ste monitor): each
+// stage's queue, arrivals and completions.
+func SampleLine(ss []schemas.MonitorSample) {
+	var parts []string
+	for _, s := range ss {
+		parts = append(parts, fmt.Sprintf("%s q=%d +%d -%d", s.Stage, s.Queue, s.Arrivals, s.Completions))
+	}
+	fmt.Println(time.Now().Format("15:04:05"), strings.Join(parts, " | "))
 }

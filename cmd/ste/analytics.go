@@ -25,13 +25,6 @@ func init() {
 	register(command{Name: "report", Summary: "analytics reports: counts, throughput, degradation, queues, latency, exceptions", Run: reportCmd})
 }
 
-// clickhouseFlag is the store's address; empty means the embedded endpoint
-// under $STE_HOME.
-func clickhouseFlag(fs *flagSet) *string {
-	return fs.String("clickhouse", os.Getenv("STE_CLICKHOUSE"),
-		"ClickHouse DSN (http://host:8123, clickhouse://host:9000, host:port) ($STE_CLICKHOUSE); default: the embedded store under $STE_HOME/analytics")
-}
-
 func analyticsCmd(ctx context.Context, args []string) error {
 	fs := flags("analytics", "[--brokers B] [--namespace NS] [--clickhouse DSN] [--retention DUR] [--catch-up]")
 	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)

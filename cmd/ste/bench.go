@@ -7,7 +7,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -125,13 +124,7 @@ func runMonitor(ctx context.Context, args []string) error {
 	}
 	var each func([]schemas.MonitorSample)
 	if !*quiet {
-		each = func(ss []schemas.MonitorSample) {
-			var parts []string
-			for _, s := range ss {
-				parts = append(parts, fmt.Sprintf("%s q=%d +%d -%d", s.Stage, s.Queue, s.Arrivals, s.Completions))
-			}
-			fmt.Println(time.Now().Format("15:04:05"), strings.Join(parts, " | "))
-		}
+		each = sampleLine
 	}
 	samples, err := monitor.Run(ctx, monitor.New(kadm.NewClient(cl), *ns), cl, *ns, *interval, each)
 	if err != nil {

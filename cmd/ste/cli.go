@@ -26,4 +26,17 @@ var (
 	isTerminal              = cli.IsTerminal
 	bar                     = cli.Bar
 	fractionBar             = cli.FractionBar
+	steHome                 = cli.Home
+	namespaceFlag           = cli.Namespace
+	validNamespace          = cli.ValidNamespace
+	secretFlag              = cli.SecretFlag
+	utilitySigner           = cli.UtilitySigner
+	fileExists              = cli.FileExists
+	addProcessFlags         = cli.AddProcessFlags
+	clickhouseFlag          = cli.ClickHouse
+	dialer                  = cli.Dialer
+	lagProgress             = cli.LagProgress
+	admin                   = cli.Admin
+	sendProgress            = cli.SendProgress
+	sampleLine              = cli.SampleLine
 )

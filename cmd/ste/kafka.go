@@ -7,14 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
-	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
@@ -31,40 +30,6 @@ func init() {
 	register(command{Name: "process", Summary: "run the processor groups (validate, identity, match) until interrupted", Run: process})
 	register(command{Name: "instances", Summary: "list the running instances of a namespace from the instance registry", Run: listInstances})
 	register(command{Name: "drive", Summary: "send a message set to <ns>.inbound", Run: drive})
-}
-
-// steHome is where embedded defaults live.
-func steHome() string {
-	if h := os.Getenv("STE_HOME"); h != "" {
-		return h
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return ".ste"
-	}
-	return filepath.Join(home, ".local", "share", "ste")
-}
-
-func namespaceFlag(fs *flagSet) *string {
-	ns := fs.String("namespace", envOr("STE_NAMESPACE", "ste"), "topic namespace ($STE_NAMESPACE)")
-	fs.Check(func() error { return validNamespace(*ns) })
-	return ns
-}
-
-func validNamespace(ns string) error {
-	if err := topology.ValidNamespace(ns); err != nil {
-		return usageError{Msg: "--" + err.Error()}
-	}
-	return nil
-}
-
-// admin connects and checks the cluster answers.
-func admin(ctx context.Context, k kafkaconn.Config) (*kadm.Client, func(), error) {
-	cl, err := topics.Connect(ctx, k)
-	if err != nil {
-		return nil, nil, err
-	}
-	return kadm.NewClient(cl), cl.Close, nil
 }
 
 func runBroker(ctx context.Context, args []string) error {
@@ -204,7 +169,7 @@ func process(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	o, err := pf.check()
+	o, err := pf.Check()
 	if err != nil {
 		return err
 	}
@@ -220,7 +185,7 @@ func process(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	o, release, err := pf.instance(o, fs.Log)
+	o, release, err := pf.Instance(o, fs.Log)
 	if err != nil {
 		return err
 	}
@@ -267,12 +232,7 @@ func drive(ctx context.Context, args []string) error {
 	if err := topics.Ensure(ctx, kadm.NewClient(cl), *ns, to); err != nil {
 		return err
 	}
-	var progress func(int64, time.Duration)
-	if isTerminal(os.Stderr) {
-		progress = func(n int64, d time.Duration) {
-			fmt.Fprintf(os.Stderr, "\r%s %d sent, %.0f msg/s   ", bar(n), n, float64(n)/max(d.Seconds(), 1e-9))
-		}
-	}
+	progress := sendProgress()
 	res, err := topics.Drive(ctx, cl, *ns, src, topics.DriveOptions{Rate: *rate, Progress: progress})
 	if progress != nil {
 		fmt.Fprintln(os.Stderr)
@@ -307,7 +267,7 @@ func topicsDump(ctx context.Context, args []string) error {
 	// a control sequence a record holds.
 	stdout := io.Writer(os.Stdout)
 	if isTerminal(os.Stdout) {
-		stdout = untrusted
+		stdout = cli.Untrusted
 	}
 	n, err := topics.DumpTo(ctx, k, *topic, *out, stdout)
 	if err != nil {
@@ -343,7 +303,7 @@ func listInstances(ctx context.Context, args []string) error {
 			list = []registry.Entry{}
 		}
 		b, _ := json.MarshalIndent(list, "", "  ")
-		fmt.Fprintln(untrusted, string(b))
+		fmt.Fprintln(cli.Untrusted, string(b))
 		return nil
 	}
 	if len(list) == 0 {
@@ -351,5 +311,5 @@ func listInstances(ctx context.Context, args []string) error {
 		return nil
 	}
 	// A registry entry is written by whoever can write the topic.
-	return registry.WriteTable(untrusted, list, time.Now())
+	return registry.WriteTable(cli.Untrusted, list, time.Now())
 }

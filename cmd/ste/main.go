@@ -6,13 +6,9 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"net/http"
-	_ "net/http/pprof"
 	"os"
 	"os/signal"
-	"runtime/pprof"
 	"syscall"
 
 	"github.com/ste-utility/ste/cli"
@@ -29,7 +25,7 @@ func main() {
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	return cli.Main(commands, args, stdout, stderr, usage, func(c *command, args []string) int { return execute(c, args, stderr) })
+	return cli.Main(commands, args, stdout, stderr, cli.Usage, func(c *command, args []string) int { return execute(c, args, stderr) })
 }
 
 func execute(c *command, args []string, stderr io.Writer) int {
@@ -38,47 +34,6 @@ func execute(c *command, args []string, stderr io.Writer) int {
 	// Told to stop, every command exits within instance.ShutdownBound,
 	// whatever the broker does (unreachable, slow, gone mid-request).
 	defer instance.BoundShutdownOf(ctx, stderr)()
-	// STE_CPUPROFILE=FILE profiles any command: where the time goes in a
-	// saturated run is measured, not guessed.
-	if path := os.Getenv("STE_CPUPROFILE"); path != "" {
-		if f, err := os.Create(path); err == nil {
-			if pprof.StartCPUProfile(f) == nil {
-				defer func() { pprof.StopCPUProfile(); f.Close() }()
-			}
-		}
-	}
-	// STE_PPROF=ADDR serves net/http/pprof while any command runs (heap,
-	// goroutines, CPU of a live run).
-	if addr := os.Getenv("STE_PPROF"); addr != "" {
-		go http.ListenAndServe(addr, nil)
-	}
+	defer cli.Profile()()
 	return cli.Exit(c.Name, c.Run(ctx, args), stderr)
 }
-
-func usage(w io.Writer, commands []command) {
-	fmt.Fprintln(w, "ste — STE post-trade, pre-settlement trade matching on Kafka")
-	fmt.Fprintln(w, "\nusage: ste <command> [flags]    (ste <command> --help for its flags)")
-	fmt.Fprintln(w, "\ncommands:")
-	for _, c := range commands {
-		fmt.Fprintf(w, "  %-16s %s\n", c.Name, c.Summary)
-	}
-	fmt.Fprintln(w, "\nenvironment (each the default of its flag):")
-	fmt.Fprintln(w, "  STE_BROKERS (default 127.0.0.1:9092), STE_NAMESPACE (default ste),")
-	fmt.Fprintln(w, "  STE_KAFKA_TLS=true, STE_KAFKA_TLS_CA, STE_KAFKA_TLS_CERT, STE_KAFKA_TLS_KEY, STE_KAFKA_TLS_SERVER_NAME (TLS to Kafka),")
-	fmt.Fprintln(w, "  STE_KAFKA_SASL_MECHANISM, STE_KAFKA_SASL_USERNAME, STE_KAFKA_SASL_PASSWORD_FILE or STE_KAFKA_SASL_PASSWORD (SASL),")
-	fmt.Fprintln(w, "  STE_HOME (default ~/.local/share/ste), STE_CLICKHOUSE (analytics DSN),")
-	fmt.Fprintln(w, "  STE_UTILITY_BIC, STE_UTILITY_KEY (the utility's signing key file),")
-	fmt.Fprintln(w, "  STE_UTILITY_SECRET (the utility's shared secret file, which proves its control records; default $STE_HOME/utility.secret),")
-	fmt.Fprintln(w, "  STE_INSTANCE_ID, STE_GROUPS, STE_HTTP, STE_LOOKUP, STE_TABLES, STE_DELIVER_PER_PARTICIPANT=1, STE_AT_RISK_LEAD (ste process: its id,")
-	fmt.Fprintln(w, "  groups, HTTP address, trade lookup address, tables in memory or on disk, copies of <ns>.outbound to <ns>.out.<BIC>, the at-risk lead),")
-	fmt.Fprintln(w, "  STE_CONSOLE_ADDR, STE_CONSOLE_TOKENS, STE_CONSOLE_HOSTS (ste console: its address, its auth tokens file, its DNS names),")
-	fmt.Fprintln(w, "  STE_GATEWAY_ADDR, STE_GATEWAY_PUBLIC_URL, STE_GATEWAY_TLS_CERT, STE_GATEWAY_TLS_KEY, STE_GATEWAY_INSECURE_HTTP=true,")
-	fmt.Fprintln(w, "  STE_GATEWAY_METRICS_ADDR (ste gateway: its address, public URL, HTTPS certificate and key, plain HTTP, /metrics),")
-	fmt.Fprintln(w, "  STE_OPERATOR (the name ste exceptions and a loopback console record with retries and archives),")
-	fmt.Fprintln(w, "  STE_LOG_FORMAT (text or json), STE_LOG_LEVEL (debug, info, warn, error),")
-	fmt.Fprintln(w, "  STE_SHUTDOWN_BOUND (how long a command told to stop may take before it gives up, default 15s),")
-	fmt.Fprintln(w, "  STE_CPUPROFILE=FILE, STE_PPROF=ADDR (profiling any command)")
-}
-
-// flagSet is a command's flags; errors and help go where the contract wants
-// them: --help to stdout with exit 0, a bad flag as one line on stderr.

@@ -4,13 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"os"
 
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/offline"
 	"github.com/ste-utility/ste/processors/validation"
-	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/date"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -86,15 +84,6 @@ func gen(ctx context.Context, args []string) error {
 	line, _ := json.Marshal(man)
 	fmt.Println(string(line))
 	return nil
-}
-
-// utilitySigner is the signing-key policy (refdata.UtilitySigner) behind
-// the check of --utility-bic.
-func utilitySigner(bic, keyFile string, log *slog.Logger) (*schemas.Signer, error) {
-	if !schemas.IsBIC(bic) {
-		return nil, usageError{Msg: fmt.Sprintf("--utility-bic %q is not a BIC", bic)}
-	}
-	return refdata.UtilitySigner(bic, keyFile, log)
 }
 
 func match(ctx context.Context, args []string) error {

@@ -7,26 +7,17 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/twmb/franz-go/pkg/kgo"
-
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/replay"
 	"github.com/ste-utility/ste/schemas/refdata"
-	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/copier"
-	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/when"
 )
 
 func init() {
 	register(command{Name: "replay", Summary: "copy a namespace's inbound (a range) into a sandbox for a backtest, and run it (--run); --delete removes a sandbox", Run: replayCmd})
-}
-
-// dialer opens clients on brokers for the copy path.
-func dialer(k kafkaconn.Config) copier.Dial {
-	return func(opts ...kgo.Opt) (*kgo.Client, error) { return topics.Client(k, opts...) }
 }
 
 func replayCmd(ctx context.Context, args []string) error {
@@ -59,7 +50,7 @@ func replayCmd(ctx context.Context, args []string) error {
 		if *confirm != *del {
 			return usageError{Msg: fmt.Sprintf("--delete removes namespace %s for good: type its name again with --confirm %s", *del, *del)}
 		}
-		secret, err := pf.secret()
+		secret, err := pf.Secret()
 		if err != nil {
 			return err
 		}
@@ -81,7 +72,7 @@ func replayCmd(ctx context.Context, args []string) error {
 	}
 	o := replay.Options{From: *from, To: *to, Partitions: int32(*parts), Append: *appendFlag, Rate: *rate, RefdataDir: *refDir}
 	var err error
-	if o.Secret, err = pf.secret(); err != nil {
+	if o.Secret, err = pf.Secret(); err != nil {
 		return err
 	}
 	if o.Since, err = copier.ParseBound(*since); err != nil {
@@ -90,7 +81,7 @@ func replayCmd(ctx context.Context, args []string) error {
 	if o.Until, err = copier.ParseBound(*until); err != nil {
 		return usageError{Msg: "--until: " + err.Error()}
 	}
-	po, err := pf.check()
+	po, err := pf.Check()
 	if err != nil {
 		return err
 	}
@@ -122,7 +113,7 @@ func replayCmd(ctx context.Context, args []string) error {
 		}
 		var r replay.Ran
 		res, r, err = replay.ReplayAndRun(ctx, o, w, func() (instance.Options, func(), error) {
-			po, release, err := pf.instance(po, fs.Log)
+			po, release, err := pf.Instance(po, fs.Log)
 			po.Kafka, po.Namespace = k, *to
 			return po, release, err
 		}, lagProgress())
@@ -148,21 +139,4 @@ func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), n
 	}
 	d.WriteText(os.Stdout, ns, steHome())
 	return nil
-}
-
-// lagProgress draws "processed so far" from lag samples on a terminal: the
-// bar runs from the largest lag seen to zero.
-func lagProgress() func(lag.Sample) {
-	if !isTerminal(os.Stderr) {
-		return nil
-	}
-	var most int64
-	return func(s lag.Sample) {
-		n := s.Sum()
-		most = max(most, n)
-		fmt.Fprintf(os.Stderr, "\r%s %d records behind   ", fractionBar(most-n, most), n)
-		if n == 0 && len(s.Partitions) > 0 {
-			fmt.Fprintln(os.Stderr)
-		}
-	}
 }
