@@ -25,12 +25,12 @@ func usageErr(err error, want string) bool {
 func TestNamespaceChecked(t *testing.T) {
 	t.Setenv("STE_NAMESPACE", "")
 	fs := Flags("x", "")
-	ns := Namespace(fs)
+	Namespace(fs)
 	if err := fs.Read([]string{"--namespace", "Bad NS!"}); !usageErr(err, "--") {
 		t.Errorf("bad namespace: %v", err)
 	}
 	fs = Flags("x", "")
-	ns = Namespace(fs)
+	ns := Namespace(fs)
 	if err := fs.Read(nil); err != nil || *ns != "ste" {
 		t.Errorf("default namespace: %q %v", *ns, err)
 	}

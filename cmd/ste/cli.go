@@ -5,11 +5,9 @@ import "github.com/ste-utility/ste/cli"
 // The command-line conventions (package cli) under the names the commands
 // use.
 type (
-	command       = cli.Command
-	flagSet       = cli.FlagSet
-	usageError    = cli.UsageError
-	exitCode      = cli.ExitCode
-	retentionFlag = cli.Retention
+	command    = cli.Command
+	usageError = cli.UsageError
+	exitCode   = cli.ExitCode
 )
 
 var (
@@ -24,7 +22,6 @@ var (
 	layoutFlags             = cli.LayoutFlags
 	addRetentionFlag        = cli.AddRetention
 	isTerminal              = cli.IsTerminal
-	bar                     = cli.Bar
 	fractionBar             = cli.FractionBar
 	steHome                 = cli.Home
 	namespaceFlag           = cli.Namespace
