@@ -118,8 +118,8 @@ lint: tools
 # First everything the tests need, installed side by side (test-deps:
 # downloads overlap compiles; Maven's users, kafka, crds and clients, one
 # after the other); then scripts/test.sh runs the packages in two lanes
-# side by side, one package at a time in each (why, and the split: the
-# script's header). Files the tests keep (the console's screenshots) go
+# side by side, one package at a time in each, and lint in a third (why,
+# and the split: the script's header). Files the tests keep (the console's screenshots) go
 # under test-output/_artifacts/, one directory per test, named in the
 # test's output ("=== ARTIFACTS").
 TEST_DEPS := build tools kafka chdb crds system-packages gateway-client clients

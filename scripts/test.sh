@@ -1,30 +1,31 @@
 #!/usr/bin/env bash
-# make test's runner: every package's tests, in two lanes run side by side.
+# make test's runner: every package's tests, in two lanes run side by
+# side, and lint in a third.
 #
-# Why two lanes: most of make test's time is spent waiting — on brokers
+# Why lanes: most of make test's time is spent waiting — on brokers
 # starting (a Kafka JVM), on consumer groups settling, on processes killed
 # and restarted — not computing, so a second lane on the machine's second
 # core shortens the run without changing what any test proves. Within a
 # lane, packages still run one at a time (-p 1): several suites start
-# brokers and measure, and two cores do not carry more.
+# brokers and measure, and two cores do not carry more. Lint (vet,
+# staticcheck) is all computing and done in the first minutes.
 #
 # Lane 1 takes the suites that start the most brokers and processes (e2e's
-# conformance, Kafka-tools, secured-cluster and kill-loop scenarios,
-# e2e/chaos, deploy/kafka, and processors/offline's many-order runs);
-# lane 2 takes lint and everything else,
-# including e2e's remaining scenarios (a second e2e test binary: its own
-# ste build, its own brokers), and the tests of the goka fork's patches
+# conformance, Kafka-tools, secured-cluster, kill-loop and gateway
+# scenarios, e2e/chaos, deploy/kafka, instance, and processors/offline's
+# many-order runs); lane 2 takes everything else, including e2e's
+# remaining scenarios (a second e2e test binary: its own ste build, its own
+# brokers) and the tests of the goka fork's patches
 # (third_party/goka/PATCHES.md: a nested module, which ./... does not
-# reach; ~3 s). The split
-# balances the two lanes' times measured on this machine
-# (docs/benchmarks.md, "make test: where the time goes").
+# reach; ~3 s). The split balances the two lanes' times measured on this
+# machine (docs/benchmarks.md, "make test: where the time goes").
 #
 # Usage: scripts/test.sh OUTPUTDIR — every go test flag is set here; the
 # environment (STE_KAFKA, STE_CHDB_BIN, …) comes from the Makefile, and so
-# does LINT, the lint command lane 2 runs first. Each
-# lane's output goes to OUTPUTDIR/lane-N.log and is printed whole when the
-# lane ends, so the lines of two packages never interleave. Exit status:
-# non-zero when either lane failed.
+# does LINT, lane 3's command. Each lane's output goes to
+# OUTPUTDIR/lane-N.log and is printed whole when the lane ends, so the
+# lines of two packages never interleave. Exit status: non-zero when any
+# lane failed.
 set -uo pipefail
 out=${1:?usage: scripts/test.sh OUTPUTDIR}
 GO=${GO:-go}
@@ -33,8 +34,8 @@ mod=$($GO list -m)
 
 # e2e's tests that run in lane 1 (a regular expression for -run; lane 2
 # runs the rest with -skip, so every e2e test runs in exactly one lane).
-E2E_LANE1='^(TestConformance|TestKafkaTools|TestSecuredCluster|TestDiskTablesKillLoop)$'
-lane1_pkgs=("$mod/e2e/chaos" "$mod/deploy/kafka" "$mod/processors/offline")
+E2E_LANE1='^(TestConformance|TestKafkaTools|TestSecuredCluster|TestDiskTablesKillLoop|TestGateway)$'
+lane1_pkgs=("$mod/e2e/chaos" "$mod/deploy/kafka" "$mod/processors/offline" "$mod/instance")
 
 mapfile -t all < <($GO list ./...)
 lane2_pkgs=()
@@ -66,8 +67,9 @@ lane 1 \
 	'$GO test "${flags[@]}" -run "$E2E_LANE1" "$mod/e2e"' \
 	'$GO test "${flags[@]}" "${lane1_pkgs[@]}"' &
 p1=$!
+lane 3 '${LINT:-true}' &
+p3=$!
 lane 2 \
-	'${LINT:-true}' \
 	'$GO test "${flags[@]}" "${lane2_pkgs[@]}"' \
 	'$GO test "${flags[@]}" -skip "$E2E_LANE1" "$mod/e2e"' \
 	'$GO test "${flags[@]}" -run TestPatch github.com/lovoo/goka' &
@@ -75,4 +77,5 @@ p2=$!
 rc=0
 wait $p1 || rc=1
 wait $p2 || rc=1
+wait $p3 || rc=1
 exit $rc
