@@ -202,6 +202,11 @@ func (pp *PartitionProcessor) Start(setupCtx, ctx context.Context) error {
 	var runnerCtx context.Context
 	pp.runnerGroup, runnerCtx = multierr.NewErrGroup(ctx)
 
+	// STE patch 2 (PATCHES.md): the setup's own context is kept apart from
+	// the error group's (which Wait always cancels), so that a setup
+	// cancelled meanwhile is seen below and nothing runs on tables it left
+	// without storage.
+	outerSetupCtx := setupCtx
 	setupErrg, setupCtx := multierr.NewErrGroup(setupCtx)
 
 	pp.state.SetState(PPStateRecovering)
@@ -242,6 +247,8 @@ func (pp *PartitionProcessor) Start(setupCtx, ctx context.Context) error {
 	// check if one of the contexts might have been closed in the meantime
 	select {
 	case <-ctx.Done():
+		return nil
+	case <-outerSetupCtx.Done():
 		return nil
 	default:
 	}

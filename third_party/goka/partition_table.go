@@ -2,6 +2,7 @@ package goka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -270,6 +271,9 @@ func (p *PartitionTable) findOffsetToLoad(storedOffset int64) (int64, int64, err
 	return start, hwm, nil
 }
 
+// errTableNotSetUp: load was called on a table whose storage is not open.
+var errTableNotSetUp = errors.New("partition table: storage not set up (setup cancelled)")
+
 func (p *PartitionTable) load(ctx context.Context, stopAfterCatchup bool) (rerr error) {
 	var (
 		storedOffset int64
@@ -278,6 +282,13 @@ func (p *PartitionTable) load(ctx context.Context, stopAfterCatchup bool) (rerr 
 	)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+
+	// STE patch 2 (PATCHES.md): a table whose setup was cancelled (its
+	// context ended while the storage was opening, as a rebalance ends it)
+	// has no storage; reading its offset dereferenced nil.
+	if p.st == nil {
+		return errTableNotSetUp
+	}
 
 	p.state.SetState(State(PartitionConnecting))
 
