@@ -119,9 +119,9 @@ lint: tools
 # downloads overlap compiles; Maven's users, kafka, crds and clients, one
 # after the other); then scripts/test.sh runs the packages in two lanes
 # side by side, one package at a time in each, and lint in a third (why,
-# and the split: the script's header). Files the tests keep (the console's screenshots) go
-# under test-output/_artifacts/, one directory per test, named in the
-# test's output ("=== ARTIFACTS").
+# and the split: the script's header). Files the tests keep (the console's
+# screenshots) go under test-output/_artifacts/, one directory per test,
+# named in the test's output ("=== ARTIFACTS").
 TEST_DEPS := build tools kafka chdb crds system-packages gateway-client clients
 test-deps:
 	@$(MAKE) --no-print-directory -j4 -O $(TEST_DEPS)
