@@ -1,8 +1,9 @@
 # STE — two commands matter: `make demo` and `make test`. Everything a fresh
 # machine lacks is installed here, idempotently, into caches:
-#   Go modules (module cache), staticcheck and helm (bin/, built from their Go
-#   modules), promtool and chromium (Debian packages), the Apache Kafka 4
-#   broker and tools jars from Maven Central and libchdb from npm (~/.cache/ste).
+#   Go modules (module cache), staticcheck (bin/, built from its Go module;
+#   the chart checks run helm's own Go packages, no helm binary), promtool
+#   and chromium (Debian packages), the Apache Kafka 4 broker and tools jars
+#   from Maven Central and libchdb from npm (~/.cache/ste).
 SHELL := /bin/bash
 GO ?= go
 BIN := $(CURDIR)/bin
@@ -17,7 +18,6 @@ export GOFLAGS := $(strip $(GOFLAGS) -trimpath)
 STE_CACHE ?= $(HOME)/.cache/ste
 export STE_CACHE
 STATICCHECK_VERSION := v0.8.2
-HELM_VERSION := v3.22.0
 CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
 .PHONY: all build test test-deps unit demo bench lint fuzz deps tools kafka chdb crds system-packages promtool chromium clients clean replay-kafka chaos chaos-cluster failover acl gateway-client
@@ -39,16 +39,11 @@ build: deps
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN)/ste ./cmd/ste
 	$(GO) build -o $(BIN)/ste-chdb ./chendpoint/cmd/ste-chdb
 
-tools: $(BIN)/staticcheck $(BIN)/helm
+tools: $(BIN)/staticcheck
 
 $(BIN)/staticcheck:
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
-
-# helm for the chart checks (deploy/helm), from its Go module, once.
-$(BIN)/helm:
-	@mkdir -p $(BIN)
-	GOBIN=$(BIN) $(GO) install helm.sh/helm/v3/cmd/helm@$(HELM_VERSION)
 
 # The Debian packages the tests use, in one apt-get (two at once would wait
 # on dpkg's lock): prometheus (promtool for the alert rules, and the real
@@ -129,7 +124,7 @@ test-deps:
 test: test-deps
 	@mkdir -p $(CURDIR)/test-output
 	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) STE_CLIENTS=$(STE_CACHE)/clients \
-		STE_DEPLOY_CHECKS=1 STE_HELM=$(BIN)/helm STE_CRDS=$(STE_CACHE)/crds STE_GATEWAY_PYTHON=$(GATEWAY_PY) \
+		STE_DEPLOY_CHECKS=1 STE_CRDS=$(STE_CACHE)/crds STE_GATEWAY_PYTHON=$(GATEWAY_PY) \
 		LINT="$(MAKE) --no-print-directory lint" GO=$(GO) scripts/test.sh $(CURDIR)/test-output
 
 # The backtest and scale-out scenarios (ste replay, ste diff, ste migrate) on

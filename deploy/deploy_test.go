@@ -302,25 +302,6 @@ func TestComposePrometheusConfig(t *testing.T) {
 	}
 }
 
-// helm finds the helm binary: $STE_HELM, the repository's bin/helm (make
-// builds it there from its Go module), or PATH.
-func helm(t *testing.T) string {
-	t.Helper()
-	for _, p := range []string{os.Getenv("STE_HELM"), "../bin/helm"} {
-		if p != "" {
-			if _, err := os.Stat(p); err == nil {
-				abs, _ := filepath.Abs(p)
-				return abs
-			}
-		}
-	}
-	if p, err := exec.LookPath("helm"); err == nil {
-		return p
-	}
-	required(t, "helm", "make test builds bin/helm from helm.sh/helm/v3")
-	return ""
-}
-
 // object is a rendered Kubernetes object, generically.
 type object = map[string]any
 
@@ -371,20 +352,14 @@ func render(t *testing.T, set ...string) []object {
 	return objs
 }
 
-// renderRaw is helm template's output with values.
+// renderRaw is helm template's output with values (helmTemplate).
 func renderRaw(t *testing.T, set ...string) []byte {
 	t.Helper()
-	args := []string{"template", "rel", "helm/ste", "--namespace", "trading"}
-	for _, s := range set {
-		args = append(args, "--set", s)
+	out, err := helmTemplate(set...)
+	if err != nil {
+		t.Fatalf("helm template --set %s: %v", strings.Join(set, ","), err)
 	}
-	cmd := exec.Command(helm(t), args...)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("helm %s: %v\n%s", strings.Join(args, " "), err, errb.String())
-	}
-	return out.Bytes()
+	return out
 }
 
 func find(objs []object, kind, nameSuffix string) object {
@@ -519,9 +494,8 @@ func checkProcessPod(t *testing.T, o object, groups string, port int) {
 // The chart passes helm lint and renders, with its defaults, every kind a
 // deployment needs, wired to each other.
 func TestHelmChart(t *testing.T) {
-	h := helm(t)
-	if out, err := exec.Command(h, "lint", "helm/ste").CombinedOutput(); err != nil {
-		t.Fatalf("helm lint: %v\n%s", err, out)
+	if err := helmLint(); err != nil {
+		t.Fatal(err)
 	}
 	objs := render(t)
 	var kinds []string
@@ -659,7 +633,7 @@ func TestHelmChartValues(t *testing.T) {
 		t.Errorf("KEDA sasl for PLAIN: %q", s)
 	}
 	// A wrong mechanism does not render.
-	if out, err := exec.Command(helm(t), "template", "rel", "helm/ste", "--set", "kafka.sasl.mechanism=GSSAPI").CombinedOutput(); err == nil {
+	if out, err := helmTemplate("kafka.sasl.mechanism=GSSAPI"); err == nil {
 		t.Errorf("an unknown SASL mechanism rendered:\n%s", firstLine(string(out)))
 	}
 }

@@ -1,7 +1,6 @@
 package deploy_test
 
 import (
-	"os/exec"
 	"strings"
 	"testing"
 )
@@ -12,7 +11,6 @@ import (
 // mounts a service account token; every process pod holds the utility
 // secret from its Secret.
 func TestHelmGuards(t *testing.T) {
-	h := helm(t)
 	for _, c := range []struct {
 		set  []string
 		want string // in the error
@@ -22,12 +20,8 @@ func TestHelmGuards(t *testing.T) {
 		{[]string{"kafka.tls.enabled=false"}, "in the clear"},
 		{[]string{"kafka.sasl.mechanism="}, "without authenticating"},
 	} {
-		args := []string{"template", "rel", "helm/ste"}
-		for _, s := range c.set {
-			args = append(args, "--set", s)
-		}
-		out, err := exec.Command(h, args...).CombinedOutput()
-		if err == nil || !strings.Contains(string(out), c.want) {
+		out, err := helmTemplate(c.set...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("helm template --set %v: %v, want a refusal naming %q:\n%s", c.set, err, c.want, firstLine(string(out)))
 		}
 	}
