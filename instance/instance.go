@@ -209,7 +209,9 @@ type runtime struct {
 }
 
 // Run runs one instance until ctx ends (exit nil after a clean stop) or it
-// fails. A broker that does not answer at start is an error at once.
+// fails. A broker that does not answer at start is an error at once; a
+// cluster that answers but has not healed (a lost leader, below min ISR)
+// is waited for.
 func Run(ctx context.Context, o Options) error {
 	if err := o.validate(); err != nil {
 		return err
@@ -240,12 +242,21 @@ func (r *runtime) run(ctx context.Context) error {
 	if to.Log == nil {
 		to.Log = r.log
 	}
-	if err := topics.Ensure(ctx, r.adm, o.Namespace, to); err != nil {
+	// Kafka's part of the start is retried while the cluster answers with
+	// transient errors: an instance restarted while a node is down (its
+	// partitions not yet led by another) or while the cluster is below
+	// min ISR waits for it to heal instead of exiting (kafkaconn.Retry).
+	if err := kafkaconn.Retry(ctx, r.log, "topics", func() error { return topics.Ensure(ctx, r.adm, o.Namespace, to) }); err != nil {
 		return err
 	}
 	if !o.Sandbox {
 		dial := func(opts ...kgo.Opt) (*kgo.Client, error) { return topics.Client(o.Kafka, opts...) }
-		rs, bad, err := origin.Scan(ctx, dial, o.Namespace, o.Secret)
+		var rs []origin.Record
+		var bad []string
+		err := kafkaconn.Retry(ctx, r.log, "origin", func() (err error) {
+			rs, bad, err = origin.Scan(ctx, dial, o.Namespace, o.Secret)
+			return err
+		})
 		if err != nil {
 			return err
 		}
@@ -262,7 +273,10 @@ func (r *runtime) run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if _, err := topics.PublishRefdata(ctx, cl, o.Namespace, set); err != nil {
+		if err := kafkaconn.Retry(ctx, r.log, "reference data", func() error {
+			_, err := topics.PublishRefdata(ctx, cl, o.Namespace, set)
+			return err
+		}); err != nil {
 			return err
 		}
 		r.log.Info("reference data published", "dir", o.RefdataDir)

@@ -2,7 +2,8 @@
 // brokers, TLS and SASL, read and validated once (Load) and then applied to
 // both Kafka clients STE runs — franz-go (Opts, Security) and the sarama
 // inside goka (Credentials, applied by processors/pipeline) — so that the
-// two can never disagree about how to connect.
+// two can never disagree about how to connect — and which of a cluster's
+// errors are worth a second try (Transient, Retry).
 //
 // Secrets (the SASL password, the TLS private key) come from files or the
 // environment, are held as Secret or inside a tls.Config, and are never

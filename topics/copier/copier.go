@@ -32,8 +32,10 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/when"
 )
@@ -183,7 +185,10 @@ func Read(ctx context.Context, dial Dial, topic string, spans []Span, fn func(*k
 		}
 		var ferr error
 		fs.EachError(func(t string, p int32, err error) {
-			if ferr == nil {
+			// The client retries what is transient itself (a lost leader,
+			// a broker that cannot be dialled) and reports it here only to
+			// be seen; a topic that went away is final.
+			if ferr == nil && (!kafkaconn.Transient(err) || errors.Is(err, kerr.UnknownTopicOrPartition)) {
 				ferr = fmt.Errorf("%s partition %d: %w", t, p, err)
 			}
 		})
