@@ -390,29 +390,33 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 	var validator atomic.Pointer[validation.Validator]
 	refErr := make(chan error, 1)
 	go func() {
-		refErr <- topics.FollowRefdata(ctx, r.o.Kafka, r.o.Namespace,
-			func(s *refdata.Set) { loaded <- s },
-			func(s *refdata.Set) {
-				if v := validator.Load(); v != nil {
-					v.SetRefdata(s)
-					r.refdata.Store(s)
-					r.log.Info("reference data updated", "participants", len(s.Participants()), "securities", len(s.Securities()),
-						"tolerances", len(s.Tolerances()))
-				}
-				// Too late to refuse: say it loudly, participants can no
-				// longer verify what this instance signs.
-				if err := refdata.CheckSigner(s, r.o.Signer.BIC, r.o.Signer.Public()); err != nil {
-					r.log.Error("reference data no longer lists this instance's signing key; restart with a key the utility's row lists", "err", err)
-				}
-			},
-			func(key []byte, err error) {
-				var ignored *refdata.KeyIgnoredError
-				if errors.As(err, &ignored) {
-					r.log.Warn("public key on the reference data topic ignored: the participant is treated as holding no such key", "key", string(key), "err", err)
-					return
-				}
-				r.log.Warn("bad reference data record skipped", "key", string(key), "err", err)
-			})
+		// FollowRefdata fails only before it has read anything (the
+		// topic's end offsets): retried while the cluster heals.
+		refErr <- kafkaconn.Retry(ctx, r.log, "reference data", func() error {
+			return topics.FollowRefdata(ctx, r.o.Kafka, r.o.Namespace,
+				func(s *refdata.Set) { loaded <- s },
+				func(s *refdata.Set) {
+					if v := validator.Load(); v != nil {
+						v.SetRefdata(s)
+						r.refdata.Store(s)
+						r.log.Info("reference data updated", "participants", len(s.Participants()), "securities", len(s.Securities()),
+							"tolerances", len(s.Tolerances()))
+					}
+					// Too late to refuse: say it loudly, participants can no
+					// longer verify what this instance signs.
+					if err := refdata.CheckSigner(s, r.o.Signer.BIC, r.o.Signer.Public()); err != nil {
+						r.log.Error("reference data no longer lists this instance's signing key; restart with a key the utility's row lists", "err", err)
+					}
+				},
+				func(key []byte, err error) {
+					var ignored *refdata.KeyIgnoredError
+					if errors.As(err, &ignored) {
+						r.log.Warn("public key on the reference data topic ignored: the participant is treated as holding no such key", "key", string(key), "err", err)
+						return
+					}
+					r.log.Warn("bad reference data record skipped", "key", string(key), "err", err)
+				})
+		})
 	}()
 	var set *refdata.Set
 	select {

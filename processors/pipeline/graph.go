@@ -232,6 +232,7 @@ func Run(ctx context.Context, o Options) error {
 			continue
 		}
 		sup := &supervisor{stage: st, backoff: o.Restart, log: log.With("stage", st.String()), metrics: s.cfg.Metrics,
+			answers: func(ctx context.Context) bool { return clusterAnswers(ctx, o.Kafka) },
 			build: func() (*goka.Processor, error) {
 				return goka.NewProcessor(o.Kafka.Brokers, g, s.processorOptions(st, o, static, log)...)
 			},

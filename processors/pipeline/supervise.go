@@ -12,25 +12,34 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/kafkaconn"
 )
 
 // Backoff is the delay before a failed group is restarted: Base doubled per
 // failure in a row up to Max, drawn between half and all of it (jitter, so
 // that instances failing together — a broker restart — do not come back in
 // lock step). A group that ran for Reset before failing starts again from
-// Base. A group that has never run is given up after Start.
+// Base. A group that has never run is given up after Start if the cluster
+// then answers nothing.
 type Backoff struct {
 	Base, Max, Reset, Start time.Duration
 }
 
 // DefaultRestart: 1 s, 2 s, 4 s … at most 30 s; a minute of running
-// forgives; a group that cannot start for 25 s fails Run. The start budget
-// rides out a broker restarting as the instance starts (the Kafka JVM took
-// up to 22 s here); a group refused for longer — credentials sarama cannot
-// use, a configuration the brokers reject, brokers gone as it started — is
-// an error to see at once (docs/spec/cli.md: an unreachable service is a non-zero
-// exit), since the instance had reached the brokers just before. Once a
-// group has run, it is restarted for ever.
+// forgives; a group that cannot start for 25 s while the cluster answers
+// nothing fails Run. The start budget rides out a broker restarting as the
+// instance starts (the Kafka JVM took up to 22 s here); a group refused for
+// longer by a cluster that does not answer — credentials it cannot use,
+// brokers gone as it started — is an error to see at once
+// (docs/spec/cli.md: an unreachable service is a non-zero exit), since the
+// instance had reached the brokers just before. While any broker answers,
+// a group that cannot start yet (its coordinator, or a partition's leader,
+// on a node that is down) waits for the cluster to heal: a node of a
+// cluster takes longer than the budget to come back, and an instance
+// restarted meanwhile must not exit. Once a group has run, it is restarted
+// for ever.
 var DefaultRestart = Backoff{Base: time.Second, Max: 30 * time.Second, Reset: time.Minute, Start: 25 * time.Second}
 
 // orDefault fills the zero fields from DefaultRestart.
@@ -86,6 +95,9 @@ type supervisor struct {
 	log     *slog.Logger
 	metrics *Metrics
 	build   func() (*goka.Processor, error)
+	// answers says whether any broker of the cluster answers now (nil:
+	// none is asked, the start budget alone decides).
+	answers func(ctx context.Context) bool
 	onUp    func()
 	onFail  func(err error, restartIn time.Duration)
 	ran     atomic.Bool // the group has been up at least once
@@ -106,7 +118,7 @@ func (s *supervisor) run(ctx context.Context) error {
 		if Permanent(err) {
 			return err
 		}
-		if !s.ran.Load() && time.Since(first) >= s.backoff.Start {
+		if !s.ran.Load() && time.Since(first) >= s.backoff.Start && (s.answers == nil || !s.answers(ctx)) {
 			return fmt.Errorf("did not start in %v (%d attempts): %w", time.Since(first).Round(time.Second), streak+1, err)
 		}
 		if time.Since(started) >= s.backoff.Reset {
@@ -150,4 +162,17 @@ func (s *supervisor) once(ctx context.Context) error {
 // panics) into one log line.
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
+}
+
+// clusterAnswers says whether any broker of c answers a metadata request
+// within 5 s, logged in with c's credentials.
+func clusterAnswers(ctx context.Context, c kafkaconn.Config) bool {
+	cl, err := kgo.NewClient(c.Opts()...)
+	if err != nil {
+		return false
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	return cl.Ping(ctx) == nil
 }

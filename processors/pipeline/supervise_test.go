@@ -1,13 +1,19 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/IBM/sarama"
+	"github.com/lovoo/goka"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 func TestBackoffDoublesToItsCapWithJitter(t *testing.T) {
@@ -45,5 +51,42 @@ func TestPermanentErrors(t *testing.T) {
 		if got := Permanent(c.err); got != c.want {
 			t.Errorf("Permanent(%v) = %v, want %v", c.err, got, c.want)
 		}
+	}
+}
+
+// A group that cannot start is given up after the start budget only when
+// the cluster then answers nothing; while a broker answers (a node of the
+// cluster is down: the group's coordinator or a leader not moved yet) it
+// keeps trying. Before, an instance restarted while a Kafka node was down
+// exited here (make chaos-cluster on Kafka 4).
+func TestGroupThatCannotStartWaitsWhileTheClusterAnswers(t *testing.T) {
+	var answers atomic.Bool
+	answers.Store(true)
+	var asked atomic.Int32
+	s := &supervisor{stage: StageMatch, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		backoff: Backoff{Base: 5 * time.Millisecond, Max: 10 * time.Millisecond, Reset: time.Minute, Start: 50 * time.Millisecond},
+		metrics: NewMetrics(prometheus.NewRegistry()),
+		build: func() (*goka.Processor, error) {
+			return nil, errors.New("error consuming from group consumer: dial tcp 127.0.0.1:9: connect: connection refused")
+		},
+		answers: func(context.Context) bool { asked.Add(1); return answers.Load() },
+		onUp:    func() {}, onFail: func(error, time.Duration) {}}
+	done := make(chan error, 1)
+	go func() { done <- s.run(context.Background()) }()
+	for asked.Load() < 5 { // five restarts past the budget, the cluster answering
+		select {
+		case err := <-done:
+			t.Fatalf("given up while the cluster answers: %v", err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+	answers.Store(false)
+	select {
+	case err := <-done:
+		if err == nil || !strings.Contains(err.Error(), "did not start") {
+			t.Fatalf("given up with %v, want did not start", err)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("not given up once the cluster answers nothing")
 	}
 }
