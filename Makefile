@@ -128,9 +128,11 @@ vet: deps
 # and the split: the script's header). Files the tests keep (the console's
 # screenshots) go under test-output/_artifacts/, one directory per test,
 # named in the test's output ("=== ARTIFACTS").
-TEST_DEPS := build vet tools kafka chdb crds system-packages gateway-client clients
+# The downloads first, all at once (-j8): the compiles (build, vet, tools)
+# use both cores by themselves, the fetches mostly wait on the network.
+TEST_DEPS := system-packages chdb kafka build vet tools crds gateway-client clients
 test-deps:
-	@$(MAKE) --no-print-directory -j4 -O $(TEST_DEPS)
+	@$(MAKE) --no-print-directory -j8 -O $(TEST_DEPS)
 
 test: test-deps
 	@mkdir -p $(CURDIR)/test-output
