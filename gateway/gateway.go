@@ -147,8 +147,7 @@ type Server struct {
 	o       Options
 	names   topology.Names
 	log     *slog.Logger
-	cl      *kgo.Client // producer of batches to inbound, admin
-	single  *kgo.Client // producer of nonce records and single messages (no linger)
+	cl      *kgo.Client // producer (no linger) of nonce records and submits, admin
 	adm     *kadm.Client
 	nonces  *nonces
 	ref     atomic.Pointer[refdata.Set]
@@ -175,23 +174,19 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 		u, _ := url.Parse(o.PublicURL)
 		s.origin = &origin{scheme: u.Scheme, authority: u.Host}
 	}
-	cl, err := topics.Client(o.Kafka)
+	// One producer for everything, lingering for nothing: a nonce record
+	// and a single-message submit are one record each, waited for; a
+	// batch's records are produced in one loop that does not block, so
+	// with one core (--procs 1, the default) they are all buffered before
+	// the producer's goroutine runs and leave in one produce request, with
+	// no timer to wait for (with more cores, a batch may leave in two).
+	cl, err := topics.Client(o.Kafka, kgo.ProducerLinger(0))
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 	s.cl, s.adm = cl, kadm.NewClient(cl)
-	// Nonce records go one per request, and so does a single-message
-	// submit, each waited for: a producer that does not linger for more
-	// (a batch's records go through cl, which lingers 1 ms to send them in
-	// one request).
-	ncl, err := topics.Client(o.Kafka, kgo.ProducerLinger(0))
-	if err != nil {
-		return err
-	}
-	defer ncl.Close()
-	s.single = ncl
-	s.nonces = newNonces(s.names.Nonces(), ncl, s.log)
+	s.nonces = newNonces(s.names.Nonces(), cl, s.log)
 	s.trades = o.Trades
 	if s.trades == nil {
 		lc, err := newInstanceLookup(o.Kafka, o.Namespace, o.LookupToken, o.LookupSecret, s.log)

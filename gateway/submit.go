@@ -84,10 +84,6 @@ func (s *Server) serveSubmit(w http.ResponseWriter, r *http.Request, bic string,
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), submitWait)
 	defer cancel()
-	pcl := s.cl
-	if len(backing) == 1 {
-		pcl = s.single
-	}
 	// The last acknowledgement closes done: no goroutine of our own per
 	// request to wait for them (every wake-up of another thread costs the
 	// gateway more than the bookkeeping it replaces).
@@ -104,7 +100,7 @@ func (s *Server) serveSubmit(w http.ResponseWriter, r *http.Request, bic string,
 		}
 	}
 	for i := range backing {
-		pcl.Produce(ctx, &backing[i], ack)
+		s.cl.Produce(ctx, &backing[i], ack)
 	}
 	var failed error
 	select {
