@@ -147,7 +147,8 @@ type Server struct {
 	o       Options
 	names   topology.Names
 	log     *slog.Logger
-	cl      *kgo.Client // producer (no linger) of nonce records and submits, admin
+	cl      *kgo.Client // producer of batches to inbound, admin
+	single  *kgo.Client // producer of nonce records and single messages
 	adm     *kadm.Client
 	nonces  *nonces
 	ref     atomic.Pointer[refdata.Set]
@@ -174,19 +175,28 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 		u, _ := url.Parse(o.PublicURL)
 		s.origin = &origin{scheme: u.Scheme, authority: u.Host}
 	}
-	// One producer for everything, lingering for nothing: a nonce record
-	// and a single-message submit are one record each, waited for; a
-	// batch's records are produced in one loop that does not block, so
-	// with one core (--procs 1, the default) they are all buffered before
-	// the producer's goroutine runs and leave in one produce request, with
-	// no timer to wait for (with more cores, a batch may leave in two).
+	// Producers that do not linger: a nonce record and a single-message
+	// submit are one record each, waited for; a batch's records are
+	// produced in one loop that does not block, so with one core (--procs
+	// 1, the default) they are all buffered before the producer's
+	// goroutine runs and leave in one produce request, with no timer to
+	// wait for (with more cores a batch may leave in two). Batches go
+	// through a client of their own: a broker answers a connection's
+	// requests in order, so a nonce record sent behind a batch of 100
+	// would wait for the batch's acknowledgement.
 	cl, err := topics.Client(o.Kafka, kgo.ProducerLinger(0))
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 	s.cl, s.adm = cl, kadm.NewClient(cl)
-	s.nonces = newNonces(s.names.Nonces(), cl, s.log)
+	ncl, err := topics.Client(o.Kafka, kgo.ProducerLinger(0))
+	if err != nil {
+		return err
+	}
+	defer ncl.Close()
+	s.single = ncl
+	s.nonces = newNonces(s.names.Nonces(), ncl, s.log)
 	s.trades = o.Trades
 	if s.trades == nil {
 		lc, err := newInstanceLookup(o.Kafka, o.Namespace, o.LookupToken, o.LookupSecret, s.log)

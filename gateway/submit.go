@@ -99,8 +99,12 @@ func (s *Server) serveSubmit(w http.ResponseWriter, r *http.Request, bic string,
 			close(done)
 		}
 	}
+	pcl := s.cl
+	if len(backing) == 1 {
+		pcl = s.single
+	}
 	for i := range backing {
-		s.cl.Produce(ctx, &backing[i], ack)
+		pcl.Produce(ctx, &backing[i], ack)
 	}
 	var failed error
 	select {
