@@ -160,6 +160,8 @@ type Server struct {
 	parts   atomic.Int32 // partitions of <ns>.outbound, once known
 	tails   *tails       // one consumer per partition of <ns>.outbound read
 	starts  atomic.Pointer[startOffsets]
+	// refreshing: a refresh of starts runs beside the reads.
+	refreshing atomic.Bool
 }
 
 // Serve runs the gateway until ctx ends. ready, when set, gets the URL it
