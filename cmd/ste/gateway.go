@@ -38,7 +38,7 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	if v := os.Getenv("STE_GATEWAY_PROCS"); v != "" {
 		fmt.Sscan(v, &defProcs)
 	}
-	procs := fs.Int("procs", defProcs, "cores the instance runs Go code on ($STE_GATEWAY_PROCS; 0: the Go runtime's choice, GOMAXPROCS or every core): one by default, more instances for more (see gateway.Serve)")
+	procs := fs.Int("procs", defProcs, "cores the instance runs Go code on ($STE_GATEWAY_PROCS; 0: the Go runtime's choice, GOMAXPROCS or every core): one by default, as an instance mostly waits on the network; more instances for more (docs/participants.md §8)")
 	secretOf := secretFlag(fs)
 	fs.LogFlags()
 	if os.Getenv("STE_LOG_FORMAT") == "" {
