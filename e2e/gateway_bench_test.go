@@ -202,7 +202,7 @@ func TestGatewayMeasure(t *testing.T) {
 				u := urls[i%2] + "/v1/outputs?wait=5&limit=1000&after=" + next
 				r, _ := http.NewRequest("GET", u, nil)
 				r.Header = gateway.SignedHeaders("GET", u, nil, s, refdata.DemoPrivateKey(s), time.Now())
-				resp, err := http.DefaultClient.Do(r)
+				resp, err := measureClient.Do(r)
 				if err != nil {
 					t.Errorf("long poll: %v", err)
 					return
@@ -212,7 +212,7 @@ func TestGatewayMeasure(t *testing.T) {
 					Next    string
 				}
 				err = json.NewDecoder(resp.Body).Decode(&j)
-				resp.Body.Close()
+				drainClose(resp)
 				now := time.Now()
 				if err != nil || resp.StatusCode != 200 {
 					t.Errorf("long poll: %d %v", resp.StatusCode, err)
@@ -240,12 +240,12 @@ func TestGatewayMeasure(t *testing.T) {
 		for i, r := range singles {
 			time.Sleep(time.Until(t0.Add(time.Duration(float64(i) / probeRate * float64(time.Second)))))
 			s := time.Now()
-			resp, err := http.DefaultClient.Do(r)
+			resp, err := measureClient.Do(r)
 			if err != nil || resp.StatusCode != 202 {
 				t.Errorf("single submit: %v %v", err, resp)
 				return
 			}
-			resp.Body.Close()
+			drainClose(resp)
 			lat = append(lat, float64(time.Since(s).Microseconds())/1000)
 		}
 	}()
@@ -259,13 +259,12 @@ func TestGatewayMeasure(t *testing.T) {
 		for i := 0; time.Since(t0) < duration; i++ {
 			time.Sleep(time.Until(t0.Add(time.Duration(float64(i) / probeRate * float64(time.Second)))))
 			s := time.Now()
-			resp, err := http.Get(urls[i%2] + "/v1/health")
+			resp, err := measureClient.Get(urls[i%2] + "/v1/health")
 			if err != nil || resp.StatusCode != 200 {
 				t.Errorf("health: %v %v", err, resp)
 				return
 			}
-			io.Copy(io.Discard, resp.Body)
-			resp.Body.Close()
+			drainClose(resp)
 			hlat = append(hlat, float64(time.Since(s).Microseconds())/1000)
 		}
 	}()
@@ -310,6 +309,20 @@ func TestGatewayMeasure(t *testing.T) {
 		pct(slat, 50), pct(slat, 99), pct(slat, 100), len(slat))
 	load, _ = uptimeLoad()
 	t.Logf("RESULT machine: load average %s at the end", load)
+}
+
+// measureClient is the measurement's HTTP client: keep-alive connections,
+// as many idle per gateway as the measurement has callers (the default
+// client keeps 2), so that the connections it speaks of are the ones it
+// uses and a request's cost is not a new TCP connection's.
+var measureClient = &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}
+
+// drainClose reads an answer to its end before closing it: an answer
+// closed unread closes its connection (net/http reuses only a body read
+// to EOF), and the next request on it opens a new one.
+func drainClose(resp *http.Response) {
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
 }
 
 type setMsg struct {
@@ -375,12 +388,12 @@ func paced(t *testing.T, reqs []batchReq, rate float64, workers int) (int, time.
 		go func() {
 			defer wg.Done()
 			for q := range ch {
-				resp, err := http.DefaultClient.Do(q.r)
+				resp, err := measureClient.Do(q.r)
 				if err != nil || resp.StatusCode != 202 {
 					t.Errorf("submit: %v %v", err, resp)
 					continue
 				}
-				resp.Body.Close()
+				drainClose(resp)
 				mu.Lock()
 				sent += q.n
 				mu.Unlock()
@@ -440,14 +453,14 @@ func walkEnd(t *testing.T, base, bic string) string {
 		}
 		r, _ := http.NewRequest("GET", u, nil)
 		r.Header = gateway.SignedHeaders("GET", u, nil, bic, refdata.DemoPrivateKey(bic), time.Now())
-		resp, err := http.DefaultClient.Do(r)
+		resp, err := measureClient.Do(r)
 		must(t, err)
 		var j struct {
 			Outputs []json.RawMessage
 			Next    string
 		}
 		json.NewDecoder(resp.Body).Decode(&j)
-		resp.Body.Close()
+		drainClose(resp)
 		next = j.Next
 		if len(j.Outputs) == 0 {
 			return next

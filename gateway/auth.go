@@ -301,6 +301,8 @@ type body struct {
 	data           []byte
 	size           int64
 	sha256, sha512 []byte
+	pooled         *[]byte // data's buffer, from bodies
+	inUse          bool    // data is still read after the answer: not released
 }
 
 // digest is the body's sha-256 or sha-512.

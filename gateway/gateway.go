@@ -9,6 +9,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/sha512"
@@ -23,7 +24,9 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -145,7 +148,7 @@ type Server struct {
 	names   topology.Names
 	log     *slog.Logger
 	cl      *kgo.Client // producer of batches to inbound, admin
-	single  *kgo.Client // producer of nonce records and single messages (no linger)
+	single  *kgo.Client // producer of nonce records and single messages
 	adm     *kadm.Client
 	nonces  *nonces
 	ref     atomic.Pointer[refdata.Set]
@@ -157,6 +160,8 @@ type Server struct {
 	parts   atomic.Int32 // partitions of <ns>.outbound, once known
 	tails   *tails       // one consumer per partition of <ns>.outbound read
 	starts  atomic.Pointer[startOffsets]
+	// refreshing: a refresh of starts runs beside the reads.
+	refreshing atomic.Bool
 }
 
 // Serve runs the gateway until ctx ends. ready, when set, gets the URL it
@@ -172,16 +177,21 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 		u, _ := url.Parse(o.PublicURL)
 		s.origin = &origin{scheme: u.Scheme, authority: u.Host}
 	}
-	cl, err := topics.Client(o.Kafka)
+	// Producers that do not linger: a nonce record and a single-message
+	// submit are one record each, waited for; a batch's records are
+	// produced in one loop that does not block, so with one core (--procs
+	// 1, the default) they are all buffered before the producer's
+	// goroutine runs and leave in one produce request, with no timer to
+	// wait for (with more cores a batch may leave in two). Batches go
+	// through a client of their own: a broker answers a connection's
+	// requests in order, so a nonce record sent behind a batch of 100
+	// would wait for the batch's acknowledgement.
+	cl, err := topics.Client(o.Kafka, kgo.ProducerLinger(0))
 	if err != nil {
 		return err
 	}
 	defer cl.Close()
 	s.cl, s.adm = cl, kadm.NewClient(cl)
-	// Nonce records go one per request, and so does a single-message
-	// submit, each waited for: a producer that does not linger for more
-	// (a batch's records go through cl, which lingers 1 ms to send them in
-	// one request).
 	ncl, err := topics.Client(o.Kafka, kgo.ProducerLinger(0))
 	if err != nil {
 		return err
@@ -314,6 +324,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	b, err := readBody(r.Body, r.ContentLength)
+	defer b.release()
 	if err != nil {
 		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
 		return
@@ -428,7 +439,7 @@ func (s *Server) originOf(r *http.Request) origin {
 func readBody(rc io.Reader, length int64) (*body, error) {
 	b := &body{}
 	if length >= 0 && length <= MaxBody {
-		b.data = make([]byte, 0, length+1)
+		b.data = b.buffer(int(length) + 1)
 		for int64(len(b.data)) <= length {
 			n, err := rc.Read(b.data[len(b.data):cap(b.data)])
 			b.data = b.data[:len(b.data)+n]
@@ -437,7 +448,7 @@ func readBody(rc io.Reader, length int64) (*body, error) {
 				return b, nil
 			}
 			if err != nil {
-				return nil, err
+				return b, err
 			}
 		}
 		// Longer than declared: go on with the general path.
@@ -471,13 +482,47 @@ func readBody(rc io.Reader, length int64) (*body, error) {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return b, err
 		}
 	}
 	if h256 != nil {
 		b.sha256, b.sha512 = h256.Sum(nil), h512.Sum(nil)
 	}
 	return b, nil
+}
+
+// bodies are buffers of request bodies up to pooledBody bytes, used again
+// once a request is answered: a batch's ~150 KB was the largest allocation
+// of every submit, and the garbage collector's work with it.
+var bodies sync.Pool
+
+const pooledBody = 1 << 20
+
+// buffer is an empty buffer of capacity n, pooled when small enough.
+func (b *body) buffer(n int) []byte {
+	if n <= pooledBody {
+		if p, ok := bodies.Get().(*[]byte); ok && cap(*p) >= n {
+			b.pooled = p
+			return (*p)[:0]
+		} else if ok {
+			bodies.Put(p)
+		}
+		buf := make([]byte, 0, max(n, 64<<10))
+		b.pooled = &buf
+		return buf
+	}
+	return make([]byte, 0, n)
+}
+
+// release gives the buffer back unless something still reads it (records
+// of a submit the brokers have not acknowledged: kept).
+func (b *body) release() {
+	if b == nil || b.pooled == nil || b.inUse || cap(b.data) > pooledBody {
+		return
+	}
+	*b.pooled = b.data[:0]
+	bodies.Put(b.pooled)
+	b.pooled, b.data = nil, nil
 }
 
 type errorBody struct {
@@ -488,13 +533,24 @@ type errorBody struct {
 
 // answer writes a JSON answer and counts it.
 func (s *Server) answer(w http.ResponseWriter, route string, status int, v any) {
-	s.metrics.requests.WithLabelValues(route, fmt.Sprint(status)).Inc()
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	enc.Encode(v)
+	s.answerJSON(w, route, status, b.Bytes())
+}
+
+// answerJSON writes an encoded JSON answer and counts it: with its length,
+// in one write (an answer written piecemeal past net/http's 2 KB buffer
+// went out chunked, in more writes).
+func (s *Server) answerJSON(w http.ResponseWriter, route string, status int, body []byte) {
+	s.metrics.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	w.Write(body)
 }
 
 // serveKeys answers GET /v1/keys: the utility's public key(s) from its row.

@@ -194,31 +194,54 @@ func (s *Server) outboundPartitions(ctx context.Context) (int32, error) {
 
 // startOffset is the log start offset of partition p, as the brokers said
 // it at most startTTL ago (retention moves it by whole segments, rarely;
-// asking on every read cost a round trip per long poll).
+// asking on every read cost a round trip per long poll). Past half its age
+// a read starts a refresh beside it, so that while participants poll the
+// round trip is rarely on a request's path (a record arriving while a poll
+// asked the brokers waited for that answer too).
 func (s *Server) startOffset(ctx context.Context, topic string, p int32) (int64, error) {
 	if c := s.starts.Load(); c != nil && time.Since(c.at) < startTTL {
 		if o, ok := c.offs[p]; ok {
+			if time.Since(c.at) > startTTL/2 && s.refreshing.CompareAndSwap(false, true) {
+				go func() {
+					defer s.refreshing.Store(false)
+					rctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+					defer cancel()
+					if err := s.listStarts(rctx, topic); err != nil {
+						s.log.Debug("outputs: start offsets of the outbound topic", "err", err)
+					}
+				}()
+			}
 			return o, nil
 		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	so, err := s.adm.ListStartOffsets(ctx, topic)
-	if err != nil {
+	if err := s.listStarts(ctx, topic); err != nil {
 		return 0, err
 	}
-	c := &startOffsets{at: time.Now(), offs: map[int32]int64{}}
+	o, ok := s.starts.Load().offs[p]
+	if !ok {
+		return 0, errors.New("no start offset for " + topic)
+	}
+	return o, nil
+}
+
+// listStarts asks the brokers for the start offsets of topic's partitions
+// and keeps them (when every partition answered; else the error).
+func (s *Server) listStarts(ctx context.Context, topic string) error {
+	at := time.Now()
+	so, err := s.adm.ListStartOffsets(ctx, topic)
+	if err != nil {
+		return err
+	}
+	c := &startOffsets{at: at, offs: map[int32]int64{}}
 	so.Each(func(o kadm.ListedOffset) {
 		if o.Err == nil {
 			c.offs[o.Partition] = o.Offset
 		}
 	})
-	o, ok := c.offs[p]
-	if !ok {
-		return 0, errors.New("no start offset for " + topic)
-	}
 	s.starts.Store(c)
-	return o, nil
+	return nil
 }
 
 const startTTL = time.Second

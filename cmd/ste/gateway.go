@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"runtime"
 
 	"github.com/ste-utility/ste/gateway"
 	"github.com/ste-utility/ste/instance/lookup"
@@ -30,6 +31,14 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC: /v1/keys serves its row's keys ($STE_UTILITY_BIC)")
 	rate := fs.Float64("rate-limit", 50, "authenticated requests per second per participant, on this instance")
 	burst := fs.Int("rate-burst", 100, "requests a participant may make at once above the rate")
+	defProcs := 1
+	if os.Getenv("GOMAXPROCS") != "" {
+		defProcs = 0
+	}
+	if v := os.Getenv("STE_GATEWAY_PROCS"); v != "" {
+		fmt.Sscan(v, &defProcs)
+	}
+	procs := fs.Int("procs", defProcs, "cores the instance runs Go code on ($STE_GATEWAY_PROCS; 0: the Go runtime's choice, GOMAXPROCS or every core): one by default, as an instance mostly waits on the network; more instances for more (docs/participants.md §8)")
 	secretOf := secretFlag(fs)
 	fs.LogFlags()
 	if os.Getenv("STE_LOG_FORMAT") == "" {
@@ -39,6 +48,12 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	}
 	if err := fs.Read(args); err != nil {
 		return err
+	}
+	if *procs < 0 {
+		return usageError{Msg: "--procs: want 0 or more"}
+	}
+	if *procs > 0 {
+		runtime.GOMAXPROCS(*procs)
 	}
 	k, err := kafka()
 	if err != nil {
