@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"runtime"
+	"strconv"
 
 	"github.com/ste-utility/ste/gateway"
 	"github.com/ste-utility/ste/instance/lookup"
@@ -36,7 +37,11 @@ func gatewayCmd(ctx context.Context, args []string) error {
 		defProcs = 0
 	}
 	if v := os.Getenv("STE_GATEWAY_PROCS"); v != "" {
-		fmt.Sscan(v, &defProcs)
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return usageError{Msg: "STE_GATEWAY_PROCS: want a number of cores, got " + strconv.Quote(v)}
+		}
+		defProcs = n
 	}
 	procs := fs.Int("procs", defProcs, "cores the instance runs Go code on ($STE_GATEWAY_PROCS; 0: the Go runtime's choice, GOMAXPROCS or every core): one by default, as an instance mostly waits on the network; more instances for more (docs/participants.md §8)")
 	secretOf := secretFlag(fs)
