@@ -123,9 +123,9 @@ vet: deps
 # STE_DEPLOY_CHECKS=1 makes a missing tool or schema a failure), plus lint.
 # First everything the tests need, installed side by side (test-deps:
 # downloads overlap compiles; Maven's users, kafka, crds and clients, one
-# after the other); then scripts/test.sh runs the packages in two lanes
-# side by side, one package at a time in each, and lint in a third (why,
-# and the split: the script's header). Files the tests keep (the console's
+# after the other); then scripts/test.sh runs the packages in three lanes
+# side by side, one package at a time in each, lint first in the third
+# (why, and the split: the script's header). Files the tests keep (the console's
 # screenshots) go under test-output/_artifacts/, one directory per test,
 # named in the test's output ("=== ARTIFACTS").
 # The downloads first, all at once (-j8): the compiles (build, vet, tools)
