@@ -3,8 +3,11 @@ package deploy_test
 import (
 	"bytes"
 	"fmt"
+	"io"
+	"log"
 	"path"
 	"strings"
+	"sync"
 	"testing"
 
 	"helm.sh/helm/v3/pkg/chart/loader"
@@ -24,6 +27,8 @@ import (
 // test: where the time goes").
 const chartDir = "helm/ste"
 
+var quietLoader sync.Once
+
 // helmTemplate is `helm template rel helm/ste --namespace trading --set S
 // ...` without the binary, step by step as helm's install action does it
 // on a client-only dry run: the chart loaded, each --set parsed by helm's
@@ -32,6 +37,10 @@ const chartDir = "helm/ste"
 // (its fail and required are errors here), NOTES.txt left out, hooks and
 // manifests sorted in install order and printed under "# Source:" lines.
 func helmTemplate(set ...string) ([]byte, error) {
+	// helm's loader logs every symbolic link it follows through the
+	// standard logger; the chart's links to deploy/monitoring are on
+	// purpose (the helm command prints the same lines).
+	quietLoader.Do(func() { log.SetOutput(io.Discard) })
 	ch, err := loader.Load(chartDir)
 	if err != nil {
 		return nil, err

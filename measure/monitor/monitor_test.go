@@ -141,7 +141,14 @@ func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
 	if math.Abs(laws.X-sinkRate)/sinkRate > 0.10 {
 		t.Errorf("network X %.1f vs sink completion rate %.1f: more than 10 %% apart", laws.X, sinkRate)
 	}
-	if math.Abs(laws.R-auditR)/auditR > 0.25 {
-		t.Errorf("network R %.1f ms vs audit mean time in system %.1f ms: more than 25 %% apart", laws.R*1e3, auditR*1e3)
+	// The monitor counts a journey ended when its audit record is on the
+	// topic; the audit's own last step is stamped before that record is
+	// produced, so R runs longer by the produce (the producer's linger and
+	// the broker's ack): ~1 ms on a quiet machine, 5 ms seen with make
+	// test's lanes busy beside it. Hence 25 % plus 5 ms; a monitor that
+	// counted wrong (a queue twice over, the wrong topic) is off by far
+	// more.
+	if math.Abs(laws.R-auditR) > 0.25*auditR+0.005 {
+		t.Errorf("network R %.1f ms vs audit mean time in system %.1f ms: more than 25 %% + 5 ms apart", laws.R*1e3, auditR*1e3)
 	}
 }
