@@ -41,7 +41,7 @@ build: deps
 
 tools: $(BIN)/staticcheck
 
-$(BIN)/staticcheck:
+$(BIN)/staticcheck: | build
 	@mkdir -p $(BIN)
 	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
@@ -98,7 +98,7 @@ gateway-client: $(GATEWAY_VENV)/.installed
 
 $(GATEWAY_VENV)/.installed: | system-packages
 	@rm -rf $(GATEWAY_VENV) && python3 -m venv $(GATEWAY_VENV)
-	$(GATEWAY_VENV)/bin/pip install -q --disable-pip-version-check requests-http-signature==2.0.0 http-message-signatures==3.0.0
+	$(GATEWAY_VENV)/bin/pip install -q --no-compile --disable-pip-version-check requests-http-signature==2.0.0 http-message-signatures==3.0.0
 	@touch $@
 
 # go vet on every package and test; staticcheck on every package but
@@ -112,8 +112,11 @@ lint: tools
 # vet, run by make test's install step beside the downloads: it compiles
 # every package and test dependency into the build cache while the network
 # is the bottleneck, so the test lanes start on a warm cache (and lint's
-# vet finds its results cached).
-vet: deps
+# vet finds its results cached). After build, as staticcheck's install is:
+# two go commands started together compile the packages they share (the
+# standard library, ste's dependencies) twice, each not seeing the other's
+# work in the cache until it is done.
+vet: build
 	$(GO) vet ./...
 
 # Every test: unit, fuzz seed corpora, contract conformance, the end-to-end
