@@ -40,7 +40,16 @@ type Options struct {
 	Window int
 	// Workers sign in parallel. Default GOMAXPROCS.
 	Workers int
+	// Forged is the share of the set's records that are forgeries (0 ≤
+	// Forged < 0.5): NOEs claiming to come from one of three brokers, signed
+	// with another participant's key, spread evenly through the set — the
+	// adversarial load of a few senders flooding bad signatures. Each is a
+	// SIGNATURE exception and a NACK; the trades still match. Default 0.
+	Forged float64
 }
+
+// floodSenders is how many senders the forgeries claim to come from.
+const floodSenders = 3
 
 // Manifest is what a set was built to contain.
 type Manifest struct {
@@ -53,6 +62,7 @@ type Manifest struct {
 	Incomplete int            `json:"incomplete"`
 	Duplicates int            `json:"duplicates"`
 	Exceptions int            `json:"exceptions"`
+	Forged     int            `json:"forged,omitempty"`
 	Rejected   map[string]int `json:"rejected"`
 	Scenarios  map[string]int `json:"scenarios"`
 	Seconds    float64        `json:"seconds"`
@@ -80,6 +90,8 @@ type generator struct {
 	opts       Options
 	u          *universe
 	invalidSeq int
+	forgedSeq  int
+	forgedOwed float64 // forgeries due so far, not yet added
 }
 
 // Generate writes the set's records, in order, to write, and reports each
@@ -97,6 +109,9 @@ func Generate(opts Options, write func([]byte) error, plans func(TradePlan)) (*M
 	}
 	if opts.Mix != Standard && opts.Mix != Realistic {
 		return nil, fmt.Errorf("unknown mix %q (want standard or realistic)", opts.Mix)
+	}
+	if opts.Forged < 0 || opts.Forged >= 0.5 {
+		return nil, fmt.Errorf("forged share %g out of range (want 0 ≤ share < 0.5)", opts.Forged)
 	}
 	if opts.Ref == nil {
 		opts.Ref = refdata.Default()
@@ -179,6 +194,7 @@ func Generate(opts Options, write func([]byte) error, plans func(TradePlan)) (*M
 			p = clean(g, r, t)
 			p.scenario = "standard"
 		}
+		g.forge(p, t)
 		man.record(p)
 		if plans != nil {
 			k := t.key()
@@ -205,6 +221,7 @@ func (m *Manifest) record(p *plan) {
 	m.Scenarios[p.scenario]++
 	m.Messages += len(p.items)
 	m.Duplicates += p.duplicates
+	m.Forged += p.forged
 	for _, c := range p.rejected {
 		m.Rejected[c]++
 		m.Exceptions++

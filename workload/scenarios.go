@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strconv"
 	"strings"
@@ -27,6 +28,7 @@ type plan struct {
 	tolerance  []int    // criteria a matched trade holds only within tolerance
 	rejected   []string // rejection codes of its invalid records
 	duplicates int      // exact duplicate records
+	forged     int      // forgeries among the rejected (Options.Forged)
 }
 
 type scenario struct {
@@ -326,4 +328,29 @@ func conflicting(g *generator, r *rand.Rand, t *trade) *plan {
 	p.items = append(p.items, c)
 	p.rejected = []string{schemas.ConflictingDuplicate.String()}
 	return p
+}
+
+// forge adds to p the forgeries due (Options.Forged) for its records: NOEs
+// of t under new MsgIds claiming to come from one of floodSenders brokers,
+// signed with t's investment manager's key. Sender is checked before the
+// signature, so each costs a verification and fails it: SIGNATURE.
+func (g *generator) forge(p *plan, t *trade) {
+	f := g.opts.Forged
+	if f <= 0 {
+		return
+	}
+	g.forgedOwed += float64(len(p.items)) * f / (1 - f)
+	for ; g.forgedOwed >= 1; g.forgedOwed-- {
+		sender := g.u.brokers[g.forgedSeq%min(floodSenders, len(g.u.brokers))]
+		noe := t.noe(fmt.Sprintf("%s-F%07d", sender, g.forgedSeq), 6*time.Minute)
+		noe.Sender = sender
+		g.forgedSeq++
+		key := t.invMgr
+		if key == sender {
+			key = t.broker
+		}
+		p.items = append(p.items, item{draft: noe, key: refdata.DemoPrivateKey(key)})
+		p.rejected = append(p.rejected, schemas.Signature.String())
+		p.forged++
+	}
 }

@@ -29,7 +29,7 @@ func init() {
 }
 
 func runBench(ctx context.Context, args []string) error {
-	fs := flags("bench", "--trades N [--json FILE] [--rate R] [--brokers B] [--instances N] [--partitions N] [--mix M] [--tables memory|disk]")
+	fs := flags("bench", "--trades N [--json FILE] [--rate R] [--brokers B] [--instances N] [--partitions N] [--mix M] [--forged SHARE] [--tables memory|disk]")
 	trades := fs.Int("trades", 0, "trades to generate and drive (required)")
 	jsonOut := fs.String("json", "", "also write the result to this file")
 	rate := fs.Float64("rate", 0, "paced driver rate in msg/s (0: full speed)")
@@ -41,6 +41,7 @@ func runBench(ctx context.Context, args []string) error {
 	partitions := fs.Int("partitions", 8, "partitions of keyed topics")
 	mix := fs.String("mix", "standard", "standard or realistic")
 	seed := fs.Uint64("seed", 1, "generator seed")
+	forged := fs.Float64("forged", 0, "share of inbound messages that are forgeries: bad signatures from three senders (adversarial load; 0 ≤ share < 0.5)")
 	noAnalytics := fs.Bool("no-analytics", false, "do not feed analytics")
 	chDSN := clickhouseFlag(fs)
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification of inbound messages (results say so)")
@@ -59,6 +60,9 @@ func runBench(ctx context.Context, args []string) error {
 	if *mix != "standard" && *mix != "realistic" {
 		return usageError{Msg: "--mix must be standard or realistic"}
 	}
+	if *forged < 0 || *forged >= 0.5 {
+		return usageError{Msg: "--forged must be at least 0 and below 0.5"}
+	}
 	if *rate < 0 || *rampTo < 0 || *rampOver < 0 || *interval <= 0 || *window <= 0 {
 		return usageError{Msg: "--rate, --ramp-to and --ramp-over must not be negative; --monitor-interval and --window must be positive"}
 	}
@@ -74,7 +78,7 @@ func runBench(ctx context.Context, args []string) error {
 		return err
 	}
 	o := bench.Options{Trades: *trades, Rate: *rate, RampTo: *rampTo, RampOver: *rampOver, Kafka: k,
-		Instances: *instances, Partitions: *partitions, Mix: workload.Mix(*mix), Seed: *seed, Verify: !*noVerify,
+		Instances: *instances, Partitions: *partitions, Mix: workload.Mix(*mix), Seed: *seed, Forged: *forged, Verify: !*noVerify,
 		Interval: *interval, Window: *window, Home: steHome(), Signer: signer, Tables: *tables,
 		Progress: func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }}
 	if !*noAnalytics {

@@ -54,6 +54,10 @@ type Result struct {
 	Analytics          bool               `json:"analytics"`
 	VerifySignatures   bool               `json:"verify_signatures"`
 	Tables             string             `json:"tables,omitempty"`
+	// Forged: records of the set that are forgeries (Options.Forged), and
+	// the throughput of the others, the valid messages.
+	Forged          int     `json:"forged,omitempty"`
+	ValidMsgsPerSec float64 `json:"valid_msgs_per_sec,omitempty"`
 
 	Mix               string       `json:"mix"`
 	Rate              float64      `json:"rate,omitempty"`
@@ -134,6 +138,7 @@ type Options struct {
 	Partitions int
 	Mix        workload.Mix
 	Seed       uint64
+	Forged     float64 // share of forged records (workload.Options.Forged)
 	Verify     bool
 	Tables     string        // instance.TablesDisk (default) or instance.TablesMemory
 	Interval   time.Duration // monitor sampling
@@ -166,12 +171,16 @@ func Run(ctx context.Context, o Options) (Result, error) {
 		Tables: o.Tables}
 
 	// Generated sets are cached: signing a million trades takes minutes.
-	setPath := filepath.Join(home, fmt.Sprintf("set-%s-%d-seed%d.xml", o.Mix, o.Trades, o.Seed))
-	man, err := cachedSet(setPath, workload.Options{Trades: o.Trades, Mix: o.Mix, Seed: o.Seed})
+	forged := ""
+	if o.Forged > 0 {
+		forged = fmt.Sprintf("-forged%g", o.Forged)
+	}
+	setPath := filepath.Join(home, fmt.Sprintf("set-%s-%d-seed%d%s.xml", o.Mix, o.Trades, o.Seed, forged))
+	man, err := cachedSet(setPath, workload.Options{Trades: o.Trades, Mix: o.Mix, Seed: o.Seed, Forged: o.Forged})
 	if err != nil {
 		return res, err
 	}
-	res.Messages = man.Messages
+	res.Messages, res.Forged = man.Messages, man.Forged
 	progress("bench: %d trades, %d messages (%s)", man.Trades, man.Messages, setPath)
 
 	k := o.Kafka
@@ -281,6 +290,9 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res.Seconds = sr.Seconds
 	if res.Seconds > 0 {
 		res.MsgsPerSec = float64(res.Messages) / res.Seconds
+		if res.Forged > 0 {
+			res.ValidMsgsPerSec = float64(res.Messages-res.Forged) / res.Seconds
+		}
 	}
 	res.LatencyMs = map[string]float64{"p50": sink.Quantile(sr.Latencies, 0.5), "p99": sink.Quantile(sr.Latencies, 0.99),
 		"max": sink.Quantile(sr.Latencies, 1)}

@@ -3,6 +3,7 @@ package offline
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -242,5 +243,41 @@ func TestHugeLineHeldToTheLimit(t *testing.T) {
 	}
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 128<<20 {
 		t.Fatalf("allocated %d MiB to read a %d MiB line", alloc>>20, huge>>20)
+	}
+}
+
+// TestForgedShareIsRejectedAndTheTradesStillMatch: a standard set with a
+// tenth forged (ste bench --forged 0.1) holds that share, every forgery
+// is a SIGNATURE exception from one of three senders, and every trade still
+// matches.
+func TestForgedShareIsRejectedAndTheTradesStillMatch(t *testing.T) {
+	var recs [][]byte
+	man, err := workload.Generate(workload.Options{Trades: 500, Seed: 3, Forged: 0.1},
+		func(b []byte) error { recs = append(recs, b); return nil }, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	valid := 7 * 500
+	if man.Messages != valid+man.Forged || man.Forged < valid/9-1 || man.Forged > valid/9+1 {
+		t.Fatalf("%d forged of %d messages: want a tenth", man.Forged, man.Messages)
+	}
+	r := run(t, recs)
+	s := r.sum
+	if s.CLS != 500 || s.Exceptions != man.Forged || s.Rejected["SIGNATURE"] != man.Forged || len(s.Rejected) != 1 {
+		t.Fatalf("summary %+v, forged %d", s, man.Forged)
+	}
+	senders := map[string]int{}
+	for _, b := range r.excs {
+		var e struct{ Sender string }
+		if err := json.Unmarshal(b, &e); err != nil {
+			t.Fatal(err)
+		}
+		senders[e.Sender]++
+	}
+	if len(senders) != 3 {
+		t.Errorf("forgeries from %v: want three senders", senders)
+	}
+	if _, err := workload.Generate(workload.Options{Trades: 1, Forged: 0.5}, func([]byte) error { return nil }, nil); err == nil {
+		t.Error("a forged share of one half was accepted")
 	}
 }
