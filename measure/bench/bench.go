@@ -59,19 +59,23 @@ type Result struct {
 	Forged          int     `json:"forged,omitempty"`
 	ValidMsgsPerSec float64 `json:"valid_msgs_per_sec,omitempty"`
 
-	Mix               string       `json:"mix"`
-	Rate              float64      `json:"rate,omitempty"`
-	Namespace         string       `json:"namespace"`
-	DriveSeconds      float64      `json:"drive_seconds"`
-	OutputsPerMessage float64      `json:"outputs_per_message"`
-	VerifyMicros      float64      `json:"verify_us"`
-	SignMicros        float64      `json:"sign_us"`
-	CryptoCeiling     float64      `json:"crypto_ceiling_msgs_per_sec"`
-	OfCeiling         float64      `json:"share_of_crypto_ceiling"`
-	Cores             int          `json:"cores"`
-	Queues            []oplaw.Laws `json:"queues,omitempty"`
-	Windows           []Window     `json:"windows,omitempty"`
-	Timeline          []Tick       `json:"timeline,omitempty"`
+	Mix               string  `json:"mix"`
+	Rate              float64 `json:"rate,omitempty"`
+	Namespace         string  `json:"namespace"`
+	DriveSeconds      float64 `json:"drive_seconds"`
+	OutputsPerMessage float64 `json:"outputs_per_message"`
+	// Records the pipeline produced per inbound message (inbound itself not
+	// counted), and by topic (the namespace prefix left out).
+	RecordsPerMessage float64          `json:"records_per_message"`
+	Records           map[string]int64 `json:"records,omitempty"`
+	VerifyMicros      float64          `json:"verify_us"`
+	SignMicros        float64          `json:"sign_us"`
+	CryptoCeiling     float64          `json:"crypto_ceiling_msgs_per_sec"`
+	OfCeiling         float64          `json:"share_of_crypto_ceiling"`
+	Cores             int              `json:"cores"`
+	Queues            []oplaw.Laws     `json:"queues,omitempty"`
+	Windows           []Window         `json:"windows,omitempty"`
+	Timeline          []Tick           `json:"timeline,omitempty"`
 }
 
 // Tick is one second of the run: queue lengths per stage as the monitor
@@ -297,16 +301,32 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res.LatencyMs = map[string]float64{"p50": sink.Quantile(sr.Latencies, 0.5), "p99": sink.Quantile(sr.Latencies, 0.99),
 		"max": sink.Quantile(sr.Latencies, 1)}
 	n := topology.Names{NS: ns}
-	if ends, err := adm.ListEndOffsets(ctx, n.CLS(), n.Outbound(), n.Exceptions()); err == nil {
-		var outputs int64
+	// Every record the pipeline produced, by topic: the pipeline's topics
+	// (inputs, outputs, changelogs, loopbacks) but inbound, which the driver
+	// wrote.
+	var produced []string
+	for _, g := range topology.Describe(ns).Groups {
+		for _, t := range slices.Concat(g.Inputs, g.Outputs, []string{g.Table, g.Loop}) {
+			if t != "" && t != n.Inbound() && !slices.Contains(produced, t) {
+				produced = append(produced, t)
+			}
+		}
+	}
+	if ends, err := adm.ListEndOffsets(ctx, produced...); err == nil {
+		var outputs, all int64
+		res.Records = map[string]int64{}
 		ends.Each(func(o kadm.ListedOffset) {
-			if o.Topic == n.Exceptions() {
+			res.Records[strings.TrimPrefix(o.Topic, ns+".")] += o.Offset
+			all += o.Offset
+			switch o.Topic {
+			case n.Exceptions():
 				res.Exceptions += int(o.Offset)
-			} else {
+			case n.CLS(), n.Outbound():
 				outputs += o.Offset
 			}
 		})
 		res.OutputsPerMessage = float64(outputs) / float64(res.Messages)
+		res.RecordsPerMessage = float64(all) / float64(res.Messages)
 	}
 	// Crypto is timed again now that the set has drained and the two timings
 	// averaged: a single timing of a fraction of a second catches whatever the
