@@ -301,15 +301,13 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	res.LatencyMs = map[string]float64{"p50": sink.Quantile(sr.Latencies, 0.5), "p99": sink.Quantile(sr.Latencies, 0.99),
 		"max": sink.Quantile(sr.Latencies, 1)}
 	n := topology.Names{NS: ns}
-	// Every record the pipeline produced, by topic: the pipeline's topics
-	// (inputs, outputs, changelogs, loopbacks) but inbound, which the driver
-	// wrote.
+	// Every record the pipeline produced, by topic: the groups' topics
+	// (streams, changelogs, loopbacks; not the shared ones outside them) but
+	// inbound, which the driver wrote.
 	var produced []string
-	for _, g := range topology.Describe(ns).Groups {
-		for _, t := range slices.Concat(g.Inputs, g.Outputs, []string{g.Table, g.Loop}) {
-			if t != "" && t != n.Inbound() && !slices.Contains(produced, t) {
-				produced = append(produced, t)
-			}
+	for _, t := range topology.Describe(ns).Topics {
+		if t.Kind != topology.KindShared && t.Name != n.Inbound() {
+			produced = append(produced, t.Name)
 		}
 	}
 	if ends, err := adm.ListEndOffsets(ctx, produced...); err == nil {
