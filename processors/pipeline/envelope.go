@@ -32,9 +32,10 @@ type Envelope struct {
 	Clock       int64 // KindExpire: the event-time clock that made the trade due
 	Steps       []Step
 	// Raw is the inbound record. The stages after validation never parse
-	// it: it travels for the exceptions they may still write (their payload,
-	// docs/spec/messages.md §7: a CONFLICTING_DUPLICATE found by the trade, an
-	// INTERNAL failure).
+	// it: it is the payload of the exceptions they may still write
+	// (docs/spec/messages.md §7). It travels only with a message found
+	// invalid, or when no reader of inbound is configured; a valid
+	// message's is read back for the rare exception (inbound.go).
 	Raw []byte
 	// Decoded is the message as validation decoded it, in schemas' compact
 	// form (nil when its trade is not known: MALFORMED, SCHEMA). Envelopes

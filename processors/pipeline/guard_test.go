@@ -154,6 +154,51 @@ func TestMatchStageConflictReadsTheRecordBack(t *testing.T) {
 	}
 }
 
+// A valid message's verdict carries no record (a sixth of the brokers'
+// bytes); the identity stage, finding another content under an accepted
+// identity, reads the record back for the exception's payload. A message
+// already invalid keeps its record: its exception is certain, and no read
+// is made for it.
+func TestIdentityStageConflictReadsTheRecordBack(t *testing.T) {
+	var sent [][]byte
+	reads := 0
+	read := readFrom(&sent)
+	rawAtIdentity := map[int64]bool{}
+	g := newGraphWith(t, func(c *Config) {
+		c.Inbound = func(p int32, offset int64) ([]byte, error) { reads++; return read(p, offset) }
+		c.Hook = func(st Stage, ctx goka.Context, msg any) {
+			if e, err := UnmarshalEnvelope(msg.([]byte)); st == StageIdentity && err == nil {
+				rawAtIdentity[e.Offset] = e.Raw != nil
+			}
+		}
+	}, nil)
+	send := func(rec []byte) { sent = append(sent, rec); g.send("K", rec) }
+	var recs [][]byte
+	if _, err := workload.Generate(workload.Options{Trades: 1}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	genuine := recs[0]
+	send(genuine)
+	// Same identity, other bytes (outside the signed range: still valid).
+	other := append(bytes.Clone(genuine[:len(genuine)-len("</Msg>")]), "<X/></Msg>"...)
+	send(other)
+	x := g.oneException(t)
+	if x.Reason != "CONFLICTING_DUPLICATE" || !bytes.Equal(x.Payload, other) || x.ID != "0-1" || x.NACK == "" {
+		t.Fatalf("exception %+v", x)
+	}
+	if rawAtIdentity[0] || rawAtIdentity[1] || reads != 1 {
+		t.Fatalf("records at the identity stage %v, read-backs %d: want none, and one read", rawAtIdentity, reads)
+	}
+	// Another message's signature broken: invalid at validation, decided at
+	// identity with its record in hand.
+	bad := bytes.Replace(bytes.Clone(recs[1]), []byte("<Sig alg=\"ed25519\">"), []byte("<Sig alg=\"ed25519\">AAAA"), 1)
+	send(bad)
+	x = g.oneException(t)
+	if x.Reason != "SIGNATURE" || !bytes.Equal(x.Payload, bad) || !rawAtIdentity[2] || reads != 1 {
+		t.Fatalf("exception %+v, record at identity %v, read-backs %d", x, rawAtIdentity[2], reads)
+	}
+}
+
 // oneException is the one exception written since the last drain.
 func (g *graph) oneException(t *testing.T) schemas.Exception {
 	t.Helper()

@@ -14,14 +14,15 @@ import (
 	"github.com/ste-utility/ste/schemas"
 )
 
-// The match stage does not receive the inbound record: the accepted
-// envelope carries the decoded message (Envelope.Decoded) and the record's
-// place on <ns>.inbound, which is all that matching needs. The bytes are
-// needed only for the rare exception the match stage writes (a
-// CONFLICTING_DUPLICATE found by the trade after the identity stage forgot
-// the identity, an INTERNAL failure): docs/spec/messages.md §7 keeps the original
-// bytes as the exception's payload, and they are read back from inbound
-// then (Config.Inbound).
+// The stages after validation do not receive the inbound record of a valid
+// message: its envelope carries the decoded message (Envelope.Decoded) and
+// the record's place on <ns>.inbound, which is all that identity and
+// matching need. The bytes are needed only for the rare exception those
+// stages write (a CONFLICTING_DUPLICATE, an INTERNAL failure):
+// docs/spec/messages.md §7 keeps the original bytes as the exception's
+// payload, and they are read back from inbound then (Config.Inbound). A
+// message found invalid keeps its bytes in the envelope: its exception is
+// certain.
 
 // readBackTimeout bounds one attempt of a read-back; readBackRetry is the
 // first pause between attempts, doubled up to readBackMaxPause.
@@ -118,7 +119,7 @@ func retryRead(ctx context.Context, p int32, offset int64, read func(int32, int6
 // cannot be read the exception is written without it, its detail saying
 // where the record is (as a TOO_LARGE exception's whole record is found).
 func (s *stages) payload(st Stage, e *Envelope, rej *schemas.Rejection) *schemas.Rejection {
-	if st != StageMatch || e.Raw != nil || s.cfg.Inbound == nil || e.Partition < 0 {
+	if st == StageValidate || e.Raw != nil || s.cfg.Inbound == nil || e.Partition < 0 {
 		return rej
 	}
 	raw, err := s.cfg.Inbound(e.Partition, e.Offset)

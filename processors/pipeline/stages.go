@@ -42,10 +42,9 @@ type Config struct {
 	// time everywhere.
 	Sandbox bool
 	// Inbound reads a record of <ns>.inbound back by partition and offset
-	// (inbound.go): the payload of an exception the match stage writes.
-	// When set, the identity stage leaves the record out of what it sends
-	// to the match stage; when nil (the broker-free tests), the record
-	// travels along.
+	// (inbound.go): the payload of an exception the identity or match
+	// stage writes. When set, a valid message's record travels decoded
+	// only; when nil (the broker-free tests), the record travels along.
 	Inbound func(partition int32, offset int64) ([]byte, error)
 	Hook    Hook // tests only: runs before each callback (guard.go)
 	// VerifyOneByOne verifies each signature in its validate callback
@@ -179,6 +178,15 @@ func (s *stages) validated(vd validation.Verdict, in inboundRecord) *result {
 		e.Reason, e.Detail, ev = vd.Rej.Reason, vd.Rej.Detail, EventInvalid
 	}
 	s.step(e, StageValidate, ev)
+	if e.Reason == 0 && e.Decoded != nil && s.cfg.Inbound != nil {
+		// A valid message travels decoded: its bytes are needed only for
+		// the rare exception a later stage writes (a conflicting
+		// duplicate, an INTERNAL failure), read back from inbound then.
+		// Carried, they were a sixth of every byte the brokers wrote
+		// (docs/benchmarks.md). A message already invalid keeps them: its
+		// exception is certain.
+		e.Raw = nil
+	}
 	return s.forward(e, s.cfg.Names.Verdicts(), IdentityKey(e.Sender, e.MsgId))
 }
 

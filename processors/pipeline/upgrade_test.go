@@ -63,6 +63,7 @@ type v1Emitter struct {
 	gokaContext // embedded under another name: goka.Context has a method Context
 	t           testing.TB
 	verdicts    string
+	raw         []byte // the inbound record: a v1 validate stage always sent it on
 }
 
 func (c v1Emitter) Emit(topic goka.Stream, key string, value any, opts ...goka.ContextOption) {
@@ -70,6 +71,9 @@ func (c v1Emitter) Emit(topic goka.Stream, key string, value any, opts ...goka.C
 		e, err := UnmarshalEnvelope(value.([]byte))
 		if err != nil {
 			c.t.Fatal(err)
+		}
+		if e.Raw == nil {
+			e.Raw = c.raw
 		}
 		value = marshalEnvelopeV1(e)
 	}
@@ -122,7 +126,8 @@ func TestUpgradeReadsV1Envelopes(t *testing.T) {
 		validate := cb[StageValidate]
 		cb[StageValidate] = func(ctx goka.Context, msg any) {
 			wrote++
-			validate(v1Emitter{gokaContext: ctx, t: t, verdicts: Names{NS: "t"}.Verdicts()}, msg)
+			raw, _ := msg.([]byte)
+			validate(v1Emitter{gokaContext: ctx, t: t, verdicts: Names{NS: "t"}.Verdicts(), raw: raw}, msg)
 		}
 		return cb
 	}))
