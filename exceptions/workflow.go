@@ -132,9 +132,7 @@ func (w *Workflow) retry(ctx context.Context, id string, o Options) Result {
 		res.Outcome, res.Detail = OutcomeFailed, err.Error()
 		return res
 	}
-	var dec schemas.Decoder
-	m, _ := dec.Decode(payload)
-	key := topics.InboundKey(m)
+	key := topics.InboundKeyOf(payload)
 	if o.DryRun {
 		res.Outcome = OutcomeWouldRetry
 		res.Detail = fmt.Sprintf("%d bytes to %s, key %q", len(payload), w.names.Inbound(), key)

@@ -11,7 +11,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/topology"
 )
@@ -27,10 +26,10 @@ type DriveOptions struct {
 	// Progress is called about every 200 ms with the records sent so far.
 	Progress func(sent int64, elapsed time.Duration)
 	// OnSent is called once per record after the broker acknowledged it, with
-	// the message as decoded for its key (nil when it does not decode) and the
-	// time the record was handed to the client: the sink measures latency from
-	// there. It may be called from several goroutines.
-	OnSent func(m *schemas.Message, sentAt time.Time)
+	// the message's place in the set (0 for the first) and the time the
+	// record was handed to the client: the sink measures latency from there.
+	// It may be called from several goroutines.
+	OnSent func(i int64, sentAt time.Time)
 }
 
 // DriveResult says what was sent.
@@ -63,7 +62,6 @@ func Drive(ctx context.Context, cl *kgo.Client, ns string, src *msgset.Reader, o
 			}
 		}()
 	}
-	var dec schemas.Decoder
 	rate := func(elapsed time.Duration) float64 {
 		if o.RampTo <= 0 || o.RampOver <= 0 {
 			return o.Rate
@@ -94,10 +92,9 @@ func Drive(ctx context.Context, cl *kgo.Client, ns string, src *msgset.Reader, o
 			}
 		}
 		val := append([]byte(nil), line...)
-		m, _ := dec.Decode(val)
-		key := InboundKey(m)
+		key := InboundKeyOf(val)
 		at := time.Now()
-		sent.Add(1)
+		i := sent.Add(1) - 1
 		cl.Produce(ctx, &kgo.Record{Topic: topic, Key: key, Value: val, Timestamp: at}, func(r *kgo.Record, err error) {
 			if err != nil {
 				errOnce.Do(func() { firstErr = fmt.Errorf("produce to %s: %w", topic, err) })
@@ -105,7 +102,7 @@ func Drive(ctx context.Context, cl *kgo.Client, ns string, src *msgset.Reader, o
 			}
 			acked.Add(1)
 			if o.OnSent != nil {
-				o.OnSent(m, at)
+				o.OnSent(i, at)
 			}
 		})
 	}

@@ -1,6 +1,7 @@
 package topics_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +12,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/workload"
 )
 
 // PartitionOf is where the producer put each key; ReadRecord finds one
@@ -69,5 +72,37 @@ func TestReadRecordsBack(t *testing.T) {
 	})
 	if err != nil || n != want {
 		t.Fatalf("since minute 30: %d records, want %d (%v)", n, want, err)
+	}
+}
+
+// The driver's key, found without decoding, is the decoded message's
+// Sender for every message of a generated set that decodes (both mixes,
+// forgeries too) and for records written otherwise; a record that does
+// not decode is keyed by the BIC its Sender element holds, if any.
+func TestInboundKeyOfIsTheDecodedSender(t *testing.T) {
+	var recs [][]byte
+	for _, o := range []workload.Options{{Trades: 200}, {Trades: 200, Mix: workload.Realistic, Forged: 0.1}} {
+		if _, err := workload.Generate(o, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs = append(recs,
+		[]byte("not xml"),
+		[]byte("<Msg><Header><Sender> BRKASGSGXXX </Sender></Header></Msg>"),
+		[]byte("<Msg><Header><Sender>BRKA&#83;GSGXXX</Sender><MsgId>1</MsgId></Header></Msg>"),
+		[]byte("<Msg><Header><Sender>not a bic</Sender></Header></Msg>"))
+	for _, r := range recs {
+		var dec schemas.Decoder
+		m, _ := dec.Decode(r)
+		got := topics.InboundKeyOf(r)
+		if m == nil {
+			if got != nil && (!schemas.IsBIC(string(got)) || !bytes.Contains(r, []byte("<Sender>"+string(got)+"</Sender>"))) {
+				t.Fatalf("key %q of a record that does not decode: %.120s", got, r)
+			}
+			continue
+		}
+		if want := topics.InboundKey(m); !bytes.Equal(got, want) {
+			t.Fatalf("key %q, want %q, of %.120s", got, want, r)
+		}
 	}
 }

@@ -7,6 +7,8 @@ package sink
 import (
 	"cmp"
 	"context"
+	"errors"
+	"io"
 	"slices"
 	"sync"
 	"time"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
@@ -22,7 +25,8 @@ import (
 // Sink collects send and arrival times.
 type Sink struct {
 	mu        sync.Mutex
-	lastSend  map[schemas.TradeKey]int64 // Unix ns of the latest send of the trade's messages
+	sent      []int64                    // Unix ns of each message's send, by its place in the set (0: not sent)
+	lastSend  map[schemas.TradeKey]int64 // Unix ns of the latest send of the trade's messages (Resolve)
 	firstSend int64
 	arrived   map[schemas.TradeKey]int64 // Unix ns of the first CLS NEW
 	lastCLS   int64
@@ -34,21 +38,49 @@ func New() *Sink {
 	return &Sink{lastSend: map[schemas.TradeKey]int64{}, arrived: map[schemas.TradeKey]int64{}, changed: make(chan struct{}, 1)}
 }
 
-// Sent records a send (the driver's OnSent).
-func (s *Sink) Sent(m *schemas.Message, at time.Time) {
-	if m == nil || m.Key.TradeRef == "" {
-		return
-	}
-	k := m.Key.TradeKey()
+// Sent records a send (the driver's OnSent): the message's place in the
+// set and when it went. Which trade it belongs to is found after the run
+// (Resolve), so that the driver does not decode every message while the
+// pipeline is being measured.
+func (s *Sink) Sent(i int64, at time.Time) {
 	ns := at.UnixNano()
 	s.mu.Lock()
-	if ns > s.lastSend[k] {
-		s.lastSend[k] = ns
+	if n := int(i) + 1; n > len(s.sent) {
+		s.sent = append(s.sent, make([]int64, max(n, 2*len(s.sent))-len(s.sent))...)
 	}
+	s.sent[i] = ns
 	if s.firstSend == 0 || ns < s.firstSend {
 		s.firstSend = ns
 	}
 	s.mu.Unlock()
+}
+
+// Resolve reads the set that was sent and folds each message's send time
+// into its trade's latest (messages that do not decode to a trade are
+// passed over, as they have no CLS to wait for).
+func (s *Sink) Resolve(src *msgset.Reader) error {
+	var dec schemas.Decoder
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := 0; ; i++ {
+		line, _, err := src.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if i >= len(s.sent) || s.sent[i] == 0 {
+			continue
+		}
+		m, _ := dec.Decode(line)
+		if m == nil || m.Key.TradeRef == "" {
+			continue
+		}
+		if k := m.Key.TradeKey(); s.sent[i] > s.lastSend[k] {
+			s.lastSend[k] = s.sent[i]
+		}
+	}
 }
 
 // Run consumes <ns>.cls from its start until ctx ends.
