@@ -17,8 +17,8 @@ import (
 
 // nonces is the nonce cache every gateway instance shares through Kafka:
 // <ns>.gateway-nonces, one partition, keyed by BIC, stamped by the instance that wrote it.
-// A nonce is accepted only once its own record has been read back from the
-// partition and no earlier record within the window holds the same (BIC,
+// A nonce is accepted only once every record before its own has been read
+// from the partition and none within the window holds the same (BIC,
 // nonce): every instance reads the same records in the same order, so of two
 // instances shown one nonce at once exactly one finds its record first.
 // Each instance starts reading the window's worth back, so a restart of

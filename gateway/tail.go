@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sort"
 	"sync"
@@ -15,7 +16,7 @@ import (
 	"github.com/ste-utility/ste/topics"
 )
 
-// A tail is this instance's one consumer of one partition of <ns>.outbound,
+// A tail is this instance's reading of one partition of <ns>.outbound,
 // started tailLookback records before the partition's end when a participant
 // of that partition first reads its outputs: it keeps the newest records in memory and wakes the
 // long polls waiting on it. Outputs reads at or after where the tail began
@@ -47,14 +48,20 @@ var errTailStopped = errors.New("outputs tail stopped")
 const (
 	tailMaxBytes   = 16 << 20
 	tailMaxRecords = 50000
-	tailIdle       = 2 * time.Minute
 )
+
+// tailIdle is how long a tail nobody reads is kept (a variable: tests
+// shorten it).
+var tailIdle = 2 * time.Minute
 
 // tailLookback is how many records before a partition's end a tail starts
 // at (a variable: tests set it to 0 to read behind a tail).
 var tailLookback int64 = 5000
 
-// tails are the instance's tails, by partition.
+// tails are the instance's tails, by partition, read by one Kafka client:
+// one fetch loop wakes for a produce of outputs across partitions, where a
+// client per tail woke one loop per partition (each a few goroutines on the
+// instance's one core, docs/benchmarks.md "The gateway").
 type tails struct {
 	conn  kafkaconn.Config
 	topic string
@@ -62,8 +69,10 @@ type tails struct {
 	log   *slog.Logger
 	ctx   context.Context // the server's
 
-	mu sync.Mutex
-	m  map[int32]*tail
+	mu  sync.Mutex
+	m   map[int32]*tail
+	cl  *kgo.Client // made with the first tail; consumes the partitions of m
+	err error       // the client could not be made, or the server stopped
 }
 
 func newTails(ctx context.Context, conn kafkaconn.Config, topic string, adm *kadm.Client, log *slog.Logger) *tails {
@@ -87,6 +96,12 @@ func (ts *tails) get(ctx context.Context, p int32) (*tail, error) {
 			return t, nil
 		}
 		delete(ts.m, p)
+		// Its reading ends (stopped on a gap, the partition is still
+		// consumed): the new tail's starts where the new tail says.
+		ts.cl.RemoveConsumePartitions(map[string][]int32{ts.topic: {p}})
+	}
+	if ts.err != nil {
+		return nil, ts.err
 	}
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -98,21 +113,24 @@ func (ts *tails) get(ctx context.Context, p int32) (*tail, error) {
 	if err != nil {
 		return nil, err
 	}
+	if ts.cl == nil {
+		cl, err := topics.Client(ts.conn,
+			// A tail is at the end: were its position ever out of range,
+			// the end again, never the start of the partition.
+			kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd()),
+			kgo.FetchMaxWait(500*time.Millisecond), kgo.FetchMaxPartitionBytes(4<<20))
+		if err != nil {
+			return nil, err
+		}
+		ts.cl = cl
+		go ts.run(cl)
+	}
 	// A little history too: participants catching up on the last minutes
 	// read it from memory, not with a consumer each.
 	from := max(start, end-tailLookback)
-	cl, err := topics.Client(ts.conn,
-		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{ts.topic: {p: kgo.NewOffset().At(from)}}),
-		// A tail is at the end: were its position ever out of range, the end
-		// again, never the start of the partition.
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtEnd()),
-		kgo.FetchMaxWait(500*time.Millisecond), kgo.FetchMaxPartitionBytes(4<<20))
-	if err != nil {
-		return nil, err
-	}
 	t := &tail{part: p, base: from, next: from, hw: end, moved: make(chan struct{}), used: time.Now(), reads: 1}
 	ts.m[p] = t
-	go ts.run(t, cl)
+	ts.cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{ts.topic: {p: kgo.NewOffset().At(from)}})
 	return t, nil
 }
 
@@ -124,38 +142,52 @@ func (t *tail) done() {
 	t.mu.Unlock()
 }
 
-// run follows the partition until the server stops or the tail is idle.
-func (ts *tails) run(t *tail, cl *kgo.Client) {
+// run reads the tails' partitions until the server stops, handing each
+// partition's records to its tail and stopping the tails left idle.
+func (ts *tails) run(cl *kgo.Client) {
 	defer cl.Close()
 	for {
 		pctx, cancel := context.WithTimeout(ts.ctx, 30*time.Second)
 		fs := cl.PollFetches(pctx)
 		cancel()
 		if ts.ctx.Err() != nil {
-			t.stop(ts.ctx.Err())
+			ts.mu.Lock()
+			ts.err = ts.ctx.Err()
+			for p, t := range ts.m {
+				t.stop(ts.err)
+				delete(ts.m, p)
+			}
+			ts.mu.Unlock()
 			return
 		}
-		fs.EachError(func(_ string, _ int32, err error) {
+		fs.EachError(func(_ string, p int32, err error) {
 			if !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) {
 				// The client retries; readers go on waiting meanwhile.
-				ts.log.Warn("outputs tail: fetching", "partition", t.part, "err", err)
+				ts.log.Warn("outputs tail: fetching", "partition", p, "err", err)
 			}
 		})
-		hw := int64(-1)
-		fs.EachPartition(func(fp kgo.FetchTopicPartition) { hw = max(hw, fp.HighWatermark) })
-		t.add(fs.Records(), hw)
 		ts.mu.Lock()
-		t.mu.Lock()
-		idle := t.reads == 0 && time.Since(t.used) > tailIdle
-		t.mu.Unlock()
-		if idle {
-			delete(ts.m, t.part)
+		fs.EachPartition(func(fp kgo.FetchTopicPartition) {
+			if t := ts.m[fp.Partition]; t != nil {
+				t.add(fp.Records, fp.HighWatermark)
+			}
+		})
+		var idle []int32
+		for p, t := range ts.m {
+			t.mu.Lock()
+			if t.err == nil && t.reads == 0 && time.Since(t.used) > tailIdle {
+				idle = append(idle, p)
+			}
+			t.mu.Unlock()
+		}
+		if len(idle) > 0 {
+			cl.RemoveConsumePartitions(map[string][]int32{ts.topic: idle})
+			for _, p := range idle {
+				ts.m[p].stop(errTailStopped)
+				delete(ts.m, p)
+			}
 		}
 		ts.mu.Unlock()
-		if idle {
-			t.stop(errTailStopped)
-			return
-		}
 	}
 }
 
@@ -172,6 +204,17 @@ func (t *tail) add(recs []*kgo.Record, hw int64) {
 	for _, r := range recs {
 		if r.Offset < t.next {
 			continue
+		}
+		if r.Offset > t.next && len(t.recs) > 0 {
+			// Records of this partition are contiguous (no transactions,
+			// deleted only from the start): a gap is a fetch of the
+			// partition's earlier reading, which must not pass for this
+			// one's. The tail stops; the next read starts another.
+			if t.err == nil {
+				t.err = fmt.Errorf("outputs tail: offset %d read after %d", r.Offset, t.next-1)
+				close(t.moved)
+			}
+			return
 		}
 		t.recs = append(t.recs, r)
 		t.bytes += len(r.Key) + len(r.Value)
