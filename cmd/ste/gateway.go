@@ -60,6 +60,7 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	if *procs > 0 {
 		runtime.GOMAXPROCS(*procs)
 	}
+	gateway.TuneGC()
 	k, err := kafka()
 	if err != nil {
 		return err
