@@ -34,10 +34,7 @@ func TestGuardTurnsAPanicIntoAnInternalException(t *testing.T) {
 }
 
 func checkGuard(t *testing.T, readBack, readFails bool) {
-	var recs [][]byte
-	if _, err := workload.Generate(workload.Options{Trades: 2}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	recs := generated(t, workload.Options{Trades: 2})
 	victim := recs[3]
 	reads := 0
 	g := newGraphWith(t, func(c *Config) {
@@ -125,10 +122,7 @@ func TestMatchStageConflictReadsTheRecordBack(t *testing.T) {
 		c.Inbound = readFrom(&sent)
 	}, nil)
 	send := func(rec []byte) { sent = append(sent, rec); g.send("K", rec) }
-	var recs [][]byte
-	if _, err := workload.Generate(workload.Options{Trades: 1}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	recs := generated(t, workload.Options{Trades: 1})
 	genuine := recs[0]
 	var dec schemas.Decoder
 	m, _ := dec.Decode(genuine)
@@ -173,10 +167,7 @@ func TestIdentityStageConflictReadsTheRecordBack(t *testing.T) {
 		}
 	}, nil)
 	send := func(rec []byte) { sent = append(sent, rec); g.send("K", rec) }
-	var recs [][]byte
-	if _, err := workload.Generate(workload.Options{Trades: 1}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	recs := generated(t, workload.Options{Trades: 1})
 	genuine := recs[0]
 	send(genuine)
 	// Same identity, other bytes (outside the signed range: still valid).

@@ -30,10 +30,7 @@ const sharedRef = "SHARED-REF"
 
 func newLookupFixture(t *testing.T, n, shared int) *lookupFixture {
 	t.Helper()
-	var recs [][]byte
-	if _, err := workload.Generate(workload.Options{Trades: n}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	recs := generated(t, workload.Options{Trades: n})
 	f := &lookupFixture{v: newStages(Config{Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}),
 		views: map[schemas.TradeKey]matching.View{}, values: map[schemas.TradeKey][]byte{}, stores: map[int32]*indexed{}}
 	book := matching.NewBook()

@@ -33,6 +33,16 @@ func newGraph(t testing.TB) *graph { return newGraphWith(t, nil, nil) }
 
 // newGraphWith is newGraph with the stages' configuration changed by cfg and
 // their callbacks by cbs (either nil: as they are).
+// generated is a generated set's records, in order.
+func generated(t testing.TB, o workload.Options) [][]byte {
+	t.Helper()
+	var recs [][]byte
+	if _, err := workload.Generate(o, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	return recs
+}
+
 func newGraphWith(t testing.TB, cfg func(*Config), cbs func(Callbacks) Callbacks) *graph {
 	tt := tester.New(t)
 	n := Names{NS: "t"}
@@ -84,10 +94,7 @@ func (g *graph) drain(topic string) [][]byte {
 
 func TestGraphMatchesAStandardTrade(t *testing.T) {
 	g := newGraph(t)
-	var recs [][]byte
-	if _, err := workload.Generate(workload.Options{Trades: 3}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	recs := generated(t, workload.Options{Trades: 3})
 	for _, r := range recs {
 		g.send("any", r)
 	}
@@ -205,10 +212,7 @@ func TestGraphEmptyInboundRecordIsMalformed(t *testing.T) {
 // INTERNAL exception — never accepted over the entry, never NACKed.
 func TestGraphCorruptIdentityEntryIsPoisoned(t *testing.T) {
 	g := newGraph(t)
-	var recs [][]byte
-	if _, err := workload.Generate(workload.Options{Trades: 2}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	recs := generated(t, workload.Options{Trades: 2})
 	var dec schemas.Decoder
 	genuine := recs[0]
 	m, rej := dec.Decode(genuine)

@@ -19,10 +19,7 @@ import (
 // ends it.
 func TestRetryHeadersReachExceptionAndAudit(t *testing.T) {
 	g := newGraph(t)
-	var recs [][]byte
-	if _, err := workload.Generate(workload.Options{Trades: 1}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	recs := generated(t, workload.Options{Trades: 1})
 	retry := func(id string) tester.EmitOption {
 		return tester.WithHeaders(goka.Headers{schemas.RetryOfHeader: []byte(id), schemas.RetryByHeader: []byte("alice")})
 	}

@@ -24,10 +24,7 @@ var senderRe = regexp.MustCompile(`<Sender>([A-Z0-9]+)</Sender>`)
 // get the same verdict from the Kafka path's validate stage as from ste
 // match — the cofactored one.
 func TestOneSignatureRuleOnBothPaths(t *testing.T) {
-	var recs [][]byte
-	if _, err := workload.Generate(workload.Options{Trades: 4}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	recs := generated(t, workload.Options{Trades: 4})
 	crafts := []func(ed25519.PrivateKey, []byte) []byte{
 		sigtest.MixedR, // valid: cofactored only
 		func(k ed25519.PrivateKey, m []byte) []byte { return ed25519.Sign(k, m) },

@@ -155,10 +155,7 @@ func TestUpgradeReadsV1Envelopes(t *testing.T) {
 // A compact form this build cannot read (a later version of it) is passed
 // over: the record itself is decoded.
 func TestUnknownCompactVersionFallsBackToTheRecord(t *testing.T) {
-	var recs [][]byte
-	if _, err := workload.Generate(workload.Options{Trades: 1}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
-		t.Fatal(err)
-	}
+	recs := generated(t, workload.Options{Trades: 1})
 	s := newStages(Config{Signer: &schemas.Signer{}})
 	e := &Envelope{Raw: recs[0], Decoded: []byte{99, 1, 2, 3}}
 	m := s.message(e)
