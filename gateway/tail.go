@@ -80,28 +80,13 @@ func newTails(ctx context.Context, conn kafkaconn.Config, topic string, adm *kad
 }
 
 // get is partition p's tail, started at the partition's end if none runs;
-// the caller ends its read with done.
+// the caller ends its read with done. The partition's offsets are listed
+// without holding the tails (their reading goes on meanwhile); of two reads
+// starting one partition's tail at once, the first to finish starts it and
+// the other reads from it.
 func (ts *tails) get(ctx context.Context, p int32) (*tail, error) {
-	ts.mu.Lock()
-	defer ts.mu.Unlock()
-	if t := ts.m[p]; t != nil {
-		t.mu.Lock()
-		ok := t.err == nil
-		if ok {
-			t.reads++
-			t.used = time.Now()
-		}
-		t.mu.Unlock()
-		if ok {
-			return t, nil
-		}
-		delete(ts.m, p)
-		// Its reading ends (stopped on a gap, the partition is still
-		// consumed): the new tail's starts where the new tail says.
-		ts.cl.RemoveConsumePartitions(map[string][]int32{ts.topic: {p}})
-	}
-	if ts.err != nil {
-		return nil, ts.err
+	if t, err := ts.running(p); t != nil || err != nil {
+		return t, err
 	}
 	lctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -112,6 +97,11 @@ func (ts *tails) get(ctx context.Context, p int32) (*tail, error) {
 	start, err := listed(lctx, ts.adm.ListStartOffsets, ts.topic, p)
 	if err != nil {
 		return nil, err
+	}
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if t, err := ts.runningLocked(p); t != nil || err != nil {
+		return t, err
 	}
 	if ts.cl == nil {
 		cl, err := topics.Client(ts.conn,
@@ -132,6 +122,38 @@ func (ts *tails) get(ctx context.Context, p int32) (*tail, error) {
 	ts.m[p] = t
 	ts.cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{ts.topic: {p: kgo.NewOffset().At(from)}})
 	return t, nil
+}
+
+// running is partition p's tail with a read begun on it, if one runs.
+func (ts *tails) running(p int32) (*tail, error) {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	return ts.runningLocked(p)
+}
+
+func (ts *tails) runningLocked(p int32) (*tail, error) {
+	if ts.err != nil {
+		return nil, ts.err
+	}
+	t := ts.m[p]
+	if t == nil {
+		return nil, nil
+	}
+	t.mu.Lock()
+	ok := t.err == nil
+	if ok {
+		t.reads++
+		t.used = time.Now()
+	}
+	t.mu.Unlock()
+	if ok {
+		return t, nil
+	}
+	delete(ts.m, p)
+	// Its reading ends (stopped on a gap, the partition still consumed):
+	// the next tail's starts where that tail says.
+	ts.cl.RemoveConsumePartitions(map[string][]int32{ts.topic: {p}})
+	return nil, nil
 }
 
 // done ends a read of t.
