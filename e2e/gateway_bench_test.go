@@ -23,6 +23,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/gateway"
+	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -31,8 +32,8 @@ import (
 )
 
 // TestGatewayMeasure is the measurement of docs/benchmarks.md ("The
-// gateway"), not a test: STE_GATEWAY_MEASURE=1 runs it. Over one embedded
-// broker, one ste process and 2 gateway instances with the reference data
+// gateway"), not a test: STE_GATEWAY_MEASURE=1 runs it (=kafka: on Apache
+// Kafka 4 instead of the embedded broker). Over one broker, one ste process and 2 gateway instances with the reference data
 // of 300 participants:
 //
 //  1. the pipeline's capacity, measured in the same run: a set sent
@@ -55,7 +56,14 @@ func TestGatewayMeasure(t *testing.T) {
 	if trades == 0 {
 		trades = 6000
 	}
-	brokers := embeddedBroker(t)
+	// STE_GATEWAY_MEASURE=kafka: over one Apache Kafka 4 broker (make
+	// kafka) instead of the embedded one.
+	brokers := ""
+	if os.Getenv("STE_GATEWAY_MEASURE") == "kafka" {
+		brokers = kafka.Shared(t)
+	} else {
+		brokers = embeddedBroker(t)
+	}
 	ns := fmt.Sprintf("gwm%d", time.Now().UnixNano()%1e6)
 	env := []string{"STE_BROKERS=" + brokers, "STE_NAMESPACE=" + ns}
 	dir := t.TempDir()
