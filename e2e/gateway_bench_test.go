@@ -23,7 +23,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/gateway"
-	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -33,8 +32,8 @@ import (
 
 // TestGatewayMeasure is the measurement of docs/benchmarks.md ("The
 // gateway"), not a test: STE_GATEWAY_MEASURE=1 runs it (=kafka: on Apache
-// Kafka 4 instead of the embedded broker). Over one broker, one ste process and 2 gateway instances with the reference data
-// of 300 participants:
+// Kafka 4 instead of the embedded broker). Over one broker, one ste process
+// and 2 gateway instances with the reference data of 300 participants:
 //
 //  1. the pipeline's capacity, measured in the same run: a set sent
 //     straight onto <ns>.inbound at full speed, messages per second until
@@ -56,13 +55,14 @@ func TestGatewayMeasure(t *testing.T) {
 	if trades == 0 {
 		trades = 6000
 	}
-	// STE_GATEWAY_MEASURE=kafka: over one Apache Kafka 4 broker (make
-	// kafka) instead of the embedded one.
-	brokers := ""
+	want, brokers := "kfake", ""
 	if os.Getenv("STE_GATEWAY_MEASURE") == "kafka" {
-		brokers = kafka.Shared(t)
-	} else {
-		brokers = embeddedBroker(t)
+		want = "kafka"
+	}
+	for _, b := range backends {
+		if b.name == want {
+			brokers = b.brokers(t)
+		}
 	}
 	ns := fmt.Sprintf("gwm%d", time.Now().UnixNano()%1e6)
 	env := []string{"STE_BROKERS=" + brokers, "STE_NAMESPACE=" + ns}

@@ -111,7 +111,7 @@ func (n *nonces) reach(upto int64, recs []*kgo.Record) {
 	n.err = nil
 	for _, r := range recs {
 		k := string(r.Key) + "\x00" + string(r.Value)
-		if s, ok := n.first[k]; ok && r.Timestamp.Sub(s.at) < NonceWindow {
+		if n.heldAt(k, r.Timestamp) {
 			continue
 		}
 		n.first[k] = nonceSeen{offset: r.Offset, at: r.Timestamp}
@@ -121,6 +121,14 @@ func (n *nonces) reach(upto int64, recs []*kgo.Record) {
 		close(n.moved)
 		n.moved = make(chan struct{})
 	}
+}
+
+// heldAt says whether a record read so far holds key k (BIC\x00nonce)
+// within the window of a record stamped at: the one rule of the reader,
+// the first look and the answer without a read-back. The caller holds mu.
+func (n *nonces) heldAt(k string, at time.Time) bool {
+	s, ok := n.first[k]
+	return ok && at.Sub(s.at) < NonceWindow
 }
 
 func (n *nonces) expire(before time.Time) {
@@ -138,7 +146,7 @@ func (n *nonces) expire(before time.Time) {
 func (n *nonces) use(ctx context.Context, bic, nonce string) (bool, error) {
 	k := bic + "\x00" + nonce
 	n.mu.Lock()
-	if s, ok := n.first[k]; ok && time.Since(s.at) < NonceWindow {
+	if n.heldAt(k, time.Now()) {
 		n.mu.Unlock()
 		return false, nil
 	}
@@ -167,10 +175,10 @@ func (n *nonces) use(ctx context.Context, bic, nonce string) (bool, error) {
 			// loses to it whoever wrote it. Reading our own back would
 			// only tell us what we know: it is the round trip a single
 			// submit can least afford (docs/benchmarks.md, issue 22).
-			s, ok := n.first[k]
+			held := n.heldAt(k, at)
 			n.mu.Unlock()
 			n.unread.Add(1)
-			return !(ok && at.Sub(s.at) < NonceWindow), nil
+			return !held, nil
 		}
 		moved := n.moved
 		n.mu.Unlock()
