@@ -341,21 +341,29 @@ func decodeBatchRaw(raw []byte) (*kmsg.RecordBatch, error) {
 // segment file. The returned bytes can be appended directly to a fetch
 // response. Segment files contain pure RecordBatch bytes.
 func (c *Cluster) readBatchRaw(pd *partData, segIdx int, meta *batchMeta) ([]byte, error) {
-	if meta.segPos < 0 {
-		return nil, fmt.Errorf("batch at offset %d was not persisted", meta.firstOffset)
-	}
-	f, err := c.segReadFile(pd, segIdx)
-	if err != nil {
-		return nil, err
-	}
-	if _, err := f.Seek(meta.segPos, io.SeekStart); err != nil {
-		return nil, err
-	}
 	buf := make([]byte, meta.nbytes)
-	if _, err := io.ReadFull(f, buf); err != nil {
+	if err := c.readSegmentRange(pd, segIdx, meta, buf); err != nil {
 		return nil, err
 	}
 	return buf, nil
+}
+
+// readSegmentRange fills dst from segment segIdx, starting at the batch
+// meta: that batch's bytes, and those of the batches after it in the
+// segment when dst is longer.
+func (c *Cluster) readSegmentRange(pd *partData, segIdx int, meta *batchMeta, dst []byte) error {
+	if meta.segPos < 0 {
+		return fmt.Errorf("batch at offset %d was not persisted", meta.firstOffset)
+	}
+	f, err := c.segReadFile(pd, segIdx)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Seek(meta.segPos, io.SeekStart); err != nil {
+		return err
+	}
+	_, err = io.ReadFull(f, dst)
+	return err
 }
 
 // segReadFile returns a read handle for the given segment. For the
