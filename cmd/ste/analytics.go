@@ -16,27 +16,28 @@ import (
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/chendpoint/embedded"
+	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/trust"
 	"github.com/ste-utility/ste/when"
 )
 
 func init() {
-	register(command{Name: "analytics", Summary: "ingest CLS, audit, exceptions and monitor samples into ClickHouse until interrupted", Run: analyticsCmd})
-	register(command{Name: "report", Summary: "analytics reports: counts, throughput, degradation, queues, latency, exceptions", Run: reportCmd})
+	register(cli.Command{Name: "analytics", Summary: "ingest CLS, audit, exceptions and monitor samples into ClickHouse until interrupted", Run: analyticsCmd})
+	register(cli.Command{Name: "report", Summary: "analytics reports: counts, throughput, degradation, queues, latency, exceptions", Run: reportCmd})
 }
 
 func analyticsCmd(ctx context.Context, args []string) error {
-	fs := flags("analytics", "[--brokers B] [--namespace NS] [--clickhouse DSN] [--retention DUR] [--catch-up]")
-	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
-	dsn := clickhouseFlag(fs)
-	retention := addRetentionFlag(fs, "", "keep rows this long (e.g. 30d, 720h); default: what the store has (90d for a new one)")
+	fs := cli.Flags("analytics", "[--brokers B] [--namespace NS] [--clickhouse DSN] [--retention DUR] [--catch-up]")
+	kafka, ns := cli.KafkaFlags(fs), cli.Namespace(fs)
+	dsn := cli.ClickHouse(fs)
+	retention := cli.AddRetention(fs, "", "keep rows this long (e.g. 30d, 720h); default: what the store has (90d for a new one)")
 	batchRows := fs.Int("batch-rows", ingest.DefaultBatchRows, "rows per insert at most")
 	flush := fs.Duration("flush", ingest.DefaultFlushInterval, "insert a table's rows at least this often")
 	group := fs.String("group", "", "consumer group (default <ns>.analytics); one group per store: two stores fed by one group would each get part of the records")
 	fromStore := fs.Bool("from-store", false, "ignore the group's committed offsets: resume after what the store holds (fill a new or rebuilt store; never doubles rows)")
 	fs.LogFlags()
 	catchUp := fs.Bool("catch-up", false, "ingest what the topics hold now, then exit (a finished run or sandbox, before ste diff --clickhouse)")
-	secretOf := secretFlag(fs)
+	secretOf := cli.SecretFlag(fs)
 	if err := fs.Read(args); err != nil {
 		return err
 	}
@@ -45,23 +46,23 @@ func analyticsCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	if *batchRows < 1 || *flush <= 0 {
-		return usageError{Msg: "--batch-rows and --flush must be positive"}
+		return cli.UsageError{Msg: "--batch-rows and --flush must be positive"}
 	}
 	// Brokers first: an unreachable cluster should not start an embedded
 	// store as a side effect of a command that cannot run.
-	k, err := reachable(ctx, kafka)
+	k, err := cli.Reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}
 	log := fs.Log
-	st, err := analytics.Open(ctx, *dsn, steHome(), store.Options{Retention: ret})
+	st, err := analytics.Open(ctx, *dsn, cli.Home(), store.Options{Retention: ret})
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	where := st.DSN()
 	if *dsn == "" {
-		where = "embedded store " + embedded.DataDir(steHome()) + " (" + st.DSN() + ")"
+		where = "embedded store " + embedded.DataDir(cli.Home()) + " (" + st.DSN() + ")"
 	}
 	log.Info("analytics store open", "clickhouse", where, "database", st.Database(), "schema_version", store.SchemaVersion())
 	o := ingest.Options{Kafka: k, Namespace: *ns, Store: st, BatchRows: *batchRows,
@@ -69,7 +70,7 @@ func analyticsCmd(ctx context.Context, args []string) error {
 	// Exceptions are believed only with the utility's proof when this
 	// process holds the utility's secret (named, or $STE_HOME's); without
 	// one it cannot tell, says so, and ingests them all.
-	if fs.Lookup("utility-secret").Value.String() != "" || fileExists(trust.DefaultPath(steHome())) {
+	if fs.Lookup("utility-secret").Value.String() != "" || cli.FileExists(trust.DefaultPath(cli.Home())) {
 		if o.Secret, err = secretOf(); err != nil {
 			return err
 		}
@@ -87,10 +88,10 @@ func reportCmd(ctx context.Context, args []string) error {
 	for _, n := range report.Names {
 		names = append(names, fmt.Sprintf("  %-12s %s", n, report.Describe[n]))
 	}
-	fs := flags("report", "NAME [--json] [--clickhouse DSN] [--namespace NS] [--since T] [--until T] [--plot FILE.png|.svg]\n\nreports:\n"+
+	fs := cli.Flags("report", "NAME [--json] [--clickhouse DSN] [--namespace NS] [--since T] [--until T] [--plot FILE.png|.svg]\n\nreports:\n"+
 		strings.Join(names, "\n")+"\n\ntimes (--since, --until): RFC 3339, \"2006-01-02 15:04:05\" (UTC), a date, or a duration before now (30m, 2h, 3d)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
-	dsn := clickhouseFlag(fs)
+	dsn := cli.ClickHouse(fs)
 	ns := fs.String("namespace", os.Getenv("STE_NAMESPACE"), "namespace ($STE_NAMESPACE); default: the most recently ingested one")
 	since := fs.String("since", "", "only data from this time on")
 	until := fs.String("until", "", "only data before this time")
@@ -106,40 +107,40 @@ func reportCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	if name == "" {
-		return usageError{Msg: "a report name is required: " + strings.Join(report.Names, ", ")}
+		return cli.UsageError{Msg: "a report name is required: " + strings.Join(report.Names, ", ")}
 	}
 	if !slices.Contains(report.Names, name) {
-		return usageError{Msg: fmt.Sprintf("unknown report %q (want one of %s)", name, strings.Join(report.Names, ", "))}
+		return cli.UsageError{Msg: fmt.Sprintf("unknown report %q (want one of %s)", name, strings.Join(report.Names, ", "))}
 	}
 	if *window < 0 {
-		return usageError{Msg: "--window must not be negative"}
+		return cli.UsageError{Msg: "--window must not be negative"}
 	}
 	p := report.Params{Namespace: *ns, Window: *window}
 	var err error
 	if p.Since, err = when.Time(*since); err != nil {
-		return usageError{Msg: "--since: " + err.Error()}
+		return cli.UsageError{Msg: "--since: " + err.Error()}
 	}
 	if p.Until, err = when.Time(*until); err != nil {
-		return usageError{Msg: "--until: " + err.Error()}
+		return cli.UsageError{Msg: "--until: " + err.Error()}
 	}
 	if p.Step, err = report.Step(*by); err != nil {
-		return usageError{Msg: "--by " + err.Error()}
+		return cli.UsageError{Msg: "--by " + err.Error()}
 	}
 	if *plotFile != "" {
 		if !charts.Plottable(name) {
-			return usageError{Msg: fmt.Sprintf("report %s has no plot", name)}
+			return cli.UsageError{Msg: fmt.Sprintf("report %s has no plot", name)}
 		}
 		if ext := strings.ToLower(*plotFile); !strings.HasSuffix(ext, ".png") && !strings.HasSuffix(ext, ".svg") {
-			return usageError{Msg: fmt.Sprintf("--plot %q: the file must end in .png or .svg", *plotFile)}
+			return cli.UsageError{Msg: fmt.Sprintf("--plot %q: the file must end in .png or .svg", *plotFile)}
 		}
 		p.Series = true
 	}
 	if *ns != "" {
-		if err := validNamespace(*ns); err != nil {
+		if err := cli.ValidNamespace(*ns); err != nil {
 			return err
 		}
 	}
-	st, err := analytics.Open(ctx, *dsn, steHome(), store.Options{})
+	st, err := analytics.Open(ctx, *dsn, cli.Home(), store.Options{})
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 
+	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/console"
 	"github.com/ste-utility/ste/demo"
 	"github.com/ste-utility/ste/exceptions"
@@ -13,25 +14,25 @@ import (
 )
 
 func init() {
-	register(command{Name: "demo", Summary: "the main job on embedded defaults: broker, reference data, processors, 10,000 realistic trades, a report", Run: runDemo})
+	register(cli.Command{Name: "demo", Summary: "the main job on embedded defaults: broker, reference data, processors, 10,000 realistic trades, a report", Run: runDemo})
 }
 
 func runDemo(ctx context.Context, args []string) error {
-	fs := flags("demo", "[--trades N] [--clickhouse DSN] [--console [--console-addr ADDR]]")
+	fs := cli.Flags("demo", "[--trades N] [--clickhouse DSN] [--console [--console-addr ADDR]]")
 	trades := fs.Int("trades", 10000, "realistic trades to generate and drive")
-	chDSN := clickhouseFlag(fs)
+	chDSN := cli.ClickHouse(fs)
 	withConsole := fs.Bool("console", false, "after the summary, keep the broker and processors running and serve the operator console until interrupted")
 	consoleAddr := fs.String("console-addr", console.DefaultAddr, "where --console serves")
 	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *trades < 1 {
-		return usageError{Msg: "--trades must be positive"}
+		return cli.UsageError{Msg: "--trades must be positive"}
 	}
-	return demo.Run(ctx, demo.Options{Trades: *trades, ClickHouse: *chDSN, Home: steHome(),
+	return demo.Run(ctx, demo.Options{Trades: *trades, ClickHouse: *chDSN, Home: cli.Home(),
 		Console: *withConsole, ConsoleAddr: *consoleAddr, Operator: exceptions.LocalOperator(),
 		Signer: func(log *slog.Logger) (*schemas.Signer, error) {
-			return utilitySigner(refdata.DefaultUtilityBIC, "", log)
+			return cli.UtilitySigner(refdata.DefaultUtilityBIC, "", log)
 		},
-		Out: os.Stdout, Terminal: isTerminal(os.Stdout)})
+		Out: os.Stdout, Terminal: cli.IsTerminal(os.Stdout)})
 }

@@ -10,11 +10,12 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/diff"
 )
 
 func init() {
-	register(command{Name: "diff", Summary: "compare the outcomes of two namespaces (exit 0 same, 1 different, 2 error)", Run: diffCmd})
+	register(cli.Command{Name: "diff", Summary: "compare the outcomes of two namespaces (exit 0 same, 1 different, 2 error)", Run: diffCmd})
 }
 
 // chFlag is --clickhouse[=DSN]: on its own, the store ste analytics feeds
@@ -40,20 +41,20 @@ func (c *chFlag) Set(s string) error {
 // on any error, so that CI can tell a difference from a failure.
 func diffCmd(ctx context.Context, args []string) error {
 	err := diffRun(ctx, args)
-	var ec exitCode
+	var ec cli.ExitCode
 	if err == nil || errors.Is(err, flag.ErrHelp) || errors.As(err, &ec) {
 		return err
 	}
-	return exitCode{Err: err, Code: 2}
+	return cli.ExitCode{Err: err, Code: 2}
 }
 
 func diffRun(ctx context.Context, args []string) error {
-	fs := flags("diff", "A B [--clickhouse[=DSN]] [--json] [--expiries] [--lines N] [--brokers B]\n\n"+
+	fs := cli.Flags("diff", "A B [--clickhouse[=DSN]] [--json] [--expiries] [--lines N] [--brokers B]\n\n"+
 		"compares what namespace B ended with to what A ended with: per trade the final status, failing criteria\n"+
 		"and standing CLS content (versions and status numbers left out), the ACKs, the NACKs and exceptions\n"+
 		"by (Sender, MsgId, reason), and MsgIds with two contents; then, per participant, the trades that flip\n"+
 		"between MISMATCHED and MATCHED and by which criteria (a tolerance's backtest); exit 0 same, 1 different, 2 error")
-	kafka := kafkaFlags(fs)
+	kafka := cli.KafkaFlags(fs)
 	var ch chFlag
 	fs.Var(&ch, "clickhouse", "read both namespaces from analytics instead of their topics: --clickhouse for the default store ($STE_CLICKHOUSE, else the embedded one), --clickhouse=DSN for another")
 	asJSON := fs.Bool("json", false, "print the whole comparison as JSON: the summary and every difference with both sides")
@@ -64,10 +65,10 @@ func diffRun(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(names) != 2 {
-		return usageError{Msg: fmt.Sprintf("two namespaces are needed (ste diff A B), got %d", len(names))}
+		return cli.UsageError{Msg: fmt.Sprintf("two namespaces are needed (ste diff A B), got %d", len(names))}
 	}
 	for _, ns := range names {
-		if err := validNamespace(ns); err != nil {
+		if err := cli.ValidNamespace(ns); err != nil {
 			return err
 		}
 	}
@@ -75,7 +76,7 @@ func diffRun(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	d, err := diff.Run(ctx, diff.Options{A: names[0], B: names[1], Kafka: k, ClickHouse: ch.on, DSN: ch.dsn, Home: steHome(),
+	d, err := diff.Run(ctx, diff.Options{A: names[0], B: names[1], Kafka: k, ClickHouse: ch.on, DSN: ch.dsn, Home: cli.Home(),
 		Expiries: *expiries, Warn: os.Stderr})
 	if err != nil {
 		return err
@@ -84,7 +85,7 @@ func diffRun(ctx context.Context, args []string) error {
 		return err
 	}
 	if !d.Equal() {
-		return exitCode{Code: 1}
+		return cli.ExitCode{Code: 1}
 	}
 	return nil
 }

@@ -14,10 +14,10 @@ import (
 )
 
 func init() {
-	register(command{Name: "exceptions list", Summary: "list a namespace's exceptions with their states, by reason and sender, filtered", Run: exceptionsList})
-	register(command{Name: "exceptions show", Summary: "one exception: detail, the message's fields, the NACK sent, state and retries", Run: exceptionsShow})
-	register(command{Name: "exceptions retry", Summary: "retry exceptions once their cause is fixed (messages.md §7): named ones or a filter's", Run: exceptionsRetry})
-	register(command{Name: "exceptions archive", Summary: "close exceptions that need no retry, with a note", Run: exceptionsArchive})
+	register(cli.Command{Name: "exceptions list", Summary: "list a namespace's exceptions with their states, by reason and sender, filtered", Run: exceptionsList})
+	register(cli.Command{Name: "exceptions show", Summary: "one exception: detail, the message's fields, the NACK sent, state and retries", Run: exceptionsShow})
+	register(cli.Command{Name: "exceptions retry", Summary: "retry exceptions once their cause is fixed (messages.md §7): named ones or a filter's", Run: exceptionsRetry})
+	register(cli.Command{Name: "exceptions archive", Summary: "close exceptions that need no retry, with a note", Run: exceptionsArchive})
 }
 
 func exceptionsList(ctx context.Context, args []string) error {
@@ -28,7 +28,7 @@ func exceptionsList(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(ids) > 0 {
-		return usageError{Msg: fmt.Sprintf("unexpected argument %q (ste exceptions show ID for one)", ids[0])}
+		return cli.UsageError{Msg: fmt.Sprintf("unexpected argument %q (ste exceptions show ID for one)", ids[0])}
 	}
 	book, _, err := f.Load(ctx)
 	if err != nil {
@@ -51,7 +51,7 @@ func exceptionsShow(ctx context.Context, args []string) error {
 		return err
 	}
 	if len(ids) != 1 {
-		return usageError{Msg: "name one exception id (ste exceptions list shows them)"}
+		return cli.UsageError{Msg: "name one exception id (ste exceptions list shows them)"}
 	}
 	book, k, err := f.Load(ctx)
 	if err != nil {

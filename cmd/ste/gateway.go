@@ -7,29 +7,30 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/gateway"
 	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/schemas/refdata"
 )
 
 func init() {
-	register(command{Name: "gateway", Summary: "serve participants over HTTPS: signed submits, their own outputs, their trades' state, the utility's keys (gateway.md)", Run: gatewayCmd})
+	register(cli.Command{Name: "gateway", Summary: "serve participants over HTTPS: signed submits, their own outputs, their trades' state, the utility's keys (gateway.md)", Run: gatewayCmd})
 }
 
 func gatewayCmd(ctx context.Context, args []string) error {
-	fs := flags("gateway", "[--addr 127.0.0.1:8443] [--brokers B] [--namespace NS] [--public-url URL] [--tls-cert FILE --tls-key FILE] [--insecure-http] [--metrics-addr A] [--kafka-tls …]")
-	brokers := fs.String("brokers", envOr("STE_BROKERS", "127.0.0.1:9092"), "Kafka bootstrap brokers, comma-separated ($STE_BROKERS)")
-	kafka := kafkaSecurityFlagsNamed(fs, brokers, "kafka-")
-	ns := namespaceFlag(fs)
-	addr := fs.String("addr", envOr("STE_GATEWAY_ADDR", gateway.DefaultAddr),
+	fs := cli.Flags("gateway", "[--addr 127.0.0.1:8443] [--brokers B] [--namespace NS] [--public-url URL] [--tls-cert FILE --tls-key FILE] [--insecure-http] [--metrics-addr A] [--kafka-tls …]")
+	brokers := fs.String("brokers", cli.EnvOr("STE_BROKERS", "127.0.0.1:9092"), "Kafka bootstrap brokers, comma-separated ($STE_BROKERS)")
+	kafka := cli.KafkaSecurityFlagsNamed(fs, brokers, "kafka-")
+	ns := cli.Namespace(fs)
+	addr := fs.String("addr", cli.EnvOr("STE_GATEWAY_ADDR", gateway.DefaultAddr),
 		"address to serve participants on ($STE_GATEWAY_ADDR); beyond loopback it needs --tls-cert/--tls-key or --insecure-http")
 	publicURL := fs.String("public-url", os.Getenv("STE_GATEWAY_PUBLIC_URL"),
 		"scheme://host[:port] participants reach the gateway at, when a TLS-terminating proxy changes it: what @target-uri and @authority are checked against ($STE_GATEWAY_PUBLIC_URL)")
 	cert := fs.String("tls-cert", os.Getenv("STE_GATEWAY_TLS_CERT"), "the gateway's HTTPS certificate (PEM) ($STE_GATEWAY_TLS_CERT)")
 	key := fs.String("tls-key", os.Getenv("STE_GATEWAY_TLS_KEY"), "its private key (PEM) ($STE_GATEWAY_TLS_KEY)")
-	insecure := fs.Bool("insecure-http", envBool("STE_GATEWAY_INSECURE_HTTP"), "serve plain HTTP beyond loopback, for a TLS-terminating proxy in front (logged as a warning)")
-	metrics := fs.String("metrics-addr", envOr("STE_GATEWAY_METRICS_ADDR", gateway.DefaultMetricsAddr), "address of /metrics (no authentication: loopback unless only monitoring reaches it; empty: none)")
-	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC: /v1/keys serves its row's keys ($STE_UTILITY_BIC)")
+	insecure := fs.Bool("insecure-http", cli.EnvBool("STE_GATEWAY_INSECURE_HTTP"), "serve plain HTTP beyond loopback, for a TLS-terminating proxy in front (logged as a warning)")
+	metrics := fs.String("metrics-addr", cli.EnvOr("STE_GATEWAY_METRICS_ADDR", gateway.DefaultMetricsAddr), "address of /metrics (no authentication: loopback unless only monitoring reaches it; empty: none)")
+	bic := fs.String("utility-bic", cli.EnvOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC: /v1/keys serves its row's keys ($STE_UTILITY_BIC)")
 	rate := fs.Float64("rate-limit", 50, "authenticated requests per second per participant, on this instance")
 	burst := fs.Int("rate-burst", 100, "requests a participant may make at once above the rate")
 	defProcs := 1
@@ -39,12 +40,12 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	if v := os.Getenv("STE_GATEWAY_PROCS"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return usageError{Msg: "STE_GATEWAY_PROCS: want a number of cores, got " + strconv.Quote(v)}
+			return cli.UsageError{Msg: "STE_GATEWAY_PROCS: want a number of cores, got " + strconv.Quote(v)}
 		}
 		defProcs = n
 	}
 	procs := fs.Int("procs", defProcs, "cores the instance runs Go code on ($STE_GATEWAY_PROCS; 0: the Go runtime's choice, GOMAXPROCS or every core): one by default, as an instance mostly waits on the network; more instances for more (docs/participants.md §8)")
-	secretOf := secretFlag(fs)
+	secretOf := cli.SecretFlag(fs)
 	fs.LogFlags()
 	if os.Getenv("STE_LOG_FORMAT") == "" {
 		// The gateway logs JSON by default: its access log is for machines.
@@ -55,7 +56,7 @@ func gatewayCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	if *procs < 0 {
-		return usageError{Msg: "--procs: want 0 or more"}
+		return cli.UsageError{Msg: "--procs: want 0 or more"}
 	}
 	if *procs > 0 {
 		runtime.GOMAXPROCS(*procs)
@@ -68,7 +69,7 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	o := gateway.Options{Kafka: k, Namespace: *ns, Addr: *addr, PublicURL: *publicURL, TLSCert: *cert, TLSKey: *key,
 		InsecureHTTP: *insecure, MetricsAddr: *metrics, UtilityBIC: *bic, RatePerSecond: *rate, Burst: *burst, Logger: fs.Log}
 	if err := o.Validate(); err != nil {
-		return usageError{Msg: err.Error()}
+		return cli.UsageError{Msg: err.Error()}
 	}
 	secret, err := secretOf()
 	if err != nil {

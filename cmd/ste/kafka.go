@@ -23,17 +23,17 @@ import (
 )
 
 func init() {
-	register(command{Name: "broker", Summary: "run the embedded Kafka-protocol broker (kfake) until interrupted", Run: runBroker})
-	register(command{Name: "topics create", Summary: "create every topic of a namespace (idempotent)", Run: topicsCreate})
-	register(command{Name: "topics manifest", Summary: "print a namespace's topics as Strimzi KafkaTopic resources (for topics an operator owns)", Run: topicsManifest})
-	register(command{Name: "refdata load", Summary: "publish a reference data directory to <ns>.refdata", Run: refdataLoad})
-	register(command{Name: "process", Summary: "run the processor groups (validate, identity, match) until interrupted", Run: process})
-	register(command{Name: "instances", Summary: "list the running instances of a namespace from the instance registry", Run: listInstances})
-	register(command{Name: "drive", Summary: "send a message set to <ns>.inbound", Run: drive})
+	register(cli.Command{Name: "broker", Summary: "run the embedded Kafka-protocol broker (kfake) until interrupted", Run: runBroker})
+	register(cli.Command{Name: "topics create", Summary: "create every topic of a namespace (idempotent)", Run: topicsCreate})
+	register(cli.Command{Name: "topics manifest", Summary: "print a namespace's topics as Strimzi KafkaTopic resources (for topics an operator owns)", Run: topicsManifest})
+	register(cli.Command{Name: "refdata load", Summary: "publish a reference data directory to <ns>.refdata", Run: refdataLoad})
+	register(cli.Command{Name: "process", Summary: "run the processor groups (validate, identity, match) until interrupted", Run: process})
+	register(cli.Command{Name: "instances", Summary: "list the running instances of a namespace from the instance registry", Run: listInstances})
+	register(cli.Command{Name: "drive", Summary: "send a message set to <ns>.inbound", Run: drive})
 }
 
 func runBroker(ctx context.Context, args []string) error {
-	fs := flags("broker", "[--addr 127.0.0.1:9092] [--data DIR] [--partitions N] [--no-auto-create] [--brokers N] [--control ADDR]")
+	fs := cli.Flags("broker", "[--addr 127.0.0.1:9092] [--data DIR] [--partitions N] [--no-auto-create] [--brokers N] [--control ADDR]")
 	addr := fs.String("addr", "127.0.0.1:9092", "listen address (port 0 picks a free one); with --brokers N, broker i listens on port+i")
 	data := fs.String("data", "", "data directory: the log persists across restarts (default: in memory)")
 	parts := fs.Int("partitions", 8, "partitions of auto-created topics")
@@ -45,16 +45,16 @@ func runBroker(ctx context.Context, args []string) error {
 		return err
 	}
 	if *parts < 1 || *brokers < 1 {
-		return usageError{Msg: "--partitions and --brokers must be positive"}
+		return cli.UsageError{Msg: "--partitions and --brokers must be positive"}
 	}
 	return broker.Run(ctx, broker.Options{Addr: *addr, DataDir: *data, Partitions: *parts, NoAutoCreate: *noAuto, Brokers: *brokers},
 		*control, os.Stdout, fs.Log)
 }
 
 func topicsCreate(ctx context.Context, args []string) error {
-	fs := flags("topics create", "[--brokers B] [--namespace NS] [--partitions N] [--replication N] [--min-insync N] [--deliver-per-participant]")
-	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
-	layout := layoutFlags(fs, 0)
+	fs := cli.Flags("topics create", "[--brokers B] [--namespace NS] [--partitions N] [--replication N] [--min-insync N] [--deliver-per-participant]")
+	kafka, ns := cli.KafkaFlags(fs), cli.Namespace(fs)
+	layout := cli.LayoutFlags(fs, 0)
 	perBIC := fs.Bool("deliver-per-participant", false, "also create <ns>.out.<BIC> for every participant on <ns>.refdata (load reference data first)")
 	fs.LogFlags()
 	if err := fs.Read(args); err != nil {
@@ -69,7 +69,7 @@ func topicsCreate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	adm, closeFn, err := admin(ctx, k)
+	adm, closeFn, err := cli.Admin(ctx, k)
 	if err != nil {
 		return err
 	}
@@ -90,17 +90,17 @@ func topicsCreate(ctx context.Context, args []string) error {
 }
 
 func topicsManifest(_ context.Context, args []string) error {
-	fs := flags("topics manifest", "--cluster NAME [--namespace NS] [--refdata DIR] [--partitions N] [--replication N] [--min-insync N] [--retention DUR] [--k8s-namespace NS]")
-	ns := namespaceFlag(fs)
+	fs := cli.Flags("topics manifest", "--cluster NAME [--namespace NS] [--refdata DIR] [--partitions N] [--replication N] [--min-insync N] [--retention DUR] [--k8s-namespace NS]")
+	ns := cli.Namespace(fs)
 	refDir := fs.String("refdata", "", "reference data directory: each participant in it gets its <ns>.out.<BIC> topic and a KafkaUser (default: the utility's users only)")
 	cluster := fs.String("cluster", "", "the Strimzi Kafka cluster (the strimzi.io/cluster label) (required)")
 	k8sNS := fs.String("k8s-namespace", "", "Kubernetes namespace of the resources (default: kubectl's)")
-	layout := layoutFlags(fs, topics.MaxReplication)
+	layout := cli.LayoutFlags(fs, topics.MaxReplication)
 	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *cluster == "" {
-		return usageError{Msg: "--cluster is required (the name of the Strimzi Kafka resource)"}
+		return cli.UsageError{Msg: "--cluster is required (the name of the Strimzi Kafka resource)"}
 	}
 	o, err := layout()
 	if err != nil {
@@ -123,16 +123,16 @@ func topicsManifest(_ context.Context, args []string) error {
 }
 
 func refdataLoad(ctx context.Context, args []string) error {
-	fs := flags("refdata load", "--dir DIR [--brokers B] [--namespace NS] [--no-create-topics]")
+	fs := cli.Flags("refdata load", "--dir DIR [--brokers B] [--namespace NS] [--no-create-topics]")
 	dir := fs.String("dir", "", "reference data directory (the five CSV files) (required)")
-	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
-	topicOpts := topicFlags(fs)
+	kafka, ns := cli.KafkaFlags(fs), cli.Namespace(fs)
+	topicOpts := cli.TopicFlags(fs)
 	fs.LogFlags()
 	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *dir == "" {
-		return usageError{Msg: "--dir is required"}
+		return cli.UsageError{Msg: "--dir is required"}
 	}
 	to, err := topicOpts()
 	if err != nil {
@@ -156,11 +156,11 @@ func refdataLoad(ctx context.Context, args []string) error {
 }
 
 func process(ctx context.Context, args []string) error {
-	fs := flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--lookup ADDR] [--stall-after DUR] [--no-create-topics]")
-	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
-	topicOpts := topicFlags(fs)
+	fs := cli.Flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--lookup ADDR] [--stall-after DUR] [--no-create-topics]")
+	kafka, ns := cli.KafkaFlags(fs), cli.Namespace(fs)
+	topicOpts := cli.TopicFlags(fs)
 	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
-	pf := addProcessFlags(fs, "127.0.0.1:0")
+	pf := cli.AddProcessFlags(fs, "127.0.0.1:0")
 	fs.LogFlags()
 	if err := fs.Read(args); err != nil {
 		return err
@@ -176,7 +176,7 @@ func process(ctx context.Context, args []string) error {
 	// The cluster first: a refused login or certificate, or a topic the
 	// operator has not made, is the one line the operator sees, not
 	// preceded by warnings about the key.
-	k, err := reachable(ctx, kafka)
+	k, err := cli.Reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}
@@ -195,20 +195,20 @@ func process(ctx context.Context, args []string) error {
 }
 
 func drive(ctx context.Context, args []string) error {
-	fs := flags("drive", "--in FILE [--brokers B] [--namespace NS] [--rate MSG_PER_S] [--no-create-topics]")
+	fs := cli.Flags("drive", "--in FILE [--brokers B] [--namespace NS] [--rate MSG_PER_S] [--no-create-topics]")
 	in := fs.String("in", "", "message set file (.gz/.zst allowed) (required)")
-	kafka, ns := kafkaFlags(fs), namespaceFlag(fs)
-	topicOpts := topicFlags(fs)
+	kafka, ns := cli.KafkaFlags(fs), cli.Namespace(fs)
+	topicOpts := cli.TopicFlags(fs)
 	rate := fs.Float64("rate", 0, "messages per second (0: full speed)")
 	fs.LogFlags()
 	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *in == "" {
-		return usageError{Msg: "--in is required"}
+		return cli.UsageError{Msg: "--in is required"}
 	}
 	if *rate < 0 {
-		return usageError{Msg: "--rate must be 0 (full speed) or positive"}
+		return cli.UsageError{Msg: "--rate must be 0 (full speed) or positive"}
 	}
 	to, err := topicOpts()
 	if err != nil {
@@ -232,7 +232,7 @@ func drive(ctx context.Context, args []string) error {
 	if err := topics.Ensure(ctx, kadm.NewClient(cl), *ns, to); err != nil {
 		return err
 	}
-	progress := sendProgress()
+	progress := cli.SendProgress()
 	res, err := topics.Drive(ctx, cl, *ns, src, topics.DriveOptions{Rate: *rate, Progress: progress})
 	if progress != nil {
 		fmt.Fprintln(os.Stderr)
@@ -245,19 +245,19 @@ func drive(ctx context.Context, args []string) error {
 }
 
 func init() {
-	register(command{Name: "topics dump", Summary: "write a topic's records, from its start to its current end, one per line", Run: topicsDump})
+	register(cli.Command{Name: "topics dump", Summary: "write a topic's records, from its start to its current end, one per line", Run: topicsDump})
 }
 
 func topicsDump(ctx context.Context, args []string) error {
-	fs := flags("topics dump", "--topic NAME [--out FILE] [--brokers B]")
-	kafka := kafkaFlags(fs)
+	fs := cli.Flags("topics dump", "--topic NAME [--out FILE] [--brokers B]")
+	kafka := cli.KafkaFlags(fs)
 	topic := fs.String("topic", "", "topic name, e.g. ste.cls (required)")
 	out := fs.String("out", "-", "output file (.gz/.zst compresses); - for stdout")
 	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *topic == "" {
-		return usageError{Msg: "--topic is required"}
+		return cli.UsageError{Msg: "--topic is required"}
 	}
 	k, err := kafka()
 	if err != nil {
@@ -266,7 +266,7 @@ func topicsDump(ctx context.Context, args []string) error {
 	// Records go out as they are, except to a terminal, which would act on
 	// a control sequence a record holds.
 	stdout := io.Writer(os.Stdout)
-	if isTerminal(os.Stdout) {
+	if cli.IsTerminal(os.Stdout) {
 		stdout = cli.Untrusted
 	}
 	n, err := topics.DumpTo(ctx, k, *topic, *out, stdout)
@@ -280,13 +280,13 @@ func topicsDump(ctx context.Context, args []string) error {
 }
 
 func listInstances(ctx context.Context, args []string) error {
-	fs := flags("instances", "[--brokers B] [--namespace NS] [--json]")
-	kafka, ns, secret := kafkaFlags(fs), namespaceFlag(fs), secretFlag(fs)
+	fs := cli.Flags("instances", "[--brokers B] [--namespace NS] [--json]")
+	kafka, ns, secret := cli.KafkaFlags(fs), cli.Namespace(fs), cli.SecretFlag(fs)
 	asJSON := fs.Bool("json", false, "one JSON array instead of a table")
 	if err := fs.Read(args); err != nil {
 		return err
 	}
-	k, err := reachable(ctx, kafka)
+	k, err := cli.Reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}

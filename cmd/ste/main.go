@@ -16,19 +16,19 @@ import (
 )
 
 // commands are the subcommands, each registered by its file's init.
-var commands []command
+var commands []cli.Command
 
-func register(c command) { commands = append(commands, c) }
+func register(c cli.Command) { commands = append(commands, c) }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	return cli.Main(commands, args, stdout, stderr, cli.Usage, func(c *command, args []string) int { return execute(c, args, stderr) })
+	return cli.Main(commands, args, stdout, stderr, cli.Usage, func(c *cli.Command, args []string) int { return execute(c, args, stderr) })
 }
 
-func execute(c *command, args []string, stderr io.Writer) int {
+func execute(c *cli.Command, args []string, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	// Told to stop, every command exits within instance.ShutdownBound,

@@ -10,43 +10,44 @@ import (
 	"os"
 	"time"
 
+	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/migrate"
 )
 
 func init() {
-	register(command{Name: "migrate", Summary: "carry a stopped namespace's state into a new one with N partitions (scale-out); --follow bridges its inbound", Run: migrateCmd})
+	register(cli.Command{Name: "migrate", Summary: "carry a stopped namespace's state into a new one with N partitions (scale-out); --follow bridges its inbound", Run: migrateCmd})
 }
 
 func migrateCmd(ctx context.Context, args []string) error {
-	fs := flags("migrate", "--from NS --to NS2 --partitions N [--follow] [--rate R] [--brokers B] [--json]\n\n"+
+	fs := cli.Flags("migrate", "--from NS --to NS2 --partitions N [--follow] [--rate R] [--brokers B] [--json]\n\n"+
 		"NS's processors must be stopped (no live instance, no group member) with nothing in flight between\n"+
 		"their stages; inbound records that arrive after they stopped are carried to NS2. Running it again after\n"+
 		"success changes nothing; a run that was interrupted is finished by running it again. With --follow it\n"+
 		"then copies records that still arrive on NS's inbound to NS2's until interrupted (drivers not yet switched).")
-	kafka := kafkaFlags(fs)
+	kafka := cli.KafkaFlags(fs)
 	from := fs.String("from", "", "the namespace migrated, its processors stopped (required)")
 	to := fs.String("to", "", "the new namespace (required)")
 	parts := fs.Int("partitions", 0, "partitions of the new namespace (required)")
 	follow := fs.Bool("follow", false, "after the migration, bridge NS's inbound to NS2's until interrupted")
 	rate := fs.Float64("rate", 0, "copy at most this many records per second (0: as fast as the cluster takes them)")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
-	secret := secretFlag(fs)
+	secret := cli.SecretFlag(fs)
 	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *from == "" || *to == "" || *parts == 0 {
-		return usageError{Msg: "--from, --to and --partitions are required"}
+		return cli.UsageError{Msg: "--from, --to and --partitions are required"}
 	}
 	for _, ns := range []string{*from, *to} {
-		if err := validNamespace(ns); err != nil {
+		if err := cli.ValidNamespace(ns); err != nil {
 			return err
 		}
 	}
 	if *parts < 1 || *rate < 0 {
-		return usageError{Msg: "--partitions must be positive and --rate not negative"}
+		return cli.UsageError{Msg: "--partitions must be positive and --rate not negative"}
 	}
-	k, err := reachable(ctx, kafka)
+	k, err := cli.Reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}
@@ -55,12 +56,12 @@ func migrateCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	say := func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }
-	o := migrate.Options{Secret: sec, Dial: dialer(k), From: *from, To: *to, Partitions: int32(*parts), Rate: *rate,
+	o := migrate.Options{Secret: sec, Dial: cli.Dialer(k), From: *from, To: *to, Partitions: int32(*parts), Rate: *rate,
 		Instances: func(ctx context.Context, ns string) ([]registry.Entry, error) {
 			return registry.ListProven(ctx, k, ns, sec)
 		},
 		Log: func(format string, a ...any) { say("ste migrate: "+format, a...) }}
-	if isTerminal(os.Stderr) {
+	if cli.IsTerminal(os.Stderr) {
 		o.Progress = func(step string, n int64) { fmt.Fprintf(os.Stderr, "\r%s: %d written   ", step, n) }
 	}
 	res, err := migrate.Migrate(ctx, o)
@@ -91,7 +92,7 @@ func migrateCmd(ctx context.Context, args []string) error {
 	var last int64
 	err = migrate.Follow(ctx, o, func(n int64) {
 		last = n
-		if isTerminal(os.Stderr) {
+		if cli.IsTerminal(os.Stderr) {
 			fmt.Fprintf(os.Stderr, "\r%d records bridged   ", n)
 		}
 	})

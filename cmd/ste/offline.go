@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/offline"
 	"github.com/ste-utility/ste/processors/validation"
@@ -16,13 +17,13 @@ import (
 )
 
 func init() {
-	register(command{Name: "refdata gen", Summary: "write a deterministic reference data set", Run: refdataGen})
-	register(command{Name: "gen", Summary: "write a signed message set and its manifest", Run: gen})
-	register(command{Name: "match", Summary: "run the full matching logic on a message set, no broker", Run: match})
+	register(cli.Command{Name: "refdata gen", Summary: "write a deterministic reference data set", Run: refdataGen})
+	register(cli.Command{Name: "gen", Summary: "write a signed message set and its manifest", Run: gen})
+	register(cli.Command{Name: "match", Summary: "run the full matching logic on a message set, no broker", Run: match})
 }
 
 func refdataGen(ctx context.Context, args []string) error {
-	fs := flags("refdata gen", "--out DIR [--seed N] [--securities N] [--participants N]")
+	fs := cli.Flags("refdata gen", "--out DIR [--seed N] [--securities N] [--participants N]")
 	out := fs.String("out", "", "directory to write currencies.csv, countries.csv, securities.csv, participants.csv, holidays.csv, markets.csv (required)")
 	seed := fs.Int64("seed", 1, "generator seed: the same seed gives the same files")
 	secs := fs.Int("securities", 5000, "number of securities")
@@ -31,10 +32,10 @@ func refdataGen(ctx context.Context, args []string) error {
 		return err
 	}
 	if *out == "" {
-		return usageError{Msg: "--out is required"}
+		return cli.UsageError{Msg: "--out is required"}
 	}
 	if *secs < 100 || *parts < 50 {
-		return usageError{Msg: "need at least 100 securities and 50 participants"}
+		return cli.UsageError{Msg: "need at least 100 securities and 50 participants"}
 	}
 	set := refdata.Generate(refdata.GenOptions{Seed: *seed, Securities: *secs, Participants: *parts})
 	if err := set.WriteDir(*out); err != nil {
@@ -54,7 +55,7 @@ func loadRefdata(dir string) (*refdata.Set, error) {
 }
 
 func gen(ctx context.Context, args []string) error {
-	fs := flags("gen", "--trades N --out FILE [--seed N] [--refdata DIR] [--mix standard|realistic]")
+	fs := cli.Flags("gen", "--trades N --out FILE [--seed N] [--refdata DIR] [--mix standard|realistic]")
 	trades := fs.Int("trades", 0, "number of trades (required)")
 	out := fs.String("out", "", "message set file to write; .gz or .zst compresses (required)")
 	seed := fs.Uint64("seed", 1, "generator seed: the same seed gives the same file")
@@ -66,11 +67,11 @@ func gen(ctx context.Context, args []string) error {
 		return err
 	}
 	if *trades <= 0 || *out == "" {
-		return usageError{Msg: "--trades (positive) and --out are required"}
+		return cli.UsageError{Msg: "--trades (positive) and --out are required"}
 	}
 	td, err := date.Parse(*tradeDate)
 	if err != nil {
-		return usageError{Msg: "--trade-date: " + err.Error()}
+		return cli.UsageError{Msg: "--trade-date: " + err.Error()}
 	}
 	ref, err := loadRefdata(*refDir)
 	if err != nil {
@@ -87,12 +88,12 @@ func gen(ctx context.Context, args []string) error {
 }
 
 func match(ctx context.Context, args []string) error {
-	fs := flags("match", "--in FILE --out DIR [--refdata DIR] [--retention DUR]")
+	fs := cli.Flags("match", "--in FILE --out DIR [--refdata DIR] [--retention DUR]")
 	in := fs.String("in", "", "message set file (.gz/.zst allowed) (required)")
 	out := fs.String("out", "", "output directory for cls.xml, outbound.xml, exceptions.jsonl (required)")
 	refDir := fs.String("refdata", "", "reference data directory (default: the committed set)")
-	retention := addRetentionFlag(fs, "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
-	bic := fs.String("utility-bic", envOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC")
+	retention := cli.AddRetention(fs, "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)")
+	bic := fs.String("utility-bic", cli.EnvOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC")
 	keyFile := fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file (PEM PKCS#8 or base64); default: the demo key, with a warning")
 	noVerify := fs.Bool("no-verify", false, "skip Ed25519 verification (benchmarking only)")
 	fs.LogFlags()
@@ -100,7 +101,7 @@ func match(ctx context.Context, args []string) error {
 		return err
 	}
 	if *in == "" || *out == "" {
-		return usageError{Msg: "--in and --out are required"}
+		return cli.UsageError{Msg: "--in and --out are required"}
 	}
 	ret, err := retention.Get()
 	if err != nil {
@@ -117,7 +118,7 @@ func match(ctx context.Context, args []string) error {
 	}
 	defer src.Close()
 	log := fs.Log
-	signer, err := utilitySigner(*bic, *keyFile, log)
+	signer, err := cli.UtilitySigner(*bic, *keyFile, log)
 	if err != nil {
 		return err
 	}

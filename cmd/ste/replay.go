@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/replay"
@@ -17,14 +18,14 @@ import (
 )
 
 func init() {
-	register(command{Name: "replay", Summary: "copy a namespace's inbound (a range) into a sandbox for a backtest, and run it (--run); --delete removes a sandbox", Run: replayCmd})
+	register(cli.Command{Name: "replay", Summary: "copy a namespace's inbound (a range) into a sandbox for a backtest, and run it (--run); --delete removes a sandbox", Run: replayCmd})
 }
 
 func replayCmd(ctx context.Context, args []string) error {
-	fs := flags("replay", "--from NS --to SANDBOX [--since T] [--until T] [--refdata DIR] [--partitions N] [--append] [--rate R] [--run [--window DUR] [ste process flags]]\n       ste replay --delete SANDBOX --confirm SANDBOX\n\n"+
+	fs := cli.Flags("replay", "--from NS --to SANDBOX [--since T] [--until T] [--refdata DIR] [--partitions N] [--append] [--rate R] [--run [--window DUR] [ste process flags]]\n       ste replay --delete SANDBOX --confirm SANDBOX\n\n"+
 		"T (--since, --until): a record time — RFC 3339, \"2006-01-02 15:04:05\" (UTC), a date, or a duration before now (30m, 3d) —\n"+
 		"or offsets per partition, PARTITION:OFFSET,… (partitions not named are open on that side)")
-	kafka := kafkaFlags(fs)
+	kafka := cli.KafkaFlags(fs)
 	from := fs.String("from", "", "the namespace replayed (required)")
 	to := fs.String("to", "", "the sandbox namespace: new, or a sandbox with --append (required)")
 	since := fs.String("since", "", "first record: inbound records received at or after T (default: the oldest kept)")
@@ -38,17 +39,17 @@ func replayCmd(ctx context.Context, args []string) error {
 	del := fs.String("delete", "", "remove this sandbox's topics and consumer groups (only a namespace made by ste replay whose inbound holds only what it copied; with --confirm)")
 	confirm := fs.String("confirm", "", "with --delete: the sandbox's name again, typed out")
 	asJSON := fs.Bool("json", false, "print the result as one JSON object")
-	pf := addProcessFlags(fs, "")
+	pf := cli.AddProcessFlags(fs, "")
 	fs.LogFlags()
 	if err := fs.Read(args); err != nil {
 		return err
 	}
 	if *del != "" {
-		if err := validNamespace(*del); err != nil {
+		if err := cli.ValidNamespace(*del); err != nil {
 			return err
 		}
 		if *confirm != *del {
-			return usageError{Msg: fmt.Sprintf("--delete removes namespace %s for good: type its name again with --confirm %s", *del, *del)}
+			return cli.UsageError{Msg: fmt.Sprintf("--delete removes namespace %s for good: type its name again with --confirm %s", *del, *del)}
 		}
 		secret, err := pf.Secret()
 		if err != nil {
@@ -57,18 +58,18 @@ func replayCmd(ctx context.Context, args []string) error {
 		return replayDelete(ctx, kafka, *del, secret)
 	}
 	if *from == "" || *to == "" {
-		return usageError{Msg: "--from and --to are required (or --delete SANDBOX)"}
+		return cli.UsageError{Msg: "--from and --to are required (or --delete SANDBOX)"}
 	}
 	for _, ns := range []string{*from, *to} {
-		if err := validNamespace(ns); err != nil {
+		if err := cli.ValidNamespace(ns); err != nil {
 			return err
 		}
 	}
 	if *window != "" && !*run {
-		return usageError{Msg: "--window applies to --run"}
+		return cli.UsageError{Msg: "--window applies to --run"}
 	}
 	if *parts < 0 || *rate < 0 {
-		return usageError{Msg: "--partitions and --rate must not be negative"}
+		return cli.UsageError{Msg: "--partitions and --rate must not be negative"}
 	}
 	o := replay.Options{From: *from, To: *to, Partitions: int32(*parts), Append: *appendFlag, Rate: *rate, RefdataDir: *refDir}
 	var err error
@@ -76,10 +77,10 @@ func replayCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	if o.Since, err = copier.ParseBound(*since); err != nil {
-		return usageError{Msg: "--since: " + err.Error()}
+		return cli.UsageError{Msg: "--since: " + err.Error()}
 	}
 	if o.Until, err = copier.ParseBound(*until); err != nil {
-		return usageError{Msg: "--until: " + err.Error()}
+		return cli.UsageError{Msg: "--until: " + err.Error()}
 	}
 	po, err := pf.Check()
 	if err != nil {
@@ -90,14 +91,14 @@ func replayCmd(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	k, err := reachable(ctx, kafka)
+	k, err := cli.Reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}
-	o.Dial = dialer(k)
-	if isTerminal(os.Stderr) {
+	o.Dial = cli.Dialer(k)
+	if cli.IsTerminal(os.Stderr) {
 		o.Progress = func(n, total int64) {
-			fmt.Fprintf(os.Stderr, "\r%s %d/%d records copied   ", fractionBar(n, total), n, total)
+			fmt.Fprintf(os.Stderr, "\r%s %d/%d records copied   ", cli.FractionBar(n, total), n, total)
 		}
 	}
 	var res replay.Result
@@ -108,7 +109,7 @@ func replayCmd(ctx context.Context, args []string) error {
 		w := po.Retention / 10
 		if *window != "" {
 			if w, err = when.Duration(*window); err != nil {
-				return usageError{Msg: "--window: " + err.Error()}
+				return cli.UsageError{Msg: "--window: " + err.Error()}
 			}
 		}
 		var r replay.Ran
@@ -116,7 +117,7 @@ func replayCmd(ctx context.Context, args []string) error {
 			po, release, err := pf.Instance(po, fs.Log)
 			po.Kafka, po.Namespace = k, *to
 			return po, release, err
-		}, lagProgress())
+		}, cli.LagProgress())
 		ran = &r
 	}
 	if o.Progress != nil {
@@ -129,14 +130,14 @@ func replayCmd(ctx context.Context, args []string) error {
 }
 
 func replayDelete(ctx context.Context, kafka func() (kafkaconn.Config, error), ns string, secret *trust.Secret) error {
-	k, err := reachable(ctx, kafka)
+	k, err := cli.Reachable(ctx, kafka)
 	if err != nil {
 		return err
 	}
-	d, err := replay.DeleteSandbox(ctx, dialer(k), ns, secret, steHome())
+	d, err := replay.DeleteSandbox(ctx, cli.Dialer(k), ns, secret, cli.Home())
 	if err != nil {
 		return err
 	}
-	d.WriteText(os.Stdout, ns, steHome())
+	d.WriteText(os.Stdout, ns, cli.Home())
 	return nil
 }
