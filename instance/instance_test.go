@@ -237,10 +237,10 @@ func checkTradeLookup(t *testing.T, ctx context.Context, brokers kafkaconn.Confi
 	defer cl.Close()
 	fake := registry.Entry{ID: "evil", Namespace: ns, Groups: []string{"identity", "match"}, HTTP: strings.TrimPrefix(evil.URL, "http://"),
 		Lookup: strings.TrimPrefix(evil.URL, "http://"), Ready: true, LastSeen: time.Now().UTC(), Every: 3600}
-	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: pipeline.Names{NS: ns}.Instances(), Key: []byte("evil"), Value: fake.Marshal()}).FirstErr(); err != nil {
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: topology.Names{NS: ns}.Instances(), Key: []byte("evil"), Value: fake.Marshal()}).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	defer cl.ProduceSync(ctx, &kgo.Record{Topic: pipeline.Names{NS: ns}.Instances(), Key: []byte("evil")}) // gone again
+	defer cl.ProduceSync(ctx, &kgo.Record{Topic: topology.Names{NS: ns}.Instances(), Key: []byte("evil")}) // gone again
 
 	lc, err := lookup.New(lookup.Options{Kafka: brokers, Namespace: ns, Token: token})
 	if err != nil {

@@ -17,8 +17,8 @@ import (
 	"github.com/lovoo/goka"
 
 	"github.com/ste-utility/ste/instance"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics/broker"
+	"github.com/ste-utility/ste/topology"
 )
 
 // A real Prometheus (Debian's prometheus, installed by make promtool) with
@@ -40,8 +40,8 @@ func TestPrometheusFiresTheStallAlert(t *testing.T) {
 		release = make(chan struct{})
 	)
 	victim.Store(-1)
-	hook := func(st pipeline.Stage, ctx goka.Context, _ any) {
-		if p := ctx.Partition(); st == pipeline.StageMatch && (victim.CompareAndSwap(-1, p) || victim.Load() == p) {
+	hook := func(st topology.Stage, ctx goka.Context, _ any) {
+		if p := ctx.Partition(); st == topology.StageMatch && (victim.CompareAndSwap(-1, p) || victim.Load() == p) {
 			<-release
 		}
 	}

@@ -13,13 +13,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -112,7 +112,7 @@ func TestKeyRotationWhileDriven(t *testing.T) {
 
 	listed := []ed25519.PublicKey{oldU.Public().(ed25519.PublicKey), newU.Public().(ed25519.PublicKey)}
 	bySigner := map[int]int{}
-	for _, topic := range []string{pipeline.Names{NS: ns}.Outbound(), pipeline.Names{NS: ns}.CLS()} {
+	for _, topic := range []string{topology.Names{NS: ns}.Outbound(), topology.Names{NS: ns}.CLS()} {
 		if _, err := topics.Dump(ctx, brokers, topic, func(r *kgo.Record) error {
 			v := r.Value
 			i, j := bytes.Index(v, []byte("<Header>")), bytes.Index(v, []byte("</Body>"))

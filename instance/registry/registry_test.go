@@ -15,9 +15,9 @@ import (
 
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topics/broker/brokertest"
+	"github.com/ste-utility/ste/topology"
 )
 
 func TestCheckAddr(t *testing.T) {
@@ -40,7 +40,7 @@ func write(t *testing.T, cl *kgo.Client, ns string, kv map[string][]byte) {
 	t.Helper()
 	var rs []*kgo.Record
 	for k, v := range kv {
-		rs = append(rs, &kgo.Record{Topic: pipeline.Names{NS: ns}.Instances(), Key: []byte(k), Value: v})
+		rs = append(rs, &kgo.Record{Topic: topology.Names{NS: ns}.Instances(), Key: []byte(k), Value: v})
 	}
 	if err := cl.ProduceSync(context.Background(), rs...).FirstErr(); err != nil {
 		t.Fatal(err)
@@ -54,7 +54,7 @@ func TestListRefusesForgedEntries(t *testing.T) {
 	addr, dial := brokertest.Start(t)
 	cl := brokertest.Client(t, dial)
 	const ns = "reg"
-	if _, err := kadm.NewClient(cl).CreateTopic(context.Background(), 1, 1, nil, pipeline.Names{NS: ns}.Instances()); err != nil {
+	if _, err := kadm.NewClient(cl).CreateTopic(context.Background(), 1, 1, nil, topology.Names{NS: ns}.Instances()); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now().UTC()

@@ -14,6 +14,7 @@ import (
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -30,7 +31,7 @@ func newRiskGraph(t *testing.T, ref *refdata.Set, lead time.Duration) *riskGraph
 	g := &riskGraph{tt: tester.New(t), reg: prometheus.NewRegistry()}
 	start := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	g.now.Store(&start)
-	n := Names{NS: "t"}
+	n := topology.Names{NS: "t"}
 	c := Config{Names: n, Validator: validation.New(ref), AtRiskLead: lead, Tolerances: ref,
 		Signer:  &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")},
 		Metrics: NewMetrics(g.reg), Logger: slog.New(slog.DiscardHandler),
@@ -40,7 +41,7 @@ func newRiskGraph(t *testing.T, ref *refdata.Set, lead time.Duration) *riskGraph
 	t.Cleanup(cancel)
 	for i, gg := range Graphs(n, g.s.callbacks(g.s.cfg.Logger)) {
 		opts := []goka.ProcessorOption{nilHandling(), goka.WithTester(g.tt), goka.WithLogger(gokaLogger{g.s.cfg.Logger})}
-		if Stages[i] == StageMatch {
+		if topology.Stages[i] == topology.StageMatch {
 			opts = append(opts, goka.WithStorageBuilder(g.s.riskBuilder(g.tt.StorageBuilder())))
 		}
 		p, err := goka.NewProcessor(nil, gg, opts...)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Carrying tables into a namespace with another partition count (ste
@@ -24,12 +25,12 @@ import (
 
 // Watermark is what a value of the table of stage st contributes to its
 // partition's clock (ok false: nothing, or not a value of that table).
-func Watermark(st Stage, v []byte) (int64, bool) {
+func Watermark(st topology.Stage, v []byte) (int64, bool) {
 	switch st {
-	case StageMatch:
+	case topology.StageMatch:
 		_, at, ok := matching.Header(v)
 		return at, ok
-	case StageIdentity:
+	case topology.StageIdentity:
 		ie, ok := unmarshalIdentity(v)
 		return ie.Created, ok
 	}
@@ -49,10 +50,10 @@ func Watermark(st Stage, v []byte) (int64, bool) {
 //   - Identity table: an accepted identity "~clock:n" with Created at: no
 //     message has it (a Sender is a BIC), and it is forgotten after the
 //     retention like any identity.
-func ClockMarker(st Stage, at int64, fit func(key string) bool) (key string, value []byte) {
+func ClockMarker(st topology.Stage, at int64, fit func(key string) bool) (key string, value []byte) {
 	for n := 0; ; n++ {
 		switch st {
-		case StageMatch:
+		case topology.StageMatch:
 			h := fnv.New64a()
 			h.Write([]byte("ste-clock|" + strconv.Itoa(n)))
 			k := schemas.TradeKey(h.Sum64())
@@ -60,7 +61,7 @@ func ClockMarker(st Stage, at int64, fit func(key string) bool) (key string, val
 				continue
 			}
 			return k.String(), matching.MarshalTombstone(k, matching.Tombstone{PurgedAt: at})
-		case StageIdentity:
+		case topology.StageIdentity:
 			k := "~clock:" + strconv.Itoa(n)
 			if !fit(k) {
 				continue

@@ -8,6 +8,7 @@ import (
 	"github.com/ste-utility/ste/processors/memstore"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topology"
 )
 
 // TestClockMarkerSetsTheClockAndNothingElse: a store rebuilt from copied
@@ -15,25 +16,25 @@ import (
 // stage, no trade at all, and to the identity stage an identity no message
 // has.
 func TestClockMarkerSetsTheClockAndNothingElse(t *testing.T) {
-	s := newStages(Config{Names: Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
+	s := newStages(Config{Names: topology.Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
 	trade := &matching.Trade{Key: 0x1234, Newest: 100, Keys: []schemas.Key{{TradeRef: "R"}}}
 	tv, _ := trade.MarshalBinary()
 
 	match := memstore.New(s.matchIndex)
 	match.Set(schemas.TradeKey(0x1234).String(), tv)
-	if w, ok := Watermark(StageMatch, tv); !ok || w != 100 || match.Clock() != 100 {
+	if w, ok := Watermark(topology.StageMatch, tv); !ok || w != 100 || match.Clock() != 100 {
 		t.Fatalf("a trade's watermark %d %v, clock %d", w, ok, match.Clock())
 	}
 	var tried []string
-	key, v := ClockMarker(StageMatch, 500, func(k string) bool { tried = append(tried, k); return len(tried) == 3 })
+	key, v := ClockMarker(topology.StageMatch, 500, func(k string) bool { tried = append(tried, k); return len(tried) == 3 })
 	if len(tried) != 3 || key != tried[2] {
 		t.Fatalf("the marker key is not the first that fits: %q of %v", key, tried)
 	}
-	if again, _ := ClockMarker(StageMatch, 500, func(k string) bool { return k == tried[2] }); again != key {
+	if again, _ := ClockMarker(topology.StageMatch, 500, func(k string) bool { return k == tried[2] }); again != key {
 		t.Fatalf("the marker keys are not a fixed sequence: %s then %s", key, again)
 	}
 	match.Set(key, v)
-	if w, ok := Watermark(StageMatch, v); !ok || w != 500 || match.Clock() != 500 {
+	if w, ok := Watermark(topology.StageMatch, v); !ok || w != 500 || match.Clock() != 500 {
 		t.Fatalf("marker watermark %d %v, clock %d", w, ok, match.Clock())
 	}
 	tomb, at, ok := matching.Header(v)
@@ -54,15 +55,15 @@ func TestClockMarkerSetsTheClockAndNothingElse(t *testing.T) {
 	}
 
 	ids := memstore.New(s.identityIndex)
-	ik, iv := ClockMarker(StageIdentity, 700, func(string) bool { return true })
+	ik, iv := ClockMarker(topology.StageIdentity, 700, func(string) bool { return true })
 	if ik != "~clock:0" || schemas.IsBIC(ik[:len(ik)-2]) {
 		t.Fatalf("identity marker key %q", ik)
 	}
 	ids.Set(ik, iv)
-	if w, ok := Watermark(StageIdentity, iv); !ok || w != 700 || ids.Clock() != 700 {
+	if w, ok := Watermark(topology.StageIdentity, iv); !ok || w != 700 || ids.Clock() != 700 {
 		t.Fatalf("identity marker watermark %d %v, clock %d", w, ok, ids.Clock())
 	}
-	if _, ok := Watermark(StageValidate, iv); ok {
+	if _, ok := Watermark(topology.StageValidate, iv); ok {
 		t.Fatal("the validate stage has no table")
 	}
 }

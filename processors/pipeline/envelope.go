@@ -8,6 +8,7 @@ import (
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/bin"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Envelope is what travels between the stages: the inbound record's bytes
@@ -61,7 +62,7 @@ const (
 
 // Step is one stage's handling of a message.
 type Step struct {
-	Stage Stage
+	Stage topology.Stage
 	At    int64 // Unix µs
 	Event Event
 }
@@ -201,7 +202,7 @@ func UnmarshalEnvelope(b []byte) (*Envelope, error) {
 		return nil, errEnvelope
 	}
 	for i := uint64(0); i < n; i++ {
-		st := Step{Stage: Stage(r.Byte()), Event: Event(r.Byte())}
+		st := Step{Stage: topology.Stage(r.Byte()), Event: Event(r.Byte())}
 		st.At = r.Varint()
 		e.Steps = append(e.Steps, st)
 	}

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -97,7 +98,7 @@ func checkOneRecord(t *testing.T, g *graph, rec []byte) {
 func FuzzEnvelope(f *testing.F) {
 	e := &Envelope{Kind: KindAccepted, Partition: 3, Offset: 99, InboundTS: 123, Reason: schemas.BadDate, Detail: "d",
 		SenderKnown: true, NetUnits: 2, TradeKey: 0xfeedface, Created: -5, Sender: "S", MsgId: "M", Type: schemas.SET,
-		Function: schemas.REPLACE, Clock: 7, Steps: []Step{{StageValidate, 11, EventValid}}, Raw: []byte("<Msg/>")}
+		Function: schemas.REPLACE, Clock: 7, Steps: []Step{{topology.StageValidate, 11, EventValid}}, Raw: []byte("<Msg/>")}
 	f.Add(e.Marshal())
 	f.Add(identityEntry{Created: 5, TradeKey: 9}.marshal())
 	f.Add([]byte{1, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})

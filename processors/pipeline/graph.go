@@ -124,17 +124,17 @@ type Options struct {
 	// Deploying groups apart (validate scaled by replicas, identity and
 	// match where state lives) is running different sets in different
 	// processes.
-	Stages []Stage
+	Stages []topology.Stage
 	// InstanceID names this instance's Kafka clients ste-<id>-<stage>, so
 	// that an operator (and the lag code) can tell members apart, and is its
 	// static group membership id. Default: anonymous, dynamic membership.
 	InstanceID string
 	// OnAssign is told a stage's partitions after every rebalance (nil
 	// after the group is left or has failed).
-	OnAssign func(st Stage, partitions []int32)
+	OnAssign func(st topology.Stage, partitions []int32)
 	// OnGroup is told when a group is up (its tables recovered, running) and
 	// when it failed (err) and will be restarted after the delay.
-	OnGroup func(st Stage, err error, restartIn time.Duration)
+	OnGroup func(st topology.Stage, err error, restartIn time.Duration)
 	// Ready is closed once every group has recovered its tables and runs.
 	Ready chan<- struct{}
 	// Restart is the backoff of failed groups; zero fields: DefaultRestart's.
@@ -165,7 +165,9 @@ type Options struct {
 }
 
 // ClientID is the Kafka client id of one stage's clients in an instance.
-func ClientID(instanceID string, st Stage) string { return "ste-" + instanceID + "-" + st.String() }
+func ClientID(instanceID string, st topology.Stage) string {
+	return "ste-" + instanceID + "-" + st.String()
+}
 
 // Run runs the chosen groups until ctx ends (a graceful stop: in-flight
 // callbacks finish, offsets are committed; returns nil) or one fails in a
@@ -198,7 +200,7 @@ func Run(ctx context.Context, o Options) error {
 	routeSaramaLog(log)
 	want := o.Stages
 	if len(want) == 0 {
-		want = Stages
+		want = topology.Stages
 	}
 	tables, closeTables, err := openTables(o, s.cfg.Metrics, log)
 	if err != nil {
@@ -222,12 +224,12 @@ func Run(ctx context.Context, o Options) error {
 		errOnce sync.Once
 		fatal   error
 		mu      sync.Mutex
-		up      = map[Stage]bool{}
+		up      = map[topology.Stage]bool{}
 		ready   = o.Ready
 	)
 	s.cfg.Metrics.initialise(want)
 	for i, g := range graphs {
-		st := Stages[i]
+		st := topology.Stages[i]
 		if !slices.Contains(want, st) {
 			continue
 		}
@@ -273,7 +275,7 @@ func Run(ctx context.Context, o Options) error {
 	if fatal == nil && o.LeaveOnStop && static != "" {
 		var names []string
 		for i, g := range graphs {
-			if slices.Contains(want, Stages[i]) {
+			if slices.Contains(want, topology.Stages[i]) {
 				names = append(names, string(g.Group()))
 			}
 		}
@@ -309,7 +311,7 @@ func leave(k kafkaconn.Config, groups []string, instanceID string, log *slog.Log
 // sarama configurations: goka's builders write the client id into the
 // configuration they are given, so builders shared between groups made
 // every group's consumers carry the id of whichever group was built first.
-func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.Logger) []goka.ProcessorOption {
+func (s *stages) processorOptions(st topology.Stage, o Options, static string, log *slog.Logger) []goka.ProcessorOption {
 	tmc := goka.NewTopicManagerConfig()
 	tmc.Table.Replication = 1
 	tmc.Stream.Replication = 1
@@ -318,7 +320,7 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 	// topic goka created would have its defaults, so it creates none.
 	tmc.NoCreate = true
 	producer := WatchedProducerBuilder(o.Produce, o.Kafka.Security()...)
-	if st == StageValidate && s.verify != nil {
+	if st == topology.StageValidate && s.verify != nil {
 		producer = s.verify.producerBuilder(producer)
 	}
 	saramaCfg := func() *sarama.Config {
@@ -334,7 +336,7 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 		return cfg
 	}
 	var own *owned // this group's partitions, for its standbys
-	if o.Standby && s.tables != nil && (st == StageIdentity || st == StageMatch) {
+	if o.Standby && s.tables != nil && (st == topology.StageIdentity || st == topology.StageMatch) {
 		own = &owned{}
 	}
 	opts := []goka.ProcessorOption{
@@ -376,12 +378,12 @@ func (s *stages) processorOptions(st Stage, o Options, static string, log *slog.
 // reachable here — their maps in memory, ste_open_trades and the event-time
 // clock still reported — after the partitions had moved to another
 // instance.
-func (s *stages) dropPartitions(st Stage, keep []int32) {
+func (s *stages) dropPartitions(st topology.Stage, keep []int32) {
 	var stores map[int32]table
 	switch st {
-	case StageIdentity:
+	case topology.StageIdentity:
 		stores = s.idStore
-	case StageMatch:
+	case topology.StageMatch:
 		stores = s.matchStore
 	default:
 		return
@@ -393,11 +395,11 @@ func (s *stages) dropPartitions(st Stage, keep []int32) {
 			continue
 		}
 		delete(stores, p)
-		if st == StageMatch {
+		if st == topology.StageMatch {
 			delete(s.matchRefs, p)
 			delete(s.risk, p)
 		}
-		if st == StageMatch && s.cfg.Metrics != nil {
+		if st == topology.StageMatch && s.cfg.Metrics != nil {
 			label := strconv.Itoa(int(p))
 			s.cfg.Metrics.OpenTrades.DeleteLabelValues(label)
 			s.cfg.Metrics.Clock.DeleteLabelValues(label)

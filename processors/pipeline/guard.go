@@ -9,12 +9,13 @@ import (
 	"github.com/lovoo/goka"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Hook, if set in Config, runs before each record's callback, in the
 // partition's goroutine. It is for tests: a hook that panics stands for a bug
 // a record triggers, one that blocks for a stalled partition.
-type Hook func(st Stage, ctx goka.Context, msg any)
+type Hook func(st topology.Stage, ctx goka.Context, msg any)
 
 // A record which makes a stage panic — a fault of the utility's own, never
 // of the message — becomes an exception with reason INTERNAL (docs/spec/messages.md
@@ -26,7 +27,7 @@ type Hook func(st Stage, ctx goka.Context, msg any)
 // internal writes the INTERNAL exception (and audit event) of the record
 // whose callback panicked with r. What the callback emitted or stored before
 // it failed stays: the exception says the record was not fully processed.
-func (s *stages) internal(ctx goka.Context, st Stage, log *slog.Logger, msg any, r any) {
+func (s *stages) internal(ctx goka.Context, st topology.Stage, log *slog.Logger, msg any, r any) {
 	at := position{topic: string(ctx.Topic()), key: ctx.Key(), partition: ctx.Partition(), offset: ctx.Offset()}
 	s.internalTo(ctxSink{ctx}, at, st, log, msg, r)
 }
@@ -39,12 +40,12 @@ type position struct {
 }
 
 // internalTo is internal writing to any sink.
-func (s *stages) internalTo(ctx sink, at position, st Stage, log *slog.Logger, msg any, r any) {
+func (s *stages) internalTo(ctx sink, at position, st topology.Stage, log *slog.Logger, msg any, r any) {
 	stack := debug.Stack()
 	s.cfg.Metrics.internal(st)
 	raw, _ := msg.([]byte)
 	e := &Envelope{Partition: at.partition, Offset: at.offset, Raw: raw}
-	if st != StageValidate {
+	if st != topology.StageValidate {
 		// Later stages carry the inbound record in an envelope; its position
 		// on inbound is the exception's id. An unreadable envelope keeps the
 		// internal record as payload, with no inbound position.

@@ -11,6 +11,7 @@ import (
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -48,8 +49,8 @@ func checkGuard(t *testing.T, readBack, readFails bool) {
 				return read(p, offset)
 			}
 		}
-		c.Hook = func(st Stage, ctx goka.Context, msg any) {
-			if st != StageMatch {
+		c.Hook = func(st topology.Stage, ctx goka.Context, msg any) {
+			if st != topology.StageMatch {
 				return
 			}
 			e, err := UnmarshalEnvelope(msg.([]byte))
@@ -160,8 +161,8 @@ func TestIdentityStageConflictReadsTheRecordBack(t *testing.T) {
 	rawAtIdentity := map[int64]bool{}
 	g := newGraphWith(t, func(c *Config) {
 		c.Inbound = func(p int32, offset int64) ([]byte, error) { reads++; return read(p, offset) }
-		c.Hook = func(st Stage, ctx goka.Context, msg any) {
-			if e, err := UnmarshalEnvelope(msg.([]byte)); st == StageIdentity && err == nil {
+		c.Hook = func(st topology.Stage, ctx goka.Context, msg any) {
+			if e, err := UnmarshalEnvelope(msg.([]byte)); st == topology.StageIdentity && err == nil {
 				rawAtIdentity[e.Offset] = e.Raw != nil
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"github.com/lovoo/goka"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -74,14 +75,14 @@ type decide func(ctx goka.Context, msg any) *result
 // callbacks are the stages' goka callbacks: each decision wrapped by handle
 // and guard.
 func (s *stages) callbacks(log *slog.Logger) Callbacks {
-	validate := s.handle(StageValidate, log, s.validate)
+	validate := s.handle(topology.StageValidate, log, s.validate)
 	if s.verify != nil {
 		validate = s.verify.callback
 	}
 	return Callbacks{
-		StageValidate: validate,
-		StageIdentity: s.handle(StageIdentity, log, s.identity),
-		StageMatch:    s.handle(StageMatch, log, s.match),
+		topology.StageValidate: validate,
+		topology.StageIdentity: s.handle(topology.StageIdentity, log, s.identity),
+		topology.StageMatch:    s.handle(topology.StageMatch, log, s.match),
 	}
 }
 
@@ -89,7 +90,7 @@ func (s *stages) callbacks(log *slog.Logger) Callbacks {
 // returned and records the stage's metrics for every record. A record that
 // makes the decision or its writing panic becomes an INTERNAL exception
 // (guard.go).
-func (s *stages) handle(st Stage, log *slog.Logger, fn decide) goka.ProcessCallback {
+func (s *stages) handle(st topology.Stage, log *slog.Logger, fn decide) goka.ProcessCallback {
 	return func(ctx goka.Context, msg any) {
 		start := time.Now()
 		var inboundTS int64
@@ -131,7 +132,7 @@ func (c ctxSink) emit(topic, key string, value []byte, headers goka.Headers) {
 
 // write emits what a stage decided, audits the journey if it ends, and
 // counts.
-func (s *stages) write(ctx goka.Context, st Stage, r *result) {
+func (s *stages) write(ctx goka.Context, st topology.Stage, r *result) {
 	if r.corrupt != "" {
 		s.corrupt(ctx, st, r.table, r.corrupt)
 	}
@@ -139,7 +140,7 @@ func (s *stages) write(ctx goka.Context, st Stage, r *result) {
 }
 
 // writeTo is write without the table side (corrupt values), to any sink.
-func (s *stages) writeTo(ctx sink, st Stage, r *result) {
+func (s *stages) writeTo(ctx sink, st topology.Stage, r *result) {
 	m := s.cfg.Metrics
 	for _, rec := range r.records {
 		s.out(ctx, st, rec.topic, rec.key, rec.value)
@@ -177,7 +178,7 @@ func (s *stages) writeTo(ctx sink, st Stage, r *result) {
 }
 
 // out emits one record and counts it as an output of the stage.
-func (s *stages) out(ctx sink, st Stage, topic, key string, value []byte) {
+func (s *stages) out(ctx sink, st topology.Stage, topic, key string, value []byte) {
 	s.emit(ctx, topic, key, value)
 	s.cfg.Metrics.out(st)
 }
@@ -192,7 +193,7 @@ func (s *stages) emit(ctx sink, topic, key string, value []byte) {
 	ctx.emit(topic, key, value, nil)
 }
 
-func (s *stages) audit(ctx sink, st Stage, r *result, outputs []string) {
+func (s *stages) audit(ctx sink, st topology.Stage, r *result, outputs []string) {
 	e := r.e
 	a := schemas.AuditEvent{Sender: e.Sender, MsgId: e.MsgId, Partition: e.Partition, Offset: e.Offset,
 		Outcome: r.outcome, Reason: r.reason, Outputs: outputs, RetryOf: e.RetryOf, RetriedBy: e.RetriedBy,

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 )
 
 // The stages after validation do not receive the inbound record of a valid
@@ -118,8 +119,8 @@ func retryRead(ctx context.Context, p int32, offset int64, read func(int32, int6
 // written: the envelope's own Raw, or read back from inbound. When it
 // cannot be read the exception is written without it, its detail saying
 // where the record is (as a TOO_LARGE exception's whole record is found).
-func (s *stages) payload(st Stage, e *Envelope, rej *schemas.Rejection) *schemas.Rejection {
-	if st == StageValidate || e.Raw != nil || s.cfg.Inbound == nil || e.Partition < 0 {
+func (s *stages) payload(st topology.Stage, e *Envelope, rej *schemas.Rejection) *schemas.Rejection {
+	if st == topology.StageValidate || e.Raw != nil || s.cfg.Inbound == nil || e.Partition < 0 {
 		return rej
 	}
 	raw, err := s.cfg.Inbound(e.Partition, e.Offset)

@@ -15,6 +15,7 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 )
 
 // A cluster that refuses goka's login: Run fails at once (no hang), and
@@ -39,8 +40,8 @@ func TestSaramaProblemsReachTheLog(t *testing.T) {
 	start := time.Now()
 	// A group that never starts is retried for Backoff.Start before Run gives
 	// up (25 s by default, to ride out a broker restart): 2 s here.
-	err = pipeline.Run(ctx, pipeline.Options{Kafka: k, Logger: log, Stages: []pipeline.Stage{pipeline.StageValidate},
-		Config:  pipeline.Config{Names: pipeline.Names{NS: "logs"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX"}},
+	err = pipeline.Run(ctx, pipeline.Options{Kafka: k, Logger: log, Stages: []topology.Stage{topology.StageValidate},
+		Config:  pipeline.Config{Names: topology.Names{NS: "logs"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX"}},
 		Restart: pipeline.Backoff{Base: 200 * time.Millisecond, Max: time.Second, Reset: time.Minute, Start: 2 * time.Second}})
 	if err == nil {
 		t.Fatal("Run succeeded with a wrong password")

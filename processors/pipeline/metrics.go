@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Metrics are the processors' Prometheus metrics: per stage records in and
@@ -100,7 +101,7 @@ func (m *Metrics) verifyBatch(n int) {
 	m.VerifyBatch.Observe(float64(n))
 }
 
-func (m *Metrics) observe(st Stage, p int32, start time.Time, inboundTS int64) {
+func (m *Metrics) observe(st topology.Stage, p int32, start time.Time, inboundTS int64) {
 	if m == nil {
 		return
 	}
@@ -112,7 +113,7 @@ func (m *Metrics) observe(st Stage, p int32, start time.Time, inboundTS int64) {
 	}
 }
 
-func (m *Metrics) out(st Stage) {
+func (m *Metrics) out(st topology.Stage) {
 	if m != nil {
 		m.StageOut.WithLabelValues(st.String()).Inc()
 	}
@@ -146,7 +147,7 @@ func (m *Metrics) expired(withStatus bool) {
 	}
 }
 
-func (m *Metrics) corrupt(st Stage) {
+func (m *Metrics) corrupt(st topology.Stage) {
 	if m != nil {
 		m.Corrupt.WithLabelValues(st.String()).Inc()
 	}
@@ -171,7 +172,7 @@ func (m *Metrics) clock(p int32, clock int64) {
 // that they exist on /metrics before the first record (a counter that
 // appears only with its first increment hides a stage that never worked
 // from rate() and from alerts). Stages the instance does not run get none.
-func (m *Metrics) initialise(stages []Stage) {
+func (m *Metrics) initialise(stages []topology.Stage) {
 	if m == nil {
 		return
 	}
@@ -181,7 +182,7 @@ func (m *Metrics) initialise(stages []Stage) {
 		m.Corrupt.WithLabelValues(st.String())
 		m.Restarts.WithLabelValues(st.String())
 		m.Internal.WithLabelValues(st.String())
-		if st == StageMatch {
+		if st == topology.StageMatch {
 			for _, kind := range []string{"new", "duplicate"} {
 				m.Accepted.WithLabelValues(kind)
 			}
@@ -197,13 +198,13 @@ func (m *Metrics) initialise(stages []Stage) {
 	}
 }
 
-func (m *Metrics) restarted(st Stage) {
+func (m *Metrics) restarted(st topology.Stage) {
 	if m != nil {
 		m.Restarts.WithLabelValues(st.String()).Inc()
 	}
 }
 
-func (m *Metrics) internal(st Stage) {
+func (m *Metrics) internal(st topology.Stage) {
 	if m != nil {
 		m.Internal.WithLabelValues(st.String()).Inc()
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -23,7 +24,7 @@ import (
 // the stages' logic, not partitioning, rebalances or crashes (e2e does those).
 type graph struct {
 	tt      *tester.Tester
-	names   Names
+	names   topology.Names
 	out     map[string]*tester.QueueTracker
 	metrics *Metrics
 	log     *bytes.Buffer // what the stages logged
@@ -45,7 +46,7 @@ func generated(t testing.TB, o workload.Options) [][]byte {
 
 func newGraphWith(t testing.TB, cfg func(*Config), cbs func(Callbacks) Callbacks) *graph {
 	tt := tester.New(t)
-	n := Names{NS: "t"}
+	n := topology.Names{NS: "t"}
 	var logBuf bytes.Buffer
 	metrics := NewMetrics(prometheus.NewRegistry())
 	c := Config{Names: n, Validator: validation.New(refdata.Default()),
@@ -148,7 +149,7 @@ func TestGraphRejectsWhatCannotBeRead(t *testing.T) {
 func TestEnvelopeRoundTrip(t *testing.T) {
 	e := &Envelope{Kind: KindAccepted, Partition: 3, Offset: 99, InboundTS: 123, Reason: schemas.BadDate, Detail: "d",
 		SenderKnown: true, NetUnits: 2, TradeKey: 0xfeedface, Created: -5, Sender: "S", MsgId: "M", Type: schemas.SET,
-		Function: schemas.REPLACE, Clock: 7, Steps: []Step{{StageValidate, 11, EventValid}}, Raw: []byte("<Msg/>"),
+		Function: schemas.REPLACE, Clock: 7, Steps: []Step{{topology.StageValidate, 11, EventValid}}, Raw: []byte("<Msg/>"),
 		Decoded: (&schemas.Message{MsgId: "M", Sender: "S", Quantity: 5}).AppendCompact(nil)}
 	e.Digest[3] = 9
 	b := e.Marshal()

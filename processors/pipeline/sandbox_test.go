@@ -11,6 +11,7 @@ import (
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -39,7 +40,7 @@ func TestSandboxJudgesCreatedByTheRecordTime(t *testing.T) {
 	}
 	for _, sandbox := range []bool{false, true} {
 		tt := tester.New(t)
-		n := Names{NS: "t"}
+		n := topology.Names{NS: "t"}
 		s := newStages(Config{Names: n, Validator: validation.New(refdata.Default()), Sandbox: sandbox,
 			Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
 		p, err := goka.NewProcessor(nil, Graphs(n, s.callbacks(s.cfg.Logger))[0], goka.WithTester(tt))

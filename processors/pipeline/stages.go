@@ -18,7 +18,7 @@ import (
 
 // Config is what the stages need besides Kafka.
 type Config struct {
-	Names     Names
+	Names     topology.Names
 	Validator *validation.Validator
 	Signer    *schemas.Signer
 	// Retention of trades past their newest Created (event time). Default 72h.
@@ -115,7 +115,7 @@ func newStages(cfg Config) *stages {
 
 func (s *stages) now() int64 { return s.cfg.Now().UnixMicro() }
 
-func (s *stages) step(e *Envelope, st Stage, ev Event) {
+func (s *stages) step(e *Envelope, st topology.Stage, ev Event) {
 	e.Steps = append(e.Steps, Step{Stage: st, At: s.now(), Event: ev})
 }
 
@@ -169,7 +169,7 @@ func (s *stages) validated(vd validation.Verdict, in inboundRecord) *result {
 	e.RetryOf, e.RetriedBy = in.retryOf, in.retriedBy
 	if _, ok := vd.Identity(); !ok {
 		// No readable identity: it cannot be a duplicate of anything accepted.
-		return s.reject(StageValidate, e, vd.Msg, vd.Rej)
+		return s.reject(topology.StageValidate, e, vd.Msg, vd.Rej)
 	}
 	// Whether it is an exact duplicate of an accepted message (recognised
 	// before validation) is decided where identities are kept.
@@ -177,7 +177,7 @@ func (s *stages) validated(vd validation.Verdict, in inboundRecord) *result {
 	if vd.Rej != nil {
 		e.Reason, e.Detail, ev = vd.Rej.Reason, vd.Rej.Detail, EventInvalid
 	}
-	s.step(e, StageValidate, ev)
+	s.step(e, topology.StageValidate, ev)
 	if e.Reason == 0 && e.Decoded != nil && s.cfg.Inbound != nil {
 		// A valid message travels decoded: its bytes are needed only for
 		// the rare exception a later stage writes (a conflicting
@@ -197,7 +197,7 @@ func (s *stages) forward(e *Envelope, topic, key string) *result {
 
 // reject decides the exception, the NACK where one is due, and the end of
 // the journey.
-func (s *stages) reject(st Stage, e *Envelope, m *schemas.Message, rej *schemas.Rejection) *result {
+func (s *stages) reject(st topology.Stage, e *Envelope, m *schemas.Message, rej *schemas.Rejection) *result {
 	if m == nil {
 		m = &schemas.Message{Sender: e.Sender, MsgId: e.MsgId}
 	}
@@ -242,16 +242,16 @@ func (s *stages) identity(ctx goka.Context, msg any) *result {
 	switch vd.Decide(known.Digest, isKnown) {
 	case validation.Duplicate:
 		e.Kind, e.TradeKey = KindDuplicate, known.TradeKey
-		s.step(e, StageIdentity, EventDuplicate)
+		s.step(e, topology.StageIdentity, EventDuplicate)
 		return s.toMatch(e)
 	case validation.Accept:
 		ctx.SetValue(identityEntry{Digest: e.Digest, Created: e.Created, TradeKey: e.TradeKey}.marshal())
 		s.forgetIdentities(ctx.Partition())
 		e.Kind = KindAccepted
-		s.step(e, StageIdentity, EventAccepted)
+		s.step(e, topology.StageIdentity, EventAccepted)
 		return s.toMatch(e)
 	default: // Reject, Conflict
-		return s.reject(StageIdentity, e, nil, vd.Rej)
+		return s.reject(topology.StageIdentity, e, nil, vd.Rej)
 	}
 }
 
@@ -278,10 +278,10 @@ func (s *stages) toMatch(e *Envelope) *result {
 // an INTERNAL exception (docs/matching.md).
 func (s *stages) poisoned(e *Envelope) *result {
 	if e.Reason != 0 && e.Reason <= schemas.Schema {
-		return s.reject(StageIdentity, e, nil, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
+		return s.reject(topology.StageIdentity, e, nil, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
 	}
 	e.Kind = KindPoisoned
-	s.step(e, StageIdentity, EventPoisoned)
+	s.step(e, topology.StageIdentity, EventPoisoned)
 	return s.forward(e, s.cfg.Names.Accepted(), e.TradeKey.String())
 }
 
@@ -341,7 +341,7 @@ func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, 
 	case matching.Conflict:
 		// The identity stage forgot this identity (past its memory) but the
 		// trade still holds another message under it.
-		return s.reject(StageMatch, e, m, schemas.ConflictingDuplicateOf(m.Sender, m.MsgId))
+		return s.reject(topology.StageMatch, e, m, schemas.ConflictingDuplicateOf(m.Sender, m.MsgId))
 	case matching.Applied:
 		b, _ := t.MarshalBinary()
 		ctx.SetValue(b)
@@ -389,10 +389,10 @@ func (s *stages) decidable(t *matching.Trade, m *schemas.Message, e *Envelope, r
 	case ok:
 		// Not the held message's bytes, and invalid: its own code, as the
 		// contract's order puts CONFLICTING_DUPLICATE last.
-		*r = s.reject(StageMatch, e, m, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
+		*r = s.reject(topology.StageMatch, e, m, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
 		return false
 	}
-	*r = s.reject(StageMatch, e, m, &schemas.Rejection{Reason: schemas.Internal,
+	*r = s.reject(topology.StageMatch, e, m, &schemas.Rejection{Reason: schemas.Internal,
 		Detail: "the identity table entry of " + m.Sender + ":" + m.MsgId + " cannot be read (corrupt state), and its trade does not hold the message: " +
 			"whether it is new, a duplicate or a conflict cannot be decided; retry it once the entry is repaired"})
 	return false
@@ -424,7 +424,7 @@ func (s *stages) load(ctx goka.Context, key schemas.TradeKey, it matching.Intern
 // cannot read, and logs where it is: the input record's topic, partition and
 // offset (a table value's changelog offset is not known to the callback, its
 // key and partition are). The log is rate-limited: garbage arrives in bursts.
-func (s *stages) corrupt(ctx goka.Context, st Stage, table, what string) {
+func (s *stages) corrupt(ctx goka.Context, st topology.Stage, table, what string) {
 	s.cfg.Metrics.corrupt(st)
 	suppressed, ok := s.corruptLog.allow(s.cfg.Now())
 	if !ok {

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Backoff is the delay before a failed group is restarted: Base doubled per
@@ -90,7 +91,7 @@ func Permanent(err error) bool {
 // it fails permanently. A goka processor runs once: each restart builds a
 // new one, which rebuilds the group's tables from their changelogs.
 type supervisor struct {
-	stage   Stage
+	stage   topology.Stage
 	backoff Backoff
 	log     *slog.Logger
 	metrics *Metrics

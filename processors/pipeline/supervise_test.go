@@ -14,6 +14,8 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ste-utility/ste/topology"
 )
 
 func TestBackoffDoublesToItsCapWithJitter(t *testing.T) {
@@ -63,7 +65,7 @@ func TestGroupThatCannotStartWaitsWhileTheClusterAnswers(t *testing.T) {
 	var answers atomic.Bool
 	answers.Store(true)
 	var asked atomic.Int32
-	s := &supervisor{stage: StageMatch, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	s := &supervisor{stage: topology.StageMatch, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		backoff: Backoff{Base: 5 * time.Millisecond, Max: 10 * time.Millisecond, Reset: time.Minute, Start: 50 * time.Millisecond},
 		metrics: NewMetrics(prometheus.NewRegistry()),
 		build: func() (*goka.Processor, error) {

@@ -152,7 +152,7 @@ func (o *owned) has(p int32) bool {
 // only owned partitions. Memory tables keep no standbys: processors/memstore
 // starts empty at every open, and goka closes and reopens every table at
 // every rebalance.
-func (s *stages) tableOptions(st Stage, prod goka.ProducerBuilder, own *owned) []goka.ProcessorOption {
+func (s *stages) tableOptions(st topology.Stage, prod goka.ProducerBuilder, own *owned) []goka.ProcessorOption {
 	b := s.tableBuilder(st, own)
 	switch {
 	case b == nil:
@@ -169,13 +169,13 @@ func (s *stages) tableOptions(st Stage, prod goka.ProducerBuilder, own *owned) [
 // tableBuilder is a stateful stage's storage builder (nil for a stateless
 // stage): the partitions the group owns open as the stages' tables, the
 // others (with own set) as standbys.
-func (s *stages) tableBuilder(st Stage, own *owned) storage.Builder {
+func (s *stages) tableBuilder(st topology.Stage, own *owned) storage.Builder {
 	var index memstore.Index
 	var stores map[int32]table
 	switch st {
-	case StageIdentity:
+	case topology.StageIdentity:
 		index, stores = s.identityIndex, s.idStore
-	case StageMatch:
+	case topology.StageMatch:
 		index, stores = s.matchIndex, s.matchStore
 	default:
 		return nil
@@ -187,14 +187,14 @@ func (s *stages) tableBuilder(st Stage, own *owned) storage.Builder {
 		// The gauge exists from the moment the partition is owned, not from
 		// the next sample (reportOpenTrades): a scrape right after an
 		// assignment finds it.
-		if st == StageMatch {
+		if st == topology.StageMatch {
 			s.sampleOpenTradesLocked(p, t)
 		}
 	}
 	// The match table's partitions keep a TradeRef index (refindex.go)
 	// and an at-risk index (atrisk.go).
 	wrap := func(b storage.Builder) storage.Builder { return b }
-	if st == StageMatch {
+	if st == topology.StageMatch {
 		wrap = func(b storage.Builder) storage.Builder { return s.indexedBuilder(s.riskBuilder(b)) }
 	}
 	if s.tables == nil {

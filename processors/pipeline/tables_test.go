@@ -8,6 +8,7 @@ import (
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topology"
 )
 
 // TestStandbyTablesAreNotTheStages: with standbys, a partition the group
@@ -16,7 +17,7 @@ import (
 // taking changelog records after its recovery — where an owned table
 // refuses a write that did not go through the stages' producer.
 func TestStandbyTablesAreNotTheStages(t *testing.T) {
-	s := newStages(Config{Names: Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
+	s := newStages(Config{Names: topology.Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
 	db, err := diskstore.Open(diskstore.Options{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -25,7 +26,7 @@ func TestStandbyTablesAreNotTheStages(t *testing.T) {
 	s.tables = db
 	own := &owned{}
 	own.set([]int32{1})
-	for _, st := range []Stage{StageIdentity, StageMatch} {
+	for _, st := range []topology.Stage{topology.StageIdentity, topology.StageMatch} {
 		b := s.tableBuilder(st, own)
 		topic := st.String() + "-table"
 		mine, err := b(topic, 1)
@@ -36,14 +37,14 @@ func TestStandbyTablesAreNotTheStages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stores := map[Stage]map[int32]table{StageIdentity: s.idStore, StageMatch: s.matchStore}[st]
+		stores := map[topology.Stage]map[int32]table{topology.StageIdentity: s.idStore, topology.StageMatch: s.matchStore}[st]
 		if _, ok := stores[1]; !ok {
 			t.Errorf("%s: the owned partition is not the stages' table", st)
 		}
 		if _, ok := stores[0]; ok {
 			t.Errorf("%s: a standby is the stages' table", st)
 		}
-		if st == StageMatch {
+		if st == topology.StageMatch {
 			if _, ok := s.matchRefs[0]; ok {
 				t.Error("a standby has a TradeRef index the lookups read")
 			}
@@ -72,8 +73,8 @@ func TestStandbyTablesAreNotTheStages(t *testing.T) {
 		}
 	}
 	// Without standbys every partition goka opens is the group's own.
-	s.dropPartitions(StageMatch, nil)
-	if _, err := s.tableBuilder(StageMatch, nil)("match-table2", 0); err != nil {
+	s.dropPartitions(topology.StageMatch, nil)
+	if _, err := s.tableBuilder(topology.StageMatch, nil)("match-table2", 0); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok := s.matchStore[0]; !ok {

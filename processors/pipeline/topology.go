@@ -6,29 +6,12 @@ import (
 	"github.com/ste-utility/ste/topology"
 )
 
-// The topology is declared in package topology; the runtime spells its
-// names as they were spelt here before the move, so that its code (and
-// branches written against it) read unchanged.
-type (
-	Names = topology.Names
-	Stage = topology.Stage
-)
-
-const (
-	StageValidate = topology.StageValidate
-	StageIdentity = topology.StageIdentity
-	StageMatch    = topology.StageMatch
-)
-
-// Stages lists the stages in pipeline order.
-var Stages = topology.Stages
-
 // Callbacks are the stage callbacks the group graphs call, by stage. A
 // missing callback is a no-op: the graphs are also built without any, to be
 // queried.
-type Callbacks map[Stage]goka.ProcessCallback
+type Callbacks map[topology.Stage]goka.ProcessCallback
 
-func (cb Callbacks) of(st Stage) goka.ProcessCallback {
+func (cb Callbacks) of(st topology.Stage) goka.ProcessCallback {
 	if f := cb[st]; f != nil {
 		return f
 	}
@@ -42,7 +25,7 @@ func noop(goka.Context, any) {}
 // callback, a group with a table persists it, and its outputs are declared
 // as goka requires. goka names the loopback and the table after the group
 // itself; a test holds those names to the declaration.
-func Graphs(n Names, cb Callbacks) []*goka.GroupGraph {
+func Graphs(n topology.Names, cb Callbacks) []*goka.GroupGraph {
 	var out []*goka.GroupGraph
 	for _, g := range topology.Describe(n.NS).Groups {
 		call := cb.of(g.Stage)

@@ -60,10 +60,10 @@ func TestGraphsAreTheDeclaration(t *testing.T) {
 // Describe, so a derivation that drifts from them fails here.
 func TestDerivedPlacesAgreeWithTheDeclaration(t *testing.T) {
 	const ns = "t"
-	n := pipeline.Names{NS: ns}
+	n := topology.Names{NS: ns}
 	graphs := pipeline.Graphs(n, pipeline.Callbacks{})
-	if len(graphs) != len(pipeline.Stages) {
-		t.Fatalf("%d graphs for %d stages", len(graphs), len(pipeline.Stages))
+	if len(graphs) != len(topology.Stages) {
+		t.Fatalf("%d graphs for %d stages", len(graphs), len(topology.Stages))
 	}
 	specs := map[string]topics.Spec{}
 	for _, s := range topics.Specs(ns, topics.Options{Partitions: 5}) {
@@ -101,7 +101,7 @@ func TestDerivedPlacesAgreeWithTheDeclaration(t *testing.T) {
 
 		// The monitor watches each group on its input stream.
 		st := monitor.Stages(ns)[i]
-		if st.Group != string(g.Group()) || st.Name != pipeline.Stages[i].String() || st.Topic != g.InputStreams()[0].Topic() {
+		if st.Group != string(g.Group()) || st.Name != topology.Stages[i].String() || st.Topic != g.InputStreams()[0].Topic() {
 			t.Errorf("monitor stage %+v disagrees with group %s", st, g.Group())
 		}
 		// Lag is measured on every input, loopback included.

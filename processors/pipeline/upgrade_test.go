@@ -11,6 +11,7 @@ import (
 
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/bin"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -123,11 +124,11 @@ func TestUpgradeReadsV1Envelopes(t *testing.T) {
 	current := run(newGraphWith(t, fixed, nil))
 	var wrote int
 	upgraded := run(newGraphWith(t, fixed, func(cb Callbacks) Callbacks {
-		validate := cb[StageValidate]
-		cb[StageValidate] = func(ctx goka.Context, msg any) {
+		validate := cb[topology.StageValidate]
+		cb[topology.StageValidate] = func(ctx goka.Context, msg any) {
 			wrote++
 			raw, _ := msg.([]byte)
-			validate(v1Emitter{gokaContext: ctx, t: t, verdicts: Names{NS: "t"}.Verdicts(), raw: raw}, msg)
+			validate(v1Emitter{gokaContext: ctx, t: t, verdicts: topology.Names{NS: "t"}.Verdicts(), raw: raw}, msg)
 		}
 		return cb
 	}))

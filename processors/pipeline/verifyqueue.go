@@ -15,6 +15,7 @@ import (
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/signature"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Batch verification in the validate stage (docs/ARCHITECTURE.md, "Batch
@@ -122,7 +123,7 @@ func (q *verifyQueue) callback(ctx goka.Context, msg any) {
 			}
 		}()
 		if s.cfg.Hook != nil {
-			s.cfg.Hook(StageValidate, ctx, msg)
+			s.cfg.Hook(topology.StageValidate, ctx, msg)
 		}
 		now := ctx.Timestamp()
 		if !s.cfg.Sandbox {
@@ -242,18 +243,18 @@ func (q *verifyQueue) write(batch []*queued) []*emits {
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
-					s.internalTo(e, qd.at, StageValidate, q.log, qd.in.raw, p)
+					s.internalTo(e, qd.at, topology.StageValidate, q.log, qd.in.raw, p)
 				}
 			}()
 			if qd.panic != nil {
-				s.internalTo(e, qd.at, StageValidate, q.log, qd.in.raw, qd.panic)
+				s.internalTo(e, qd.at, topology.StageValidate, q.log, qd.in.raw, qd.panic)
 				return
 			}
 			r := s.validated(qd.vd, qd.in)
 			inboundTS = r.e.InboundTS
-			s.writeTo(e, StageValidate, r)
+			s.writeTo(e, topology.StageValidate, r)
 		}()
-		s.cfg.Metrics.observe(StageValidate, qd.at.partition, qd.start, inboundTS)
+		s.cfg.Metrics.observe(topology.StageValidate, qd.at.partition, qd.start, inboundTS)
 		<-q.slots
 	}
 	return out

@@ -19,12 +19,12 @@ import (
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/kafkaconn/testca"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/access"
+	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -142,7 +142,7 @@ func TestACLsOnKafka(t *testing.T) {
 	defer clA.Close()
 	src, _ := msgset.NewReader(&buf, "set")
 	if _, err := topics.Drive(ctx, clA, ns, src, topics.DriveOptions{}); err != nil {
-		t.Fatalf("participant A cannot write %s: %v", pipeline.Names{NS: ns}.Inbound(), err)
+		t.Fatalf("participant A cannot write %s: %v", topology.Names{NS: ns}.Inbound(), err)
 	}
 
 	// A reads its own topic: the processors delivered its outputs there.
@@ -174,7 +174,7 @@ func TestACLsOnKafka(t *testing.T) {
 	if n, err := read(topics.DeliveryTopic(ns, bicA)); err != nil || n == 0 {
 		t.Fatalf("A reading its own %s: %d records, %v", topics.DeliveryTopic(ns, bicA), n, err)
 	}
-	for _, topic := range []string{topics.DeliveryTopic(ns, bicB), pipeline.Names{NS: ns}.Outbound()} {
+	for _, topic := range []string{topics.DeliveryTopic(ns, bicB), topology.Names{NS: ns}.Outbound()} {
 		if n, err := read(topic); !errors.Is(err, kerr.TopicAuthorizationFailed) || n > 0 {
 			t.Errorf("A reading %s: %d records, err %v; want TOPIC_AUTHORIZATION_FAILED", topic, n, err)
 		}
