@@ -150,8 +150,9 @@ func (ts *tails) runningLocked(p int32) (*tail, error) {
 		return t, nil
 	}
 	delete(ts.m, p)
-	// Its reading ends (stopped on a gap, the partition still consumed):
-	// the next tail's starts where that tail says.
+	// Its reading ends (stopped on a gap, its partition still consumed):
+	// the partition is no longer fetched until a new tail adds it again
+	// from where that tail starts.
 	ts.cl.RemoveConsumePartitions(map[string][]int32{ts.topic: {p}})
 	return nil, nil
 }
@@ -232,10 +233,7 @@ func (t *tail) add(recs []*kgo.Record, hw int64) {
 			// deleted only from the start): a gap is a fetch of the
 			// partition's earlier reading, which must not pass for this
 			// one's. The tail stops; the next read starts another.
-			if t.err == nil {
-				t.err = fmt.Errorf("outputs tail: offset %d read after %d", r.Offset, t.next-1)
-				close(t.moved)
-			}
+			t.stopLocked(fmt.Errorf("outputs tail: offset %d read after %d", r.Offset, t.next-1))
 			return
 		}
 		t.recs = append(t.recs, r)
@@ -263,6 +261,11 @@ func (t *tail) add(recs []*kgo.Record, hw int64) {
 func (t *tail) stop(err error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.stopLocked(err)
+}
+
+// stopLocked is stop with t.mu held: the first error stands.
+func (t *tail) stopLocked(err error) {
 	if t.err == nil {
 		t.err = err
 		close(t.moved)
