@@ -215,3 +215,48 @@ func readFrom(recs *[][]byte) func(p int32, offset int64) ([]byte, error) {
 		return (*recs)[offset], nil
 	}
 }
+
+// A NACK is the same whether or not its record could be read back for the
+// exception: the note on a missing record is the operator's, in the
+// exception's detail. A message applied again after a restart answers the
+// same NACK (make chaos-cluster found one NACK:… of two contents when the
+// second read-back failed).
+func TestANackDoesNotDependOnTheReadBack(t *testing.T) {
+	nackDetail := func(readFails bool) (string, schemas.Exception) {
+		var sent [][]byte
+		read := readFrom(&sent)
+		g := newGraphWith(t, func(c *Config) {
+			c.Inbound = func(p int32, offset int64) ([]byte, error) {
+				if readFails {
+					return nil, errNotOnInbound
+				}
+				return read(p, offset)
+			}
+		}, nil)
+		genuine := generated(t, workload.Options{Trades: 1})[0]
+		other := append(bytes.Clone(genuine[:len(genuine)-len("</Msg>")]), "<X/></Msg>"...)
+		for _, rec := range [][]byte{genuine, other} {
+			sent = append(sent, rec)
+			g.send("K", rec)
+		}
+		x := g.oneException(t)
+		for _, b := range g.drain(g.names.Outbound()) {
+			if s := string(b); strings.Contains(s, "<MsgType>NACK</MsgType>") {
+				return s[strings.Index(s, "<Detail>"):strings.Index(s, "</Detail>")], x
+			}
+		}
+		t.Fatal("no NACK")
+		return "", x
+	}
+	read, x := nackDetail(false)
+	if x.Reason != "CONFLICTING_DUPLICATE" || len(x.Payload) == 0 {
+		t.Fatalf("exception %+v", x)
+	}
+	unread, ux := nackDetail(true)
+	if unread != read {
+		t.Fatalf("the NACK's detail depends on the read-back:\n%s\n%s", read, unread)
+	}
+	if len(ux.Payload) != 0 || !strings.Contains(ux.Detail, "find them on") {
+		t.Fatalf("the exception without its record says nothing of it: %+v", ux)
+	}
+}

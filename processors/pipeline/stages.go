@@ -201,10 +201,19 @@ func (s *stages) reject(st topology.Stage, e *Envelope, m *schemas.Message, rej 
 	if m == nil {
 		m = &schemas.Message{Sender: e.Sender, MsgId: e.MsgId}
 	}
-	rej = s.payload(st, e, rej)
-	vd := validation.Verdict{Msg: m, Rej: rej, Digest: e.Digest, Hash16: e.Hash16(), SenderKnown: e.SenderKnown}
+	full := s.payload(st, e, rej)
+	vd := validation.Verdict{Msg: m, Rej: full, Digest: e.Digest, Hash16: e.Hash16(), SenderKnown: e.SenderKnown}
 	id := strconv.Itoa(int(e.Partition)) + "-" + strconv.FormatInt(e.Offset, 10)
-	exc, nack := vd.Rejected(id, e.Raw, e.Partition, e.Offset, s.cfg.Now())
+	now := s.cfg.Now()
+	exc, nack := vd.Rejected(id, e.Raw, e.Partition, e.Offset, now)
+	if full != rej && nack != nil {
+		// The note on a record that could not be read back is the
+		// operator's (the exception's detail). The participant's NACK
+		// stays as the rejection made it: a message applied again
+		// answers the same NACK whether or not the read-back worked.
+		vd.Rej = rej
+		_, nack = vd.Rejected(id, e.Raw, e.Partition, e.Offset, now)
+	}
 	exc.RetryOf = e.RetryOf
 	key := ""
 	if schemas.IsBIC(m.Sender) {
