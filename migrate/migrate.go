@@ -236,7 +236,7 @@ func carry(ctx context.Context, o Options, src, dst string, stage topology.Stage
 	if stage != 0 {
 		start, held := map[int32]int64{}, map[int32]int64{} // new partition -> clock wanted, clock of its values
 		for k, v := range want {
-			p := copier.PartitionOf([]byte(k), parts)
+			p := topics.PartitionOf(k, parts)
 			start[p] = max(start[p], clocks[from[k]])
 			if w, ok := pipeline.Watermark(stage, v); ok {
 				held[p] = max(held[p], w)
@@ -248,7 +248,7 @@ func carry(ctx context.Context, o Options, src, dst string, stage topology.Stage
 			}
 			k, v := pipeline.ClockMarker(stage, start[p], func(k string) bool {
 				_, taken := want[k]
-				return !taken && copier.PartitionOf([]byte(k), parts) == p
+				return !taken && topics.PartitionOf(k, parts) == p
 			})
 			want[k] = v
 			step.Markers++

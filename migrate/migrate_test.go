@@ -65,11 +65,11 @@ func (e *env) state(ns string) {
 	match, ids := topology.Table(n.MatchGroup()), topology.Table(n.IdentityGroup())
 	var recs []*kgo.Record
 	put := func(topic, key string, v []byte) {
-		recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(key), Value: v, Partition: copier.PartitionOf([]byte(key), 4)})
+		recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(key), Value: v, Partition: topics.PartitionOf(key, 4)})
 	}
 	for i := range 400 {
 		k := schemas.TradeKey(uint64(i)*0x9e3779b97f4a7c15 + 1)
-		p := int64(copier.PartitionOf([]byte(k.String()), 4))
+		p := int64(topics.PartitionOf(k.String(), 4))
 		newest := (p+1)*24*hour - int64(i)*hour/10 // partition p's clock: (p+1) days
 		if i%10 == 0 {
 			put(match, k.String(), matching.MarshalTombstone(k, matching.Tombstone{PurgedAt: newest, Version: 2, StatusN: 5}))
@@ -159,7 +159,7 @@ func TestMigrateCarriesTablesAndClocks(t *testing.T) {
 		t.Fatalf("new.inbound holds %d records, want the 5 that arrived after the old namespace stopped", len(where))
 	} else {
 		for k, p := range where {
-			if p != copier.PartitionOf([]byte(k), 6) {
+			if p != topics.PartitionOf(k, 6) {
 				t.Fatalf("inbound record %s in partition %d", k, p)
 			}
 		}
@@ -176,7 +176,7 @@ func TestMigrateCarriesTablesAndClocks(t *testing.T) {
 		old, oldClock, oldWhere := e.partitions(c.src, c.st)
 		got, newClock, newWhere := e.partitions(c.dst, c.st)
 		for k, v := range got {
-			if newWhere[k] != copier.PartitionOf([]byte(k), 6) {
+			if newWhere[k] != topics.PartitionOf(k, 6) {
 				t.Fatalf("%s: key %s in partition %d", c.dst, k, newWhere[k])
 			}
 			if _, ok := old[k]; !ok {
@@ -193,7 +193,7 @@ func TestMigrateCarriesTablesAndClocks(t *testing.T) {
 		want := map[int32]int64{}
 		for k, q := range oldWhere {
 			if _, ok := old[k]; ok {
-				p := copier.PartitionOf([]byte(k), 6)
+				p := topics.PartitionOf(k, 6)
 				want[p] = max(want[p], oldClock[q])
 			}
 		}

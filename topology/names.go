@@ -100,11 +100,17 @@ func Loop(group string) string { return group + "-loop" }
 // or a trade's messages and its state land in different partitions.
 func KeyHash() hash.Hash32 { return fnv.New32a() }
 
-// Fnv32a is KeyHash as a function, the form franz-go's SaramaCompatHasher takes.
+// Fnv32a is KeyHash as a function, the form franz-go's SaramaCompatHasher
+// takes; written out so that a lookup by key (every participant's read of
+// its outputs) allocates nothing.
 func Fnv32a(b []byte) uint32 {
-	h := fnv.New32a()
-	h.Write(b)
-	return h.Sum32()
+	const offset32, prime32 = 2166136261, 16777619
+	h := uint32(offset32)
+	for _, c := range b {
+		h ^= uint32(c)
+		h *= prime32
+	}
+	return h
 }
 
 // Partition is the partition among n that STE's partitioner gives a key:

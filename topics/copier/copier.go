@@ -231,16 +231,8 @@ func (rt Route) Partition(key []byte, src int32) int32 {
 	case key == nil:
 		return src % rt.Partitions
 	}
-	return PartitionOf(key, rt.Partitions)
+	return int32(topology.Partition(key, int(rt.Partitions)))
 }
-
-// PartitionOf is the partition the shared partitioner (and goka) gives key
-// among n.
-func PartitionOf(key []byte, n int32) int32 {
-	return int32(partitioner.Partition(&kgo.Record{Key: key}, int(n)))
-}
-
-var partitioner = kgo.StickyKeyPartitioner(topology.Partition).ForTopic("")
 
 // writer produces records to partitions chosen by the caller, in order per
 // partition (idempotent producer), remembering the first failure.

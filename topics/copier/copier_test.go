@@ -152,7 +152,7 @@ func TestCopyRekeysWithTheSharedPartitioner(t *testing.T) {
 			n++
 			want := int32(-1)
 			if r.Key != nil {
-				want = copier.PartitionOf(r.Key, 6)
+				want = topics.PartitionOf(string(r.Key), 6)
 			} else {
 				var i int
 				fmt.Sscanf(string(r.Value), "v%d", &i)
@@ -186,14 +186,6 @@ func TestCopyRekeysWithTheSharedPartitioner(t *testing.T) {
 			t.Fatalf("key %s: %v, want %v", k, byKey[k], vs)
 		}
 	}
-	// The partitioner is goka's: PartitionOf agrees with topics.Partitioner.
-	p := topics.Partitioner().ForTopic("x")
-	for i := range 17 {
-		k := []byte(fmt.Sprintf("k%d", i))
-		if int(copier.PartitionOf(k, 6)) != p.Partition(&kgo.Record{Key: k}, 6) {
-			t.Fatalf("key %s: PartitionOf disagrees with topics.Partitioner", k)
-		}
-	}
 }
 
 func TestSpansRefuseAPartitionTheTopicLacks(t *testing.T) {
@@ -224,11 +216,11 @@ func TestConvergeWritesOnlyWhatDiffers(t *testing.T) {
 	var pre []*kgo.Record
 	for i := range 100 {
 		k := []byte(fmt.Sprintf("key-%d", i))
-		pre = append(pre, &kgo.Record{Topic: "t.table", Key: k, Value: want[string(k)], Partition: copier.PartitionOf(k, 5)})
+		pre = append(pre, &kgo.Record{Topic: "t.table", Key: k, Value: want[string(k)], Partition: topics.PartitionOf(string(k), 5)})
 	}
 	pre[7].Value = []byte("stale")
 	gone := []byte("key-gone")
-	pre = append(pre, &kgo.Record{Topic: "t.table", Key: gone, Value: []byte("x"), Partition: copier.PartitionOf(gone, 5)})
+	pre = append(pre, &kgo.Record{Topic: "t.table", Key: gone, Value: []byte("x"), Partition: topics.PartitionOf(string(gone), 5)})
 	e.produce(pre...)
 
 	res, err := copier.Converge(ctx, o)
@@ -241,7 +233,7 @@ func TestConvergeWritesOnlyWhatDiffers(t *testing.T) {
 	}
 	for p, rs := range e.read("t.table") {
 		for _, r := range rs {
-			if p != copier.PartitionOf(r.Key, 5) {
+			if p != topics.PartitionOf(string(r.Key), 5) {
 				t.Fatalf("key %s in partition %d", r.Key, p)
 			}
 		}
@@ -327,7 +319,7 @@ func TestFollowResumesFromItsCommits(t *testing.T) {
 	for p, rs := range e.read("new.in") {
 		for _, r := range rs {
 			seen[string(r.Value)]++
-			if p != copier.PartitionOf(r.Key, 5) {
+			if p != topics.PartitionOf(string(r.Key), 5) {
 				t.Fatalf("%s in partition %d", r.Value, p)
 			}
 		}
