@@ -1,6 +1,7 @@
 package kfake
 
 import (
+	"encoding/binary"
 	"hash/crc32"
 	"time"
 
@@ -118,6 +119,7 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 			continue
 		}
 		maxMessageBytes := c.data.maxMessageBytes(rt.Topic)
+		stampOnArrival := c.data.logAppendTime(rt.Topic)
 		for _, rp := range rt.Partitions {
 			e := creq.faults.check(tk.part(rp.Partition))
 			if e != nil {
@@ -183,6 +185,22 @@ func (c *Cluster) handleProduce(creq *clientReq) (kmsg.Response, error) {
 			if attrs&0x0008 > 0 {
 				b.FirstTimestamp = now
 				b.MaxTimestamp = now
+				logAppendTime = now
+			} else if stampOnArrival {
+				// Kafka stamps a batch on arrival when its topic
+				// says LogAppendTime (LogValidator): the timestamp
+				// type bit set and the batch's max timestamp the
+				// broker's now, which every record of it then reads
+				// as. The records keep their own deltas. The CRC
+				// covers both fields: patched in the raw batch and
+				// computed again.
+				attrs |= 0x0008
+				raw := rp.Records
+				binary.BigEndian.PutUint16(raw[21:], attrs)
+				binary.BigEndian.PutUint64(raw[35:], uint64(now))
+				b.Attributes, b.MaxTimestamp = int16(attrs), now
+				b.CRC = int32(crc32.Checksum(raw[21:], crc32c))
+				binary.BigEndian.PutUint32(raw[17:], uint32(b.CRC))
 				logAppendTime = now
 			}
 			if b.LastOffsetDelta != b.NumRecords-1 {

@@ -228,7 +228,7 @@ func (c *Cluster) offsetOfMaxTimestamp(pd *partData) (offset, timestamp int64, e
 		return 0, 0, 0, false, err
 	}
 	err = forEachBatchRecord(batch.RecordBatch, func(rec kmsg.Record) bool {
-		if batch.FirstTimestamp+rec.TimestampDelta64 == seg.maxTimestamp {
+		if recordTimestamp(&batch.RecordBatch, rec) == seg.maxTimestamp {
 			offset, found = batch.FirstOffset+int64(rec.OffsetDelta), true
 		}
 		return !found
@@ -277,7 +277,7 @@ func (c *Cluster) offsetForTimestamp(pd *partData, ts int64) (offset, timestamp 
 			return 0, 0, 0, false, err
 		}
 		err = forEachBatchRecord(batch.RecordBatch, func(rec kmsg.Record) bool {
-			recTimestamp := batch.FirstTimestamp + rec.TimestampDelta64
+			recTimestamp := recordTimestamp(&batch.RecordBatch, rec)
 			recOffset := batch.FirstOffset + int64(rec.OffsetDelta)
 			if recTimestamp >= ts && recOffset >= pd.logStartOffset {
 				offset, timestamp, epoch, found = recOffset, recTimestamp, m.epoch, true
@@ -289,4 +289,14 @@ func (c *Cluster) offsetForTimestamp(pd *partData, ts int64) (offset, timestamp 
 		}
 	}
 	return 0, 0, 0, false, nil
+}
+
+// recordTimestamp is a record's timestamp as Kafka reads it
+// (DefaultRecordBatch): the batch's max timestamp when the batch was
+// stamped on arrival (LogAppendTime), its own otherwise.
+func recordTimestamp(b *kmsg.RecordBatch, rec kmsg.Record) int64 {
+	if b.Attributes&0x0008 != 0 {
+		return b.MaxTimestamp
+	}
+	return b.FirstTimestamp + rec.TimestampDelta64
 }

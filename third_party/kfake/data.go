@@ -1215,6 +1215,19 @@ func (d *data) maxMessageBytes(t string) int {
 	return defMaxMessageBytes
 }
 
+// logAppendTime says whether the broker stamps a topic's batches on
+// arrival: its message.timestamp.type, falling back to the broker's
+// log.message.timestamp.type (CreateTime by default).
+func (d *data) logAppendTime(t string) bool {
+	if tcfg, ok := d.tcfgs[t]; ok {
+		if v, ok := tcfg["message.timestamp.type"]; ok && v != nil {
+			return *v == "LogAppendTime"
+		}
+	}
+	v, ok := d.c.bcfgs["log.message.timestamp.type"]
+	return ok && v != nil && *v == "LogAppendTime"
+}
+
 // retentionMs returns the retention.ms for a topic, falling back to
 // broker config then defaults.
 func (d *data) retentionMs(t string) int64 {
@@ -1593,6 +1606,13 @@ func rebuildBatch(orig *partBatch, kept []kmsg.Record) *partBatch {
 		if ts > b.MaxTimestamp {
 			b.MaxTimestamp = ts
 		}
+	}
+
+	if orig.Attributes&0x0008 != 0 {
+		// Stamped on arrival: the batch's max timestamp is every
+		// record's, and compaction keeps it (Kafka's cleaner builds
+		// the retained batch with it as the log append time).
+		b.MaxTimestamp = orig.MaxTimestamp
 	}
 
 	benc := b.AppendTo(nil)
