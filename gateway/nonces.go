@@ -159,8 +159,9 @@ func (n *nonces) use(ctx context.Context, bic, nonce string) (bool, error) {
 		return false, fmt.Errorf("%w: nonce record: %v", ErrUnavailable, err)
 	}
 	off := res[0].Record.Offset
-	// As the follower will read it back: to the millisecond (the broker's
-	// time when the topic stamps on arrival; franz-go reports it).
+	// As the follower will read it back: the record's own time to the
+	// millisecond (the topic keeps its producer's time: franz-go would not
+	// report a broker's stamp to the producer).
 	at := time.UnixMilli(res[0].Record.Timestamp.UnixMilli())
 	for {
 		n.mu.Lock()
