@@ -61,7 +61,17 @@ func inboundReader(ctx context.Context, k kafkaconn.Config, topic string) (read 
 		if err != nil {
 			return nil, err
 		}
-		if end, ok := ends.Lookup(topic, p); !ok || end.Err != nil || offset >= end.Offset {
+		// Only an end at or before the offset says the record is not
+		// there. A partition the answer lacks or could not list (its
+		// leader moving: the cluster chaos suite removed two of three
+		// nodes) is asked again, as any broker fault is.
+		end, ok := ends.Lookup(topic, p)
+		switch {
+		case !ok:
+			return nil, fmt.Errorf("the end of %s partition %d was not listed", topic, p)
+		case end.Err != nil:
+			return nil, fmt.Errorf("the end of %s partition %d: %w", topic, p, end.Err)
+		case offset >= end.Offset:
 			return nil, errNotOnInbound
 		}
 		cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(offset)}})
