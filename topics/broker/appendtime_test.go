@@ -7,8 +7,6 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-
-	"github.com/ste-utility/ste/topics/broker"
 )
 
 // Patch 10: a topic whose message.timestamp.type is LogAppendTime has its
@@ -20,18 +18,9 @@ import (
 // broker-stamped one the fetch and a lookup by time both say "now"; on the
 // other each keeps its own time.
 func TestLogAppendTimeStampsOnArrival(t *testing.T) {
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c, cl := onDisk(t, kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	adm := kadm.NewClient(cl)
 	appendTime := "LogAppendTime"
 	for topic, cfg := range map[string]map[string]*string{"stamped": {"message.timestamp.type": &appendTime}, "kept": nil} {

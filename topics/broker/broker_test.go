@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
@@ -41,6 +42,23 @@ func start(t *testing.T, topic string, configs map[string]*string) *kgo.Client {
 		t.Fatal(err)
 	}
 	return cl
+}
+
+// onDisk runs the embedded broker as `ste broker --data` does, and returns
+// it with a client of it made with opts.
+func onDisk(t *testing.T, opts ...kgo.Opt) (*kfake.Cluster, *kgo.Client) {
+	t.Helper()
+	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	cl, err := kgo.NewClient(append([]kgo.Opt{kgo.SeedBrokers(c.ListenAddrs()...)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	return c, cl
 }
 
 func request[R kmsg.Response](t *testing.T, cl *kgo.Client, req kmsg.Request) R {

@@ -11,8 +11,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
-
-	"github.com/ste-utility/ste/topics/broker"
 )
 
 // Patch 9: a fetch answer reads a run of batches lying next to each other
@@ -26,19 +24,9 @@ func TestFetchReadsAdjacentBatchesTogether(t *testing.T) {
 	if _, err := readCalls(); err != nil {
 		t.Skipf("no read count for this process: %v", err)
 	}
-	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0", DataDir: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(c.Close)
+	c, cl := onDisk(t, kgo.DefaultProduceTopic("t"), kgo.AllowAutoTopicCreation(), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.DefaultProduceTopic("t"),
-		kgo.AllowAutoTopicCreation(), kgo.RecordPartitioner(kgo.ManualPartitioner()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	const n = 300
 	for i := range n {
 		// One record a batch: each ProduceSync is a batch of its own.
