@@ -80,7 +80,7 @@ crds: | kafka
 # (chendpoint/clientconformance): a Python venv with clickhouse-connect and
 # pandas, the JDBC driver jdbc-v2 (Maven), @clickhouse/client (npm); cached
 # in ~/.cache/ste/clients, fetched in parallel.
-clients: gateway-client | kafka crds
+clients: gateway-client | system-packages kafka crds
 	@chendpoint/clientconformance/install.sh >/dev/null
 
 # libchdb.so for the embedded ClickHouse (needs npm; ~170 MB once, cached).

@@ -19,15 +19,10 @@ py() {
 	local d=$cache/py-$PY_CONNECT
 	[[ -f $d/.done ]] && return
 	rm -rf "$d"
-	if ! python3 -m venv "$d" >>"$log" 2>&1; then
-		# A fresh Debian has python3 without its venv module.
-		rm -rf "$d"
-		local sudo=
-		[[ $(id -u) == 0 ]] || sudo=sudo
-		$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv >>"$log" 2>&1 ||
-			{ $sudo apt-get update >>"$log" 2>&1 && $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3-venv >>"$log" 2>&1; }
-		python3 -m venv "$d" >>"$log" 2>&1
-	fi
+	# A fresh Debian has python3 without its venv module: make's
+	# system-packages installs it (make clients runs after it).
+	python3 -m venv "$d" >>"$log" 2>&1 ||
+		{ echo "install.sh: python3 -m venv failed (see $log): make system-packages installs python3-venv" >&2; exit 1; }
 	# --no-compile: pip would compile every module of pandas and numpy to
 	# bytecode (a minute of CPU on two cores, beside make test's compiles);
 	# Python compiles what the suite imports, once, when it imports it.
