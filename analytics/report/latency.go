@@ -16,9 +16,9 @@ import (
 // whose processing matched the trade (a duplicate re-emitting it later lists
 // it too, hence min). Latency is the CLS record's timestamp (when it was
 // written to <ns>.cls; its first appearance, re-emissions ignored) minus
-// that message's inbound record timestamp (when it was sent to
-// <ns>.inbound): the per-trade "send of its last message to arrival of its
-// CLS" of ste bench, measured from stored data.
+// that message's inbound record timestamp (when the broker took it on
+// <ns>.inbound, which stamps on arrival): the per-trade "send of its last
+// message to arrival of its CLS" of ste bench, measured from stored data.
 const latencyCTE = `WITH
 cls AS (
     SELECT msg_id, min(ts) AS cls_at

@@ -53,7 +53,7 @@ type Audit struct {
 	Function         string
 	InboundPartition int32     // -1 for a retention purge
 	InboundOffset    int64     // -1 for a retention purge
-	InboundAt        time.Time // the inbound record's timestamp: when it was sent (zero for a purge)
+	InboundAt        time.Time // the inbound record's timestamp: when the broker took it (zero for a purge)
 	Outputs          []string  // MsgIds the message caused; on the last step's row only
 	Market           string    // the trade's market when the match stage applied the message ("" otherwise)
 	Cutoff           time.Time // and its cutoff (zero otherwise): docs/timeliness.md
