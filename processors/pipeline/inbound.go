@@ -11,7 +11,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -125,22 +124,22 @@ func retryRead(ctx context.Context, p int32, offset int64, read func(int32, int6
 	}
 }
 
-// payload is the inbound record of an envelope whose exception is being
-// written: the envelope's own Raw, or read back from inbound. When it
-// cannot be read the exception is written without it, its detail saying
-// where the record is (as a TOO_LARGE exception's whole record is found).
-func (s *stages) payload(st topology.Stage, e *Envelope, rej *schemas.Rejection) *schemas.Rejection {
+// payload gives an envelope whose exception is being written its inbound
+// record: its own Raw, or read back from inbound into e.Raw. When it cannot
+// be read the exception is written without it, and payload returns the
+// note for the exception's detail saying where the record is (as a
+// TOO_LARGE exception's whole record is found); "" otherwise.
+func (s *stages) payload(st topology.Stage, e *Envelope) string {
 	if st == topology.StageValidate || e.Raw != nil || s.cfg.Inbound == nil || e.Partition < 0 {
-		return rej
+		return ""
 	}
 	raw, err := s.cfg.Inbound(e.Partition, e.Offset)
 	if err == nil {
 		e.Raw = raw
-		return rej
+		return ""
 	}
 	s.cfg.Logger.Error("the payload of an exception could not be read back from inbound",
 		"partition", e.Partition, "offset", e.Offset, "err", err)
-	return &schemas.Rejection{Reason: rej.Reason, Detail: rej.Detail + fmt.Sprintf(
-		" (the record's bytes could not be read back for this exception: find them on %s partition %d offset %d)",
-		s.cfg.Names.Inbound(), e.Partition, e.Offset)}
+	return fmt.Sprintf(" (the record's bytes could not be read back for this exception: find them on %s partition %d offset %d)",
+		s.cfg.Names.Inbound(), e.Partition, e.Offset)
 }

@@ -201,18 +201,16 @@ func (s *stages) reject(st topology.Stage, e *Envelope, m *schemas.Message, rej 
 	if m == nil {
 		m = &schemas.Message{Sender: e.Sender, MsgId: e.MsgId}
 	}
-	full := s.payload(st, e, rej)
-	vd := validation.Verdict{Msg: m, Rej: full, Digest: e.Digest, Hash16: e.Hash16(), SenderKnown: e.SenderKnown}
+	note := s.payload(st, e)
+	vd := validation.Verdict{Msg: m, Rej: rej, Digest: e.Digest, Hash16: e.Hash16(), SenderKnown: e.SenderKnown}
 	id := strconv.Itoa(int(e.Partition)) + "-" + strconv.FormatInt(e.Offset, 10)
-	now := s.cfg.Now()
-	exc, nack := vd.Rejected(id, e.Raw, e.Partition, e.Offset, now)
-	if full != rej && nack != nil {
+	exc, nack := vd.Rejected(id, e.Raw, e.Partition, e.Offset, s.cfg.Now())
+	if note != "" {
 		// The note on a record that could not be read back is the
 		// operator's (the exception's detail). The participant's NACK
 		// stays as the rejection made it: a message applied again
 		// answers the same NACK whether or not the read-back worked.
-		vd.Rej = rej
-		_, nack = vd.Rejected(id, e.Raw, e.Partition, e.Offset, now)
+		exc.Detail = schemas.EchoDetail(rej.Detail + note)
 	}
 	exc.RetryOf = e.RetryOf
 	key := ""
