@@ -7,6 +7,9 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/topics"
 )
 
 // Patch 10: a topic whose message.timestamp.type is LogAppendTime has its
@@ -37,7 +40,13 @@ func TestLogAppendTimeStampsOnArrival(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		read := readAll(ctx, t, c.ListenAddrs(), topic, 2)
+		var read []*kgo.Record
+		if _, err := topics.Dump(ctx, kafkaconn.Config{Brokers: c.ListenAddrs()}, topic, func(r *kgo.Record) error {
+			read = append(read, r)
+			return nil
+		}); err != nil || len(read) != 2 {
+			t.Fatalf("read back %d records of %s, %v", len(read), topic, err)
+		}
 		// A lookup by a time between the two producers' times.
 		lo, err := adm.ListOffsetsAfterMilli(ctx, made.Add(15*time.Minute).UnixMilli(), topic)
 		if err != nil {
@@ -58,23 +67,4 @@ func TestLogAppendTimeStampsOnArrival(t *testing.T) {
 			t.Fatalf("%s: the first record at or after %v is offset %d (%v), want %d", topic, made.Add(15*time.Minute), found.Offset, found.Err, want)
 		}
 	}
-}
-
-// readAll reads n records of topic from its start.
-func readAll(ctx context.Context, t *testing.T, brokers []string, topic string, n int) []*kgo.Record {
-	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.ConsumeTopics(topic), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	var out []*kgo.Record
-	for len(out) < n {
-		fs := cl.PollFetches(ctx)
-		if err := fs.Err0(); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, fs.Records()...)
-	}
-	return out
 }
