@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -69,7 +68,7 @@ func TestReadBackWaitsForALeader(t *testing.T) {
 	}
 	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListOffsets}, Topic: "in", Err: kerr.LeaderNotAvailable, Count: 1})
 	defer fault.Remove()
-	read, closeRead := inboundReader(ctx, kafkaconn.Plaintext(strings.Join(c.ListenAddrs(), ",")), "in")
+	read, closeRead := inboundReader(ctx, kafkaconn.Config{Brokers: c.ListenAddrs()}, "in")
 	defer closeRead()
 	raw, err := read(0, 0)
 	if err != nil || string(raw) != "the message" {
