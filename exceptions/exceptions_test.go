@@ -3,7 +3,6 @@ package exceptions_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"slices"
@@ -326,11 +325,12 @@ func (k *cluster) waitRefdata(msg []byte) {
 }
 
 func hasAudit(recs []*kgo.Record, retryOf, by, outcome string) bool {
+	found := false
 	for _, r := range recs {
-		var a schemas.AuditEvent
-		if json.Unmarshal(r.Value, &a) == nil && a.RetryOf == retryOf && a.RetriedBy == by && a.Outcome == outcome {
-			return true
-		}
+		_ = schemas.EachAuditEvent(r.Value, func(a schemas.AuditEvent) error {
+			found = found || a.RetryOf == retryOf && a.RetriedBy == by && a.Outcome == outcome
+			return nil
+		})
 	}
-	return false
+	return found
 }

@@ -309,8 +309,17 @@ func (w *Workflow) journeyEnded(rec *kgo.Record, e Exception, r Retry) bool {
 	if !bytes.Contains(rec.Value, []byte(`"retry_of":`+strconv.Quote(e.ID))) {
 		return true
 	}
+	// A record is one event or a batch of them (schemas.EachAuditEvent).
 	var a schemas.AuditEvent
-	if json.Unmarshal(rec.Value, &a) != nil || a.Partition != r.Partition || a.Offset != r.Offset {
+	found := errors.New("found")
+	err := schemas.EachAuditEvent(rec.Value, func(ev schemas.AuditEvent) error {
+		if ev.RetryOf == e.ID && ev.Partition == r.Partition && ev.Offset == r.Offset {
+			a = ev
+			return found
+		}
+		return nil
+	})
+	if !errors.Is(err, found) {
 		return true
 	}
 	if a.Outcome != "accepted" && a.Outcome != "duplicate" {

@@ -7,10 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// AuditEvent is the project's record on <ns>.audit: the journey of one
+// AuditEvent is the project's event on <ns>.audit: the journey of one
 // inbound record through the stages (one step per stage it reached), or a
-// retention purge. One record per message rather than one per step keeps the
-// audit topic at one write per message; analytics stores one row per step.
+// retention purge. One event per message rather than one per step; the
+// pipeline writes a stage's events in batches (AppendAuditBatch), so the
+// audit topic costs a fraction of a record per message; analytics stores
+// one row per step.
 type AuditEvent struct {
 	TradeKey  string      `json:"trade_key,omitempty"`
 	Sender    string      `json:"sender,omitempty"`
@@ -85,10 +87,14 @@ func MicroTime(us int64) string {
 	return string(b[:])
 }
 
-// Marshal is the JSON form. Written by hand: one audit record per message
+// Marshal is the JSON form. Written by hand: one audit event per message
 // is on the hot path, and encoding/json's reflection cost five times as much.
 func (a *AuditEvent) Marshal() []byte {
-	b := make([]byte, 0, 512)
+	return a.AppendJSON(make([]byte, 0, 512))
+}
+
+// AppendJSON appends the JSON form (Marshal's) to b.
+func (a *AuditEvent) AppendJSON(b []byte) []byte {
 	b = append(b, '{')
 	sep := false
 	field := func(name, v string, omitEmpty bool) {

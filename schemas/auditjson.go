@@ -1,7 +1,9 @@
 package schemas
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -26,7 +28,72 @@ func ParseAuditEvent(b []byte) (AuditEvent, error) {
 	return ev, nil
 }
 
-// The audit topic carries one record per inbound message, so its decoding
+// An audit record is one event's JSON, or a batch: events' JSON objects
+// separated by newlines (JSON Lines; a JSON string never holds a raw
+// newline, so the separator is unambiguous). The pipeline writes a stage's
+// events in batches — one record per message was a seventh of every record
+// it produced (docs/benchmarks.md) — and a record of one event is the batch
+// of one every earlier release wrote, so every reader reads both.
+
+// AuditBatchSep separates the events of an audit record.
+const AuditBatchSep = '\n'
+
+// AppendAuditBatch appends event a to batch, a record's value being built.
+func AppendAuditBatch(batch []byte, a *AuditEvent) []byte {
+	if len(batch) > 0 {
+		batch = append(batch, AuditBatchSep)
+	}
+	return a.AppendJSON(batch)
+}
+
+// EachAuditEvent calls fn with each event of an audit record, in order; it
+// stops at the first event that does not parse (its error, naming the
+// event's index in the record) or that fn returns an error for. An empty
+// record is an error: the pipeline never writes one.
+func EachAuditEvent(b []byte, fn func(AuditEvent) error) error {
+	if len(b) == 0 {
+		return errors.New("audit record is empty")
+	}
+	for i := 0; ; i++ {
+		line, rest, more := bytes.Cut(b, []byte{AuditBatchSep})
+		ev, err := ParseAuditEvent(line)
+		if err != nil {
+			if more || i > 0 {
+				return fmt.Errorf("audit event %d of the record: %w", i, err)
+			}
+			return err
+		}
+		if err := fn(ev); err != nil {
+			return err
+		}
+		if !more || len(rest) == 0 { // a trailing newline ends the record
+			return nil
+		}
+		b = rest
+	}
+}
+
+// CountAuditEvents is the number of events in an audit record without
+// reading them (the monitor counts ended journeys with it).
+func CountAuditEvents(b []byte) int {
+	b = bytes.TrimRight(b, string(AuditBatchSep))
+	if len(b) == 0 {
+		return 0
+	}
+	return bytes.Count(b, []byte{AuditBatchSep}) + 1
+}
+
+// AuditEvents reads every event of an audit record (EachAuditEvent).
+func AuditEvents(b []byte) ([]AuditEvent, error) {
+	var evs []AuditEvent
+	err := EachAuditEvent(b, func(ev AuditEvent) error {
+		evs = append(evs, ev)
+		return nil
+	})
+	return evs, err
+}
+
+// The audit topic carries one event per inbound message, so its decoding
 // is analytics' ingest hot path: with encoding/json it took most of the ingest's
 // CPU, which it shares with the processors. decodeAuditFast reads the JSON
 // of AuditEvent in one pass without reflection. It accepts only what

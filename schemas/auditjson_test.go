@@ -40,6 +40,42 @@ func TestAuditRoundTrip(t *testing.T) {
 	}
 }
 
+// A batch reads back as its events, in order; a record of one event (what
+// every earlier release wrote) is a batch of one; a broken event is an error
+// that names it.
+func TestAuditBatchRoundTrip(t *testing.T) {
+	evs := []AuditEvent{
+		{TradeKey: "00000000000000ab", Sender: "BRKASGSGXXX", MsgId: "M1", Partition: 1, Offset: 2, Outcome: "accepted",
+			Steps: []AuditStep{{Stage: "match", Event: "matched", At: MicroTime(1_700_000_000_000_100)}}},
+		{Outcome: "rejected", Reason: "SCHEMA", Sender: "line\nbreak\r\n"}, // newlines in a value are escaped
+		{Partition: -1, Offset: -1, Outcome: "expired", Steps: []AuditStep{}},
+	}
+	var batch []byte
+	for i := range evs {
+		batch = AppendAuditBatch(batch, &evs[i])
+	}
+	if got := strings.Count(string(batch), "\n"); got != len(evs)-1 {
+		t.Fatalf("%d separators in a batch of %d", got, len(evs))
+	}
+	if n := CountAuditEvents(batch); n != len(evs) {
+		t.Fatalf("counted %d events in a batch of %d", n, len(evs))
+	}
+	got, err := AuditEvents(batch)
+	if err != nil || !reflect.DeepEqual(got, evs) {
+		t.Fatalf("batch read back as %+v, %v\nwant %+v", got, err, evs)
+	}
+	one, err := AuditEvents(evs[0].Marshal())
+	if err != nil || len(one) != 1 || !reflect.DeepEqual(one[0], evs[0]) {
+		t.Fatalf("a one-event record read back as %+v, %v", one, err)
+	}
+	if _, err := AuditEvents(append(batch, "\n{"...)); err == nil || !strings.Contains(err.Error(), "event 3") {
+		t.Fatalf("a broken fourth event: %v", err)
+	}
+	if _, err := AuditEvents(nil); err == nil {
+		t.Fatal("an empty record read as a batch")
+	}
+}
+
 // The fast audit decoder agrees with encoding/json on everything it accepts.
 func TestDecodeAuditFastAgreesWithEncodingJSON(t *testing.T) {
 	rng := rand.New(rand.NewSource(1))

@@ -9,18 +9,30 @@ import (
 	"github.com/ste-utility/ste/schemas"
 )
 
-// DecodeAudit appends the rows of one audit record (schemas.AuditEvent JSON)
-// to dst: one per step, or a single row with an empty Stage when the record
-// has no steps, so that every record is counted exactly once by
-// "step = 0". The MsgIds the message caused go on the last row only.
+// DecodeAudit appends the rows of one audit record — one event's JSON or a
+// batch of them (schemas.EachAuditEvent) — to dst: per event, one row per
+// step, or a single row with an empty Stage when the event has no steps, so
+// that every event is counted exactly once by "step = 0". The MsgIds the
+// message caused go on the event's last row only. A record with an event
+// it cannot read adds no rows.
 func DecodeAudit(dst []Audit, src Source, value []byte) ([]Audit, error) {
 	if len(value) == 0 {
 		return dst, errEmpty
 	}
-	ev, err := schemas.ParseAuditEvent(value)
+	n := len(dst)
+	err := schemas.EachAuditEvent(value, func(ev schemas.AuditEvent) error {
+		var err error
+		dst, err = auditRows(dst, src, &ev)
+		return err
+	})
 	if err != nil {
-		return dst, err
+		return dst[:n], err
 	}
+	return dst, nil
+}
+
+// auditRows appends the rows of one event.
+func auditRows(dst []Audit, src Source, ev *schemas.AuditEvent) ([]Audit, error) {
 	if ev.Outcome == "" {
 		return dst, errors.New("audit record without outcome")
 	}

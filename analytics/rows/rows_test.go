@@ -53,6 +53,18 @@ func TestDecodeAuditRows(t *testing.T) {
 			t.Errorf("%q: no error", bad)
 		}
 	}
+	// A batch is every event's rows, in order; a batch with an event it
+	// cannot read adds none.
+	purge := schemas.AuditEvent{Partition: -1, Offset: -1, Outcome: "expired"}
+	batch := schemas.AppendAuditBatch(schemas.AppendAuditBatch(nil, &ev), &purge)
+	rs, err = DecodeAudit(nil, src(), batch)
+	if err != nil || len(rs) != 4 || rs[2].Stage != "match" || rs[3].Outcome != "expired" || rs[3].Step != 0 {
+		t.Fatalf("batch: %+v, %v", rs, err)
+	}
+	kept := rs[:1]
+	if rs, err = DecodeAudit(kept, src(), append(batch, "\n{}"...)); err == nil || len(rs) != 1 {
+		t.Fatalf("batch with an event without outcome: %d rows, %v", len(rs), err)
+	}
 }
 
 func TestDecodeCLS(t *testing.T) {
