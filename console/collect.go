@@ -89,11 +89,14 @@ func newCollector(kafka kafkaconn.Config, ns string, every time.Duration, st *an
 	}
 	adm := kadm.NewClient(cl)
 	return &collector{kafka: kafka, ns: ns, every: every, log: log, store: st, cl: cl, adm: adm,
-		mon: monitor.New(adm, ns), client: instanceClient(every),
+		mon: monitor.New(cl, ns), client: instanceClient(every),
 		scraped: map[string]instanceRead{}, samples: map[string][]schemas.MonitorSample{}}, nil
 }
 
-func (c *collector) close() { c.cl.Close() }
+func (c *collector) close() {
+	c.mon.Close()
+	c.cl.Close()
+}
 
 // run samples until ctx ends.
 func (c *collector) run(ctx context.Context) {

@@ -165,7 +165,7 @@ func Run(ctx context.Context, o Options) error {
 	// 5. Watch the outputs and sample the queues while driving.
 	mctx, stopMon := context.WithCancel(ctx)
 	defer stopMon()
-	monDone := monitor.Loop(mctx, monitor.New(kadm.NewClient(cl), ns), cl, ns, time.Second, nil)
+	monDone := monitor.Loop(mctx, monitor.New(cl, ns), cl, ns, time.Second, nil)
 	watch := newWatcher(brokers, ns)
 	defer watch.close()
 	go watch.run(ctx)

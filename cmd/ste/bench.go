@@ -9,8 +9,6 @@ import (
 	"os"
 	"time"
 
-	"github.com/twmb/franz-go/pkg/kadm"
-
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/instance"
@@ -131,7 +129,7 @@ func runMonitor(ctx context.Context, args []string) error {
 	if !*quiet {
 		each = cli.SampleLine
 	}
-	samples, err := monitor.Run(ctx, monitor.New(kadm.NewClient(cl), *ns), cl, *ns, *interval, each)
+	samples, err := monitor.Run(ctx, monitor.New(cl, *ns), cl, *ns, *interval, each)
 	if err != nil {
 		return err
 	}

@@ -260,7 +260,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	sctx, stopSink := context.WithCancel(ctx)
 	defer stopSink()
 	go sk.Run(sctx, k, ns)
-	mon := monitor.New(adm, ns)
+	mon := monitor.New(cl, ns)
 	var samples []schemas.MonitorSample
 	var smu sync.Mutex
 	monDone := monitor.Loop(sctx, mon, cl, ns, o.Interval, func(ss []schemas.MonitorSample) {

@@ -3,12 +3,16 @@
 // lag on its input (end offset − committed offset, per partition), arrivals
 // are end-offset deltas and completions committed-offset deltas. The whole
 // network is measured end to end: arrivals on <ns>.inbound, completions =
-// journeys ended (one audit record is written when a message's journey
-// ends), queue = messages in the system.
+// journeys ended (one audit event is written when a message's journey
+// ends; the pipeline writes them in batches, so the monitor reads
+// <ns>.audit and counts the events), queue = messages in the system.
 //
 // Committed offsets trail processing by up to the groups' commit interval, so
 // per-stage queues read high by about rate × interval; the network figures
-// do not depend on commits.
+// do not depend on commits, except for where they start: the first sample
+// takes the journeys ended before it as the inbound records less the
+// stages' lags (exact on an idle system, high by the commit lag otherwise)
+// and counts the events written after it.
 package monitor
 
 import (
@@ -45,21 +49,32 @@ func Stages(ns string) []Stage {
 
 // Monitor keeps the previous sample to compute deltas.
 type Monitor struct {
+	cl     *kgo.Client
 	adm    *kadm.Client
 	ns     string
 	stages []Stage
 	groups []lag.Group
 	prev   map[string]snapshot
 	prevAt time.Time
+
+	// The network's completions: journeys ended before the first sample
+	// (estimated from the lags) plus the audit events read since, by a
+	// client of the monitor's own that reads <ns>.audit from where the
+	// first sample found its end.
+	audit *kgo.Client
+	ended int64
+	next  map[int32]int64 // per audit partition, the next offset to count
 }
 
 type snapshot struct {
 	end, done int64 // summed over partitions
 }
 
-// New returns a monitor of namespace ns.
-func New(adm *kadm.Client, ns string) *Monitor {
-	m := &Monitor{adm: adm, ns: ns, stages: Stages(ns), prev: map[string]snapshot{}}
+// New returns a monitor of namespace ns that reads through cl (a client
+// that consumes nothing itself: the monitor's reader of the audit topic
+// takes its options). Close releases that reader.
+func New(cl *kgo.Client, ns string) *Monitor {
+	m := &Monitor{cl: cl, adm: kadm.NewClient(cl), ns: ns, stages: Stages(ns), prev: map[string]snapshot{}}
 	for _, st := range m.stages {
 		if st.Group != "" {
 			m.groups = append(m.groups, lag.Group{Name: st.Group, Stage: st.Name, Topics: []string{st.Topic}})
@@ -82,6 +97,12 @@ func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := ends.Error(); err != nil {
+		return nil, err
+	}
+	if err := m.countEnded(ctx, lags, ends); err != nil {
+		return nil, err
+	}
 	var out []schemas.MonitorSample
 	interval := 0.0
 	if !m.prevAt.IsZero() {
@@ -94,13 +115,11 @@ func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
 		if st.Group == "" {
 			// Network: inbound arrivals against ended journeys.
 			ends.Each(func(o kadm.ListedOffset) {
-				switch o.Topic {
-				case n.Inbound():
+				if o.Topic == n.Inbound() {
 					cur.end += o.Offset
-				case n.Audit():
-					cur.done += o.Offset
 				}
 			})
+			cur.done = m.ended
 		} else {
 			for _, p := range lags.Partitions {
 				if p.Group != st.Group || p.Topic != st.Topic {
@@ -123,8 +142,91 @@ func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
 	return out, nil
 }
 
+// countEnded brings m.ended up to the audit end offsets just listed: the
+// first call sets the baseline, later ones count the events of the records
+// written since.
+func (m *Monitor) countEnded(ctx context.Context, lags lag.Sample, ends kadm.ListedOffsets) error {
+	n := topology.Names{NS: m.ns}
+	audit := map[int32]int64{}
+	ends.Each(func(o kadm.ListedOffset) {
+		if o.Topic == n.Audit() {
+			audit[o.Partition] = o.Offset
+		}
+	})
+	if m.audit == nil {
+		var arrived, held int64
+		ends.Each(func(o kadm.ListedOffset) {
+			if o.Topic == n.Inbound() {
+				arrived += o.Offset
+			}
+		})
+		for _, p := range lags.Partitions {
+			for _, st := range m.stages {
+				if st.Group != "" && p.Group == st.Group && p.Topic == st.Topic {
+					held += p.Lag
+				}
+			}
+		}
+		from := map[int32]kgo.Offset{}
+		for p, o := range audit {
+			from[p] = kgo.NewOffset().At(o)
+		}
+		cl, err := kgo.NewClient(append(m.cl.Opts(), kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{n.Audit(): from}))...)
+		if err != nil {
+			return err
+		}
+		m.audit, m.ended, m.next = cl, max(arrived-held, 0), audit
+		return nil
+	}
+	for p := range audit {
+		if _, ok := m.next[p]; !ok { // a partition added since: counted from its start
+			m.next[p] = 0
+			m.audit.AddConsumePartitions(map[string]map[int32]kgo.Offset{n.Audit(): {p: kgo.NewOffset().At(0)}})
+		}
+	}
+	// A reader that cannot get there in a while (the broker moving a
+	// leader) leaves the rest to the next sample rather than hold this one.
+	ctx, cancel := context.WithTimeout(ctx, catchUp)
+	defer cancel()
+	behind := func() bool {
+		for p, o := range audit {
+			if m.next[p] < o {
+				return true
+			}
+		}
+		return false
+	}
+	for behind() {
+		fs := m.audit.PollFetches(ctx)
+		if ctx.Err() != nil {
+			return nil
+		}
+		var ferr error
+		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
+		if ferr != nil {
+			return ferr
+		}
+		fs.EachRecord(func(r *kgo.Record) {
+			m.ended += int64(schemas.CountAuditEvents(r.Value))
+			m.next[r.Partition] = r.Offset + 1
+		})
+	}
+	return nil
+}
+
+// catchUp bounds the time a sample waits for the audit events to be read.
+const catchUp = 5 * time.Second
+
+// Close stops the monitor's reader of the audit topic.
+func (m *Monitor) Close() {
+	if m.audit != nil {
+		m.audit.Close()
+	}
+}
+
 // Loop samples the queues every interval until ctx ends, publishing every
-// sample to <ns>.monitor and handing it to collect (may be nil). A sample
+// sample to <ns>.monitor and handing it to collect (may be nil), then closes
+// mon. A sample
 // that fails is skipped: alongside a run, the monitor must not end it. The
 // returned channel closes when it has stopped.
 func Loop(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interval time.Duration,
@@ -138,7 +240,7 @@ func Loop(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interval
 }
 
 // Run is `ste monitor`: it samples the queues every interval until ctx
-// ends, publishing every sample to <ns>.monitor and handing it to each (may
+// ends (then closes mon), publishing every sample to <ns>.monitor and handing it to each (may
 // be nil), and returns every sample once they are flushed to the topic. A
 // sample that fails while ctx is live ends it with the error: a monitor on
 // its own that cannot read the groups says so.
@@ -159,9 +261,10 @@ func Run(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interval 
 }
 
 // sample is the loop of Loop and Run; skip says whether a failed sample is
-// skipped or ends it.
+// skipped or ends it. It closes mon when it returns.
 func sample(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interval time.Duration,
 	collect func([]schemas.MonitorSample), skip bool) error {
+	defer mon.Close()
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {

@@ -3,7 +3,6 @@ package monitor_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"math"
@@ -34,7 +33,7 @@ import (
 func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
 	const ns = "mon"
 	ctx, env := brokertest.Namespace(t, ns, 0, 3*time.Minute)
-	brokers, cl, adm := env.Conn, env.Client, env.Admin
+	brokers, cl := env.Conn, env.Client
 	ref := refdata.Default()
 	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
 	pctx, stop := context.WithCancel(ctx)
@@ -60,7 +59,8 @@ func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
 	}
 	sk := sink.New()
 	go sk.Run(pctx, brokers, ns)
-	mon := monitor.New(adm, ns)
+	mon := monitor.New(cl, ns)
+	defer mon.Close()
 	var samples []schemas.MonitorSample
 	monDone := make(chan struct{})
 	mctx, stopMon := context.WithCancel(ctx)
@@ -112,27 +112,28 @@ func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
 	var n int
 	var hops [3]float64
 	_, err = topics.Dump(ctx, brokers, topology.Names{NS: ns}.Audit(), func(r *kgo.Record) error {
-		var a schemas.AuditEvent
-		if err := json.Unmarshal(r.Value, &a); err != nil || a.InboundAt == "" || len(a.Steps) == 0 {
-			return err
-		}
-		in, err1 := time.Parse(time.RFC3339Nano, a.InboundAt)
-		end, err2 := time.Parse(time.RFC3339Nano, a.Steps[len(a.Steps)-1].At)
-		if err1 != nil || err2 != nil {
+		return schemas.EachAuditEvent(r.Value, func(a schemas.AuditEvent) error {
+			if a.InboundAt == "" || len(a.Steps) == 0 {
+				return nil
+			}
+			in, err1 := time.Parse(time.RFC3339Nano, a.InboundAt)
+			end, err2 := time.Parse(time.RFC3339Nano, a.Steps[len(a.Steps)-1].At)
+			if err1 != nil || err2 != nil {
+				return nil
+			}
+			sum += end.Sub(in).Seconds()
+			n++
+			prev := in
+			for i, st := range a.Steps {
+				at, _ := time.Parse(time.RFC3339Nano, st.At)
+				hops[i] += at.Sub(prev).Seconds()
+				prev = at
+			}
 			return nil
-		}
-		sum += end.Sub(in).Seconds()
-		n++
-		prev := in
-		for i, st := range a.Steps {
-			at, _ := time.Parse(time.RFC3339Nano, st.At)
-			hops[i] += at.Sub(prev).Seconds()
-			prev = at
-		}
-		return nil
+		})
 	})
 	if err != nil || n != man.Messages {
-		t.Fatalf("audit records %d of %d: %v", n, man.Messages, err)
+		t.Fatalf("audit events %d of %d: %v", n, man.Messages, err)
 	}
 	auditR := sum / float64(n)
 	t.Logf("mean per hop: to validate %.1f ms, to identity %.1f ms, to match %.1f ms", hops[0]/float64(n)*1e3, hops[1]/float64(n)*1e3, hops[2]/float64(n)*1e3)

@@ -39,7 +39,7 @@ func TestRunPublishesWhatItReturns(t *testing.T) {
 	defer stop()
 	var handed []schemas.MonitorSample
 	rounds := 0
-	all, err := monitor.Run(rctx, monitor.New(kadm.NewClient(cl), ns), cl, ns, 200*time.Millisecond,
+	all, err := monitor.Run(rctx, monitor.New(cl, ns), cl, ns, 200*time.Millisecond,
 		func(ss []schemas.MonitorSample) { rounds++; handed = append(handed, ss...) })
 	if err != nil {
 		t.Fatal(err)
