@@ -15,10 +15,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
+	"github.com/ste-utility/ste/topology"
 )
 
 // plan is the size of one chaos run.
@@ -216,10 +220,43 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 	if !d.Equal() {
 		t.Fatalf("outputs differ from ste match after the chaos: %s", d.Report(10))
 	}
+	if err := everyJourneyAudited(ctx, kafkaconn.Plaintext(b.Addr()), ns); err != nil {
+		t.Fatal(err)
+	}
 	n := got.Counts()
 	t.Logf("CHAOS %s seed %d: %d kills, %d broker restart, converged %.1f s after the last fault; "+
 		"%d group restarts in-process; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades)",
 		backend, seed, kills, brokerKill, converged.Seconds(), groupRestarted, n.ACKs, n.Exceptions, n.Settled)
+}
+
+// everyJourneyAudited: at lag 0 every inbound record's journey has its
+// audit event (a commit follows the acknowledgement of its record's
+// events, which the stages write in batches).
+func everyJourneyAudited(ctx context.Context, conn kafkaconn.Config, ns string) error {
+	names := topology.Names{NS: ns}
+	type at struct {
+		p   int32
+		off int64
+	}
+	inbound := map[at]bool{}
+	if _, err := topics.Dump(ctx, conn, names.Inbound(), func(r *kgo.Record) error {
+		inbound[at{r.Partition, r.Offset}] = true
+		return nil
+	}); err != nil {
+		return err
+	}
+	if _, err := topics.Dump(ctx, conn, names.Audit(), func(r *kgo.Record) error {
+		return schemas.EachAuditEvent(r.Value, func(ev schemas.AuditEvent) error {
+			delete(inbound, at{ev.Partition, ev.Offset})
+			return nil
+		})
+	}); err != nil {
+		return err
+	}
+	for j := range inbound {
+		return fmt.Errorf("%d inbound records without an audit event after the chaos, e.g. partition %d offset %d", len(inbound), j.p, j.off)
+	}
+	return nil
 }
 
 // chaosSet writes under dir the reference data, a realistic set of trades

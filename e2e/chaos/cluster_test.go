@@ -330,6 +330,9 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	if !d.Equal() {
 		t.Fatalf("outputs differ from ste match after the cluster chaos: %s", d.Report(10))
 	}
+	if err := everyJourneyAudited(wctx, kafkaconn.Plaintext(addrs), ns); err != nil {
+		t.Fatal(err)
+	}
 	longest := progress.stop()
 	t.Logf("rolling restart: the longest time a partition with work waiting went without progress: %v", longest.Round(100*time.Millisecond))
 	n := got.Counts()

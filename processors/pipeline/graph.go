@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -212,6 +213,19 @@ func Run(ctx context.Context, o Options) error {
 		s.verify = newVerifyQueue(s, log)
 		defer s.verify.stop() // after every processor has stopped (wg.Wait below)
 	}
+	s.audits = map[topology.Stage]*auditBatcher{}
+	parts := auditPartitions(ctx, func(ctx context.Context) (int, error) {
+		cl, err := kgo.NewClient(o.Kafka.Opts()...)
+		if err != nil {
+			return 0, err
+		}
+		defer cl.Close()
+		n, err := topics.Partitions(ctx, kadm.NewClient(cl), s.cfg.Names.Audit())
+		return int(n), err
+	})
+	for _, st := range topology.Stages {
+		s.audits[st] = newAuditBatcher(s, st, parts)
+	}
 	if o.Tables != nil && tables != nil {
 		o.Tables.disk.Store(tables)
 		defer o.Tables.disk.Store(nil)
@@ -322,6 +336,9 @@ func (s *stages) processorOptions(st topology.Stage, o Options, static string, l
 	producer := WatchedProducerBuilder(o.Produce, o.Kafka.Security()...)
 	if st == topology.StageValidate && s.verify != nil {
 		producer = s.verify.producerBuilder(producer)
+	}
+	if b := s.audits[st]; b != nil {
+		producer = b.producerBuilder(producer)
 	}
 	saramaCfg := func() *sarama.Config {
 		cfg := SaramaConfig()

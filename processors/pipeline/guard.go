@@ -27,9 +27,9 @@ type Hook func(st topology.Stage, ctx goka.Context, msg any)
 // internal writes the INTERNAL exception (and audit event) of the record
 // whose callback panicked with r. What the callback emitted or stored before
 // it failed stays: the exception says the record was not fully processed.
-func (s *stages) internal(ctx goka.Context, st topology.Stage, log *slog.Logger, msg any, r any) {
+func (s *stages) internal(ctx goka.Context, snk sink, st topology.Stage, log *slog.Logger, msg any, r any) {
 	at := position{topic: string(ctx.Topic()), key: ctx.Key(), partition: ctx.Partition(), offset: ctx.Offset()}
-	s.internalTo(ctxSink{ctx}, at, st, log, msg, r)
+	s.internalTo(snk, at, st, log, msg, r)
 }
 
 // position is where the record a stage failed on was read.

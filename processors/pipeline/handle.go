@@ -94,9 +94,15 @@ func (s *stages) handle(st topology.Stage, log *slog.Logger, fn decide) goka.Pro
 	return func(ctx goka.Context, msg any) {
 		start := time.Now()
 		var inboundTS int64
+		var snk sink = ctxSink{ctx}
+		if b := s.audits[st]; b != nil {
+			bs := batchSink{ctxSink{ctx}, b, b.gate(ctx)}
+			snk = bs
+			defer bs.g.done(nil) // the callback's own hold, after the guard's writes
+		}
 		defer func() {
 			if p := recover(); p != nil {
-				s.internal(ctx, st, log, msg, p)
+				s.internal(ctx, snk, st, log, msg, p)
 			}
 			s.cfg.Metrics.observe(st, ctx.Partition(), start, inboundTS)
 		}()
@@ -107,7 +113,7 @@ func (s *stages) handle(st topology.Stage, log *slog.Logger, fn decide) goka.Pro
 		if r.e != nil {
 			inboundTS = r.e.InboundTS
 		}
-		s.write(ctx, st, r)
+		s.write(ctx, snk, st, r)
 	}
 }
 
@@ -130,13 +136,13 @@ func (c ctxSink) emit(topic, key string, value []byte, headers goka.Headers) {
 	c.ctx.Emit(goka.Stream(topic), key, value)
 }
 
-// write emits what a stage decided, audits the journey if it ends, and
-// counts.
-func (s *stages) write(ctx goka.Context, st topology.Stage, r *result) {
+// write emits what a stage decided to snk, the callback's sink, audits the
+// journey if it ends, and counts.
+func (s *stages) write(ctx goka.Context, snk sink, st topology.Stage, r *result) {
 	if r.corrupt != "" {
 		s.corrupt(ctx, st, r.table, r.corrupt)
 	}
-	s.writeTo(ctxSink{ctx}, st, r)
+	s.writeTo(snk, st, r)
 }
 
 // writeTo is write without the table side (corrupt values), to any sink.
@@ -212,6 +218,16 @@ func (s *stages) audit(ctx sink, st topology.Stage, r *result, outputs []string)
 	}
 	for _, st := range e.Steps {
 		a.Steps = append(a.Steps, schemas.AuditStep{Stage: st.Stage.String(), Event: st.Event.String(), At: schemas.MicroTime(st.At)})
+	}
+	switch c := ctx.(type) {
+	case batchSink:
+		c.auditEvent(a.TradeKey, &a)
+		return
+	case *emits:
+		if c.batcher != nil {
+			c.auditEvent(a.TradeKey, &a)
+			return
+		}
 	}
 	s.out(ctx, st, s.cfg.Names.Audit(), a.TradeKey, a.Marshal())
 }

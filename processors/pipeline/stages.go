@@ -97,6 +97,9 @@ type stages struct {
 
 	corruptLog rateLimit
 	verify     *verifyQueue // nil: signatures verified one by one in the callback
+	// audits batch each stage's audit events (auditbatch.go); none: every
+	// event is a record of its own (no Kafka: goka's tester).
+	audits map[topology.Stage]*auditBatcher
 }
 
 func newStages(cfg Config) *stages {

@@ -232,7 +232,7 @@ func (q *verifyQueue) write(batch []*queued) []*emits {
 	s := q.s
 	out := make([]*emits, len(batch))
 	for i, qd := range batch {
-		e := &emits{prod: qd.prod}
+		e := &emits{prod: qd.prod, batcher: s.audits[topology.StageValidate]}
 		out[i] = e
 		if qd.prod == nil {
 			e.fail(errNoProducer)
@@ -263,10 +263,11 @@ func (q *verifyQueue) write(batch []*queued) []*emits {
 // emits is the sink of one queued record: it writes through the producer
 // and tells when all its records are written.
 type emits struct {
-	prod goka.Producer
-	wg   sync.WaitGroup
-	mu   sync.Mutex
-	err  error
+	prod    goka.Producer
+	batcher *auditBatcher // nil: audit events are records of their own
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	err     error
 }
 
 func (e *emits) emit(topic, key string, value []byte, headers goka.Headers) {

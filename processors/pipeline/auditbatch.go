@@ -1,0 +1,299 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"hash"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/lovoo/goka"
+
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
+)
+
+// Audit events in batches (docs/ARCHITECTURE.md, "Audit batches").
+//
+// One audit record per message was a seventh of every record the pipeline
+// produced (docs/benchmarks.md). On Kafka (Run) each stage gathers the
+// events of the journeys that end there and writes them as one record per
+// audit partition (schemas.AppendAuditBatch) when maxAuditEvents are
+// waiting or auditLinger after the first, whichever comes first. A record
+// holds only events whose trade keys are in its partition and is keyed by
+// the first one's, so that a trade's events are where they always were (the
+// exceptions workflow reads a trade's partition); events without a trade go
+// in a record of their own, keyed empty.
+//
+// At-least-once: an input record is committed only once its events are on
+// the topic. goka commits a record when its own emits and deferred commits
+// are done, and a commit (sarama's mark) moves the partition's offset
+// forward whatever came before it: record N+1, its emits acknowledged,
+// would commit N while N's events still wait for their batch. So every
+// record of a batching stage takes a deferred commit, and a partition's
+// deferred commits are released in offset order (commitOrder), each once
+// its events are written. With the producer's promises completing in emit
+// order (producer.go), record N's commit then never comes after N+1's.
+// The validate stage's records already commit in queue order
+// (verifyqueue.go); their events hold that commit instead.
+//
+// Without Kafka (goka's tester, the broker-free tests) there is no batcher:
+// every event is a record of its own, as before.
+
+const (
+	// auditLinger is how long the first event of a batch waits for others:
+	// a batch holds ~rate × linger events (~50 at 10,000 msg/s), and the
+	// commit of the records behind it waits as long — not their outputs.
+	auditLinger = 5 * time.Millisecond
+	// maxAuditEvents caps a batch (~200 KB at ~400 bytes an event, under
+	// the broker's default 1 MB).
+	maxAuditEvents = 500
+)
+
+var errNoAuditProducer = errors.New("audit batch: the stage has no producer to write with")
+
+// auditBatcher gathers one stage's audit events and writes them in batches.
+type auditBatcher struct {
+	s     *stages
+	st    topology.Stage
+	topic string
+	prod  atomic.Pointer[goka.Producer] // the stage's processor's, of its current run
+	// partitions returns the audit topic's partition count; until it is
+	// known (an error), events are grouped by trade key alone.
+	partitions func() (int, error)
+	nParts     atomic.Int32
+
+	mu     sync.Mutex
+	groups map[string]*auditGroup // by the group's key
+	events int
+	armed  bool
+	orders map[partitionOf]*commitOrder
+}
+
+// auditGroup is one record being built: events of one audit partition.
+type auditGroup struct {
+	key   string
+	value []byte
+	done  []func(error)
+}
+
+type partitionOf struct {
+	topic string
+	p     int32
+}
+
+func newAuditBatcher(s *stages, st topology.Stage, partitions func() (int, error)) *auditBatcher {
+	return &auditBatcher{s: s, st: st, topic: s.cfg.Names.Audit(), partitions: partitions,
+		groups: map[string]*auditGroup{}, orders: map[partitionOf]*commitOrder{}}
+}
+
+// producerBuilder records the producer goka builds for the stage's
+// processor (one per run of the processor) to write the batches with.
+func (b *auditBatcher) producerBuilder(inner goka.ProducerBuilder) goka.ProducerBuilder {
+	return func(brokers []string, clientID string, hasher func() hash.Hash32) (goka.Producer, error) {
+		p, err := inner(brokers, clientID, hasher)
+		if err == nil {
+			b.prod.Store(&p)
+		}
+		return p, err
+	}
+}
+
+// groupKey is the group an event with trade key tk joins: its audit
+// partition's, or, while the partition count is unknown, its own key.
+func (b *auditBatcher) groupKey(tk string) string {
+	if tk == "" {
+		return ""
+	}
+	n := int(b.nParts.Load())
+	if n == 0 {
+		if got, err := b.partitions(); err == nil && got > 0 {
+			b.nParts.Store(int32(got))
+			n = got
+		}
+	}
+	if n == 0 {
+		return tk
+	}
+	return "p" + strconv.Itoa(int(topics.PartitionOf(tk, int32(n))))
+}
+
+// add queues event a (trade key tk, "" for none); done is called once it is
+// written, or with the error that kept it from being written.
+func (b *auditBatcher) add(tk string, a *schemas.AuditEvent, done func(error)) {
+	gk := b.groupKey(tk)
+	b.mu.Lock()
+	g := b.groups[gk]
+	if g == nil {
+		g = &auditGroup{key: tk}
+		b.groups[gk] = g
+	}
+	g.value = schemas.AppendAuditBatch(g.value, a)
+	g.done = append(g.done, done)
+	b.events++
+	if b.events >= maxAuditEvents {
+		b.flushLocked()
+		b.mu.Unlock()
+		return
+	}
+	if !b.armed {
+		b.armed = true
+		time.AfterFunc(auditLinger, b.flush)
+	}
+	b.mu.Unlock()
+}
+
+// flush writes what is waiting (the linger's timer).
+func (b *auditBatcher) flush() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.armed = false
+	b.flushLocked()
+}
+
+// flushLocked writes one record per group (b.mu held). A timer armed
+// before a flush by size fires later and writes what gathered meanwhile.
+func (b *auditBatcher) flushLocked() {
+	if b.events == 0 {
+		return
+	}
+	var prod goka.Producer
+	if p := b.prod.Load(); p != nil {
+		prod = *p
+	}
+	for gk, g := range b.groups {
+		delete(b.groups, gk)
+		if prod == nil {
+			for _, d := range g.done {
+				d(errNoAuditProducer)
+			}
+			continue
+		}
+		done := g.done
+		prod.EmitWithHeaders(b.topic, g.key, g.value, nil).Then(func(err error) {
+			for _, d := range done {
+				d(err)
+			}
+		})
+		b.s.cfg.Metrics.out(b.st)
+	}
+	b.events = 0
+}
+
+// gate takes ctx's deferred commit and returns it as the last of its
+// partition's, to be released in order (commitOrder).
+func (b *auditBatcher) gate(ctx goka.Context) *gate {
+	k := partitionOf{string(ctx.Topic()), ctx.Partition()}
+	b.mu.Lock()
+	o := b.orders[k]
+	if o == nil {
+		o = &commitOrder{}
+		b.orders[k] = o
+	}
+	b.mu.Unlock()
+	return o.add(ctx.DeferCommit())
+}
+
+// commitOrder releases one input partition's deferred commits in the order
+// they were taken, each once nothing holds it any more.
+type commitOrder struct {
+	mu    sync.Mutex
+	queue []*gate
+}
+
+// gate is one input record's deferred commit: held by its callback until
+// it returns and by each of its audit events until it is written.
+type gate struct {
+	o      *commitOrder
+	commit func(error)
+	holds  int
+	err    error
+}
+
+func (o *commitOrder) add(commit func(error)) *gate {
+	g := &gate{o: o, commit: commit, holds: 1}
+	o.mu.Lock()
+	o.queue = append(o.queue, g)
+	o.mu.Unlock()
+	return g
+}
+
+// hold adds a hold (an audit event of the record).
+func (g *gate) hold() {
+	g.o.mu.Lock()
+	g.holds++
+	g.o.mu.Unlock()
+}
+
+// done releases a hold; err, the first one, fails the record's commit.
+// Records whose holds are all released are committed in order, up to the
+// first still held.
+func (g *gate) done(err error) {
+	o := g.o
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if err != nil && g.err == nil {
+		g.err = err
+	}
+	g.holds--
+	n := 0
+	for n < len(o.queue) && o.queue[n].holds == 0 {
+		o.queue[n].commit(o.queue[n].err)
+		n++
+	}
+	if n > 0 {
+		o.queue = append(o.queue[:0], o.queue[n:]...)
+	}
+}
+
+// batchSink is a callback's sink on a batching stage: records through the
+// context, audit events through the stage's batcher, each holding the
+// record's commit.
+type batchSink struct {
+	ctxSink
+	b *auditBatcher
+	g *gate
+}
+
+func (c batchSink) auditEvent(tk string, a *schemas.AuditEvent) {
+	c.g.hold()
+	c.b.add(tk, a, c.g.done)
+}
+
+// auditEvent on the validate stage's sink (verifyqueue.go, e.batcher set):
+// the event holds the record's commit like its records.
+func (e *emits) auditEvent(tk string, a *schemas.AuditEvent) {
+	e.wg.Add(1)
+	e.batcher.add(tk, a, func(err error) {
+		if err != nil {
+			e.fail(err)
+		}
+		e.wg.Done()
+	})
+}
+
+// auditPartitions returns a function that looks the audit topic's
+// partition count up on Kafka, at most once a second until it succeeds.
+func auditPartitions(ctx context.Context, count func(context.Context) (int, error)) func() (int, error) {
+	var (
+		mu   sync.Mutex
+		last time.Time
+		n    int
+		err  = errors.New("audit partitions not looked up yet")
+	)
+	return func() (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if n > 0 || time.Since(last) < time.Second {
+			return n, err
+		}
+		last = time.Now()
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		n, err = count(lctx)
+		return n, err
+	}
+}

@@ -1,0 +1,48 @@
+package pipeline
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+// A partition's deferred commits are released in the order they were
+// taken, each once nothing holds it: a later record whose holds are all
+// released waits for an earlier one still held (its audit event not yet
+// written), and an error fails only the record it belongs to.
+func TestCommitOrderReleasesInOrder(t *testing.T) {
+	var o commitOrder
+	var committed []int
+	var errs []error
+	gates := make([]*gate, 4)
+	for i := range gates {
+		gates[i] = o.add(func(err error) {
+			committed = append(committed, i)
+			errs = append(errs, err)
+		})
+	}
+	gates[0].hold() // record 0 has an audit event waiting for its batch
+	gates[2].hold()
+	for _, i := range []int{1, 2, 3} {
+		gates[i].done(nil) // the callbacks return
+	}
+	if len(committed) != 0 {
+		t.Fatalf("committed %v while record 0's event waits", committed)
+	}
+	gates[0].done(nil)
+	if !slices.Equal(committed, []int{}) {
+		t.Fatalf("committed %v before record 0's callback returned", committed)
+	}
+	gates[0].done(nil)
+	if !slices.Equal(committed, []int{0, 1}) {
+		t.Fatalf("committed %v, want 0 and 1 (2's event waits)", committed)
+	}
+	failed := errors.New("batch not written")
+	gates[2].done(failed)
+	if !slices.Equal(committed, []int{0, 1, 2, 3}) || errs[2] != failed || errs[3] != nil || errs[0] != nil {
+		t.Fatalf("committed %v with %v", committed, errs)
+	}
+	if len(o.queue) != 0 {
+		t.Fatalf("%d gates left", len(o.queue))
+	}
+}
