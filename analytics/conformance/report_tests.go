@@ -214,10 +214,10 @@ func (s *suite) testReports(t *testing.T) {
 	}
 }
 
-// testJourneys: one trade's audit records read back as journeys — a
+// testJourneys: one trade's audit events read back as journeys — a
 // message through the three stages with its outputs, one rejected at
-// validate, a retention purge — with a record stored twice read once, and
-// another trade's records left out.
+// validate, a retention purge, two messages in one batch record — with a
+// record stored twice read once, and another trade's events left out.
 func testJourneys(t *testing.T, st *store.Store, ns string, t0 time.Time) {
 	t.Helper()
 	ctx := ctxFor(t, time.Minute)
@@ -243,6 +243,9 @@ func testJourneys(t *testing.T, st *store.Store, ns string, t0 time.Time) {
 	record(1, tk, "M2", 6, []string{"validate", "identity"}, "rejected", []string{"NACK:BRKASGSGXXX:M2:00"})
 	record(2, "00000000000000bb", "M3", 7, []string{"validate", "identity", "match"}, "accepted", nil)
 	record(3, tk, "", 8, []string{"match"}, "expired", nil)
+	// One record holding a batch: two messages of the trade, two journeys.
+	record(4, tk, "M4", 9, []string{"validate"}, "rejected", []string{"NACK:BRKASGSGXXX:M4:00"})
+	record(4, tk, "M5", 10, []string{"validate", "identity", "match"}, "accepted", []string{"ACK:BRKASGSGXXX:M5"})
 	if err := st.InsertAudit(ctx, "", audit); err != nil {
 		t.Fatal(err)
 	}
@@ -255,10 +258,14 @@ func testJourneys(t *testing.T, st *store.Store, ns string, t0 time.Time) {
 	t.Logf("journeys\n%s", b.String())
 	// In inbound order; the purge has no inbound record and comes first.
 	js := res.Journeys
-	if len(js) != 3 {
+	if len(js) != 5 {
 		t.Fatalf("journeys %+v", js)
 	}
-	purge, m1, m2 := js[0], js[1], js[2]
+	purge, m1, m2, m4, m5 := js[0], js[1], js[2], js[3], js[4]
+	if m4.MsgId != "M4" || len(m4.Steps) != 1 || m4.Outcome != "rejected" ||
+		m5.MsgId != "M5" || len(m5.Steps) != 3 || fmt.Sprint(m5.Outputs) != "[ACK:BRKASGSGXXX:M5]" {
+		t.Fatalf("the journeys of one batch record: %+v, %+v", m4, m5)
+	}
 	if m1.MsgId != "M1" || len(m1.Steps) != 3 || m1.Outcome != "accepted" || m1.Steps[2].Stage != "match" ||
 		fmt.Sprint(m1.Outputs) != "[ACK:BRKASGSGXXX:M1]" || m1.Total() != 3*time.Millisecond ||
 		m2.MsgId != "M2" || m2.Outcome != "rejected" || len(m2.Steps) != 2 ||

@@ -21,7 +21,7 @@ WHERE namespace = {ns:String} AND trade_key = {trade:String}
   AND ts >= {since:DateTime64(6, 'UTC')} AND ts < {until:DateTime64(6, 'UTC')}
 ORDER BY inbound_at, inbound_partition, inbound_offset, partition, offset, step`
 
-// Journey is one audit record: a message's way through the stages (or a
+// Journey is one audit event: a message's way through the stages (or a
 // purge), with when each stage handled it.
 type Journey struct {
 	Sender           string        `json:"sender"`
@@ -67,9 +67,12 @@ func Journeys(ctx context.Context, st *store.Store, p Params, tradeKey string) (
 	}
 	defer r.Close()
 	res := &JourneysResult{Namespace: p.Namespace, TradeKey: tradeKey, Journeys: []Journey{}}
+	// A journey is one event of an audit record: the record's place and the
+	// event's inbound record (a record holds a batch of events, and two
+	// messages of a trade can share one).
 	type at struct {
-		p int32
-		o int64
+		p, inP int32
+		o, inO int64
 	}
 	var last at
 	for r.Next() {
@@ -82,8 +85,9 @@ func Journeys(ctx context.Context, st *store.Store, p Params, tradeKey string) (
 			&j.InboundAt, &j.Outcome, &j.Reason, &step, &s.Stage, &s.Event, &s.At, &outputs); err != nil {
 			return nil, err
 		}
-		// One audit record is several rows, one per step (the outputs on
-		// the last); a record stored twice (a replayed batch) reads once.
+		rec.inP, rec.inO = j.InboundPartition, j.InboundOffset
+		// One event is several rows, one per step (the outputs on the
+		// last); a record stored twice (a replayed batch) reads once.
 		if len(res.Journeys) == 0 || rec != last {
 			res.Journeys = append(res.Journeys, j)
 			last = rec
@@ -104,7 +108,7 @@ func Journeys(ctx context.Context, st *store.Store, p Params, tradeKey string) (
 
 // WriteText prints one line per step.
 func (j *JourneysResult) WriteText(w io.Writer) error {
-	fmt.Fprintf(w, "namespace %s — trade %s: %d audit records\n", j.Namespace, j.TradeKey, len(j.Journeys))
+	fmt.Fprintf(w, "namespace %s — trade %s: %d audit events\n", j.Namespace, j.TradeKey, len(j.Journeys))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "message\tinbound\tstage\tevent\tafter\n")
 	for _, jr := range j.Journeys {
