@@ -6,7 +6,7 @@ import "encoding/json"
 // at one sampling instant, as `ste monitor` measures it (operational-law
 // inputs of Buzen and Denning: arrivals, completions, queue length). Stage
 // "network" is the whole pipeline: arrivals on inbound, completions = journeys
-// ended (audit records written), queue = messages in the system.
+// ended (audit events written), queue = messages in the system.
 type MonitorSample struct {
 	At          string            `json:"at"` // RFC 3339 with microseconds, UTC
 	Namespace   string            `json:"namespace"`

@@ -26,7 +26,7 @@ type Dataset struct {
 type Want struct {
 	CLS              int            // distinct CLS MsgIds
 	CLSRecords       int            // CLS rows
-	Audit            int            // audit records
+	Audit            int            // audit events (here one a record)
 	AuditSteps       int            // audit rows
 	Exceptions       int            // distinct exception ids
 	ExceptionRecords int            // exception rows

@@ -15,8 +15,8 @@ type CountsResult struct {
 	Namespace string `json:"-"`
 	// CLS is distinct CLS MsgIds (a re-emitted CLS is one).
 	CLS uint64 `json:"cls"`
-	// Audit is audit records: one per inbound message's journey (and per
-	// retention purge).
+	// Audit is audit events: one per inbound message's journey (and per
+	// retention purge); a record on the topic holds a batch of them.
 	Audit uint64 `json:"audit"`
 	// Exceptions is distinct exception ids (a re-emitted one is one).
 	Exceptions uint64 `json:"exceptions"`
@@ -74,7 +74,7 @@ func (c *CountsResult) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintf(tw, "table\tcount\tstored rows\t what is counted\n")
 	fmt.Fprintf(tw, "cls\t%d\t%d\t CLS records, deduplicated by MsgId\n", c.CLS, c.CLSRecords)
-	fmt.Fprintf(tw, "audit\t%d\t%d\t audit records (one per message); rows are one per stage\n", c.Audit, c.AuditSteps)
+	fmt.Fprintf(tw, "audit\t%d\t%d\t audit events (one per message); rows are one per stage\n", c.Audit, c.AuditSteps)
 	fmt.Fprintf(tw, "exceptions\t%d\t%d\t exceptions, deduplicated by id\n", c.Exceptions, c.ExceptionRecords)
 	fmt.Fprintf(tw, "monitor\t%d\t%d\t queue samples\n", c.Monitor, c.Monitor)
 	fmt.Fprintf(tw, "bench_runs\t%d\t%d\t ste bench runs\n", c.BenchRuns, c.BenchRuns)
