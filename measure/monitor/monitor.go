@@ -175,9 +175,15 @@ func (m *Monitor) countEnded(ctx context.Context, lags lag.Sample, ends kadm.Lis
 		if err != nil {
 			return err
 		}
+		// The reader fetches only while a sample counts: between samples it
+		// would fetch every batch as it is written, work for the broker that
+		// the run it measures pays for.
+		cl.PauseFetchTopics(n.Audit())
 		m.audit, m.ended, m.next = cl, max(arrived-held, 0), audit
 		return nil
 	}
+	m.audit.ResumeFetchTopics(n.Audit())
+	defer m.audit.PauseFetchTopics(n.Audit())
 	for p := range audit {
 		if _, ok := m.next[p]; !ok { // a partition added since: counted from its start
 			m.next[p] = 0
