@@ -270,9 +270,13 @@ func TestAdversarial_Broker(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, r := range recs {
-			var a map[string]any
-			if json.Unmarshal(r.Value, &a) == nil {
-				journeys[fmt.Sprintf("%v-%v", a["partition"], a["offset"])] = a
+			// A record holds a batch of events, one JSON object a line
+			// (docs/ARCHITECTURE.md, "Audit batches").
+			for _, line := range bytes.Split(r.Value, []byte("\n")) {
+				var a map[string]any
+				if json.Unmarshal(line, &a) == nil {
+					journeys[fmt.Sprintf("%v-%v", a["partition"], a["offset"])] = a
+				}
 			}
 		}
 		missing := 0

@@ -97,9 +97,6 @@ func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := ends.Error(); err != nil {
-		return nil, err
-	}
 	if err := m.countEnded(ctx, lags, ends); err != nil {
 		return nil, err
 	}
@@ -142,14 +139,15 @@ func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
 	return out, nil
 }
 
-// countEnded brings m.ended up to the audit end offsets just listed: the
-// first call sets the baseline, later ones count the events of the records
-// written since.
+// countEnded brings m.ended up to the audit end offsets just listed, or as
+// far as it gets in catchUp: the first call sets the baseline, later ones
+// count the events of the records written since. Only making the reader
+// fails it.
 func (m *Monitor) countEnded(ctx context.Context, lags lag.Sample, ends kadm.ListedOffsets) error {
 	n := topology.Names{NS: m.ns}
-	audit := map[int32]int64{}
+	audit := map[int32]int64{} // a partition the broker did not answer for waits for a later sample
 	ends.Each(func(o kadm.ListedOffset) {
-		if o.Topic == n.Audit() {
+		if o.Topic == n.Audit() && o.Err == nil {
 			audit[o.Partition] = o.Offset
 		}
 	})
@@ -203,14 +201,11 @@ func (m *Monitor) countEnded(ctx context.Context, lags lag.Sample, ends kadm.Lis
 		return false
 	}
 	for behind() {
+		// Errors are the client's to retry (a fetch's errors are a broker's
+		// passing state here): the count waits, the sample does not.
 		fs := m.audit.PollFetches(ctx)
 		if ctx.Err() != nil {
 			return nil
-		}
-		var ferr error
-		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
-		if ferr != nil {
-			return ferr
 		}
 		fs.EachRecord(func(r *kgo.Record) {
 			m.ended += int64(schemas.CountAuditEvents(r.Value))
@@ -231,10 +226,9 @@ func (m *Monitor) Close() {
 }
 
 // Loop samples the queues every interval until ctx ends, publishing every
-// sample to <ns>.monitor and handing it to collect (may be nil), then closes
-// mon. A sample
-// that fails is skipped: alongside a run, the monitor must not end it. The
-// returned channel closes when it has stopped.
+// sample to <ns>.monitor and handing it to collect (may be nil), then
+// closes mon. A sample that fails is skipped: alongside a run, the monitor
+// must not end it. The returned channel closes when it has stopped.
 func Loop(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interval time.Duration,
 	collect func([]schemas.MonitorSample)) <-chan struct{} {
 	done := make(chan struct{})
@@ -246,10 +240,10 @@ func Loop(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interval
 }
 
 // Run is `ste monitor`: it samples the queues every interval until ctx
-// ends (then closes mon), publishing every sample to <ns>.monitor and handing it to each (may
-// be nil), and returns every sample once they are flushed to the topic. A
-// sample that fails while ctx is live ends it with the error: a monitor on
-// its own that cannot read the groups says so.
+// ends (then closes mon), publishing every sample to <ns>.monitor and
+// handing it to each (may be nil), and returns every sample once they are
+// flushed to the topic. A sample that fails while ctx is live ends it with
+// the error: a monitor on its own that cannot read the groups says so.
 func Run(ctx context.Context, mon *Monitor, cl *kgo.Client, ns string, interval time.Duration,
 	each func([]schemas.MonitorSample)) ([]schemas.MonitorSample, error) {
 	var all []schemas.MonitorSample

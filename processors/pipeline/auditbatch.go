@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"errors"
-	"hash"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -93,13 +92,7 @@ func newAuditBatcher(s *stages, st topology.Stage, partitions func() (int, error
 // producerBuilder records the producer goka builds for the stage's
 // processor (one per run of the processor) to write the batches with.
 func (b *auditBatcher) producerBuilder(inner goka.ProducerBuilder) goka.ProducerBuilder {
-	return func(brokers []string, clientID string, hasher func() hash.Hash32) (goka.Producer, error) {
-		p, err := inner(brokers, clientID, hasher)
-		if err == nil {
-			b.prod.Store(&p)
-		}
-		return p, err
-	}
+	return recordingProducer(inner, &b.prod)
 }
 
 // groupKey is the group an event with trade key tk joins: its audit

@@ -102,10 +102,17 @@ func (q *verifyQueue) stop() {
 // producerBuilder records the producer goka builds for the validate
 // processor (one per run of the processor) to write with.
 func (q *verifyQueue) producerBuilder(inner goka.ProducerBuilder) goka.ProducerBuilder {
+	return recordingProducer(inner, &q.prod)
+}
+
+// recordingProducer is inner, storing in at every producer it builds: the
+// processor's producer of its current run, for writing outside its
+// callbacks.
+func recordingProducer(inner goka.ProducerBuilder, at *atomic.Pointer[goka.Producer]) goka.ProducerBuilder {
 	return func(brokers []string, clientID string, hasher func() hash.Hash32) (goka.Producer, error) {
 		p, err := inner(brokers, clientID, hasher)
 		if err == nil {
-			q.prod.Store(&p)
+			at.Store(&p)
 		}
 		return p, err
 	}
