@@ -64,6 +64,14 @@ type Monitor struct {
 	audit *kgo.Client
 	ended int64
 	next  map[int32]int64 // per audit partition, the next offset to count
+	ahead []counted       // read past the end a sample listed: the next samples' to count
+}
+
+// counted is one audit record's events.
+type counted struct {
+	p      int32
+	offset int64
+	events int
 }
 
 type snapshot struct {
@@ -180,6 +188,22 @@ func (m *Monitor) countEnded(ctx context.Context, lags lag.Sample, ends kadm.Lis
 		m.audit, m.ended, m.next = cl, max(arrived-held, 0), audit
 		return nil
 	}
+	// Records the reader got past a sample's end are counted by the sample
+	// whose end is past them: the count stays that of the ends listed.
+	count := func(c counted) bool {
+		if c.offset >= audit[c.p] {
+			return false
+		}
+		m.ended += int64(c.events)
+		return true
+	}
+	ahead := m.ahead[:0]
+	for _, c := range m.ahead {
+		if !count(c) {
+			ahead = append(ahead, c)
+		}
+	}
+	m.ahead = ahead
 	m.audit.ResumeFetchTopics(n.Audit())
 	defer m.audit.PauseFetchTopics(n.Audit())
 	for p := range audit {
@@ -208,8 +232,13 @@ func (m *Monitor) countEnded(ctx context.Context, lags lag.Sample, ends kadm.Lis
 			return nil
 		}
 		fs.EachRecord(func(r *kgo.Record) {
-			m.ended += int64(schemas.CountAuditEvents(r.Value))
+			if r.Offset < m.next[r.Partition] {
+				return // read before
+			}
 			m.next[r.Partition] = r.Offset + 1
+			if c := (counted{r.Partition, r.Offset, schemas.CountAuditEvents(r.Value)}); !count(c) {
+				m.ahead = append(m.ahead, c)
+			}
 		})
 	}
 	return nil

@@ -21,7 +21,7 @@ import (
 // produced (docs/benchmarks.md). On Kafka (Run) each stage gathers the
 // events of the journeys that end there and writes them as one record per
 // audit partition (schemas.AppendAuditBatch) when maxAuditEvents are
-// waiting or auditLinger after the first, whichever comes first. A record
+// waiting or AuditLinger after the first, whichever comes first. A record
 // holds only events whose trade keys are in its partition and is keyed by
 // the first one's, so that a trade's events are where they always were (the
 // exceptions workflow reads a trade's partition); events without a trade go
@@ -43,10 +43,12 @@ import (
 // every event is a record of its own, as before.
 
 const (
-	// auditLinger is how long the first event of a batch waits for others:
+	// AuditLinger is how long the first event of a batch waits for others
+	// (exported: a journey's event is on the topic up to this much after
+	// the journey ended, which the monitor's network figures include):
 	// a batch holds ~rate × linger events (~50 at 10,000 msg/s), and the
 	// commit of the records behind it waits as long — not their outputs.
-	auditLinger = 5 * time.Millisecond
+	AuditLinger = 5 * time.Millisecond
 	// maxAuditEvents caps a batch (~200 KB at ~400 bytes an event, under
 	// the broker's default 1 MB).
 	maxAuditEvents = 500
@@ -134,7 +136,7 @@ func (b *auditBatcher) add(tk string, a *schemas.AuditEvent, done func(error)) {
 	}
 	if !b.armed {
 		b.armed = true
-		time.AfterFunc(auditLinger, b.flush)
+		time.AfterFunc(AuditLinger, b.flush)
 	}
 	b.mu.Unlock()
 }
