@@ -309,7 +309,13 @@ func (pp *PartitionProcessor) Stop() error {
 	}
 
 	// wait for the runner to be done
-	runningErrs := multierror.Append(pp.runnerGroup.Wait().ErrorOrNil())
+	// STE patch 3 (PATCHES.md): a partition processor stopped before it was
+	// started (the group's session ended during setup) has no runner.
+	var runErr error
+	if pp.runnerGroup != nil {
+		runErr = pp.runnerGroup.Wait().ErrorOrNil()
+	}
+	runningErrs := multierror.Append(runErr)
 
 	close(pp.input)
 	close(pp.visitInput)
