@@ -21,7 +21,7 @@ import (
 // produced (docs/benchmarks.md). On Kafka (Run) each stage gathers the
 // events of the journeys that end there and writes them as one record per
 // audit partition (schemas.AppendAuditBatch) when maxAuditEvents are
-// waiting or AuditLinger after the first, whichever comes first. A record
+// waiting or auditLinger after the first, whichever comes first. A record
 // holds only events whose trade keys are in its partition and is keyed by
 // the first one's, so that a trade's events are where they always were (the
 // exceptions workflow reads a trade's partition); events without a trade go
@@ -43,12 +43,12 @@ import (
 // every event is a record of its own, as before.
 
 const (
-	// AuditLinger is how long the first event of a batch waits for others
-	// (exported: a journey's event is on the topic up to this much after
-	// the journey ended, which the monitor's network figures include):
+	// auditLinger is how long the first event of a batch waits for others:
 	// a batch holds ~rate × linger events (~50 at 10,000 msg/s), and the
 	// commit of the records behind it waits as long — not their outputs.
-	AuditLinger = 5 * time.Millisecond
+	// (The monitor counts a journey ended when its event is on the topic,
+	// so its network response time includes this wait.)
+	auditLinger = 5 * time.Millisecond
 	// maxAuditEvents caps a batch (~200 KB at ~400 bytes an event, under
 	// the broker's default 1 MB).
 	maxAuditEvents = 500
@@ -136,7 +136,7 @@ func (b *auditBatcher) add(tk string, a *schemas.AuditEvent, done func(error)) {
 	}
 	if !b.armed {
 		b.armed = true
-		time.AfterFunc(AuditLinger, b.flush)
+		time.AfterFunc(auditLinger, b.flush)
 	}
 	b.mu.Unlock()
 }
@@ -189,14 +189,19 @@ func (b *auditBatcher) gate(ctx goka.Context) *gate {
 		b.orders[k] = o
 	}
 	b.mu.Unlock()
-	return o.add(ctx.DeferCommit())
+	return o.add(ctx.Context(), ctx.DeferCommit())
 }
 
 // commitOrder releases one input partition's deferred commits in the order
-// they were taken, each once nothing holds it any more.
+// they were taken, each once nothing holds it any more. Once a record's
+// commit fails (its events were not written), every later record of the
+// same run of the partition fails too: goka stops the partition on the
+// failure, and a later record's commit would mark the failed one consumed.
 type commitOrder struct {
-	mu    sync.Mutex
-	queue []*gate
+	mu     sync.Mutex
+	queue  []*gate
+	run    context.Context // the partition's run (goka's context of its callbacks)
+	failed error           // the first failure of the run
 }
 
 // gate is one input record's deferred commit: held by its callback until
@@ -208,9 +213,12 @@ type gate struct {
 	err    error
 }
 
-func (o *commitOrder) add(commit func(error)) *gate {
+func (o *commitOrder) add(run context.Context, commit func(error)) *gate {
 	g := &gate{o: o, commit: commit, holds: 1}
 	o.mu.Lock()
+	if o.run != run {
+		o.run, o.failed = run, nil
+	}
 	o.queue = append(o.queue, g)
 	o.mu.Unlock()
 	return g
@@ -236,7 +244,11 @@ func (g *gate) done(err error) {
 	g.holds--
 	n := 0
 	for n < len(o.queue) && o.queue[n].holds == 0 {
-		o.queue[n].commit(o.queue[n].err)
+		err := o.queue[n].err
+		if o.failed == nil {
+			o.failed = err
+		}
+		o.queue[n].commit(o.failed)
 		n++
 	}
 	if n > 0 {

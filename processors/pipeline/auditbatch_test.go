@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"testing"
@@ -9,14 +10,16 @@ import (
 // A partition's deferred commits are released in the order they were
 // taken, each once nothing holds it: a later record whose holds are all
 // released waits for an earlier one still held (its audit event not yet
-// written), and an error fails only the record it belongs to.
+// written); once one fails, every later one of the same run fails with it
+// (it would mark the failed one consumed), and a new run starts afresh.
 func TestCommitOrderReleasesInOrder(t *testing.T) {
 	var o commitOrder
+	run := context.Background()
 	var committed []int
 	var errs []error
 	gates := make([]*gate, 4)
 	for i := range gates {
-		gates[i] = o.add(func(err error) {
+		gates[i] = o.add(run, func(err error) {
 			committed = append(committed, i)
 			errs = append(errs, err)
 		})
@@ -39,10 +42,21 @@ func TestCommitOrderReleasesInOrder(t *testing.T) {
 	}
 	failed := errors.New("batch not written")
 	gates[2].done(failed)
-	if !slices.Equal(committed, []int{0, 1, 2, 3}) || errs[2] != failed || errs[3] != nil || errs[0] != nil {
+	if !slices.Equal(committed, []int{0, 1, 2, 3}) || errs[0] != nil || errs[1] != nil || errs[2] != failed || errs[3] != failed {
 		t.Fatalf("committed %v with %v", committed, errs)
 	}
 	if len(o.queue) != 0 {
 		t.Fatalf("%d gates left", len(o.queue))
+	}
+	later := errors.New("not committed")
+	o.add(run, func(err error) { later = err }).done(nil)
+	if later != failed {
+		t.Fatalf("a later record of the failed run committed with %v", later)
+	}
+	next, cancel := context.WithCancel(run)
+	defer cancel()
+	o.add(next, func(err error) { later = err }).done(nil)
+	if later != nil {
+		t.Fatalf("the next run's first record committed with %v", later)
 	}
 }
