@@ -148,7 +148,7 @@ func TestMonitorAgreesWithIndependentMeasurements(t *testing.T) {
 	// The monitor counts a journey ended when its audit event is on the
 	// topic; the audit's own last step is stamped before that, so R runs
 	// longer by the event's wait for its batch's record (measured above:
-	// up to pipeline.AuditLinger, more when the stage is busy) and the
+	// up to the batch's 5 ms linger, more when the stage is busy) and the
 	// produce (the producer's linger and the broker's ack): ~1 ms on a
 	// quiet machine, 5 ms seen with make test's lanes busy beside it.
 	// Hence 25 % plus 5 ms around the two; a monitor that counted wrong (a
