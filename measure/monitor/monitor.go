@@ -17,6 +17,7 @@ package monitor
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -149,8 +150,8 @@ func (m *Monitor) Sample(ctx context.Context) ([]schemas.MonitorSample, error) {
 
 // countEnded brings m.ended up to the audit end offsets just listed, or as
 // far as it gets in catchUp: the first call sets the baseline, later ones
-// count the events of the records written since. Only making the reader
-// fails it.
+// count the events of the records written since. Only the baseline fails
+// it: a partition's end not listed, or the reader not made.
 func (m *Monitor) countEnded(ctx context.Context, lags lag.Sample, ends kadm.ListedOffsets) error {
 	n := topology.Names{NS: m.ns}
 	audit := map[int32]int64{} // a partition the broker did not answer for waits for a later sample
@@ -160,6 +161,17 @@ func (m *Monitor) countEnded(ctx context.Context, lags lag.Sample, ends kadm.Lis
 		}
 	})
 	if m.audit == nil {
+		// The baseline wants every partition's end: one left out now would
+		// later look added since and be counted from its start.
+		var missing error
+		ends.Each(func(o kadm.ListedOffset) {
+			if o.Topic == n.Audit() && o.Err != nil && missing == nil {
+				missing = fmt.Errorf("monitor: end of %s/%d: %w", o.Topic, o.Partition, o.Err)
+			}
+		})
+		if missing != nil {
+			return missing
+		}
 		var arrived, held int64
 		ends.Each(func(o kadm.ListedOffset) {
 			if o.Topic == n.Inbound() {
