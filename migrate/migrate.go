@@ -223,12 +223,29 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 func carry(ctx context.Context, o Options, src, dst string, stage topology.Stage, parts int32) (Step, error) {
 	clocks := map[int32]int64{} // old partition -> clock
 	from := map[string]int32{}  // key -> old partition
-	want, err := copier.Fold(ctx, o.Dial, src, func(r *kgo.Record) {
-		from[string(r.Key)] = r.Partition
-		if w, ok := pipeline.Watermark(stage, r.Value); ok && r.Value != nil {
-			clocks[r.Partition] = max(clocks[r.Partition], w)
+	// The values the changelog stands for, a batch record's writes
+	// (pipeline.EachTableValue) each under its own key.
+	want := map[string][]byte{}
+	var unread error
+	_, err := copier.Fold(ctx, o.Dial, src, func(r *kgo.Record) {
+		err := pipeline.EachTableValue(stage, string(r.Key), r.Value, func(k string, v []byte) {
+			from[k] = r.Partition
+			if v == nil {
+				delete(want, k)
+				return
+			}
+			want[k] = v
+			if w, ok := pipeline.Watermark(stage, v); ok {
+				clocks[r.Partition] = max(clocks[r.Partition], w)
+			}
+		})
+		if err != nil && unread == nil {
+			unread = fmt.Errorf("%s/%d at %d: %w", src, r.Partition, r.Offset, err)
 		}
 	})
+	if err == nil {
+		err = unread
+	}
 	if err != nil {
 		return Step{}, err
 	}

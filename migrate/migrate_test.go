@@ -64,6 +64,7 @@ func (e *env) state(ns string) {
 	n := topology.Names{NS: ns}
 	match, ids := topology.Table(n.MatchGroup()), topology.Table(n.IdentityGroup())
 	var recs []*kgo.Record
+	batches := map[int32][]byte{}
 	put := func(topic, key string, v []byte) {
 		recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(key), Value: v, Partition: topics.PartitionOf(key, 4)})
 	}
@@ -82,10 +83,19 @@ func (e *env) state(ns string) {
 		b, _ = t.MarshalBinary()
 		put(match, k.String(), b)
 		id := fmt.Sprintf("BRKASGSGXXX:M%d", i)
+		if i%5 == 1 && i%7 != 0 {
+			// Written by the identity stage's producer, in batch records.
+			ip := topics.PartitionOf(id, 4)
+			batches[ip] = pipeline.AppendTableEntry(batches[ip], id, identity(newest, k))
+			continue
+		}
 		put(ids, id, identity(newest, k))
 		if i%7 == 0 {
 			put(ids, id, nil) // forgotten
 		}
+	}
+	for p, b := range batches {
+		recs = append(recs, &kgo.Record{Topic: ids, Key: []byte(pipeline.TableBatchKey(p, 4)), Value: b, Partition: p})
 	}
 	put(n.Refdata(), "security:SG1", []byte(`{"isin":"SG1"}`))
 	put(n.Refdata(), "security:SG1", []byte(`{"isin":"SG1","status":"SUSPENDED"}`))
@@ -115,10 +125,21 @@ func identity(created int64, k schemas.TradeKey) []byte {
 func (e *env) partitions(topic string, st topology.Stage) (map[string][]byte, map[int32]int64, map[string]int32) {
 	e.t.Helper()
 	clocks, where := map[int32]int64{}, map[string]int32{}
-	fold, err := copier.Fold(context.Background(), e.dial, topic, func(r *kgo.Record) {
-		where[string(r.Key)] = r.Partition
-		if w, ok := pipeline.Watermark(st, r.Value); ok && r.Value != nil {
-			clocks[r.Partition] = max(clocks[r.Partition], w)
+	fold := map[string][]byte{} // a batch record's writes each under its key, as a store reads them
+	_, err := copier.Fold(context.Background(), e.dial, topic, func(r *kgo.Record) {
+		err := pipeline.EachTableValue(st, string(r.Key), r.Value, func(k string, v []byte) {
+			where[k] = r.Partition
+			if v == nil {
+				delete(fold, k)
+				return
+			}
+			fold[k] = v
+			if w, ok := pipeline.Watermark(st, v); ok {
+				clocks[r.Partition] = max(clocks[r.Partition], w)
+			}
+		})
+		if err != nil {
+			e.t.Errorf("%s/%d at %d: %v", topic, r.Partition, r.Offset, err)
 		}
 	})
 	if err != nil {

@@ -23,6 +23,14 @@ func (db *DB) Producer(pb goka.ProducerBuilder) goka.ProducerBuilder {
 	}
 }
 
+// RecordPart, as a produced message's Metadata, says that the write is one
+// of several in one changelog record (a batch: processors/pipeline,
+// tablebatch.go) and whether more of that record's writes are still to be
+// acknowledged after it. The store moves its offset to the record only
+// with the last one, so that a commit between them never claims a record
+// it holds only part of.
+type RecordPart struct{ More bool }
+
 type producer struct {
 	goka.Producer
 	db *DB
@@ -71,11 +79,16 @@ func (db *DB) acked(topic, key string, msg *sarama.ProducerMessage, err error) {
 		}
 	}
 	db.mu.Unlock()
+	more := false
+	if err == nil {
+		part, _ := msg.Metadata.(RecordPart)
+		more = part.More
+	}
 	for _, s := range stores {
 		if err != nil {
 			s.acked(key, -1, err)
 		} else {
-			s.acked(key, msg.Offset, nil)
+			s.ackedPart(key, msg.Offset, more, nil)
 		}
 	}
 }

@@ -54,6 +54,8 @@ type Store struct {
 	poisonUnwritten string
 	frozen          bool  // another writer's records were seen: the offset stays
 	lastAck         int64 // the last acknowledged changelog offset
+	partial         bool  // more writes of the record at lastAck are to be acknowledged
+	follows         bool  // the record at lastAck follows the offset: it moves there with its last write
 
 	// The due index: entries below scanFrom were looked at; none committed
 	// lies in [scanFrom, nextDue); no uncommitted op is due before
@@ -452,7 +454,12 @@ func (s *Store) MarkRecovered() error {
 }
 
 // acked is the producer's report of one changelog record of this partition.
-func (s *Store) acked(key string, offset int64, err error) {
+func (s *Store) acked(key string, offset int64, err error) { s.ackedPart(key, offset, false, err) }
+
+// ackedPart is the producer's report of one write of this partition: its
+// changelog record's offset, and whether more writes of that record are to
+// be acknowledged after it (RecordPart).
+func (s *Store) ackedPart(key string, offset int64, more bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed || s.poisoned {
@@ -472,12 +479,18 @@ func (s *Store) acked(key string, offset int64, err error) {
 	}
 	s.ops[i].acked = true
 	switch {
+	case s.partial:
+		// The next write of the record acknowledged last.
+		if offset != s.lastAck {
+			s.poisonLocked(fmt.Sprintf("record at offset %d acknowledged before the rest of the one at %d", offset, s.lastAck))
+			return
+		}
 	case offset <= s.lastAck:
 		s.poisonLocked(fmt.Sprintf("changelog offset went back from %d to %d", s.lastAck, offset))
 		return
 	case s.frozen:
 	case offset == s.lastAck+1 && (s.hasOffset || offset == 0):
-		s.offset, s.hasOffset, s.ref = offset, true, s.db.o.Now().UnixNano()
+		s.follows = true
 	default:
 		// Records between ours that this store never applied (a previous
 		// owner still writing): the offset stays before them, so that the
@@ -485,6 +498,11 @@ func (s *Store) acked(key string, offset int64, err error) {
 		s.frozen = true
 		s.db.o.Logger.Warn("table changelog has records of another writer: local offset held",
 			"topic", s.topic, "partition", s.partition, "offset", s.offset, "record", offset)
+	}
+	s.partial = more
+	if s.follows && !more {
+		s.offset, s.hasOffset, s.ref = offset, true, s.db.o.Now().UnixNano()
+		s.follows = false
 	}
 	s.lastAck = offset
 	s.advanceReady()

@@ -282,14 +282,15 @@ func (e *emits) auditEvent(tk string, a *schemas.AuditEvent) {
 	})
 }
 
-// auditPartitions returns a function that looks the audit topic's
-// partition count up on Kafka, at most once a second until it succeeds.
-func auditPartitions(ctx context.Context, count func(context.Context) (int, error)) func() (int, error) {
+// partitionCount returns a function that looks a topic's partition count
+// up with count (the audit topic's for the batchers, the identity
+// changelog's for its batches), at most once a second until it succeeds.
+func partitionCount(ctx context.Context, count func(context.Context) (int, error)) func() (int, error) {
 	var (
 		mu   sync.Mutex
 		last time.Time
 		n    int
-		err  = errors.New("audit partitions not looked up yet")
+		err  = errors.New("partitions not looked up yet")
 	)
 	return func() (int, error) {
 		mu.Lock()

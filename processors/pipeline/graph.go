@@ -214,15 +214,19 @@ func Run(ctx context.Context, o Options) error {
 		defer s.verify.stop() // after every processor has stopped (wg.Wait below)
 	}
 	s.audits = map[topology.Stage]*auditBatcher{}
-	parts := auditPartitions(ctx, func(ctx context.Context) (int, error) {
-		cl, err := kgo.NewClient(o.Kafka.Opts()...)
-		if err != nil {
-			return 0, err
-		}
-		defer cl.Close()
-		n, err := topics.Partitions(ctx, kadm.NewClient(cl), s.cfg.Names.Audit())
-		return int(n), err
-	})
+	countOf := func(topic string) func() (int, error) {
+		return partitionCount(ctx, func(ctx context.Context) (int, error) {
+			cl, err := kgo.NewClient(o.Kafka.Opts()...)
+			if err != nil {
+				return 0, err
+			}
+			defer cl.Close()
+			n, err := topics.Partitions(ctx, kadm.NewClient(cl), topic)
+			return int(n), err
+		})
+	}
+	parts := countOf(s.cfg.Names.Audit())
+	s.idTableParts = countOf(topology.Table(s.cfg.Names.IdentityGroup()))
 	for _, st := range topology.Stages {
 		s.audits[st] = newAuditBatcher(s, st, parts)
 	}
@@ -334,6 +338,10 @@ func (s *stages) processorOptions(st topology.Stage, o Options, static string, l
 	// topic goka created would have its defaults, so it creates none.
 	tmc.NoCreate = true
 	producer := WatchedProducerBuilder(o.Produce, o.Kafka.Security()...)
+	if st == topology.StageIdentity && s.idTableParts != nil {
+		producer = tableBatchingProducerBuilder(o.Produce, topology.Table(s.cfg.Names.IdentityGroup()), s.idTableParts,
+			o.Kafka.Security()...)
+	}
 	if st == topology.StageValidate && s.verify != nil {
 		producer = s.verify.producerBuilder(producer)
 	}

@@ -45,6 +45,11 @@ type producer struct {
 	held   map[uint64]completion // acknowledged ahead of an earlier emit
 	run    sync.Mutex            // one goroutine completes at a time, in order
 	failed error                 // the first record that failed (run's)
+
+	// batch, if set, writes one table's writes in batch records
+	// (tablebatch.go); flushMu orders its flushes.
+	batch   *tableBatcher
+	flushMu sync.Mutex
 }
 
 type completion struct {
@@ -61,6 +66,13 @@ func ProducerBuilder(extra ...kgo.Opt) goka.ProducerBuilder {
 // WatchedProducerBuilder is ProducerBuilder whose producers report to w
 // (nil: none).
 func WatchedProducerBuilder(w *ProduceWatch, extra ...kgo.Opt) goka.ProducerBuilder {
+	return tableBatchingProducerBuilder(w, "", nil, extra...)
+}
+
+// tableBatchingProducerBuilder is WatchedProducerBuilder whose producers
+// write the table writes of changelog table in batch records
+// (tablebatch.go); partitions looks its partition count up. No table: none.
+func tableBatchingProducerBuilder(w *ProduceWatch, table string, partitions func() (int, error), extra ...kgo.Opt) goka.ProducerBuilder {
 	return func(brokers []string, clientID string, _ func() hash.Hash32) (goka.Producer, error) {
 		opts := append([]kgo.Opt{
 			kgo.SeedBrokers(brokers...),
@@ -84,7 +96,11 @@ func WatchedProducerBuilder(w *ProduceWatch, extra ...kgo.Opt) goka.ProducerBuil
 		if err != nil {
 			return nil, err
 		}
-		return &producer{cl: cl, w: w, held: map[uint64]completion{}}, nil
+		p := &producer{cl: cl, w: w, held: map[uint64]completion{}}
+		if table != "" {
+			p.batch = newTableBatcher(table, partitions)
+		}
+		return p, nil
 	}
 }
 
@@ -93,6 +109,11 @@ func (p *producer) Emit(topic, key string, value []byte) *goka.Promise {
 }
 
 func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka.Headers) *goka.Promise {
+	if p.batch != nil && topic == p.batch.topic && len(headers) == 0 {
+		if promise, ok := p.emitBatched(p.batch, key, value); ok {
+			return promise
+		}
+	}
 	promise, finish := goka.NewPromiseWithFinisher()
 	r := &kgo.Record{Topic: topic, Value: value}
 	if key != "" {
@@ -150,6 +171,9 @@ func (p *producer) complete(seq uint64, c completion) {
 
 // Close flushes what is buffered and closes the client.
 func (p *producer) Close() error {
+	if p.batch != nil {
+		p.flushTable(false)
+	}
 	err := p.cl.Flush(context.Background())
 	p.cl.Close()
 	return err

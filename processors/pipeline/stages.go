@@ -100,6 +100,9 @@ type stages struct {
 	// audits batch each stage's audit events (auditbatch.go); none: every
 	// event is a record of its own (no Kafka: goka's tester).
 	audits map[topology.Stage]*auditBatcher
+	// idTableParts looks up the identity changelog's partition count for
+	// its batches (tablebatch.go); nil: no batches (goka's tester).
+	idTableParts func() (int, error)
 }
 
 func newStages(cfg Config) *stages {

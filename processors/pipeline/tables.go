@@ -152,18 +152,27 @@ func (o *owned) has(p int32) bool {
 // only owned partitions. Memory tables keep no standbys: processors/memstore
 // starts empty at every open, and goka closes and reopens every table at
 // every rebalance.
+//
+// The identity table's changelog may hold batch records (tablebatch.go):
+// wherever goka reads it (a restore, a standby) they are applied as the
+// writes they hold.
 func (s *stages) tableOptions(st topology.Stage, prod goka.ProducerBuilder, own *owned) []goka.ProcessorOption {
 	b := s.tableBuilder(st, own)
-	switch {
-	case b == nil:
+	if b == nil {
 		return nil
-	case s.tables == nil:
-		return []goka.ProcessorOption{goka.WithStorageBuilder(b)}
-	case own == nil:
-		return []goka.ProcessorOption{goka.WithStorageBuilder(b), goka.WithProducerBuilder(s.tables.Producer(prod))}
 	}
-	return []goka.ProcessorOption{goka.WithStorageBuilder(b), goka.WithProducerBuilder(s.tables.Producer(prod)),
-		goka.WithHotStandby()}
+	opts := []goka.ProcessorOption{goka.WithStorageBuilder(b)}
+	if st == topology.StageIdentity {
+		opts = append(opts, goka.WithUpdateCallback(s.unpackTableBatches))
+	}
+	if s.tables == nil {
+		return opts
+	}
+	opts = append(opts, goka.WithProducerBuilder(s.tables.Producer(prod)))
+	if own != nil {
+		opts = append(opts, goka.WithHotStandby())
+	}
+	return opts
 }
 
 // tableBuilder is a stateful stage's storage builder (nil for a stateless

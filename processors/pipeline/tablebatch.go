@@ -1,0 +1,250 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/IBM/sarama"
+	"github.com/lovoo/goka"
+	"github.com/lovoo/goka/storage"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/processors/diskstore"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
+)
+
+// The identity changelog in batches (docs/ARCHITECTURE.md, "Identity
+// changelog in batches").
+//
+// One changelog record per accepted message was a sixth of every record the
+// pipeline produced. The identity table is the one table whose changelog
+// compaction never thins: an identity is written once, when its first valid
+// message is accepted, and forgotten only locally (forgetIdentities), so
+// its changelog keeps one record per identity ever accepted anyway. Writing
+// many of them in one record therefore costs compaction nothing, as long as
+// every batch record has a key of its own (a compacted topic keeps the last
+// record of each key).
+//
+// On Kafka (Run) the identity stage's producer gathers the table writes
+// goka makes (ctx.SetValue) per changelog partition and writes them as one
+// record, keyed tableBatchPrefix…, tableLinger after the first or at
+// maxTableEntries. Each write's promise completes when its record is
+// acknowledged, in emit order like every promise of the producer
+// (producer.go), so no input record is committed before its table write is
+// on the changelog. The table's update callback (unpackTableBatches)
+// applies a batch record's writes one by one wherever goka reads the
+// changelog: a restore, a hot standby. The match table is not batched: its
+// values change with every message of a trade and its tombstones delete
+// them, and compaction keeps only the last of each — in batches it would
+// keep them all.
+
+const (
+	// tableBatchPrefix starts every batch record's key. No identity has it:
+	// an accepted identity's Sender is a participant's BIC.
+	tableBatchPrefix = "~batch:"
+	tableBatchV1     = 1
+	// tableLinger is how long the first write of a batch waits for others:
+	// the commit of its input record waits as long, not its outputs.
+	tableLinger = 5 * time.Millisecond
+	// maxTableEntries caps a batch (~35 KB of identities).
+	maxTableEntries = 500
+)
+
+var errTableBatch = errors.New("table batch record unreadable")
+
+func isTableBatch(key string) bool {
+	return len(key) >= len(tableBatchPrefix) && key[:len(tableBatchPrefix)] == tableBatchPrefix
+}
+
+// AppendTableEntry adds one write (key, value) to a batch record's value
+// (nil or empty: a new one).
+func AppendTableEntry(b []byte, key string, value []byte) []byte {
+	if len(b) == 0 {
+		b = append(b, tableBatchV1)
+	}
+	b = binary.AppendUvarint(b, uint64(len(key)))
+	b = append(b, key...)
+	b = binary.AppendUvarint(b, uint64(len(value)))
+	return append(b, value...)
+}
+
+// eachTableEntry calls fn with every write of a batch record's value, in
+// the order written; errTableBatch once the rest cannot be read.
+func eachTableEntry(b []byte, fn func(key string, value []byte) error) error {
+	if len(b) == 0 || b[0] != tableBatchV1 {
+		return errTableBatch
+	}
+	b = b[1:]
+	for len(b) > 0 {
+		var parts [2][]byte
+		for i := range parts {
+			n, w := binary.Uvarint(b)
+			if w <= 0 || n > uint64(len(b)-w) {
+				return errTableBatch
+			}
+			parts[i], b = b[w:w+int(n)], b[w+int(n):]
+		}
+		if err := fn(string(parts[0]), parts[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// EachTableValue calls fn with the (key, value) pairs a record of the
+// changelog of stage st's table stands for: a batch record's writes, or the
+// record itself (ste migrate reads the changelogs with it). Only the
+// identity table is written in batches.
+func EachTableValue(st topology.Stage, key string, value []byte, fn func(key string, value []byte)) error {
+	if st != topology.StageIdentity || !isTableBatch(key) {
+		fn(key, value)
+		return nil
+	}
+	return eachTableEntry(value, func(k string, v []byte) error { fn(k, v); return nil })
+}
+
+// tableBatchKey is a key for a batch record of partition p of n: its own
+// (a random nonce) and landing in p under the shared partitioner.
+func TableBatchKey(p, n int32) string {
+	base := tableBatchPrefix + strconv.FormatUint(rand.Uint64(), 16) + ":"
+	for i := 0; ; i++ {
+		if k := base + strconv.Itoa(i); topics.PartitionOf(k, n) == p {
+			return k
+		}
+	}
+}
+
+// unpackTableBatches is the identity table's update callback: a batch
+// record is applied as its writes; any other record as goka would.
+func (s *stages) unpackTableBatches(ctx goka.UpdateContext, st storage.Storage, key string, value []byte) error {
+	if !isTableBatch(key) {
+		return goka.DefaultUpdate(ctx, st, key, value)
+	}
+	n := 0
+	err := eachTableEntry(value, func(k string, v []byte) error {
+		n++
+		return goka.DefaultUpdate(ctx, st, k, v)
+	})
+	if errors.Is(err, errTableBatch) {
+		// Not ours (nothing else writes the changelog): what could be read
+		// is applied, the rest is reported, and the restore goes on rather
+		// than stopping the stage for good.
+		s.cfg.Logger.Warn("table changelog: batch record unreadable", "topic", ctx.Topic(), "partition", ctx.Partition(),
+			"offset", ctx.Offset(), "applied", n)
+		return nil
+	}
+	return err
+}
+
+// tableBatcher is a producer's batching of one table's writes (producer.go).
+// Its groups, one per changelog partition, are guarded by the producer's mu.
+type tableBatcher struct {
+	topic string
+	// partitions returns the changelog's partition count; until it is known
+	// (an error) writes are emitted one record each, as goka would.
+	partitions func() (int, error)
+
+	n       int32 // the partition count, once known
+	groups  map[int32]*tableGroup
+	entries int
+	armed   bool
+}
+
+// tableGroup is one batch record being built.
+type tableGroup struct {
+	value []byte
+	seqs  []uint64
+	fins  []goka.PromiseFinisher
+}
+
+func newTableBatcher(topic string, partitions func() (int, error)) *tableBatcher {
+	return &tableBatcher{topic: topic, partitions: partitions, groups: map[int32]*tableGroup{}}
+}
+
+// emitBatched queues a write of b's table in its partition's batch, if
+// the table's partition count is known (ok false: it is not, and nothing
+// was queued). It takes its emit sequence number now, so that every later
+// emit's promise completes after it.
+func (p *producer) emitBatched(b *tableBatcher, key string, value []byte) (_ *goka.Promise, ok bool) {
+	p.mu.Lock()
+	n := b.n
+	p.mu.Unlock()
+	if n == 0 {
+		got, err := b.partitions()
+		if err != nil || got <= 0 {
+			return nil, false
+		}
+		n = int32(got)
+	}
+	promise, finish := goka.NewPromiseWithFinisher()
+	part := topics.PartitionOf(key, n)
+	p.mu.Lock()
+	b.n = n
+	seq := p.next
+	p.next++
+	g := b.groups[part]
+	if g == nil {
+		g = &tableGroup{}
+		b.groups[part] = g
+	}
+	g.value = AppendTableEntry(g.value, key, value)
+	g.seqs = append(g.seqs, seq)
+	g.fins = append(g.fins, finish)
+	b.entries++
+	full := b.entries >= maxTableEntries
+	if !full && !b.armed {
+		b.armed = true
+		time.AfterFunc(tableLinger, func() { p.flushTable(true) })
+	}
+	p.mu.Unlock()
+	if full {
+		p.flushTable(false)
+	}
+	return promise, true
+}
+
+// flushTable writes the batches waiting, one record per partition. One
+// flush at a time (flushMu), so that a partition's batches reach the
+// changelog in the order they were gathered; the producer's mu is not held
+// while producing, which may wait for buffer space freed by completions.
+func (p *producer) flushTable(timer bool) {
+	b := p.batch
+	p.flushMu.Lock()
+	defer p.flushMu.Unlock()
+	p.mu.Lock()
+	if timer {
+		b.armed = false
+	}
+	n, groups := b.n, b.groups
+	if len(groups) > 0 {
+		b.groups, b.entries = map[int32]*tableGroup{}, 0
+	}
+	p.mu.Unlock()
+	for part, g := range groups {
+		r := &kgo.Record{Topic: b.topic, Key: []byte(TableBatchKey(part, n)), Value: g.value}
+		if p.w != nil {
+			p.w.sent(b.topic)
+		}
+		p.cl.Produce(context.Background(), r, func(r *kgo.Record, err error) {
+			if p.w != nil {
+				p.w.acked(b.topic, err)
+			}
+			if err == nil && r.Partition != part {
+				err = fmt.Errorf("table batch of partition %d landed in partition %d of %s", part, r.Partition, r.Topic)
+			}
+			for i, seq := range g.seqs {
+				// goka reads the offset of table writes from the message,
+				// the store whether more writes of the record are to come.
+				msg := &sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
+					Metadata: diskstore.RecordPart{More: i < len(g.seqs)-1}}
+				p.complete(seq, completion{g.fins[i], msg, err})
+			}
+		})
+	}
+}
