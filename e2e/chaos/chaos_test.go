@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/topics"
@@ -220,7 +221,7 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 	if !d.Equal() {
 		t.Fatalf("outputs differ from ste match after the chaos: %s", d.Report(10))
 	}
-	if err := everyJourneyAudited(ctx, kafkaconn.Plaintext(b.Addr()), ns); err != nil {
+	if err := journeysAndIdentitiesKept(ctx, kafkaconn.Plaintext(b.Addr()), ns); err != nil {
 		t.Fatal(err)
 	}
 	n := got.Counts()
@@ -229,10 +230,14 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 		backend, seed, kills, brokerKill, converged.Seconds(), groupRestarted, n.ACKs, n.Exceptions, n.Settled)
 }
 
-// everyJourneyAudited: at lag 0 every inbound record's journey has its
-// audit event (a commit follows the acknowledgement of its record's
-// events, which the stages write in batches).
-func everyJourneyAudited(ctx context.Context, conn kafkaconn.Config, ns string) error {
+// journeysAndIdentitiesKept: at lag 0 every inbound record's journey has
+// its audit event, and every identity the identity stage accepted is on its
+// changelog. Both are written in batches after the record's outputs, and
+// an input record is committed only once they are acknowledged: an event
+// or an identity missing here was lost by a commit that came too early.
+// (A lost identity changes no output — the trade still answers an exact
+// duplicate — so comparing outputs with ste match cannot see it.)
+func journeysAndIdentitiesKept(ctx context.Context, conn kafkaconn.Config, ns string) error {
 	names := topology.Names{NS: ns}
 	type at struct {
 		p   int32
@@ -245,9 +250,15 @@ func everyJourneyAudited(ctx context.Context, conn kafkaconn.Config, ns string) 
 	}); err != nil {
 		return err
 	}
+	accepted := map[string]bool{}
 	if _, err := topics.Dump(ctx, conn, names.Audit(), func(r *kgo.Record) error {
 		return schemas.EachAuditEvent(r.Value, func(ev schemas.AuditEvent) error {
 			delete(inbound, at{ev.Partition, ev.Offset})
+			for _, s := range ev.Steps {
+				if s.Stage == topology.StageIdentity.String() && s.Event == "accepted" {
+					accepted[pipeline.IdentityKey(ev.Sender, ev.MsgId)] = true
+				}
+			}
 			return nil
 		})
 	}); err != nil {
@@ -255,6 +266,20 @@ func everyJourneyAudited(ctx context.Context, conn kafkaconn.Config, ns string) 
 	}
 	for j := range inbound {
 		return fmt.Errorf("%d inbound records without an audit event after the chaos, e.g. partition %d offset %d", len(inbound), j.p, j.off)
+	}
+	n := len(accepted)
+	if _, err := topics.Dump(ctx, conn, topology.Table(names.IdentityGroup()), func(r *kgo.Record) error {
+		return pipeline.EachTableValue(topology.StageIdentity, string(r.Key), r.Value, func(k string, _ []byte) {
+			delete(accepted, k)
+		})
+	}); err != nil {
+		return err
+	}
+	for k := range accepted {
+		return fmt.Errorf("%d of %d identities accepted are not on the identity changelog after the chaos, e.g. %s", len(accepted), n, k)
+	}
+	if n == 0 {
+		return fmt.Errorf("no identity accepted: the check checked nothing")
 	}
 	return nil
 }

@@ -330,7 +330,7 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	if !d.Equal() {
 		t.Fatalf("outputs differ from ste match after the cluster chaos: %s", d.Report(10))
 	}
-	if err := everyJourneyAudited(wctx, kafkaconn.Plaintext(addrs), ns); err != nil {
+	if err := journeysAndIdentitiesKept(wctx, kafkaconn.Plaintext(addrs), ns); err != nil {
 		t.Fatal(err)
 	}
 	longest := progress.stop()
