@@ -9,6 +9,7 @@ package kafka
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"math/rand/v2"
@@ -423,20 +424,50 @@ func TestFranzGo(t *testing.T) {
 // saramaRoundTrip creates a topic with sarama's ClusterAdmin, produces with an
 // idempotent acks=all SyncProducer and consumes with a consumer group. It
 // returns the first step that failed.
+// retryTransient runs try until it succeeds, ctx ends or 30 s have
+// passed, and returns its last error.
+func retryTransient(ctx context.Context, try func() error) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		err := try()
+		if err == nil || ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
+}
+
 func saramaRoundTrip(t *testing.T, seeds []string, cfg *sarama.Config) error {
 	t.Helper()
 	ctx := ctxT(t, 90*time.Second)
 	topic, group := "sr-"+uniq(), "sr-group-"+uniq()
 	const n = 20
 
-	admin, err := sarama.NewClusterAdmin(seeds, cfg)
-	if err != nil {
-		return fmt.Errorf("NewClusterAdmin: %w", err)
+	// A broker just started may drop the first connections (EOF) or not
+	// lead the new topic's partitions yet (NOT_LEADER): transient, retried
+	// for a while, as every STE client does. What is measured is whether a
+	// version works, not the broker's first seconds (a fresh-clone make test
+	// failed here once on Kafka 4).
+	var admin sarama.ClusterAdmin
+	if err := retryTransient(ctx, func() error {
+		a, err := sarama.NewClusterAdmin(seeds, cfg)
+		if err != nil {
+			return fmt.Errorf("NewClusterAdmin: %w", err)
+		}
+		err = a.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: 8, ReplicationFactor: 1}, false)
+		if errors.Is(err, sarama.ErrTopicAlreadyExists) { // an earlier try's, answered too late
+			err = nil
+		}
+		if err != nil {
+			a.Close()
+			return fmt.Errorf("CreateTopic: %w", err)
+		}
+		admin = a
+		return nil
+	}); err != nil {
+		return err
 	}
 	defer admin.Close()
-	if err := admin.CreateTopic(topic, &sarama.TopicDetail{NumPartitions: 8, ReplicationFactor: 1}, false); err != nil {
-		return fmt.Errorf("CreateTopic: %w", err)
-	}
 
 	pcfg := *cfg
 	pcfg.Producer.RequiredAcks = sarama.WaitForAll
@@ -446,6 +477,9 @@ func saramaRoundTrip(t *testing.T, seeds []string, cfg *sarama.Config) error {
 	}
 	pcfg.Producer.Return.Successes = true
 	pcfg.Producer.Partitioner = sarama.NewHashPartitioner
+	// The new topic's leaders may take a moment (NOT_LEADER meanwhile):
+	// sarama's 3 retries 100 ms apart were too few once.
+	pcfg.Producer.Retry.Max, pcfg.Producer.Retry.Backoff = 20, 250*time.Millisecond
 	prod, err := sarama.NewSyncProducer(seeds, &pcfg)
 	if err != nil {
 		return fmt.Errorf("NewSyncProducer: %w", err)

@@ -109,7 +109,7 @@ func EachTableValue(st topology.Stage, key string, value []byte, fn func(key str
 	return eachTableEntry(value, func(k string, v []byte) error { fn(k, v); return nil })
 }
 
-// tableBatchKey is a key for a batch record of partition p of n: its own
+// TableBatchKey is a key for a batch record of partition p of n: its own
 // (a random nonce) and landing in p under the shared partitioner.
 func TableBatchKey(p, n int32) string {
 	base := tableBatchPrefix + strconv.FormatUint(rand.Uint64(), 16) + ":"
