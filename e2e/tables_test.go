@@ -14,6 +14,7 @@ import (
 
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/diskstore"
+	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
@@ -53,7 +54,7 @@ func diskTablesKillLoop(t *testing.T, b backend) {
 		if g.Table == "" {
 			continue
 		}
-		local, cl := localTable(t, dir, g.Table), changelogTable(t, f.conn, g.Table)
+		local, cl := localTable(t, dir, g.Table), changelogTable(t, f.conn, g.Table, g.Stage)
 		if len(cl) == 0 {
 			t.Fatalf("%s: empty changelog", g.Table)
 		}
@@ -85,17 +86,19 @@ func localTable(t *testing.T, dir, table string) map[string][]byte {
 	return out
 }
 
-// changelogTable is a table as its changelog says: the last value per key.
-func changelogTable(t *testing.T, conn kafkaconn.Config, table string) map[string][]byte {
+// changelogTable is the table of stage st as its changelog says: the last
+// value per key, a batch record's writes each under its own.
+func changelogTable(t *testing.T, conn kafkaconn.Config, table string, st topology.Stage) map[string][]byte {
 	t.Helper()
 	out := map[string][]byte{}
 	if _, err := topics.Dump(context.Background(), conn, table, func(r *kgo.Record) error {
-		if r.Value == nil {
-			delete(out, string(r.Key))
-		} else {
-			out[string(r.Key)] = r.Value
-		}
-		return nil
+		return pipeline.EachTableValue(st, string(r.Key), r.Value, func(k string, v []byte) {
+			if v == nil {
+				delete(out, k)
+			} else {
+				out[k] = v
+			}
+		})
 	}); err != nil {
 		t.Fatal(fmt.Errorf("%s: %w", table, err))
 	}
