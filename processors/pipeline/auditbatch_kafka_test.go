@@ -2,16 +2,11 @@ package pipeline_test
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/processors/pipeline"
-	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -29,18 +24,7 @@ func TestAuditEventsAreBatchedInTheirTradesPartition(t *testing.T) {
 	const ns = "auditbatch"
 	ctx, env := brokertest.Namespace(t, ns, 4, 2*time.Minute)
 	ref := refdata.Default()
-	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
-	pctx, stop := context.WithCancel(ctx)
-	defer stop()
-	ready := make(chan struct{})
-	go pipeline.Run(pctx, pipeline.Options{Kafka: env.Conn, Ready: ready,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Config: pipeline.Config{Names: topology.Names{NS: ns}, Validator: validation.New(ref), Signer: signer}})
-	select {
-	case <-ready:
-	case <-ctx.Done():
-		t.Fatal("processors not ready")
-	}
+	defer runPipeline(ctx, t, env, ns, "")()
 	// The realistic mix (duplicates, invalid messages) with forgeries, so
 	// that journeys end in every stage.
 	var buf bytes.Buffer

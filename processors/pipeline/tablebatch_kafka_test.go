@@ -2,16 +2,12 @@ package pipeline_test
 
 import (
 	"bytes"
-	"context"
-	"io"
-	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/processors/pipeline"
-	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -32,29 +28,7 @@ func TestIdentityChangelogInBatchesIsReadBack(t *testing.T) {
 	ctx, env := brokertest.Namespace(t, ns, 4, 3*time.Minute)
 	names := topology.Names{NS: ns}
 	ref := refdata.Default()
-	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
-	run := func(tableDir string) (stop func()) {
-		pctx, cancel := context.WithCancel(ctx)
-		ready, done := make(chan struct{}), make(chan error, 1)
-		go func() {
-			done <- pipeline.Run(pctx, pipeline.Options{Kafka: env.Conn, Ready: ready, TableDir: tableDir,
-				Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-				Config: pipeline.Config{Names: names, Validator: validation.New(ref), Signer: signer}})
-		}()
-		select {
-		case <-ready:
-		case err := <-done:
-			t.Fatalf("processors stopped: %v", err)
-		case <-ctx.Done():
-			t.Fatal("processors not ready")
-		}
-		return func() {
-			cancel()
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
+	run := func(tableDir string) (stop func()) { return runPipeline(ctx, t, env, ns, tableDir) }
 	var set bytes.Buffer
 	man, err := workload.Generate(workload.Options{Trades: 150, Ref: ref}, func(b []byte) error {
 		set.Write(b)
