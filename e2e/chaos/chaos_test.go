@@ -205,6 +205,9 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 		for _, e := range in.exitedOnItsOwn() {
 			t.Error(e)
 		}
+		if n := in.supervisedRestarts(); n > 0 {
+			t.Logf("instance %d: started %d times while no broker answered, and restarted", in.n, n)
+		}
 	}
 	if err != nil {
 		t.Fatalf("not at lag 0 %v after the last fault: %v", p.converge, err)

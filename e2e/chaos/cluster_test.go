@@ -318,6 +318,9 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 		for _, e := range in.exitedOnItsOwn() {
 			t.Error(e)
 		}
+		if n := in.supervisedRestarts(); n > 0 {
+			t.Logf("instance %d: started %d times while no broker answered, and restarted", in.n, n)
+		}
 	}
 	if err != nil {
 		t.Fatalf("not at lag 0 %v after the last fault: %v", p.converge, err)
