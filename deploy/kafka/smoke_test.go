@@ -424,9 +424,10 @@ func TestFranzGo(t *testing.T) {
 // saramaRoundTrip creates a topic with sarama's ClusterAdmin, produces with an
 // idempotent acks=all SyncProducer and consumes with a consumer group. It
 // returns the first step that failed.
-// retryTransient runs try until it succeeds, ctx ends or 30 s have
-// passed, and returns its last error.
-func retryTransient(ctx context.Context, try func() error) error {
+// retryAWhile runs try until it succeeds, ctx ends or 30 s have
+// passed, and returns its last error. Every error is retried: sarama's
+// (EOF, NOT_LEADER) are not what kafkaconn.Retry knows as transient.
+func retryAWhile(ctx context.Context, try func() error) error {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		err := try()
@@ -449,7 +450,7 @@ func saramaRoundTrip(t *testing.T, seeds []string, cfg *sarama.Config) error {
 	// version works, not the broker's first seconds (a fresh-clone make test
 	// failed here once on Kafka 4).
 	var admin sarama.ClusterAdmin
-	if err := retryTransient(ctx, func() error {
+	if err := retryAWhile(ctx, func() error {
 		a, err := sarama.NewClusterAdmin(seeds, cfg)
 		if err != nil {
 			return fmt.Errorf("NewClusterAdmin: %w", err)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -58,9 +59,7 @@ const (
 
 var errTableBatch = errors.New("table batch record unreadable")
 
-func isTableBatch(key string) bool {
-	return len(key) >= len(tableBatchPrefix) && key[:len(tableBatchPrefix)] == tableBatchPrefix
-}
+func isTableBatch(key string) bool { return strings.HasPrefix(key, tableBatchPrefix) }
 
 // AppendTableEntry adds one write (key, value) to a batch record's value
 // (nil or empty: a new one).
