@@ -66,9 +66,10 @@ type Store struct {
 	minPendingDue int64
 	returned      map[string]struct{}
 
-	// hot holds committed values of keys read from Pebble (a trade's later
-	// messages come shortly after its first): two generations of at most
-	// hotKeys keys each, so a key read again soon is not read from Pebble.
+	// hot holds the values most recently committed or read from Pebble (a
+	// trade's later messages come shortly after its first): two generations
+	// of at most hotKeys keys each, so a key read again soon is not read
+	// from Pebble.
 	hot, hotOld map[string][]byte
 
 	// The last value Get returned and the op count when it was read: a
@@ -611,14 +612,16 @@ func (s *Store) commit() error {
 		if p, ok := s.pend[o.key]; ok && p.seq == o.seq {
 			delete(s.pend, o.key)
 		}
-		// A hot key's committed value is the newest op's (ops are in order).
-		_, hot := s.hot[o.key]
-		if _, old := s.hotOld[o.key]; old || hot {
-			delete(s.hotOld, o.key)
-			delete(s.hot, o.key)
-			if o.val != nil {
-				s.keepHot(o.key, o.val)
-			}
+		// Every committed value is kept hot, not only those read back: a
+		// trade's next message usually comes after its last write is
+		// committed, and a read of a value Pebble has already flushed cost
+		// 30–45 µs (block reads), 81,000 of them in 95 s of a 250,000-trade
+		// run (docs/benchmarks.md, "Hot on commit"). Ops are in order, so the
+		// newest op's value is what stays.
+		delete(s.hotOld, o.key)
+		delete(s.hot, o.key)
+		if o.val != nil {
+			s.keepHot(o.key, o.val)
 		}
 		if o.newIdx {
 			// Committed entries below the scan start must be looked at
