@@ -614,14 +614,20 @@ func (s *Store) commit() error {
 		}
 		// Every committed value is kept hot, not only those read back: a
 		// trade's next message usually comes after its last write is
-		// committed, and a read of a value Pebble has already flushed cost
+		// committed, and such a read reached Pebble's files and cost
 		// 30–45 µs (block reads), 81,000 of them in 95 s of a 250,000-trade
-		// run (docs/benchmarks.md, "Hot on commit"). Ops are in order, so the
-		// newest op's value is what stays.
-		delete(s.hotOld, o.key)
-		delete(s.hot, o.key)
-		if o.val != nil {
-			s.keepHot(o.key, o.val)
+		// run (docs/benchmarks.md, "Issue 26, 3 December, sixth session").
+		// Ops are in order, so the newest op's value is what stays. A
+		// partition still replaying its changelog (a restore, a standby)
+		// keeps only the values read back current: nothing reads it, and
+		// a standby would hold 8,192 values a partition for nobody.
+		_, hot := s.hot[o.key]
+		if _, old := s.hotOld[o.key]; old || hot || s.recovered {
+			delete(s.hotOld, o.key)
+			delete(s.hot, o.key)
+			if o.val != nil {
+				s.keepHot(o.key, o.val)
+			}
 		}
 		if o.newIdx {
 			// Committed entries below the scan start must be looked at

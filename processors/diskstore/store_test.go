@@ -572,6 +572,23 @@ func TestHotValuesFollowCommits(t *testing.T) {
 	if v := get(t, s, "k"); v != nil {
 		t.Fatalf("deleted value still served: %v", v)
 	}
+
+	// A partition replaying its changelog (a restore, a standby) keeps
+	// none of what it replays: nothing reads it meanwhile.
+	r, err := e.db.openStore("tab", 1, index)
+	must(t, err)
+	for i := range recoveryBatch + 1 { // goka's storeEvent: write, then the record's offset
+		must(t, r.Set(fmt.Sprint("r", i), val(int64(i))))
+		must(t, r.SetOffset(int64(i)))
+	}
+	must(t, r.commit())
+	if len(r.hot)+len(r.hotOld) != 0 {
+		t.Fatalf("a replaying partition keeps %d values hot", len(r.hot)+len(r.hotOld))
+	}
+	must(t, r.MarkRecovered())
+	if v := get(t, r, "r0"); binary.BigEndian.Uint64(v) != 0 {
+		t.Fatalf("replayed value %v", v)
+	}
 	e.close()
 }
 
