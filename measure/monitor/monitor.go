@@ -172,6 +172,16 @@ func (m *Monitor) countEnded(ctx context.Context, lags lag.Sample, ends kadm.Lis
 		if missing != nil {
 			return missing
 		}
+		// Ended = inbound records less the stages' lags. Exact on an idle
+		// system; under load the lags, the inbound ends and the audit's
+		// ends are read a moment apart, and no order of the reads closes
+		// every window (a journey's audit record is written before its
+		// input is committed). This order errs towards ended: arrivals
+		// between the lags and the ends count as ended (~throughput × the
+		// gap). The other orders err the other way, and a journey counted
+		// neither at the baseline nor from the audit would show as queued
+		// forever on an idle system. A monitor started with its namespace
+		// (ste bench) has nothing in flight to misjudge.
 		var arrived, held int64
 		ends.Each(func(o kadm.ListedOffset) {
 			if o.Topic == n.Inbound() {
