@@ -421,9 +421,6 @@ func TestFranzGo(t *testing.T) {
 
 // ---------------------------------------------------------------- sarama
 
-// saramaRoundTrip creates a topic with sarama's ClusterAdmin, produces with an
-// idempotent acks=all SyncProducer and consumes with a consumer group. It
-// returns the first step that failed.
 // retryAWhile runs try until it succeeds, ctx ends or 30 s have
 // passed, and returns its last error. Every error is retried: sarama's
 // (EOF, NOT_LEADER) are not what kafkaconn.Retry knows as transient.
@@ -438,6 +435,9 @@ func retryAWhile(ctx context.Context, try func() error) error {
 	}
 }
 
+// saramaRoundTrip creates a topic with sarama's ClusterAdmin, produces with an
+// idempotent acks=all SyncProducer and consumes with a consumer group. It
+// returns the first step that failed.
 func saramaRoundTrip(t *testing.T, seeds []string, cfg *sarama.Config) error {
 	t.Helper()
 	ctx := ctxT(t, 90*time.Second)
