@@ -252,9 +252,7 @@ func (s *Store) Get(key string) ([]byte, error) {
 	s.mu.RLock()
 	p, ok := s.pend[key]
 	if !ok {
-		if p.v, ok = s.hot[key]; !ok {
-			p.v, ok = s.hotOld[key]
-		}
+		p.v, ok = s.hotValue(key)
 	}
 	absent := !ok && s.filt != nil && !s.filt.has(key)
 	seq := s.seq
@@ -285,6 +283,15 @@ func (s *Store) Get(key string) ([]byte, error) {
 }
 
 const hotKeys = 4096
+
+// hotValue is key's value kept hot, from the newer generation first.
+func (s *Store) hotValue(key string) ([]byte, bool) {
+	if v, ok := s.hot[key]; ok {
+		return v, true
+	}
+	v, ok := s.hotOld[key]
+	return v, ok
+}
 
 func (s *Store) keepHot(key string, v []byte) {
 	if len(s.hot) >= hotKeys {
@@ -621,8 +628,11 @@ func (s *Store) commit() error {
 		// partition still replaying its changelog (a restore, a standby)
 		// keeps only the values read back current: nothing reads it, and
 		// a standby would hold 8,192 values a partition for nobody.
-		_, hot := s.hot[o.key]
-		if _, old := s.hotOld[o.key]; old || hot || s.recovered {
+		keep := s.recovered
+		if !keep {
+			_, keep = s.hotValue(o.key)
+		}
+		if keep {
 			delete(s.hotOld, o.key)
 			delete(s.hot, o.key)
 			if o.val != nil {
