@@ -68,9 +68,10 @@ type Store struct {
 
 	// hot holds the values most recently committed or read from Pebble (a
 	// trade's later messages come shortly after its first): two generations
-	// of at most hotKeys keys each, so a key read again soon is not read
-	// from Pebble.
+	// of at most hotKeys keys and hotBytes bytes each, so a key read again
+	// soon is not read from Pebble. hotSize is the newer generation's bytes.
 	hot, hotOld map[string][]byte
+	hotSize     int
 
 	// The last value Get returned and the op count when it was read: a
 	// callback reads a key, then writes it, and the write needs the old
@@ -232,7 +233,7 @@ func (s *Store) Close() error {
 	err := s.commit()
 	s.mu.Lock()
 	s.closed = true
-	s.pend, s.ops, s.ready, s.hot, s.hotOld = nil, nil, 0, nil, nil
+	s.pend, s.ops, s.ready, s.hot, s.hotOld, s.hotSize = nil, nil, 0, nil, nil, 0
 	s.filt, s.building = nil, nil
 	s.mu.Unlock()
 	s.builders.Wait() // a filter build holds a Pebble iterator
@@ -282,7 +283,22 @@ func (s *Store) Get(key string) ([]byte, error) {
 	return v, nil
 }
 
-const hotKeys = 4096
+// A generation of hot values holds at most hotKeys keys or hotBytes bytes,
+// whichever comes first: a partition keeps at most twice that. A trade's
+// messages reach its partition close together when the stages keep up, but
+// in a backlog (a saturated run, a restart after an outage) the validate
+// stage drains its partitions unevenly, and a trade's next message came
+// 15,000–50,000 committed keys after its last: with 4,096 keys a
+// generation, 175,000 reads of a 250,000-trade run went to Pebble's files
+// at ~55 µs each, ~4 % of the run's CPU (docs/benchmarks.md, "Issue 26,
+// 6 December"). A matched trade's value is deleted, and with it its hot
+// entry, so the match table's hot set is its open trades. The byte bound
+// keeps a partition's hot keys and values under 32 MiB whatever their size
+// (a trade's state is ~600 bytes on its changelog).
+const (
+	hotKeys  = 32768
+	hotBytes = 16 << 20
+)
 
 // hotValue is key's value kept hot, from the newer generation first.
 func (s *Store) hotValue(key string) ([]byte, bool) {
@@ -294,10 +310,21 @@ func (s *Store) hotValue(key string) ([]byte, bool) {
 }
 
 func (s *Store) keepHot(key string, v []byte) {
-	if len(s.hot) >= hotKeys {
-		s.hot, s.hotOld = make(map[string][]byte, hotKeys), s.hot
+	n := len(key) + len(v)
+	if len(s.hot) >= hotKeys || s.hotSize+n > hotBytes {
+		s.hot, s.hotOld, s.hotSize = make(map[string][]byte, len(s.hot)), s.hot, 0
 	}
 	s.hot[key] = v
+	s.hotSize += n
+}
+
+// dropHot forgets key's hot value.
+func (s *Store) dropHot(key string) {
+	if v, ok := s.hot[key]; ok {
+		s.hotSize -= len(key) + len(v)
+		delete(s.hot, key)
+	}
+	delete(s.hotOld, key)
 }
 
 // old is the current value of key for a write: what Get just read if no
@@ -633,8 +660,7 @@ func (s *Store) commit() error {
 			_, keep = s.hotValue(o.key)
 		}
 		if keep {
-			delete(s.hotOld, o.key)
-			delete(s.hot, o.key)
+			s.dropHot(o.key)
 			if o.val != nil {
 				s.keepHot(o.key, o.val)
 			}

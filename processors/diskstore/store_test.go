@@ -563,10 +563,26 @@ func TestHotValuesFollowCommits(t *testing.T) {
 	if v := get(t, s, "k"); binary.BigEndian.Uint64(v) != 2 {
 		t.Fatalf("stale hot value %v", v)
 	}
-	for i := range hotKeys + 1 { // k moves to the older generation, then out
-		k := fmt.Sprint("x", i)
-		write(k, val(3))
-		get(t, s, k)
+	// Large values: k moves to the older generation, then out, and the two
+	// generations together never hold more than twice hotBytes.
+	big := make([]byte, hotBytes/4)
+	for i := 0; ; i++ {
+		if _, hot := s.hotValue("k"); !hot {
+			break
+		}
+		if i > 16 {
+			t.Fatalf("k still hot after %d values of %d bytes", i, len(big))
+		}
+		write(fmt.Sprint("x", i), big)
+		size := 0
+		for _, g := range []map[string][]byte{s.hot, s.hotOld} {
+			for k, v := range g {
+				size += len(k) + len(v)
+			}
+		}
+		if size > 2*hotBytes {
+			t.Fatalf("%d bytes kept hot, more than two generations of %d", size, hotBytes)
+		}
 	}
 	write("k", nil)
 	if v := get(t, s, "k"); v != nil {
