@@ -184,6 +184,7 @@ type DB struct {
 
 	mu     sync.Mutex
 	open   map[tp]*Store
+	nOpen  atomic.Int32    // len(open), read without mu (hot values' budget)
 	catMu  sync.Mutex      // partitions of different tables open concurrently
 	topics map[string]bool // changelogs whose writes the producer reports
 
@@ -392,6 +393,7 @@ func (db *DB) openAs(topic string, partition int32, index Index, standby bool) (
 	s.standby = standby
 	db.mu.Lock()
 	db.open[k] = s
+	db.nOpen.Store(int32(len(db.open)))
 	db.mu.Unlock()
 	if wiped != "" {
 		db.o.Logger.Info("table partition rebuilt from its changelog", "topic", topic, "partition", partition, "reason", wiped)
@@ -406,6 +408,7 @@ func (db *DB) closed(s *Store) {
 	db.mu.Lock()
 	if db.open[tp{s.topic, s.partition}] == s {
 		delete(db.open, tp{s.topic, s.partition})
+		db.nOpen.Store(int32(len(db.open)))
 	}
 	db.mu.Unlock()
 }

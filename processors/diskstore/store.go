@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -68,10 +69,11 @@ type Store struct {
 
 	// hot holds the values most recently committed or read from Pebble (a
 	// trade's later messages come shortly after its first): two generations
-	// of at most hotKeys keys and hotBytes bytes each, so a key read again
-	// soon is not read from Pebble. hotSize is the newer generation's bytes.
-	hot, hotOld map[string][]byte
-	hotSize     int
+	// of at most hotKeys keys and hotCap bytes each, so a key read again
+	// soon is not read from Pebble. hotSize is the newer generation's bytes;
+	// hotCap is set when a generation starts (hotGenBytes).
+	hot, hotOld     map[string][]byte
+	hotSize, hotCap int
 
 	// The last value Get returned and the op count when it was read: a
 	// callback reads a key, then writes it, and the write needs the old
@@ -128,7 +130,7 @@ func newStore(db *DB, topic string, partition int32, index Index) (*Store, strin
 	}
 	s := &Store{db: db, topic: topic, partition: partition, pfx: pfx, index: index,
 		openedAt: db.o.Now(), pend: map[string]pendVal{}, returned: map[string]struct{}{},
-		hot: map[string][]byte{}, hotOld: map[string][]byte{},
+		hot: map[string][]byte{}, hotOld: map[string][]byte{}, hotCap: hotGenBytes(memLimit(), int(db.nOpen.Load())+1),
 		scanFrom: math.MinInt64, nextDue: math.MinInt64, minPendingDue: math.MaxInt64}
 	m, why, err := s.readMeta()
 	if err != nil {
@@ -283,22 +285,43 @@ func (s *Store) Get(key string) ([]byte, error) {
 	return v, nil
 }
 
-// A generation of hot values holds at most hotKeys keys or hotBytes bytes,
-// whichever comes first: a partition keeps at most twice that. A trade's
-// messages reach its partition close together when the stages keep up, but
-// in a backlog (a saturated run, a restart after an outage) the validate
-// stage drains its partitions unevenly, and a trade's next message came
-// 15,000–50,000 committed keys after its last: with 4,096 keys a
+// A generation of hot values holds at most hotKeys keys or hotGenBytes
+// bytes, whichever comes first: a partition keeps at most twice that. A
+// trade's messages reach its partition close together when the stages keep
+// up, but in a backlog (a saturated run, a restart after an outage) the
+// validate stage drains its partitions unevenly, and a trade's next message
+// came 15,000–50,000 committed keys after its last: with 4,096 keys a
 // generation, 175,000 reads of a 250,000-trade run went to Pebble's files
 // at ~55 µs each, ~4 % of the run's CPU (docs/benchmarks.md, "Issue 26,
 // 6 December"). A matched trade's value is deleted, and with it its hot
-// entry, so the match table's hot set is its open trades. The byte bound
-// keeps a partition's hot keys and values under 32 MiB whatever their size
-// (a trade's state is ~600 bytes on its changelog).
+// entry, so the match table's hot set is its open trades.
+//
+// The bytes follow the process's soft memory limit (instance/gc.go, or the
+// operator's GOMEMLIMIT): the hot values of all open partitions take at
+// most a hotShare of it. Under the 1 GiB limit of disk tables with the
+// broker elsewhere that is 2 MiB a generation for 16 partitions, about
+// what 4,096 keys held: with 16 MiB a generation a saturated instance on
+// Kafka 4 grew to 1.5 GB resident, against 1.05–1.23 GB. With the broker
+// in the process or tables in memory the limit is ¾ of RAM and the key
+// bound decides.
 const (
-	hotKeys  = 32768
-	hotBytes = 16 << 20
+	hotKeys    = 32768
+	hotShare   = 16
+	hotNoLimit = 256 << 20 // the budget without a memory limit
 )
+
+// memLimit is the process's soft memory limit (tests replace it).
+var memLimit = func() int64 { return debug.SetMemoryLimit(-1) }
+
+// hotGenBytes is what one generation of a partition's hot values may hold
+// with the soft memory limit limit and open partitions.
+func hotGenBytes(limit int64, open int) int {
+	budget := int64(hotNoLimit)
+	if limit > 0 && limit < math.MaxInt64 {
+		budget = limit / hotShare
+	}
+	return int(budget / int64(2*max(open, 1)))
+}
 
 // hotValue is key's value kept hot, from the newer generation first.
 func (s *Store) hotValue(key string) ([]byte, bool) {
@@ -311,8 +334,9 @@ func (s *Store) hotValue(key string) ([]byte, bool) {
 
 func (s *Store) keepHot(key string, v []byte) {
 	n := len(key) + len(v)
-	if len(s.hot) >= hotKeys || s.hotSize+n > hotBytes {
+	if len(s.hot) >= hotKeys || s.hotSize+n > s.hotCap {
 		s.hot, s.hotOld, s.hotSize = make(map[string][]byte, len(s.hot)), s.hot, 0
+		s.hotCap = hotGenBytes(memLimit(), int(s.db.nOpen.Load()))
 	}
 	s.hot[key] = v
 	s.hotSize += n

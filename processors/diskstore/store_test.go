@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -538,6 +539,8 @@ func TestPartitionsAreApart(t *testing.T) {
 // Values committed or read back are kept in memory; each commit keeps them
 // current.
 func TestHotValuesFollowCommits(t *testing.T) {
+	defer func(f func() int64) { memLimit = f }(memLimit)
+	memLimit = func() int64 { return 64 << 20 }
 	e := newEnv(t)
 	e.open()
 	s := e.store(0)
@@ -564,8 +567,10 @@ func TestHotValuesFollowCommits(t *testing.T) {
 		t.Fatalf("stale hot value %v", v)
 	}
 	// Large values: k moves to the older generation, then out, and the two
-	// generations together never hold more than twice hotBytes.
-	big := make([]byte, hotBytes/4)
+	// generations together never hold more than twice a generation's bytes
+	// (4 MiB of hot values for the partitions open, under a 64 MiB limit).
+	genBytes := hotGenBytes(memLimit(), int(e.db.nOpen.Load()))
+	big := make([]byte, genBytes/4)
 	for i := 0; ; i++ {
 		if _, hot := s.hotValue("k"); !hot {
 			break
@@ -580,8 +585,8 @@ func TestHotValuesFollowCommits(t *testing.T) {
 				size += len(k) + len(v)
 			}
 		}
-		if size > 2*hotBytes {
-			t.Fatalf("%d bytes kept hot, more than two generations of %d", size, hotBytes)
+		if size > 2*genBytes {
+			t.Fatalf("%d bytes kept hot, more than two generations of %d", size, genBytes)
 		}
 	}
 	write("k", nil)
@@ -606,6 +611,25 @@ func TestHotValuesFollowCommits(t *testing.T) {
 		t.Fatalf("replayed value %v", v)
 	}
 	e.close()
+}
+
+// The hot values of all open partitions share a sixteenth of the memory
+// limit, two generations a partition.
+func TestHotGenerationBytes(t *testing.T) {
+	for _, c := range []struct {
+		limit int64
+		open  int
+		want  int
+	}{
+		{1 << 30, 16, 2 << 20},             // disk tables, the broker elsewhere
+		{18 << 30, 16, 36 << 20},           // ¾ of 24 GiB: the key bound decides
+		{math.MaxInt64, 1, hotNoLimit / 2}, // no limit
+		{1 << 30, 0, 32 << 20},             // the first partition opening
+	} {
+		if got := hotGenBytes(c.limit, c.open); got != c.want {
+			t.Errorf("hotGenBytes(%d, %d) = %d, want %d", c.limit, c.open, got, c.want)
+		}
+	}
 }
 
 // A key written several times before a commit is committed once: its newest
