@@ -298,12 +298,12 @@ func (s *Store) Get(key string) ([]byte, error) {
 //
 // The bytes follow the process's soft memory limit (instance/gc.go, or the
 // operator's GOMEMLIMIT): the hot values of all open partitions take at
-// most a hotShare of it. Under the 1 GiB limit of disk tables with the
+// most 1/hotShare of it. Under the 1 GiB limit of disk tables with the
 // broker elsewhere that is 2 MiB a generation for 16 partitions, about
 // what 4,096 keys held: with 16 MiB a generation a saturated instance on
-// Kafka 4 grew to 1.5 GB resident, against 1.05–1.23 GB. With the broker
-// in the process or tables in memory the limit is ¾ of RAM and the key
-// bound decides.
+// Kafka 4 grew to 1.5 GB resident, against at most 1.27 GB otherwise.
+// With the broker in the process or tables in memory the limit is ¾ of
+// RAM and the key bound decides.
 const (
 	hotKeys    = 32768
 	hotShare   = 16

@@ -539,7 +539,10 @@ func TestPartitionsAreApart(t *testing.T) {
 // Values committed or read back are kept in memory; each commit keeps them
 // current.
 func TestHotValuesFollowCommits(t *testing.T) {
-	defer func(f func() int64) { memLimit = f }(memLimit)
+	// Registered before the env's cleanups, so restored after they close
+	// the stores (which read it).
+	prev := memLimit
+	t.Cleanup(func() { memLimit = prev })
 	memLimit = func() int64 { return 64 << 20 }
 	e := newEnv(t)
 	e.open()
