@@ -71,7 +71,8 @@ type Store struct {
 	// trade's later messages come shortly after its first): two generations
 	// of at most hotKeys keys and hotCap bytes each, so a key read again
 	// soon is not read from Pebble. hotSize is the newer generation's bytes;
-	// hotCap is set when a generation starts (hotGenBytes).
+	// hotCap is set when a generation starts (hotGenBytes), so the first
+	// value kept, with hotCap 0, starts the first.
 	hot, hotOld     map[string][]byte
 	hotSize, hotCap int
 
@@ -130,7 +131,7 @@ func newStore(db *DB, topic string, partition int32, index Index) (*Store, strin
 	}
 	s := &Store{db: db, topic: topic, partition: partition, pfx: pfx, index: index,
 		openedAt: db.o.Now(), pend: map[string]pendVal{}, returned: map[string]struct{}{},
-		hot: map[string][]byte{}, hotOld: map[string][]byte{}, hotCap: hotGenBytes(memLimit(), int(db.nOpen.Load())+1),
+		hot: map[string][]byte{}, hotOld: map[string][]byte{},
 		scanFrom: math.MinInt64, nextDue: math.MinInt64, minPendingDue: math.MaxInt64}
 	m, why, err := s.readMeta()
 	if err != nil {
