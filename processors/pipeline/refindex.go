@@ -64,6 +64,22 @@ func (s set64) remove(v uint64) (_ set64, ok bool) {
 	return s, true
 }
 
+// equal reports whether s and t hold the same values (in any order).
+func (s set64) equal(t set64) bool {
+	if len(s.more) != len(t.more) {
+		return false
+	}
+	if !t.has(s.one) {
+		return false
+	}
+	for _, v := range s.more {
+		if !t.has(v) {
+			return false
+		}
+	}
+	return true
+}
+
 func (s set64) each(f func(uint64)) {
 	f(s.one)
 	for _, v := range s.more {
@@ -94,15 +110,22 @@ func (x *refIndex) keys(ref string) ([]schemas.TradeKey, bool) {
 
 // putLocked indexes key under the refs of value (replacing what it had).
 func (x *refIndex) putLocked(key uint64, value []byte) {
-	x.deleteLocked(key)
 	refs, err := matching.Refs(value)
 	if err != nil || len(refs) == 0 {
+		x.deleteLocked(key)
 		return
 	}
 	rs := set64{one: maphash.Bytes(refSeed, refs[0])}
 	for _, r := range refs[1:] {
 		rs = rs.add(maphash.Bytes(refSeed, r))
 	}
+	// Most writes of a trade leave its refs as they were (a trade's refs
+	// are set by its first messages): the maps, millions of entries on a
+	// busy partition, are then left alone rather than emptied and refilled.
+	if old, ok := x.refOf[key]; ok && old.equal(rs) {
+		return
+	}
+	x.deleteLocked(key)
 	x.refOf[key] = rs
 	rs.each(func(h uint64) {
 		if ks, ok := x.byRef[h]; ok {
