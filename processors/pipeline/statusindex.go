@@ -79,6 +79,9 @@ func (x *statusIndex) update(key string, value []byte) {
 	e, ok := classify(value)
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if old, had := x.of[key]; had && ok && old == e {
+		return // most writes leave a trade's status as it was
+	}
 	x.removeLocked(key)
 	if !ok {
 		return
