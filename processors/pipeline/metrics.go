@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -41,6 +42,32 @@ type Metrics struct {
 	// Risk reports the trades at risk and past their cutoff (atrisk.go).
 	Risk   *riskCollector
 	Status *statusCollector // ste_trades{status}, ste_trades_matched_today (statusindex.go)
+
+	// The series written for every record, looked up once: a vec's
+	// WithLabelValues hashes its labels and takes a lock each time, several
+	// times a record. None of these series is ever deleted, so a child kept
+	// stays the one the registry reports.
+	in, stageOut         children[prometheus.Counter]
+	processing, critical children[prometheus.Observer]
+	outs                 children[prometheus.Counter]
+	newMsg, dupMsg       prometheus.Counter
+}
+
+// children caches a vec's series by a one-byte label (a stage, an output
+// type), made on first use.
+type children[M any] struct {
+	with  func(...string) M
+	label func(uint8) string
+	of    [256]atomic.Pointer[M]
+}
+
+func (c *children[M]) get(i uint8) M {
+	if p := c.of[i].Load(); p != nil {
+		return *p
+	}
+	m := c.with(c.label(i))
+	c.of[i].Store(&m)
+	return m
 }
 
 // NewMetrics registers the metrics with reg.
@@ -89,6 +116,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Risk:   newRiskCollector(),
 		Status: newStatusCollector(),
 	}
+	m.in.with, m.stageOut.with, m.outs.with = m.In.WithLabelValues, m.StageOut.WithLabelValues, m.Out.WithLabelValues
+	m.processing.with, m.critical.with = m.Processing.WithLabelValues, m.Critical.WithLabelValues
+	stage := func(i uint8) string { return topology.Stage(i).String() }
+	m.in.label, m.stageOut.label, m.processing.label, m.critical.label = stage, stage, stage, stage
+	m.outs.label = func(i uint8) string { return schemas.MsgType(i).String() }
+	m.newMsg, m.dupMsg = m.Accepted.WithLabelValues("new"), m.Accepted.WithLabelValues("duplicate")
 	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
 		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.VerifyBatch, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Risk, m.Status)
 	return m
@@ -105,17 +138,17 @@ func (m *Metrics) observe(st topology.Stage, p int32, start time.Time, inboundTS
 	if m == nil {
 		return
 	}
-	name := st.String()
-	m.In.WithLabelValues(name).Inc()
-	m.Processing.WithLabelValues(name).Observe(time.Since(start).Seconds())
+	m.in.get(uint8(st)).Inc()
+	now := time.Now()
+	m.processing.get(uint8(st)).Observe(now.Sub(start).Seconds())
 	if inboundTS > 0 {
-		m.Critical.WithLabelValues(name).Observe(float64(time.Now().UnixMicro()-inboundTS) / 1e6)
+		m.critical.get(uint8(st)).Observe(float64(now.UnixMicro()-inboundTS) / 1e6)
 	}
 }
 
 func (m *Metrics) out(st topology.Stage) {
 	if m != nil {
-		m.StageOut.WithLabelValues(st.String()).Inc()
+		m.stageOut.get(uint8(st)).Inc()
 	}
 }
 
@@ -130,9 +163,9 @@ func (m *Metrics) accepted(dup bool) {
 		return
 	}
 	if dup {
-		m.Accepted.WithLabelValues("duplicate").Inc()
+		m.dupMsg.Inc()
 	} else {
-		m.Accepted.WithLabelValues("new").Inc()
+		m.newMsg.Inc()
 	}
 }
 
@@ -158,7 +191,7 @@ func (m *Metrics) emitted(outs []schemas.Output) {
 		return
 	}
 	for i := range outs {
-		m.Out.WithLabelValues(outs[i].Type.String()).Inc()
+		m.outs.get(uint8(outs[i].Type)).Inc()
 	}
 }
 

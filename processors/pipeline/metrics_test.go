@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
+)
+
+// The series written for every record are kept once looked up: what is
+// counted through them is what the registry reports, per label.
+func TestMetricsCountPerLabel(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg)
+	start := time.Now()
+	for range 3 {
+		m.observe(topology.StageMatch, 0, start, start.UnixMicro())
+	}
+	m.observe(topology.StageValidate, 0, start, 0)
+	m.out(topology.StageMatch)
+	m.emitted([]schemas.Output{{Type: schemas.ACK}, {Type: schemas.CLS}, {Type: schemas.ACK}})
+	m.accepted(false)
+	m.accepted(true)
+	m.accepted(true)
+	for _, c := range []struct {
+		got  float64
+		want float64
+		what string
+	}{
+		{value(t, m.In.WithLabelValues("match")), 3, "in{match}"},
+		{value(t, m.In.WithLabelValues("validate")), 1, "in{validate}"},
+		{value(t, m.StageOut.WithLabelValues("match")), 1, "out{match}"},
+		{value(t, m.Out.WithLabelValues("ACK")), 2, "outputs{ACK}"},
+		{value(t, m.Out.WithLabelValues("CLS")), 1, "outputs{CLS}"},
+		{value(t, m.Accepted.WithLabelValues("new")), 1, "matched{new}"},
+		{value(t, m.Accepted.WithLabelValues("duplicate")), 2, "matched{duplicate}"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s = %v, want %v", c.what, c.got, c.want)
+		}
+	}
+	samples := func(name string) (n uint64) {
+		fams, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range fams {
+			if f.GetName() == name {
+				for _, m := range f.GetMetric() {
+					n += m.GetHistogram().GetSampleCount()
+				}
+			}
+		}
+		return n
+	}
+	if n := samples("ste_stage_critical_seconds"); n != 3 {
+		t.Errorf("critical times observed: %d, want 3 (validate's record had no inbound timestamp)", n)
+	}
+	if n := samples("ste_stage_processing_seconds"); n != 4 {
+		t.Errorf("processing times observed: %d, want 4", n)
+	}
+}
+
+func value(t *testing.T, c prometheus.Counter) float64 {
+	t.Helper()
+	var m dto.Metric
+	if err := c.Write(&m); err != nil {
+		t.Fatal(err)
+	}
+	return m.GetCounter().GetValue()
+}
