@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"hash"
+	"slices"
 	"sync"
 	"time"
 
@@ -39,12 +40,15 @@ type producer struct {
 	cl *kgo.Client
 	w  *ProduceWatch // nil: not watched
 
-	mu     sync.Mutex
-	next   uint64                // the sequence number of the next emit
-	done   uint64                // every emit before this one has completed
-	held   map[uint64]completion // acknowledged ahead of an earlier emit
-	run    sync.Mutex            // one goroutine completes at a time, in order
-	failed error                 // the first record that failed (run's)
+	mu   sync.Mutex
+	next uint64 // the sequence number of the next emit
+	done uint64 // every emit before this one has completed
+	// held[i] is emit done+i once acknowledged ahead of an earlier emit: a
+	// window over the emits in flight (a map cost a hash insert and delete
+	// per record).
+	held   []completion
+	run    sync.Mutex // one goroutine completes at a time, in order
+	failed error      // the first record that failed (run's)
 
 	// batch, if set, writes one table's writes in batch records
 	// (tablebatch.go); flushMu orders its flushes.
@@ -56,6 +60,7 @@ type completion struct {
 	finish goka.PromiseFinisher
 	msg    *sarama.ProducerMessage
 	err    error
+	acked  bool // set: the window's slot is filled
 }
 
 // ProducerBuilder returns a goka producer builder on franz-go.
@@ -96,7 +101,7 @@ func tableBatchingProducerBuilder(w *ProduceWatch, table string, partitions func
 		if err != nil {
 			return nil, err
 		}
-		p := &producer{cl: cl, w: w, held: map[uint64]completion{}}
+		p := &producer{cl: cl, w: w}
 		if table != "" {
 			p.batch = newTableBatcher(table, partitions)
 		}
@@ -122,20 +127,22 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 	for k, v := range headers {
 		r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: v})
 	}
+	var tw *topicWatch
 	if p.w != nil {
-		p.w.sent(topic)
+		tw = p.w.topic(topic)
+		p.w.sentTo(tw)
 	}
 	p.mu.Lock()
 	seq := p.next
 	p.next++
 	p.mu.Unlock()
 	p.cl.Produce(context.Background(), r, func(r *kgo.Record, err error) {
-		if p.w != nil {
-			p.w.acked(topic, err)
+		if tw != nil {
+			p.w.ackedBy(tw, err)
 		}
 		// goka reads the offset of table writes from the message.
 		msg := &sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
-		p.complete(seq, completion{finish, msg, err})
+		p.complete(seq, completion{finish: finish, msg: msg, err: err})
 	})
 	return promise
 }
@@ -143,22 +150,28 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 // complete runs the completion of emit seq once every earlier emit's has
 // run, and then those of later emits it was holding up.
 func (p *producer) complete(seq uint64, c completion) {
+	c.acked = true
 	p.mu.Lock()
-	p.held[seq] = c
+	i := int(seq - p.done)
+	if n := len(p.held); i >= n {
+		p.held = slices.Grow(p.held, i+1-n)[:i+1]
+		clear(p.held[n:])
+	}
+	p.held[i] = c
 	p.mu.Unlock()
 	p.run.Lock()
 	defer p.run.Unlock()
 	for {
 		p.mu.Lock()
-		c, ok := p.held[p.done]
-		if ok {
-			delete(p.held, p.done)
-			p.done++
-		}
-		p.mu.Unlock()
-		if !ok {
+		if len(p.held) == 0 || !p.held[0].acked {
+			p.mu.Unlock()
 			return
 		}
+		c := p.held[0]
+		p.held[0] = completion{}
+		p.held = p.held[1:]
+		p.done++
+		p.mu.Unlock()
 		switch {
 		case p.failed != nil && c.err == nil:
 			c.err = fmt.Errorf("not trusted as delivered: an earlier record failed: %w", p.failed)

@@ -2,10 +2,12 @@ package pipeline
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -122,5 +124,46 @@ func TestProducerFailsWhatFollowsAFailure(t *testing.T) {
 	}
 	if err := wait(second); err == nil {
 		t.Fatal("a record emitted after a failed one completed without error")
+	}
+}
+
+// The completion window: acknowledgements in any order, from several
+// goroutines at once, complete in emit order, each once, and the window is
+// empty when every emit is done.
+func TestProducerWindowCompletesInOrder(t *testing.T) {
+	const n = 5000
+	p := &producer{}
+	var (
+		mu    sync.Mutex
+		order []int
+		wg    sync.WaitGroup
+	)
+	perm := rand.Perm(n)
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := w; j < n; j += 4 {
+				seq := perm[j]
+				p.complete(uint64(seq), completion{finish: func(*sarama.ProducerMessage, error) *goka.Promise {
+					mu.Lock()
+					order = append(order, seq)
+					mu.Unlock()
+					return nil
+				}})
+			}
+		}()
+	}
+	wg.Wait()
+	if len(order) != n {
+		t.Fatalf("%d completions of %d", len(order), n)
+	}
+	for i, seq := range order {
+		if seq != i {
+			t.Fatalf("completion %d was emit %d", i, seq)
+		}
+	}
+	if len(p.held) != 0 || p.done != n {
+		t.Fatalf("after all: %d held, done %d", len(p.held), p.done)
 	}
 }

@@ -49,15 +49,19 @@ func (w *ProduceWatch) topic(t string) *topicWatch {
 	return tw.(*topicWatch)
 }
 
-func (w *ProduceWatch) sent(topic string) {
-	tw := w.topic(topic)
+func (w *ProduceWatch) sent(topic string) { w.sentTo(w.topic(topic)) }
+
+func (w *ProduceWatch) acked(topic string, err error) { w.ackedBy(w.topic(topic), err) }
+
+// sentTo and ackedBy are sent and acked with the topic's watch looked up
+// by the caller, once for a record's send and its acknowledgement.
+func (w *ProduceWatch) sentTo(tw *topicWatch) {
 	if tw.pending.Add(1) == 1 {
 		tw.since.Store(w.now().UnixNano())
 	}
 }
 
-func (w *ProduceWatch) acked(topic string, err error) {
-	tw := w.topic(topic)
+func (w *ProduceWatch) ackedBy(tw *topicWatch, err error) {
 	tw.pending.Add(-1)
 	if err == nil {
 		tw.since.Store(w.now().UnixNano())

@@ -242,7 +242,7 @@ func (p *producer) flushTable(timer bool) {
 				// the store whether more writes of the record are to come.
 				msg := &sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset,
 					Metadata: diskstore.RecordPart{More: i < len(g.seqs)-1}}
-				p.complete(seq, completion{g.fins[i], msg, err})
+				p.complete(seq, completion{finish: g.fins[i], msg: msg, err: err})
 			}
 		})
 	}
