@@ -102,8 +102,18 @@ type view struct {
 	keys               []schemas.Key
 	all                []*Entry
 	noe, alc, npr, set []*Entry
-	accounts           []string            // every account named in force, sorted
-	byAccount          map[string][]*Entry // ALC, NPR and SET entries per account
+	accounts           []string   // every account named in force, sorted
+	perAccount         [][]*Entry // perAccount[i]: the ALC, NPR and SET entries naming accounts[i]
+}
+
+// byAccount is the ALC, NPR and SET entries naming account a. (Slices, not
+// a map: a trade names one to a few accounts, and the view is built for
+// every message the match stage applies.)
+func (v *view) byAccount(a string) []*Entry {
+	if i, ok := slices.BinarySearch(v.accounts, a); ok {
+		return v.perAccount[i]
+	}
+	return nil
 }
 
 func (v *view) of(ts types) []*Entry {
@@ -168,7 +178,7 @@ func perAccount[T comparable](ts types, value func(*Entry) T) func(v *view) []*E
 		var failing []*Entry
 		for _, a := range v.accounts {
 			var es []*Entry
-			for _, e := range v.byAccount[a] {
+			for _, e := range v.byAccount(a) {
 				if ts.has(e.Type) {
 					es = append(es, e)
 				}
@@ -209,7 +219,7 @@ func perAccountWithin(n int, ts types, value func(*Entry) decimal.Dec, ccy func(
 	return func(v *view) (failing, within []*Entry) {
 		for _, a := range v.accounts {
 			var es []*Entry
-			for _, e := range v.byAccount[a] {
+			for _, e := range v.byAccount(a) {
 				if ts.has(e.Type) {
 					es = append(es, e)
 				}
@@ -292,7 +302,7 @@ func accounts(v *view) []*Entry {
 	var failing []*Entry
 	for _, a := range v.accounts {
 		var nALC, nNPR, nSET int
-		for _, e := range v.byAccount[a] {
+		for _, e := range v.byAccount(a) {
 			switch e.Type {
 			case schemas.ALC:
 				nALC++
@@ -304,7 +314,7 @@ func accounts(v *view) []*Entry {
 		}
 		// An account with no ALC is "another account" named by an NPR or SET.
 		if nALC != 1 || nNPR != 1 || nSET != 1 {
-			failing = append(failing, v.byAccount[a]...)
+			failing = append(failing, v.byAccount(a)...)
 		}
 	}
 	return failing
@@ -328,7 +338,7 @@ func inForce(t *Trade, tol Tolerances) *view {
 			out[ref{e.Sender, e.Related, e.Type}] = true
 		}
 	}
-	v := &view{keys: t.Keys, byAccount: map[string][]*Entry{}, tol: tol}
+	v := &view{keys: t.Keys, tol: tol}
 	for i := range t.Entries {
 		e := &t.Entries[i]
 		if e.Function == schemas.CANCEL || out[ref{e.Sender, e.MsgId, e.Type}] {
@@ -346,12 +356,20 @@ func inForce(t *Trade, tol Tolerances) *view {
 		case schemas.SET:
 			v.set = append(v.set, e)
 		}
-		if _, seen := v.byAccount[e.Account]; !seen {
+		if j := slices.Index(v.accounts, e.Account); j >= 0 {
+			v.perAccount[j] = append(v.perAccount[j], e)
+		} else {
 			v.accounts = append(v.accounts, e.Account)
+			v.perAccount = append(v.perAccount, []*Entry{e})
 		}
-		v.byAccount[e.Account] = append(v.byAccount[e.Account], e)
 	}
-	slices.Sort(v.accounts)
+	// Sorted together (insertion: a few accounts).
+	for i := 1; i < len(v.accounts); i++ {
+		for j := i; j > 0 && v.accounts[j] < v.accounts[j-1]; j-- {
+			v.accounts[j], v.accounts[j-1] = v.accounts[j-1], v.accounts[j]
+			v.perAccount[j], v.perAccount[j-1] = v.perAccount[j-1], v.perAccount[j]
+		}
+	}
 	return v
 }
 
@@ -411,7 +429,7 @@ func clsOf(t *Trade, v *view) *schemas.CLSContent {
 	}
 	for _, a := range v.accounts { // sorted: legs are ordered by Account
 		var alc, npr, set *Entry
-		for _, e := range v.byAccount[a] {
+		for _, e := range v.byAccount(a) {
 			switch e.Type {
 			case schemas.ALC:
 				alc = e

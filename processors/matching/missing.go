@@ -63,7 +63,7 @@ func missing(t *Trade, v *view) []Owed {
 		}
 	}
 	has := func(typ schemas.MsgType, account string) bool {
-		for _, e := range v.byAccount[account] {
+		for _, e := range v.byAccount(account) {
 			if e.Type == typ {
 				return true
 			}
