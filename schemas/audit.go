@@ -167,30 +167,37 @@ func (a *AuditEvent) AppendJSON(b []byte) []byte {
 func appendJSONString(b []byte, s string) []byte {
 	const hexdig = "0123456789abcdef"
 	b = append(b, '"')
+	start := 0 // the run of bytes copied as they are (appended whole, as escape does)
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				b = append(b, '\\', c)
-			case c < 0x20:
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			if c < 0x20 {
 				b = append(b, '\\', 'u', '0', '0', hexdig[c>>4], hexdig[c&0xf])
-			default:
-				b = append(b, c)
+			} else {
+				b = append(b, '\\', c)
 			}
 			i++
+			start = i
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
 			b = append(b, `\ufffd`...)
+			start = i + size
 		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
 			b = append(b, '\\', 'u', '2', '0', '2', hexdig[r&0xf])
-		default:
-			b = append(b, s[i:i+size]...)
+			start = i + size
 		}
 		i += size
 	}
+	b = append(b, s[start:]...)
 	return append(b, '"')
 }
