@@ -10,6 +10,7 @@ import (
 	"github.com/lovoo/goka/storage"
 
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 )
 
@@ -29,23 +30,36 @@ const DefaultAtRiskLead = 2 * time.Hour
 
 type riskGroup struct{ market, tradeDate string }
 
-// riskIndex is one partition's unmatched trades by group.
+// riskIndex is one partition's unmatched trades by group, and its trades
+// by status (statusindex.go). One map holds both facts of every trade, keyed
+// by the trade key's number: the table is written for every message the
+// match stage applies, and one lookup of a big map costs less than two of
+// string keys.
 type riskIndex struct {
-	status *statusIndex // the same partition's trades by status (statusindex.go)
-
 	mu     sync.Mutex
-	of     map[string]riskGroup // trade key → its group
-	groups map[riskGroup]map[string]struct{}
+	of     map[uint64]tradeFacts
+	groups map[riskGroup]map[uint64]struct{}
+	status statusTally
+}
+
+// tradeFacts is what the index holds of one trade.
+type tradeFacts struct {
+	group   riskGroup
+	open    bool // unmatched: a member of group
+	st      statusEntry
+	counted bool // st is in the status tally
 }
 
 func newRiskIndex() *riskIndex {
-	return &riskIndex{of: map[string]riskGroup{}, groups: map[riskGroup]map[string]struct{}{}, status: newStatusIndex()}
+	return &riskIndex{of: map[uint64]tradeFacts{}, groups: map[riskGroup]map[uint64]struct{}{},
+		status: statusTally{byDay: map[int64]int{}}}
 }
 
 // update indexes a stored value: a trade still unmatched joins its group,
 // anything else (a matched trade, a tombstone, a value that cannot be read)
-// leaves the index.
-func (x *riskIndex) update(key string, value []byte) {
+// leaves the groups; its status is counted unless the value cannot be read.
+func (x *riskIndex) update(key uint64, value []byte) {
+	var f tradeFacts
 	r, ok := matching.ReadRisk(value)
 	if !ok {
 		// A trade written before the timeliness extension: decoded once
@@ -56,44 +70,57 @@ func (x *riskIndex) update(key string, value []byte) {
 			}
 		}
 	}
+	if ok && r.Open {
+		f.group, f.open = riskGroup{r.Market, r.TradeDate}, true
+	}
+	f.st, f.counted = classify(value)
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	old, had := x.of[key]
-	if ok && r.Open {
-		g := riskGroup{r.Market, r.TradeDate}
-		if had && old == g {
-			return
-		}
-		x.removeLocked(key, old, had)
-		m := x.groups[g]
+	if had && old == f {
+		return // most writes change neither
+	}
+	x.leaveLocked(key, old, f)
+	if f.open && !(old.open && old.group == f.group) {
+		m := x.groups[f.group]
 		if m == nil {
-			m = map[string]struct{}{}
-			x.groups[g] = m
+			m = map[uint64]struct{}{}
+			x.groups[f.group] = m
 		}
 		m[key] = struct{}{}
-		x.of[key] = g
-		return
 	}
-	x.removeLocked(key, old, had)
+	if f.counted {
+		x.status.add(f.st)
+	}
+	if f.open || f.counted {
+		x.of[key] = f
+	} else if had {
+		delete(x.of, key)
+	}
 }
 
-func (x *riskIndex) remove(key string) {
+func (x *riskIndex) remove(key uint64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	old, had := x.of[key]
-	x.removeLocked(key, old, had)
+	if old, had := x.of[key]; had {
+		x.leaveLocked(key, old, tradeFacts{})
+		delete(x.of, key)
+	}
 }
 
-func (x *riskIndex) removeLocked(key string, g riskGroup, had bool) {
-	if !had {
-		return
-	}
-	delete(x.of, key)
-	if m := x.groups[g]; m != nil {
-		delete(m, key)
-		if len(m) == 0 {
-			delete(x.groups, g)
+// leaveLocked takes what old counted out of the index, where next differs:
+// its group unless next is open in the same one, and its status.
+func (x *riskIndex) leaveLocked(key uint64, old, next tradeFacts) {
+	if old.open && !(next.open && next.group == old.group) {
+		if m := x.groups[old.group]; m != nil {
+			delete(m, key)
+			if len(m) == 0 {
+				delete(x.groups, old.group)
+			}
 		}
+	}
+	if old.counted {
+		x.status.sub(old.st)
 	}
 }
 
@@ -114,20 +141,26 @@ func (s *riskStorage) Open() error {
 	}
 	defer it.Release()
 	for it.Next() {
+		k, ok := schemas.ParseTradeKey(string(it.Key()))
+		if !ok {
+			continue
+		}
 		if v, err := it.Value(); err == nil && v != nil {
-			s.idx.update(string(it.Key()), v)
-			s.idx.status.update(string(it.Key()), v)
+			s.idx.update(uint64(k), v)
 		}
 	}
 	return it.Err()
 }
 
+// Set and Delete index the match table's keys, trade keys; any other key
+// (there are none) is stored and not indexed.
 func (s *riskStorage) Set(key string, value []byte) error {
 	if err := s.Storage.Set(key, value); err != nil {
 		return err
 	}
-	s.idx.update(key, value)
-	s.idx.status.update(key, value)
+	if k, ok := schemas.ParseTradeKey(key); ok {
+		s.idx.update(uint64(k), value)
+	}
 	return nil
 }
 
@@ -135,8 +168,9 @@ func (s *riskStorage) Delete(key string) error {
 	if err := s.Storage.Delete(key); err != nil {
 		return err
 	}
-	s.idx.remove(key)
-	s.idx.status.remove(key)
+	if k, ok := schemas.ParseTradeKey(key); ok {
+		s.idx.remove(uint64(k))
+	}
 	return nil
 }
 
@@ -168,6 +202,30 @@ type RiskGroup struct {
 // this instance owns) by cutoff, the earliest first, optionally of one
 // market only. It costs a sort of the groups, not a pass over the trades.
 func (s *stages) riskGroups(partitions []int32, market string) []RiskGroup {
+	var out []RiskGroup
+	s.eachRiskGroup(partitions, func(p int32, m string, at time.Time, keys map[uint64]struct{}) {
+		if market != "" && m != market {
+			return
+		}
+		rg := RiskGroup{Partition: p, Market: m, Cutoff: at.UTC(), Keys: make([]string, 0, len(keys))}
+		for key := range keys {
+			rg.Keys = append(rg.Keys, schemas.TradeKey(key).String())
+		}
+		out = append(out, rg)
+	})
+	for i := range out {
+		sort.Strings(out[i].Keys)
+	}
+	slices.SortFunc(out, func(a, b RiskGroup) int {
+		return cmp.Or(a.Cutoff.Compare(b.Cutoff), cmp.Compare(a.Market, b.Market), cmp.Compare(a.Partition, b.Partition))
+	})
+	return out
+}
+
+// eachRiskGroup calls f with each group of the given partitions (nil: all
+// this instance owns): its market and cutoff by the reference data now, and
+// its trade keys (f must not keep them: the partition's lock is held).
+func (s *stages) eachRiskGroup(partitions []int32, f func(p int32, market string, cutoff time.Time, keys map[uint64]struct{})) {
 	ref := s.cfg.Validator.Refdata()
 	s.mu.Lock()
 	idxs := make(map[int32]*riskIndex, len(s.risk))
@@ -177,29 +235,14 @@ func (s *stages) riskGroups(partitions []int32, market string) []RiskGroup {
 		}
 	}
 	s.mu.Unlock()
-	var out []RiskGroup
 	for p, x := range idxs {
 		x.mu.Lock()
 		for g, keys := range x.groups {
 			m, at := ref.CutoffOf(g.market, g.tradeDate)
-			if market != "" && m != market {
-				continue
-			}
-			rg := RiskGroup{Partition: p, Market: m, Cutoff: at.UTC(), Keys: make([]string, 0, len(keys))}
-			for key := range keys {
-				rg.Keys = append(rg.Keys, key)
-			}
-			out = append(out, rg)
+			f(p, m, at, keys)
 		}
 		x.mu.Unlock()
 	}
-	for i := range out {
-		sort.Strings(out[i].Keys)
-	}
-	slices.SortFunc(out, func(a, b RiskGroup) int {
-		return cmp.Or(a.Cutoff.Compare(b.Cutoff), cmp.Compare(a.Market, b.Market), cmp.Compare(a.Partition, b.Partition))
-	})
-	return out
 }
 
 // riskCounts is, per market, the unmatched trades whose cutoff is within the
@@ -213,14 +256,15 @@ func (s *stages) riskCounts() (atRisk, past map[string]int) {
 			atRisk[c.MIC], past[c.MIC] = 0, 0
 		}
 	}
-	for _, g := range s.riskGroups(nil, "") {
-		switch left := g.Cutoff.Sub(now); {
+	// Counted, not listed: a scrape needs no trade keys.
+	s.eachRiskGroup(nil, func(_ int32, market string, cutoff time.Time, keys map[uint64]struct{}) {
+		switch left := cutoff.Sub(now); {
 		case left <= 0:
-			past[g.Market] += len(g.Keys)
+			past[market] += len(keys)
 		case left <= s.cfg.AtRiskLead:
-			atRisk[g.Market] += len(g.Keys)
+			atRisk[market] += len(keys)
 		}
-	}
+	})
 	return atRisk, past
 }
 

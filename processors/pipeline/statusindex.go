@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,16 +39,27 @@ type statusEntry struct {
 	day int64 // matched: UTC day (Unix days) of the newest message
 }
 
-// statusIndex is one partition's trades by status.
-type statusIndex struct {
-	mu     sync.Mutex
-	of     map[string]statusEntry
+// statusTally is one partition's trades by status (kept by its riskIndex,
+// whose one map holds each trade's status beside its at-risk group).
+type statusTally struct {
 	counts [nStatus]int
 	byDay  map[int64]int // matched trades by day
 }
 
-func newStatusIndex() *statusIndex {
-	return &statusIndex{of: map[string]statusEntry{}, byDay: map[int64]int{}}
+func (x *statusTally) add(e statusEntry) {
+	x.counts[e.st]++
+	if e.st == statusMatched {
+		x.byDay[e.day]++
+	}
+}
+
+func (x *statusTally) sub(e statusEntry) {
+	x.counts[e.st]--
+	if e.st == statusMatched {
+		if x.byDay[e.day]--; x.byDay[e.day] <= 0 {
+			delete(x.byDay, e.day)
+		}
+	}
 }
 
 // classify reads a stored value's status; ok is false for a value that
@@ -75,56 +85,17 @@ func classify(value []byte) (statusEntry, bool) {
 	return statusEntry{st: statusIncomplete}, true
 }
 
-func (x *statusIndex) update(key string, value []byte) {
-	e, ok := classify(value)
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if old, had := x.of[key]; had && ok && old == e {
-		return // most writes leave a trade's status as it was
-	}
-	x.removeLocked(key)
-	if !ok {
-		return
-	}
-	x.of[key] = e
-	x.counts[e.st]++
-	if e.st == statusMatched {
-		x.byDay[e.day]++
-	}
-}
-
-func (x *statusIndex) remove(key string) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.removeLocked(key)
-}
-
-func (x *statusIndex) removeLocked(key string) {
-	old, had := x.of[key]
-	if !had {
-		return
-	}
-	delete(x.of, key)
-	x.counts[old.st]--
-	if old.st == statusMatched {
-		if x.byDay[old.day]--; x.byDay[old.day] <= 0 {
-			delete(x.byDay, old.day)
-		}
-	}
-}
-
 // statusCounts sums the partitions this instance owns: trades by status,
 // and the matched trades of day (Unix days, UTC).
 func (s *stages) statusCounts(day int64) (counts [nStatus]int, matchedDay int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	for _, r := range s.risk {
-		x := r.status
+	for _, x := range s.risk {
 		x.mu.Lock()
-		for i, n := range x.counts {
+		for i, n := range x.status.counts {
 			counts[i] += n
 		}
-		matchedDay += x.byDay[day]
+		matchedDay += x.status.byDay[day]
 		x.mu.Unlock()
 	}
 	return counts, matchedDay

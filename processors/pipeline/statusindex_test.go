@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -28,23 +29,74 @@ func TestStatusIndexCountsWhatTheTableHolds(t *testing.T) {
 	cancelledCLS := val(matching.Trade{Key: 5, Version: 2, Live: false})
 	tomb := matching.MarshalTombstone(6, matching.Tombstone{PurgedAt: now.UnixNano()})
 
-	x := newStatusIndex()
-	for k, v := range map[string][]byte{"a": matched, "b": matchedYesterday, "c": mismatched, "d": waiting, "e": cancelledCLS, "f": tomb, "g": []byte("junk")} {
+	x := newRiskIndex()
+	const a, b, c, d, e, f, g = 1, 2, 3, 4, 5, 6, 7
+	for k, v := range map[uint64][]byte{a: matched, b: matchedYesterday, c: mismatched, d: waiting, e: cancelledCLS, f: tomb, g: []byte("junk")} {
 		x.update(k, v)
 	}
 	day := now.UnixNano() / int64(24*time.Hour)
 	want := [nStatus]int{statusMatched: 2, statusMismatched: 1, statusIncomplete: 2, statusExpired: 1}
-	if x.counts != want || x.byDay[day] != 1 {
-		t.Fatalf("counts %v, matched today %d; want %v and 1", x.counts, x.byDay[day], want)
+	if x.status.counts != want || x.status.byDay[day] != 1 {
+		t.Fatalf("counts %v, matched today %d; want %v and 1", x.status.counts, x.status.byDay[day], want)
 	}
 	// A trade moves between statuses as its value is rewritten, and leaves
 	// when deleted.
-	x.update("c", matched)
-	x.update("a", tomb)
-	x.remove("f")
-	x.remove("nothing")
+	x.update(c, matched)
+	x.update(a, tomb)
+	x.update(b, matchedYesterday) // unchanged
+	x.remove(f)
+	x.remove(99) // nothing
 	want = [nStatus]int{statusMatched: 2, statusMismatched: 0, statusIncomplete: 2, statusExpired: 1}
-	if x.counts != want || x.byDay[day] != 1 || len(x.of) != 5 {
-		t.Fatalf("after rewrites: counts %v, today %d, held %d; want %v, 1, 5", x.counts, x.byDay[day], len(x.of), want)
+	if x.status.counts != want || x.status.byDay[day] != 1 || len(x.of) != 5 {
+		t.Fatalf("after rewrites: counts %v, today %d, held %d; want %v, 1, 5", x.status.counts, x.status.byDay[day], len(x.of), want)
+	}
+}
+
+// One map holds a trade's at-risk group and its status: a trade moves
+// between groups, leaves them when matched, and its status follows, each
+// write counted once; a delete takes both out.
+func TestRiskIndexFollowsATrade(t *testing.T) {
+	val := func(tr matching.Trade) []byte {
+		tr.Key = 42
+		tr.Keys = []schemas.Key{{TradeRef: "R1", TradeDate: "2026-12-02"}}
+		b, err := tr.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	noe := func(market string) []matching.Entry {
+		return []matching.Entry{{Type: schemas.NOE, Function: schemas.NEW, Sender: "BRKRSGSGXXX", MsgId: "M1", Market: market}}
+	}
+	x := newRiskIndex()
+	check := func(step string, groups map[string]int, st [nStatus]int) {
+		t.Helper()
+		got := map[string]int{}
+		for g, keys := range x.groups {
+			got[g.market] += len(keys)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(groups) || x.status.counts != st {
+			t.Fatalf("%s: groups %v, status %v; want %v and %v", step, got, x.status.counts, groups, st)
+		}
+	}
+	x.update(42, val(matching.Trade{Entries: noe("XSES")}))
+	x.update(42, val(matching.Trade{Entries: noe("XSES")}))
+	check("open in XSES, written twice", map[string]int{"XSES": 1}, [nStatus]int{statusIncomplete: 1})
+	x.update(42, val(matching.Trade{Entries: noe("XHKG")}))
+	check("moved to XHKG", map[string]int{"XHKG": 1}, [nStatus]int{statusIncomplete: 1})
+	x.update(42, val(matching.Trade{Entries: noe("XHKG"), Version: 1, Live: true}))
+	check("matched", map[string]int{}, [nStatus]int{statusMatched: 1})
+	x.update(42, val(matching.Trade{Entries: noe("XHKG"), Version: 2}))
+	check("CLS cancelled: open again", map[string]int{"XHKG": 1}, [nStatus]int{statusIncomplete: 1})
+	x.update(42, []byte("junk"))
+	check("unreadable", map[string]int{}, [nStatus]int{})
+	if len(x.of) != 0 {
+		t.Fatalf("an unreadable value left %d entries", len(x.of))
+	}
+	x.update(42, val(matching.Trade{Entries: noe("XSES")}))
+	x.remove(42)
+	check("deleted", map[string]int{}, [nStatus]int{})
+	if len(x.of) != 0 || len(x.groups) != 0 {
+		t.Fatalf("after the delete: %d entries, %d groups", len(x.of), len(x.groups))
 	}
 }
