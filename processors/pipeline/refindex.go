@@ -120,8 +120,8 @@ func (x *refIndex) putLocked(key uint64, value []byte) {
 		rs = rs.add(maphash.Bytes(refSeed, r))
 	}
 	// Most writes of a trade leave its refs as they were (a trade's refs
-	// are set by its first messages): the maps, millions of entries on a
-	// busy partition, are then left alone rather than emptied and refilled.
+	// are set by its first messages): the maps, an entry a trade of the
+	// partition, are then left alone rather than emptied and refilled.
 	if old, ok := x.refOf[key]; ok && old.equal(rs) {
 		return
 	}
