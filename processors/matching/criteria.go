@@ -108,7 +108,8 @@ type view struct {
 
 // byAccount is the ALC, NPR and SET entries naming account a. (Slices, not
 // a map: a trade names one to a few accounts, and the view is built for
-// every message the match stage applies.)
+// every message the match stage applies. A walk over every account reads
+// perAccount beside accounts.)
 func (v *view) byAccount(a string) []*Entry {
 	if i, ok := slices.BinarySearch(v.accounts, a); ok {
 		return v.perAccount[i]
@@ -176,9 +177,9 @@ func tradeWide[T comparable](ts types, value func(*Entry) T) func(v *view) []*En
 func perAccount[T comparable](ts types, value func(*Entry) T) func(v *view) []*Entry {
 	return func(v *view) []*Entry {
 		var failing []*Entry
-		for _, a := range v.accounts {
+		for _, named := range v.perAccount {
 			var es []*Entry
-			for _, e := range v.byAccount(a) {
+			for _, e := range named {
 				if ts.has(e.Type) {
 					es = append(es, e)
 				}
@@ -217,9 +218,9 @@ func tradeWideWithin(n int, ts types, value func(*Entry) decimal.Dec, ccy func(*
 // it, within those whose values differ inside it.
 func perAccountWithin(n int, ts types, value func(*Entry) decimal.Dec, ccy func(*Entry) string) func(v *view) ([]*Entry, []*Entry) {
 	return func(v *view) (failing, within []*Entry) {
-		for _, a := range v.accounts {
+		for _, named := range v.perAccount {
 			var es []*Entry
-			for _, e := range v.byAccount(a) {
+			for _, e := range named {
 				if ts.has(e.Type) {
 					es = append(es, e)
 				}
@@ -300,9 +301,9 @@ func messageCounts(v *view) []*Entry {
 
 func accounts(v *view) []*Entry {
 	var failing []*Entry
-	for _, a := range v.accounts {
+	for _, named := range v.perAccount {
 		var nALC, nNPR, nSET int
-		for _, e := range v.byAccount(a) {
+		for _, e := range named {
 			switch e.Type {
 			case schemas.ALC:
 				nALC++
@@ -314,7 +315,7 @@ func accounts(v *view) []*Entry {
 		}
 		// An account with no ALC is "another account" named by an NPR or SET.
 		if nALC != 1 || nNPR != 1 || nSET != 1 {
-			failing = append(failing, v.byAccount(a)...)
+			failing = append(failing, named...)
 		}
 	}
 	return failing
@@ -427,9 +428,9 @@ func clsOf(t *Trade, v *view) *schemas.CLSContent {
 	for _, e := range v.all {
 		c.MatchedAt = max(c.MatchedAt, e.Created)
 	}
-	for _, a := range v.accounts { // sorted: legs are ordered by Account
+	for i, a := range v.accounts { // sorted: legs are ordered by Account
 		var alc, npr, set *Entry
-		for _, e := range v.byAccount(a) {
+		for _, e := range v.perAccount[i] {
 			switch e.Type {
 			case schemas.ALC:
 				alc = e
