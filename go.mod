@@ -146,3 +146,5 @@ require (
 replace github.com/twmb/franz-go/pkg/kfake => ./third_party/kfake
 
 replace github.com/lovoo/goka => ./third_party/goka
+
+replace github.com/oasisprotocol/curve25519-voi => ./third_party/curve25519-voi
