@@ -16,8 +16,8 @@
 # the analytics conformance suite; lane 2 the suites that start the most
 # brokers of their own (deploy/kafka, e2e/chaos, topics/broker), e2e's
 # remaining scenarios (a second e2e test binary: its own ste build, its own
-# brokers) and the tests of the goka fork's patches
-# (third_party/goka/PATCHES.md: a nested module, which ./... does not
+# brokers) and the tests of the goka and curve25519-voi forks' patches
+# (third_party/*/PATCHES.md: nested modules, which ./... does not
 # reach; ~3 s); lane 3, after lint, every other package. The split
 # balances the lanes' times measured on this machine (docs/benchmarks.md,
 # "make test: where the time goes").
@@ -73,7 +73,7 @@ p1=$!
 lane 2 \
 	'$GO test "${flags[@]}" "${lane2_pkgs[@]}"' \
 	'$GO test "${flags[@]}" -skip "$E2E_LANE1" "$mod/e2e"' \
-	'$GO test "${flags[@]}" -run TestPatch github.com/lovoo/goka' &
+	'$GO test "${flags[@]}" -run TestPatch github.com/lovoo/goka github.com/oasisprotocol/curve25519-voi/curve' &
 p2=$!
 lane 3 \
 	'${LINT:-true}' \

@@ -119,6 +119,58 @@ func (p *CompressedEdwardsY) SetEdwardsPoint(point *EdwardsPoint) *CompressedEdw
 	return p
 }
 
+// CompressBatch sets each element of out to the compressed Edwards
+// y-coordinate of the matching element of points, as SetEdwardsPoint
+// would, but with one field inversion for all of them instead of one
+// each (Montgomery's simultaneous inversion: 3(n-1) multiplications
+// replace n-1 inversions). It panics if the lengths differ.
+//
+// STE patch (third_party/curve25519-voi/PATCHES.md, 1): an Ed25519
+// signer that signs several messages at once compresses each R with
+// it; the inversion is about a quarter of a signature's cost.
+//
+// This function will execute in constant-time.
+func CompressBatch(out []CompressedEdwardsY, points []*EdwardsPoint) {
+	n := len(points)
+	if len(out) != n {
+		panic("curve: CompressBatch: out and points differ in length")
+	}
+	if n == 0 {
+		return
+	}
+
+	// prods[i] = Z_0 * ... * Z_i; no Z of a point is zero. A few points
+	// (the common case) need no allocation.
+	var stack [8]field.Element
+	prods := stack[:]
+	if n > len(stack) {
+		prods = make([]field.Element, n)
+	}
+	prods[0].Set(&points[0].inner.Z)
+	for i := 1; i < n; i++ {
+		prods[i].Mul(&prods[i-1], &points[i].inner.Z)
+	}
+
+	var acc, recip field.Element
+	acc.Invert(&prods[n-1]) // 1/(Z_0 * ... * Z_{n-1})
+	for i := n - 1; i > 0; i-- {
+		recip.Mul(&acc, &prods[i-1])      // 1/Z_i
+		acc.Mul(&acc, &points[i].inner.Z) // 1/(Z_0 * ... * Z_{i-1})
+		out[i].setAffine(points[i], &recip)
+	}
+	out[0].setAffine(points[0], &acc)
+}
+
+// setAffine is SetEdwardsPoint given recip = 1/Z.
+func (p *CompressedEdwardsY) setAffine(point *EdwardsPoint, recip *field.Element) {
+	var x, y field.Element
+	x.Mul(&point.inner.X, recip)
+	y.Mul(&point.inner.Y, recip)
+
+	_ = y.ToBytes(p[:])
+	p[31] ^= byte(x.IsNegative()) << 7
+}
+
 // Equal returns 1 iff the compressed points are equal, 0 otherwise.
 // This function will execute in constant-time.
 //
