@@ -3,6 +3,7 @@ package schemas
 import (
 	"crypto/ed25519"
 	"encoding/base64"
+	"sync"
 	"time"
 
 	"github.com/ste-utility/ste/schemas/signature"
@@ -70,6 +71,9 @@ type Signer struct {
 	BIC string
 	Key ed25519.PrivateKey
 	Now func() time.Time // wall clock for Header Created; time.Now when nil
+
+	expand   sync.Once
+	expanded *signature.Key // Key, expanded on first use
 }
 
 // Public is the public half of the signing key, which the utility's row of
@@ -78,32 +82,59 @@ func (s *Signer) Public() ed25519.PublicKey { return s.Key.Public().(ed25519.Pub
 
 // Encode writes o as a signed one-line XML message.
 func (s *Signer) Encode(o *Output) []byte {
+	return s.EncodeAll([]Output{*o})[0]
+}
+
+// EncodeAll is Encode of each of outs, their signatures computed together
+// (signature.Key.SignBatch: one field inversion for all of them). A stage
+// signs the outputs one inbound message caused in one call.
+func (s *Signer) EncodeAll(outs []Output) [][]byte {
+	s.expand.Do(func() { s.expanded = signature.NewKey(s.Key) })
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
 	}
-	b := make([]byte, 0, 320+len(o.Body)+120)
-	b = append(b, "<Msg>"...)
-	start := len(b)
-	b = append(b, "<Header>"...)
-	b = elem(b, "MsgId", o.MsgId)
-	b = elem(b, "MsgType", o.Type.String())
-	fn := o.Function
-	if fn == 0 {
-		fn = NEW
+	created := FormatTimestamp(now().UnixNano())
+	n := len(outs)
+	encs := make([][]byte, n)
+	var (
+		signedBuf [4][]byte
+		sigBuf    [4][ed25519.SignatureSize]byte
+	)
+	signed, sigs := signedBuf[:], sigBuf[:]
+	if n > len(signedBuf) {
+		signed, sigs = make([][]byte, n), make([][ed25519.SignatureSize]byte, n)
 	}
-	b = elem(b, "Function", fn.String())
-	b = elem(b, "Sender", s.BIC)
-	b = elem(b, "Receiver", o.Receiver)
-	b = elem(b, "Created", FormatTimestamp(now().UnixNano()))
-	if o.RelatedMsgId != "" {
-		b = elem(b, "RelatedMsgId", o.RelatedMsgId)
+	signed, sigs = signed[:n], sigs[:n]
+	for i := range outs {
+		o := &outs[i]
+		b := make([]byte, 0, 320+len(o.Body)+120)
+		b = append(b, "<Msg>"...)
+		start := len(b)
+		b = append(b, "<Header>"...)
+		b = elem(b, "MsgId", o.MsgId)
+		b = elem(b, "MsgType", o.Type.String())
+		fn := o.Function
+		if fn == 0 {
+			fn = NEW
+		}
+		b = elem(b, "Function", fn.String())
+		b = elem(b, "Sender", s.BIC)
+		b = elem(b, "Receiver", o.Receiver)
+		b = elem(b, "Created", created)
+		if o.RelatedMsgId != "" {
+			b = elem(b, "RelatedMsgId", o.RelatedMsgId)
+		}
+		b = append(b, "</Header><Body>"...)
+		b = append(b, o.Body...)
+		b = append(b, "</Body>"...)
+		encs[i], signed[i] = b, b[start:]
 	}
-	b = append(b, "</Header><Body>"...)
-	b = append(b, o.Body...)
-	b = append(b, "</Body>"...)
-	sig := signature.Sign(s.Key, b[start:])
-	b = append(b, `<Sig alg="ed25519">`...)
-	b = base64.StdEncoding.AppendEncode(b, sig)
-	return append(b, "</Sig></Msg>"...)
+	s.expanded.SignBatch(signed, sigs)
+	for i, b := range encs {
+		b = append(b, `<Sig alg="ed25519">`...)
+		b = base64.StdEncoding.AppendEncode(b, sigs[i][:])
+		encs[i] = append(b, "</Sig></Msg>"...)
+	}
+	return encs
 }

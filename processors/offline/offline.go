@@ -190,13 +190,12 @@ func Run(ctx context.Context, src *msgset.Reader, sinks Sinks, opts Options) (Su
 		go func() {
 			defer swg.Done()
 			for b := range decided {
+				encs := opts.Signer.EncodeAll(b.outs) // one field inversion for the batch
 				for i := range b.outs {
-					o := &b.outs[i]
-					enc := opts.Signer.Encode(o)
-					if o.IsCLS() {
-						b.cls = append(b.cls, enc)
+					if b.outs[i].IsCLS() {
+						b.cls = append(b.cls, encs[i])
 					} else {
-						b.outbound = append(b.outbound, enc)
+						b.outbound = append(b.outbound, encs[i])
 					}
 				}
 				for _, e := range b.excs {

@@ -152,14 +152,17 @@ func (s *stages) writeTo(ctx sink, st topology.Stage, r *result) {
 		s.out(ctx, st, rec.topic, rec.key, rec.value)
 	}
 	ids := r.ids
-	for i := range r.outs {
-		o := &r.outs[i]
-		topic := s.cfg.Names.Outbound()
-		if o.IsCLS() {
-			topic = s.cfg.Names.CLS()
+	if len(r.outs) > 0 {
+		encs := s.cfg.Signer.EncodeAll(r.outs) // signed together: schemas.Signer.EncodeAll
+		for i := range r.outs {
+			o := &r.outs[i]
+			topic := s.cfg.Names.Outbound()
+			if o.IsCLS() {
+				topic = s.cfg.Names.CLS()
+			}
+			s.out(ctx, st, topic, o.Key, encs[i])
+			ids = append(ids, o.MsgId)
 		}
-		s.out(ctx, st, topic, o.Key, s.cfg.Signer.Encode(o))
-		ids = append(ids, o.MsgId)
 	}
 	m.emitted(r.outs)
 	if r.end != 0 {

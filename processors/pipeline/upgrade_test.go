@@ -99,9 +99,7 @@ func TestUpgradeReadsV1Envelopes(t *testing.T) {
 	fixed := func(c *Config) {
 		c.Now = func() time.Time { return now }
 		c.Inbound = readFrom(&recs)
-		signer := *c.Signer
-		signer.Now = c.Now
-		c.Signer = &signer
+		c.Signer = &schemas.Signer{BIC: c.Signer.BIC, Key: c.Signer.Key, Now: c.Now}
 	}
 	run := func(g *graph) map[string][][]byte {
 		for _, r := range recs {
