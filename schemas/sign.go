@@ -86,31 +86,32 @@ func (s *Signer) Encode(o *Output) []byte {
 }
 
 // EncodeAll is Encode of each of outs, their signatures computed together
-// (signature.Key.SignBatch: one field inversion for all of them). A stage
-// signs the outputs one inbound message caused in one call.
+// (signature.Key.SignBatch: one field inversion for all of them).
 func (s *Signer) EncodeAll(outs []Output) [][]byte {
-	s.expand.Do(func() { s.expanded = signature.NewKey(s.Key) })
+	encs := s.EncodeUnsigned(outs)
+	s.Seal(encs)
+	return encs
+}
+
+// unsignedStart is where the signed range of an unsigned message begins:
+// after "<Msg>".
+const unsignedStart = len("<Msg>")
+
+// EncodeUnsigned writes each of outs as a one-line XML message that lacks
+// its signature: "<Msg>" through "</Body>", with room for the rest. Seal
+// completes them. The Kafka path's producers seal the outputs they write,
+// many at a time (processors/pipeline, seal.go).
+func (s *Signer) EncodeUnsigned(outs []Output) [][]byte {
 	now := time.Now
 	if s.Now != nil {
 		now = s.Now
 	}
 	created := FormatTimestamp(now().UnixNano())
-	n := len(outs)
-	encs := make([][]byte, n)
-	var (
-		signedBuf [4][]byte
-		sigBuf    [4][ed25519.SignatureSize]byte
-	)
-	signed, sigs := signedBuf[:], sigBuf[:]
-	if n > len(signedBuf) {
-		signed, sigs = make([][]byte, n), make([][ed25519.SignatureSize]byte, n)
-	}
-	signed, sigs = signed[:n], sigs[:n]
+	encs := make([][]byte, len(outs))
 	for i := range outs {
 		o := &outs[i]
 		b := make([]byte, 0, 320+len(o.Body)+120)
 		b = append(b, "<Msg>"...)
-		start := len(b)
 		b = append(b, "<Header>"...)
 		b = elem(b, "MsgId", o.MsgId)
 		b = elem(b, "MsgType", o.Type.String())
@@ -127,14 +128,34 @@ func (s *Signer) EncodeAll(outs []Output) [][]byte {
 		}
 		b = append(b, "</Header><Body>"...)
 		b = append(b, o.Body...)
-		b = append(b, "</Body>"...)
-		encs[i], signed[i] = b, b[start:]
-	}
-	s.expanded.SignBatch(signed, sigs)
-	for i, b := range encs {
-		b = append(b, `<Sig alg="ed25519">`...)
-		b = base64.StdEncoding.AppendEncode(b, sigs[i][:])
-		encs[i] = append(b, "</Sig></Msg>"...)
+		encs[i] = append(b, "</Body>"...)
 	}
 	return encs
+}
+
+// Seal signs each of msgs, messages of EncodeUnsigned, and appends the
+// signature, in place: msgs[i] becomes the signed message. The signatures
+// are computed together (signature.Key.SignBatch: one field inversion for
+// all of them).
+func (s *Signer) Seal(msgs [][]byte) {
+	s.expand.Do(func() { s.expanded = signature.NewKey(s.Key) })
+	n := len(msgs)
+	var (
+		signedBuf [4][]byte
+		sigBuf    [4][ed25519.SignatureSize]byte
+	)
+	signed, sigs := signedBuf[:], sigBuf[:]
+	if n > len(signedBuf) {
+		signed, sigs = make([][]byte, n), make([][ed25519.SignatureSize]byte, n)
+	}
+	signed, sigs = signed[:n], sigs[:n]
+	for i, b := range msgs {
+		signed[i] = b[unsignedStart:]
+	}
+	s.expanded.SignBatch(signed, sigs)
+	for i, b := range msgs {
+		b = append(b, `<Sig alg="ed25519">`...)
+		b = base64.StdEncoding.AppendEncode(b, sigs[i][:])
+		msgs[i] = append(b, "</Sig></Msg>"...)
+	}
 }

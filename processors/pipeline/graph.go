@@ -214,6 +214,7 @@ func Run(ctx context.Context, o Options) error {
 		defer s.verify.stop() // after every processor has stopped (wg.Wait below)
 	}
 	s.audits = map[topology.Stage]*auditBatcher{}
+	s.seal = &sealConfig{signer: s.cfg.Signer, topics: []string{s.cfg.Names.Outbound(), s.cfg.Names.CLS()}}
 	countOf := func(topic string) func() (int, error) {
 		return partitionCount(ctx, func(ctx context.Context) (int, error) {
 			cl, err := kgo.NewClient(o.Kafka.Opts()...)
@@ -337,11 +338,11 @@ func (s *stages) processorOptions(st topology.Stage, o Options, static string, l
 	// replication and configs (or by the operator: --no-create-topics); a
 	// topic goka created would have its defaults, so it creates none.
 	tmc.NoCreate = true
-	producer := WatchedProducerBuilder(o.Produce, o.Kafka.Security()...)
+	po := producerOptions{watch: o.Produce, seal: s.seal}
 	if st == topology.StageIdentity && s.idTableParts != nil {
-		producer = tableBatchingProducerBuilder(o.Produce, topology.Table(s.cfg.Names.IdentityGroup()), s.idTableParts,
-			o.Kafka.Security()...)
+		po.table, po.partitions = topology.Table(s.cfg.Names.IdentityGroup()), s.idTableParts
 	}
+	producer := producerBuilder(po, o.Kafka.Security()...)
 	if st == topology.StageValidate && s.verify != nil {
 		producer = s.verify.producerBuilder(producer)
 	}

@@ -153,7 +153,12 @@ func (s *stages) writeTo(ctx sink, st topology.Stage, r *result) {
 	}
 	ids := r.ids
 	if len(r.outs) > 0 {
-		encs := s.cfg.Signer.EncodeAll(r.outs) // signed together: schemas.Signer.EncodeAll
+		var encs [][]byte
+		if s.seal != nil {
+			encs = s.cfg.Signer.EncodeUnsigned(r.outs) // the producer signs them (seal.go)
+		} else {
+			encs = s.cfg.Signer.EncodeAll(r.outs) // signed together
+		}
 		for i := range r.outs {
 			o := &r.outs[i]
 			topic := s.cfg.Names.Outbound()

@@ -54,6 +54,9 @@ type producer struct {
 	// (tablebatch.go); flushMu orders its flushes.
 	batch   *tableBatcher
 	flushMu sync.Mutex
+	// seal, if set, signs the outputs written to its topics, many at a time
+	// (seal.go).
+	seal *sealer
 }
 
 type completion struct {
@@ -71,13 +74,21 @@ func ProducerBuilder(extra ...kgo.Opt) goka.ProducerBuilder {
 // WatchedProducerBuilder is ProducerBuilder whose producers report to w
 // (nil: none).
 func WatchedProducerBuilder(w *ProduceWatch, extra ...kgo.Opt) goka.ProducerBuilder {
-	return tableBatchingProducerBuilder(w, "", nil, extra...)
+	return producerBuilder(producerOptions{watch: w}, extra...)
 }
 
-// tableBatchingProducerBuilder is WatchedProducerBuilder whose producers
-// write the table writes of changelog table in batch records
-// (tablebatch.go); partitions looks its partition count up. No table: none.
-func tableBatchingProducerBuilder(w *ProduceWatch, table string, partitions func() (int, error), extra ...kgo.Opt) goka.ProducerBuilder {
+// producerOptions are what a producer does besides writing records.
+type producerOptions struct {
+	watch *ProduceWatch // reported to; nil: none
+	// table's writes go in batch records (tablebatch.go); partitions looks
+	// its partition count up. "": none.
+	table      string
+	partitions func() (int, error)
+	seal       *sealConfig // outputs sealed in batches (seal.go); nil: none
+}
+
+func producerBuilder(po producerOptions, extra ...kgo.Opt) goka.ProducerBuilder {
+	w, table, partitions := po.watch, po.table, po.partitions
 	return func(brokers []string, clientID string, _ func() hash.Hash32) (goka.Producer, error) {
 		opts := append([]kgo.Opt{
 			kgo.SeedBrokers(brokers...),
@@ -104,6 +115,9 @@ func tableBatchingProducerBuilder(w *ProduceWatch, table string, partitions func
 		p := &producer{cl: cl, w: w}
 		if table != "" {
 			p.batch = newTableBatcher(table, partitions)
+		}
+		if po.seal != nil {
+			p.seal = newSealer(p, po.seal)
 		}
 		return p, nil
 	}
@@ -132,10 +146,26 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 		tw = p.w.topic(topic)
 		p.w.sentTo(tw)
 	}
+	if p.seal != nil && p.seal.takes(topic) {
+		p.seal.add(r, finish, tw) // takes its sequence number in emit order
+		return promise
+	}
+	p.produce(r, p.sequence(), finish, tw)
+	return promise
+}
+
+// sequence numbers the next emit.
+func (p *producer) sequence() uint64 {
 	p.mu.Lock()
+	defer p.mu.Unlock()
 	seq := p.next
 	p.next++
-	p.mu.Unlock()
+	return seq
+}
+
+// produce hands emit seq's record to franz-go; its promise completes in
+// emit order once the record is acknowledged.
+func (p *producer) produce(r *kgo.Record, seq uint64, finish goka.PromiseFinisher, tw *topicWatch) {
 	p.cl.Produce(context.Background(), r, func(r *kgo.Record, err error) {
 		if tw != nil {
 			p.w.ackedBy(tw, err)
@@ -144,7 +174,6 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 		msg := &sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
 		p.complete(seq, completion{finish: finish, msg: msg, err: err})
 	})
-	return promise
 }
 
 // complete runs the completion of emit seq once every earlier emit's has
@@ -184,6 +213,9 @@ func (p *producer) complete(seq uint64, c completion) {
 
 // Close flushes what is buffered and closes the client.
 func (p *producer) Close() error {
+	if p.seal != nil {
+		p.seal.close() // what waits to be sealed is handed over first
+	}
 	if p.batch != nil {
 		p.flushTable(false)
 	}

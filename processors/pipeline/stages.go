@@ -103,6 +103,9 @@ type stages struct {
 	// idTableParts looks up the identity changelog's partition count for
 	// its batches (tablebatch.go); nil: no batches (goka's tester).
 	idTableParts func() (int, error)
+	// seal, when set, has the producers sign the outputs (seal.go): the
+	// stages emit them unsigned. Nil (goka's tester): the stages sign.
+	seal *sealConfig
 }
 
 func newStages(cfg Config) *stages {

@@ -75,7 +75,7 @@ func TestTableWritesCompleteInBatchesInEmitOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	p, err := tableBatchingProducerBuilder(nil, "tbl", func() (int, error) { return 2, nil })(c.ListenAddrs(), "tbl-test", nil)
+	p, err := producerBuilder(producerOptions{table: "tbl", partitions: func() (int, error) { return 2, nil }})(c.ListenAddrs(), "tbl-test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
