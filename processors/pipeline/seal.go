@@ -13,7 +13,7 @@ import (
 // Outputs signed in batches (docs/ARCHITECTURE.md, "Outputs signed in
 // batches").
 //
-// Compressing a signature's R is a field inversion, about a third of an
+// Compressing a signature's R is a field inversion, about a quarter of an
 // output's signing, and signatures computed together share one
 // (schemas.Signer.Seal). A stage's callback decides one input record at a
 // time, so on its own it could share the inversion only among that

@@ -76,8 +76,8 @@ func expand(pub ed25519.PublicKey) *voi.ExpandedPublicKey {
 
 // Sign is ed25519.Sign, computed by curve25519-voi: Ed25519 signing is
 // deterministic (RFC 8032), so the bytes are the same, in about 0.6 of
-// crypto/ed25519's time (docs/benchmarks.md). The utility signs 1.7
-// outputs per inbound message.
+// crypto/ed25519's time (docs/benchmarks.md). The utility's own outputs
+// (1.7 per inbound message) are signed by Key, in batches.
 func Sign(priv ed25519.PrivateKey, msg []byte) []byte {
 	return voi.Sign(voi.PrivateKey(priv), msg)
 }
