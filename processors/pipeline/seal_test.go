@@ -6,6 +6,7 @@ import (
 	"crypto/ed25519"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -109,7 +110,7 @@ func TestSealerSignsInEmitOrder(t *testing.T) {
 			}
 		}
 		key := fmt.Sprint("P", g)
-		if !equalAll(got["out/"+key], sealed) {
+		if !slices.EqualFunc(got["out/"+key], sealed, bytes.Equal) {
 			t.Fatalf("writer %d: the outbound records are not its outputs sealed, in emit order:\n%q", g, got["out/"+key])
 		}
 		for _, v := range append(got["out/"+key], got["cls/"+key]...) {
@@ -128,16 +129,4 @@ func TestSealerSignsInEmitOrder(t *testing.T) {
 			}
 		}
 	}
-}
-
-func equalAll(a, b [][]byte) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if !bytes.Equal(a[i], b[i]) {
-			return false
-		}
-	}
-	return true
 }
