@@ -163,5 +163,11 @@ func TestBatchedValidateGivesSteMatchVerdicts(t *testing.T) {
 		t.Errorf("ste_verify_batch_size_count = %v: the validate stage did not verify in batches", n)
 	}
 	t.Logf("batches: %v for %v signatures", e.metric(r, "ste_verify_batch_size_count"), e.metric(r, "ste_verify_batch_size_sum"))
+	// The outputs compared above were signed by the producers, in batches
+	// (seal.go): outputs the stages signed themselves would not count here.
+	if n := e.metric(r, "ste_seal_batch_size_sum"); n <= 0 {
+		t.Errorf("ste_seal_batch_size_sum = %v: the producers signed no outputs", n)
+	}
+	t.Logf("seal batches: %v for %v outputs", e.metric(r, "ste_seal_batch_size_count"), e.metric(r, "ste_seal_batch_size_sum"))
 	t.Logf("%d messages, %d SIGNATURE rejections, flooders %s", len(recs), nSig, fmt.Sprint(flooders))
 }

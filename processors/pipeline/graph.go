@@ -214,7 +214,8 @@ func Run(ctx context.Context, o Options) error {
 		defer s.verify.stop() // after every processor has stopped (wg.Wait below)
 	}
 	s.audits = map[topology.Stage]*auditBatcher{}
-	s.seal = &sealConfig{signer: s.cfg.Signer, topics: []string{s.cfg.Names.Outbound(), s.cfg.Names.CLS()}}
+	s.seal = &sealConfig{signer: s.cfg.Signer, topics: []string{s.cfg.Names.Outbound(), s.cfg.Names.CLS()},
+		metrics: s.cfg.Metrics}
 	countOf := func(topic string) func() (int, error) {
 		return partitionCount(ctx, func(ctx context.Context) (int, error) {
 			cl, err := kgo.NewClient(o.Kafka.Opts()...)

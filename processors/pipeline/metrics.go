@@ -34,8 +34,11 @@ type Metrics struct {
 	// (verifyqueue.go): how much a fetch delivered while the last batch was
 	// verified.
 	VerifyBatch prometheus.Histogram
-	Lag         *prometheus.GaugeVec
-	GroupLag    *prometheus.GaugeVec
+	// SealBatch is the size of the outputs' signing batches (seal.go): how
+	// many outputs the callbacks emitted while the last batch was signed.
+	SealBatch prometheus.Histogram
+	Lag       *prometheus.GaugeVec
+	GroupLag  *prometheus.GaugeVec
 	// Disk tables (processors/diskstore) only.
 	TableRestored *prometheus.CounterVec
 	TableRebuilds *prometheus.CounterVec
@@ -105,6 +108,9 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		VerifyBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_verify_batch_size",
 			Help:    "Signatures verified together in one batch by the validate stage (1: verified alone).",
 			Buckets: prometheus.ExponentialBuckets(1, 2, 9)}),
+		SealBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_seal_batch_size",
+			Help:    "Outputs signed together in one batch by a processor's producer (1: signed alone).",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 7)}),
 		Lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_consumer_lag",
 			Help: "Records behind the end of a stage's input, per partition this instance owns."}, []string{"stage", "topic", "partition"}),
 		GroupLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_lag",
@@ -123,7 +129,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.outs.label = func(i uint8) string { return schemas.MsgType(i).String() }
 	m.newMsg, m.dupMsg = m.Accepted.WithLabelValues("new"), m.Accepted.WithLabelValues("duplicate")
 	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
-		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.VerifyBatch, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Risk, m.Status)
+		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.VerifyBatch, m.SealBatch, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Risk, m.Status)
 	return m
 }
 
@@ -132,6 +138,13 @@ func (m *Metrics) verifyBatch(n int) {
 		return
 	}
 	m.VerifyBatch.Observe(float64(n))
+}
+
+func (m *Metrics) sealBatch(n int) {
+	if m == nil {
+		return
+	}
+	m.SealBatch.Observe(float64(n))
 }
 
 func (m *Metrics) observe(st topology.Stage, p int32, start time.Time, inboundTS int64) {

@@ -46,8 +46,9 @@ const (
 
 // sealConfig says which outputs a producer seals, and with what key.
 type sealConfig struct {
-	signer *schemas.Signer
-	topics []string // the outbound and CLS topics
+	signer  *schemas.Signer
+	topics  []string // the outbound and CLS topics
+	metrics *Metrics // nil: none
 }
 
 // unsealed is an output emitted, not yet sealed.
@@ -118,6 +119,7 @@ func (s *sealer) run() {
 		s.waiting = append(s.waiting[:0], s.waiting[n:]...)
 		s.mu.Unlock()
 		s.room.Broadcast()
+		s.cfg.metrics.sealBatch(n)
 		s.seal(batch)
 	}
 }
