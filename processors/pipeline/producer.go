@@ -87,6 +87,7 @@ type producerOptions struct {
 	seal       *sealConfig // outputs sealed in batches (seal.go); nil: none
 }
 
+// producerBuilder returns a builder of producers doing what po says.
 func producerBuilder(po producerOptions, extra ...kgo.Opt) goka.ProducerBuilder {
 	w, table, partitions := po.watch, po.table, po.partitions
 	return func(brokers []string, clientID string, _ func() hash.Hash32) (goka.Producer, error) {
