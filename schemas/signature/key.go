@@ -42,14 +42,16 @@ func NewKey(priv ed25519.PrivateKey) *Key {
 }
 
 // SignBatch writes the signature of msgs[i] into sigs[i]; the slices are
-// of one length. Outputs decided together (one inbound message's ACK,
-// STATUS and CLS) are signed together.
+// of one length. Its callers sign what they hold at once: a batch of a
+// producer's outputs on Kafka (processors/pipeline, seal.go), a batch of
+// ste match's decisions, one message's outputs in goka's tester.
 func (k *Key) SignBatch(msgs [][]byte, sigs [][ed25519.SignatureSize]byte) {
 	n := len(msgs)
 	if len(sigs) != n {
 		panic("signature: SignBatch: msgs and sigs differ in length")
 	}
-	// A message's outputs are one to three: those need no allocation.
+	// Small batches (a message's outputs, an idle producer's) need no
+	// allocation.
 	var (
 		rBuf   [4]scalar.Scalar
 		ptBuf  [4]curve.EdwardsPoint
