@@ -32,9 +32,20 @@ const (
 	Mismatched
 	Unmatched
 	Expired
+	// Version 3 values (messages.md §5a step 10), appended so stored values
+	// keep their numbers.
+	Affirmed
+	AffirmRejected
+	ChangePending
+	CancelPending
+	Cancelled
 )
 
-var statusNames = [...]string{"", "MATCHED", "MISMATCHED", "UNMATCHED", "EXPIRED"}
+var statusNames = [...]string{"", "MATCHED", "MISMATCHED", "UNMATCHED", "EXPIRED",
+	"AFFIRMED", "AFFIRM_REJECTED", "CHANGE_PENDING", "CANCEL_PENDING", "CANCELLED"}
+
+// IsV3 reports whether s is one of the five values version 3 adds.
+func (s Status) IsV3() bool { return s >= Affirmed && s <= Cancelled }
 
 func (s Status) String() string {
 	if int(s) < len(statusNames) {

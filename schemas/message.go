@@ -29,9 +29,28 @@ const (
 	NACK
 	STATUS
 	CLS
+	// Version 3 (messages.md §3a, §6): appended after the version 2 types so
+	// that stored values keep their numbers. The lifecycle's inbound types:
+	AFF // affirmation (or rejection) of a matched set
+	CXL // cancellation request
+	CXA // cancellation acceptance
+	CXJ // cancellation rejection
+	// and its outputs:
+	CNF // confirmation to a party
+	BLK // block status
+	ALG // allegement
 )
 
-var msgTypeNames = [...]string{"", "NOE", "ALC", "NPR", "SET", "ACK", "NACK", "STATUS", "CLS"}
+var msgTypeNames = [...]string{"", "NOE", "ALC", "NPR", "SET", "ACK", "NACK", "STATUS", "CLS",
+	"AFF", "CXL", "CXA", "CXJ", "CNF", "BLK", "ALG"}
+
+// IsLifecycle reports whether t is one of version 3's lifecycle inbound
+// types (AFF, CXL, CXA, CXJ): Function NEW only, no content of a trade.
+func (t MsgType) IsLifecycle() bool { return t >= AFF && t <= CXJ }
+
+// IsContent reports whether t is one of the four content types (NOE, ALC,
+// NPR, SET) whose NEW and REPLACE are a trade's content (messages.md §5a).
+func (t MsgType) IsContent() bool { return t >= NOE && t <= SET }
 
 func (t MsgType) String() string {
 	if int(t) < len(msgTypeNames) {
@@ -84,6 +103,24 @@ func ParseFunction(s string) (Function, bool) {
 		return REPLACE, true
 	}
 	return 0, false
+}
+
+// Decision is an AFF's Decision (messages.md §3a).
+type Decision uint8
+
+const (
+	AFFIRM Decision = iota + 1
+	REJECT
+)
+
+func (d Decision) String() string {
+	switch d {
+	case AFFIRM:
+		return "AFFIRM"
+	case REJECT:
+		return "REJECT"
+	}
+	return ""
 }
 
 // Side is the investment manager's side of the trade.
@@ -266,6 +303,17 @@ type Message struct {
 	SettleCcy          string
 	SafekeepingAccount string
 	CashAccount        string
+
+	// Version 3 (messages.md §2, §3a). Signer is the delegated signer's BIC
+	// ("" when the Sender signed itself); the rest are the lifecycle fields of
+	// AFF, CXL, CXA and CXJ, trimmed as written.
+	Signer       string
+	Decision     Decision
+	MatchDigest  string   // 64 lower-case hex
+	Affirms      []string // the Sender:MsgId tokens of an AFF, as written (validated form)
+	Amends       string   // "" for a first affirmation, else 64 lower-case hex
+	RejectReason []string // codes of a REJECT, as written
+	CancelReason string   // one code, on CXL and CXJ
 }
 
 // Signed is the byte range the signature covers.
