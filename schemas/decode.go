@@ -29,10 +29,11 @@ const (
 	hSender
 	hCreated
 	hRelatedMsgId
+	hSigner // version 3: optional, a delegated signer
 	numHeader
 )
 
-var headerNames = [numHeader]string{"MsgId", "MsgType", "Function", "Sender", "Created", "RelatedMsgId"}
+var headerNames = [numHeader]string{"MsgId", "MsgType", "Function", "Sender", "Created", "RelatedMsgId", "Signer"}
 
 // key field slots.
 const (
@@ -229,13 +230,24 @@ func (r *raw) check(m *Message) *Rejection {
 	}
 	var ok bool
 	if m.Type, ok = ParseMsgType(r.header[hMsgType]); !ok {
-		return reject(Schema, "MsgType "+quote(r.header[hMsgType])+" is not NOE, ALC, NPR or SET")
+		return reject(Schema, "MsgType "+quote(r.header[hMsgType])+" is not NOE, ALC, NPR, SET, AFF, CXL, CXA or CXJ")
 	}
 	if m.Function, ok = ParseFunction(r.header[hFunction]); !ok {
 		return reject(Schema, "Function "+quote(r.header[hFunction])+" is not NEW, CANCEL or REPLACE")
 	}
+	if m.Type.IsLifecycle() && m.Function != NEW {
+		return reject(Schema, m.Type.String()+" has Function NEW only, not "+m.Function.String()+
+			": it cannot be cancelled or replaced; a principal sends another message instead")
+	}
 	if !IsBIC(m.Sender) {
 		return reject(Schema, "Sender "+quote(m.Sender)+" is not a BIC (8 or 11 of A-Z 0-9)")
+	}
+	if r.hasH[hSigner] {
+		// Present, it must name a signer: an empty one is a mistake, not
+		// "signed by the Sender".
+		if m.Signer = r.header[hSigner]; !IsBIC(m.Signer) {
+			return reject(Schema, "Signer "+quote(m.Signer)+" is not a BIC (8 or 11 of A-Z 0-9); leave <Signer> out when the Sender signs")
+		}
 	}
 	created, err := ParseTimestamp(r.header[hCreated])
 	switch {
@@ -247,10 +259,16 @@ func (r *raw) check(m *Message) *Rejection {
 		return reject(Schema, "Created "+quote(r.header[hCreated])+" is not an RFC 3339 timestamp")
 	}
 	m.Created = created
-	if m.Function != NEW {
+	// RelatedMsgId: a CANCEL's or REPLACE's target, the CXL a CXA or CXJ
+	// answers; ignored on a NEW of another type (an AFF, a CXL included).
+	if m.Function != NEW || m.Type == CXA || m.Type == CXJ {
 		m.RelatedMsgId = r.header[hRelatedMsgId]
 		if m.RelatedMsgId == "" {
-			return reject(Schema, "RelatedMsgId is required on "+m.Function.String())
+			on := m.Function.String()
+			if m.Function == NEW {
+				on = m.Type.String() + " (it names the CXL it answers)"
+			}
+			return reject(Schema, "RelatedMsgId is required on "+on)
 		}
 		if !IsMsgId(m.RelatedMsgId) {
 			return reject(Schema, "RelatedMsgId "+quote(m.RelatedMsgId)+" is not of the MsgId form")
@@ -291,7 +309,7 @@ func (r *raw) check(m *Message) *Rejection {
 
 	// A CANCEL needs only the key fields (and a SET CANCEL its Custodian, which
 	// says who may send it); other fields it carries are checked like any other.
-	required := bodyFieldSets[m.Type]
+	required := RequiredFields[m.Type]
 	if m.Function == CANCEL {
 		required = 0
 		if m.Type == SET {
@@ -299,6 +317,12 @@ func (r *raw) check(m *Message) *Rejection {
 		}
 	}
 	for _, f := range BodyFields[m.Type] {
+		if f == FRejectReason {
+			if m.Decision != REJECT {
+				continue // ignored (not validated) on an AFFIRM
+			}
+			required |= 1 << f
+		}
 		v, has := r.body[f], r.hasB[f]
 		switch {
 		case v == "\x00dup":
@@ -307,7 +331,11 @@ func (r *raw) check(m *Message) *Rejection {
 			return reject(Schema, "<"+f.String()+"> must hold text, not elements")
 		case !has || v == "":
 			if required.Has(f) {
-				return reject(Schema, m.Type.String()+" "+m.Function.String()+" needs <"+f.String()+">; it is missing or empty")
+				what := m.Type.String() + " " + m.Function.String()
+				if f == FRejectReason {
+					what = "AFF with Decision REJECT"
+				}
+				return reject(Schema, what+" needs <"+f.String()+">; it is missing or empty")
 			}
 			continue
 		}
@@ -409,6 +437,39 @@ func (m *Message) setField(f Field, v string) *Rejection {
 		m.SafekeepingAccount = v
 	case FCashAccount:
 		m.CashAccount = v
+	case FDecision:
+		d, ok := ParseDecision(v)
+		if !ok {
+			return reject(Schema, "Decision "+quote(v)+" is not AFFIRM or REJECT")
+		}
+		m.Decision = d
+	case FMatchDigest, FAmends:
+		if !IsMatchDigest(v) {
+			return reject(Schema, f.String()+" "+quote(v)+" is not 64 lower-case hex characters")
+		}
+		if f == FMatchDigest {
+			m.MatchDigest = v
+		} else {
+			m.Amends = v
+		}
+	case FAffirms:
+		toks, rej := parseAffirms(v)
+		if rej != nil {
+			return rej
+		}
+		m.Affirms = toks
+	case FRejectReason:
+		codes, rej := parseRejectReason(v)
+		if rej != nil {
+			return rej
+		}
+		m.RejectReason = codes
+	case FCancelReason:
+		c, rej := parseCancelReason(v)
+		if rej != nil {
+			return rej
+		}
+		m.CancelReason = c
 	}
 	return nil
 }
@@ -427,6 +488,8 @@ func headerSlot(name []byte) int {
 		return hCreated
 	case "RelatedMsgId":
 		return hRelatedMsgId
+	case "Signer":
+		return hSigner
 	}
 	return -1
 }
@@ -485,6 +548,18 @@ func fieldByName(name []byte) (Field, bool) {
 		return FSafekeepingAccount, true
 	case "CashAccount":
 		return FCashAccount, true
+	case "Decision":
+		return FDecision, true
+	case "MatchDigest":
+		return FMatchDigest, true
+	case "Affirms":
+		return FAffirms, true
+	case "Amends":
+		return FAmends, true
+	case "RejectReason":
+		return FRejectReason, true
+	case "CancelReason":
+		return FCancelReason, true
 	}
 	return 0, false
 }

@@ -14,6 +14,9 @@ import (
 type Draft struct {
 	MsgId, MsgType, Function, Sender, Created, RelatedMsgId string
 	Body                                                    []Pair // in order; empty values are written as empty elements
+	// Signer, when not empty, is written after Sender (version 3: a
+	// delegated signer, whose key then signs; adapters.md §3's order).
+	Signer string
 }
 
 // Pair is one body element.
@@ -68,6 +71,9 @@ func (d *Draft) AppendSigned(b []byte, key ed25519.PrivateKey) []byte {
 	b = elem(b, "MsgType", d.MsgType)
 	b = elem(b, "Function", d.Function)
 	b = elem(b, "Sender", d.Sender)
+	if d.Signer != "" {
+		b = elem(b, "Signer", d.Signer)
+	}
 	b = elem(b, "Created", d.Created)
 	if d.RelatedMsgId != "" {
 		b = elem(b, "RelatedMsgId", d.RelatedMsgId)
@@ -114,6 +120,8 @@ func ParseDraft(raw []byte) (*Draft, error) {
 			d.Created = v
 		case "RelatedMsgId":
 			d.RelatedMsgId = v
+		case "Signer":
+			d.Signer = v
 		}
 	}
 	for _, i := range doc.Children(nil, b) {

@@ -59,7 +59,8 @@ func (t MsgType) String() string {
 	return "MsgType(" + strconv.Itoa(int(t)) + ")"
 }
 
-// ParseMsgType accepts only the four inbound types.
+// ParseMsgType accepts only the inbound types: the four content types and
+// version 3's four lifecycle types (AFF, CXL, CXA, CXJ).
 func ParseMsgType(s string) (MsgType, bool) {
 	switch s {
 	case "NOE":
@@ -70,9 +71,20 @@ func ParseMsgType(s string) (MsgType, bool) {
 		return NPR, true
 	case "SET":
 		return SET, true
+	case "AFF":
+		return AFF, true
+	case "CXL":
+		return CXL, true
+	case "CXA":
+		return CXA, true
+	case "CXJ":
+		return CXJ, true
 	}
 	return 0, false
 }
+
+// IsInbound reports whether t is a type participants send (ParseMsgType's).
+func (t MsgType) IsInbound() bool { return t.IsContent() || t.IsLifecycle() }
 
 // Function is what a message does to its trade.
 type Function uint8
@@ -112,6 +124,17 @@ const (
 	AFFIRM Decision = iota + 1
 	REJECT
 )
+
+// ParseDecision accepts AFFIRM and REJECT.
+func ParseDecision(s string) (Decision, bool) {
+	switch s {
+	case "AFFIRM":
+		return AFFIRM, true
+	case "REJECT":
+		return REJECT, true
+	}
+	return 0, false
+}
 
 func (d Decision) String() string {
 	switch d {
@@ -163,12 +186,21 @@ const (
 	FSettleCcy
 	FSafekeepingAccount
 	FCashAccount
+	// Version 3 (messages.md §3a): the lifecycle fields, appended so that
+	// the bits of a stored FieldSet keep their meaning.
+	FDecision
+	FMatchDigest
+	FAffirms
+	FAmends
+	FRejectReason
+	FCancelReason
 	numFields
 )
 
 var fieldNames = [numFields]string{"Quantity", "Price", "TradeCcy", "SettleDate", "Market", "ExecTime",
 	"AllocCount", "Account", "Custodian", "PSET", "GrossAmount", "Commission", "Fees", "NetAmount",
-	"SettleCcy", "SafekeepingAccount", "CashAccount"}
+	"SettleCcy", "SafekeepingAccount", "CashAccount",
+	"Decision", "MatchDigest", "Affirms", "Amends", "RejectReason", "CancelReason"}
 
 func (f Field) String() string { return fieldNames[f] }
 
@@ -186,19 +218,37 @@ func fields(fs ...Field) FieldSet {
 	return s
 }
 
-// BodyFields lists, per inbound type, the extra body fields of section 3 in
-// the contract's order; all are required on NEW and REPLACE.
-var BodyFields = [5][]Field{
+// BodyFields lists, per inbound type, the extra body fields of sections 3
+// and 3a in the contract's order. Those of the content types are all
+// required on NEW and REPLACE; of the lifecycle types' (all NEW),
+// RequiredFields says which. A field a type does not list is an unknown
+// element to it and ignored: CancelReason on a CXA, for one.
+var BodyFields = [CXJ + 1][]Field{
 	NOE: {FQuantity, FPrice, FTradeCcy, FSettleDate, FMarket, FExecTime},
 	ALC: {FAllocCount, FAccount, FQuantity, FPrice, FTradeCcy, FCustodian, FPSET},
 	NPR: {FAccount, FQuantity, FPrice, FTradeCcy, FGrossAmount, FCommission, FFees, FNetAmount, FSettleCcy, FSettleDate},
 	SET: {FAccount, FQuantity, FSettleDate, FSettleCcy, FNetAmount, FCustodian, FPSET, FSafekeepingAccount, FCashAccount},
+	// Decision first: whether RejectReason is read depends on it.
+	AFF: {FDecision, FMatchDigest, FAffirms, FAmends, FRejectReason},
+	CXL: {FCancelReason},
+	CXA: {},
+	CXJ: {FCancelReason},
 }
 
-var bodyFieldSets = func() (s [5]FieldSet) {
+var bodyFieldSets = func() (s [CXJ + 1]FieldSet) {
 	for t, fs := range BodyFields {
 		s[t] = fields(fs...)
 	}
+	return
+}()
+
+// RequiredFields is, per inbound type, the body fields its NEW (and a
+// content type's REPLACE) must carry: all of BodyFields but an AFF's Amends
+// (absent in a first affirmation) and RejectReason (required on a REJECT
+// only, ignored on an AFFIRM).
+var RequiredFields = func() (s [CXJ + 1]FieldSet) {
+	s = bodyFieldSets
+	s[AFF] = fields(FDecision, FMatchDigest, FAffirms)
 	return
 }()
 

@@ -1,7 +1,10 @@
 package schemas
 
-// Reason is a rejection code of section 4, in the order the rules are checked:
-// the first failing rule gives the code, so the numeric order is the contract's.
+// Reason is a rejection code of section 4. Up to ConflictingDuplicate the
+// numeric order is the order the rules are checked (the first failing rule
+// gives the code); version 3's two codes are appended after Internal so that
+// stored values (envelopes on internal topics) keep their numbers: Reasons
+// and Reason.Rank give the contract's order of every code.
 type Reason uint8
 
 const (
@@ -20,15 +23,34 @@ const (
 	// Internal is no rule: the utility could not process the record through
 	// a fault of its own (docs/spec/messages.md §7). No NACK; operators retry it.
 	Internal
+	// Version 3. BadReference's rule comes after BAD_AMOUNT, KeyCollision's
+	// after CONFLICTING_DUPLICATE (Reasons).
+	BadReference // an AFF's Affirms or Amends refer where they may not (validation)
+	KeyCollision // the trade key is held by a trade of other key fields (the trade decides)
 )
 
 var reasonNames = [...]string{"", "TOO_LARGE", "MALFORMED", "SCHEMA", "UNKNOWN_SENDER", "SIGNATURE",
 	"NOT_AUTHORISED", "UNKNOWN_PARTY", "UNKNOWN_SECURITY", "UNKNOWN_CURRENCY", "BAD_DATE", "BAD_AMOUNT",
-	"CONFLICTING_DUPLICATE", "INTERNAL"}
+	"CONFLICTING_DUPLICATE", "INTERNAL", "BAD_REFERENCE", "KEY_COLLISION"}
 
 // Reasons lists every rule's code in rule order (INTERNAL is not a rule).
 var Reasons = []Reason{TooLarge, Malformed, Schema, UnknownSender, Signature, NotAuthorised,
-	UnknownParty, UnknownSecurity, UnknownCurrency, BadDate, BadAmount, ConflictingDuplicate}
+	UnknownParty, UnknownSecurity, UnknownCurrency, BadDate, BadAmount, BadReference, ConflictingDuplicate,
+	KeyCollision}
+
+// Rank is the position of r's rule in the contract's order (Reasons), from
+// 1; INTERNAL, no rule, ranks after every rule, and an unknown code 0.
+func (r Reason) Rank() int {
+	for i, x := range Reasons {
+		if x == r {
+			return i + 1
+		}
+	}
+	if r == Internal {
+		return len(Reasons) + 1
+	}
+	return 0
+}
 
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {
