@@ -24,7 +24,7 @@ func init() {
 
 func refdataGen(ctx context.Context, args []string) error {
 	fs := cli.Flags("refdata gen", "--out DIR [--seed N] [--securities N] [--participants N]")
-	out := fs.String("out", "", "directory to write currencies.csv, countries.csv, securities.csv, participants.csv, holidays.csv, markets.csv (required)")
+	out := fs.String("out", "", "directory to write currencies.csv, countries.csv, securities.csv, participants.csv (with the signers column and the adapters' signer rows), holidays.csv, tolerances.csv, affirmation.csv (no row: every InvMgr MANUAL), markets.csv (required)")
 	seed := fs.Int64("seed", 1, "generator seed: the same seed gives the same files")
 	secs := fs.Int("securities", 5000, "number of securities")
 	parts := fs.Int("participants", 300, "number of participants")
@@ -41,8 +41,8 @@ func refdataGen(ctx context.Context, args []string) error {
 	if err := set.WriteDir(*out); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %d currencies, %d countries, %d securities, %d participants, %d holidays to %s\n",
-		len(set.Currencies()), len(set.Countries()), len(set.Securities()), len(set.Participants()), len(set.Holidays()), *out)
+	fmt.Printf("wrote %d currencies, %d countries, %d securities, %d participants (the utility and the adapters' signers %s and %s included), %d holidays to %s\n",
+		len(set.Currencies()), len(set.Countries()), len(set.Securities()), len(set.Participants()), refdata.FIXSignerBIC, refdata.ISOSignerBIC, len(set.Holidays()), *out)
 	return nil
 }
 

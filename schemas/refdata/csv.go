@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -18,7 +19,7 @@ var Files = []string{"currencies.csv", "countries.csv", "securities.csv", "parti
 
 // OptionalFiles lists the files a directory may hold besides Files (read
 // only): absent, they load as no rows.
-var OptionalFiles = []string{"tolerances.csv", MarketsFile}
+var OptionalFiles = []string{"tolerances.csv", AffirmationFile, MarketsFile}
 
 // RowError locates a problem in a reference data file so that an operator can
 // go straight to it: "file:line: column "x": reason". Line is 0 for a problem
@@ -244,7 +245,7 @@ func (s *Set) WriteDir(dir string) error {
 		return err
 	}
 	for _, t := range tables {
-		if t.optional && len(t.rows(s)) == 0 {
+		if t.optional && !t.writeEmpty && len(t.rows(s)) == 0 {
 			continue // an optional file without rows is left out, not written empty
 		}
 		if err := writeFileAtomic(filepath.Join(dir, t.file), s.csvBytes(t)); err != nil {
@@ -255,10 +256,37 @@ func (s *Set) WriteDir(dir string) error {
 }
 
 func (s *Set) csvBytes(t *table) []byte {
+	rows := t.rows(s)
+	// An optional column is written when some row says it; a row that
+	// does not is written "" there.
+	cols := slices.Clone(t.cols)
+	for j, c := range t.optCols {
+		i := len(t.cols) + j
+		said := false
+		for _, r := range rows {
+			said = said || r[i] != Absent
+		}
+		if said {
+			cols = append(cols, c)
+		}
+	}
 	var buf bytes.Buffer
 	w := csv.NewWriter(&buf)
-	_ = w.Write(t.cols) // writes to a bytes.Buffer cannot fail
-	_ = w.WriteAll(t.rows(s))
+	_ = w.Write(cols) // writes to a bytes.Buffer cannot fail
+	for _, r := range rows {
+		out := make([]string, 0, len(cols))
+		for i, c := range t.allCols() {
+			if slices.Contains(cols, c) {
+				v := r[i]
+				if v == Absent {
+					v = ""
+				}
+				out = append(out, v)
+			}
+		}
+		_ = w.Write(out)
+	}
+	w.Flush()
 	return buf.Bytes()
 }
 

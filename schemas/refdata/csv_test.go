@@ -153,9 +153,9 @@ func TestLoadErrors(t *testing.T) {
 		{"bic of 9", "participants.csv", par + "BRKASGSGX,Broker A,BROKER,SG,ACTIVE," + keyA + "\n",
 			`participants.csv:2: column "bic": "BRKASGSGX" is not 8 or 11 of A-Z 0-9`},
 		{"unknown role", "participants.csv", par + "BRKASGSGXXX,Broker A,BROKER;TRADER,SG,ACTIVE," + keyA + "\n",
-			`participants.csv:2: column "roles": unknown role "TRADER" (want BROKER, INVMGR, CUSTODIAN, CSD or UTILITY)`},
+			`participants.csv:2: column "roles": unknown role "TRADER" (want BROKER, INVMGR, CUSTODIAN, CSD, UTILITY or SIGNER)`},
 		{"lower-case role", "participants.csv", par + "BRKASGSGXXX,Broker A,broker,SG,ACTIVE," + keyA + "\n",
-			`participants.csv:2: column "roles": unknown role "broker" (want BROKER, INVMGR, CUSTODIAN, CSD or UTILITY)`},
+			`participants.csv:2: column "roles": unknown role "broker" (want BROKER, INVMGR, CUSTODIAN, CSD, UTILITY or SIGNER)`},
 		{"empty role item", "participants.csv", par + "BRKASGSGXXX,Broker A,BROKER;,SG,ACTIVE," + keyA + "\n",
 			`participants.csv:2: column "roles": empty role in "BROKER;"`},
 		{"no roles", "participants.csv", par + "BRKASGSGXXX,Broker A,,SG,ACTIVE," + keyA + "\n",
@@ -293,6 +293,9 @@ func assertEqualSets(t *testing.T, a, b *Set) {
 	}
 	if !reflect.DeepEqual(a.Cutoffs(), b.Cutoffs()) {
 		t.Error("cutoffs differ")
+	}
+	if !reflect.DeepEqual(a.Affirmations(), b.Affirmations()) {
+		t.Error("affirmation modes differ")
 	}
 }
 

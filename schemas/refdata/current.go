@@ -27,3 +27,11 @@ func (c *Current) Tolerance(criterion int, ccy string) decimal.Dec {
 	}
 	return s.Tolerance(criterion, ccy)
 }
+
+// AffirmationMode is Set.AffirmationMode on the published Set (MANUAL before
+// the first Store), so the utility decides whether to affirm, and validation
+// whether the utility's AFF is authorised, by the mode the instance has read
+// by then (messages.md §8).
+func (c *Current) AffirmationMode(invmgr string) AffirmMode {
+	return c.p.Load().AffirmationMode(invmgr)
+}

@@ -50,6 +50,13 @@ const (
 	DefaultParticipants = 300
 	DefaultUtilityBIC   = "STEUTLSGXXX"
 
+	// The delegated signers of the utility's standard-format adapters
+	// (adapters.md §2, messages.md §8): role SIGNER, demo keys, listed in
+	// the signers of every generated broker, investment manager and
+	// custodian.
+	FIXSignerBIC = "STEUTLSGFIX" // ste fixgw
+	ISOSignerBIC = "STEUTLSGISO" // ste iso20022
+
 	// Below these the generated set could not hold the fixed rows (real
 	// securities, one CSD per market) plus active and non-active entities of
 	// every kind that tests rely on, so smaller requests are raised to them.
@@ -136,11 +143,18 @@ const (
 	alnum   = digits + letters
 )
 
+// AdapterSigners are the adapters' signer BICs, in the order generated
+// signers columns list them.
+func AdapterSigners() []string { return []string{FIXSignerBIC, ISOSignerBIC} }
+
 // Generate builds a realistic reference data set: all ISO currencies and
 // countries, securities of eight markets with valid ISINs (a few real ones
 // first, so demos and tests can use familiar instruments), participants with
 // demo keys in every role including some not ACTIVE for negative tests, the
-// utility's own row, and the real 2025–2027 holiday calendars of the markets.
+// utility's own row, the adapters' signer rows (every broker, investment
+// manager and custodian lists both in its signers), an empty
+// affirmation.csv (every InvMgr MANUAL), and the real 2025–2027 holiday
+// calendars of the markets.
 func Generate(opts GenOptions) *Set {
 	o := opts.normalised()
 	s := NewSet()
@@ -450,8 +464,13 @@ func participantName(r *rng, roles Role, country string) string {
 func genParticipants(s *Set, r *rng, n int, utilityBIC string) {
 	used8 := map[string]bool{}
 	usedNames := map[string]bool{}
+	signers := AdapterSigners()
 	put := func(bic, name string, roles Role, country string, st Status) {
-		s.PutParticipant(Participant{bic, name, roles, country, st, []ed25519.PublicKey{DemoPublicKey(bic)}})
+		p := Participant{BIC: bic, Name: name, Roles: roles, Country: country, Status: st, Keys: []ed25519.PublicKey{DemoPublicKey(bic)}}
+		if roles&(RoleBroker|RoleInvMgr|RoleCustodian) != 0 {
+			p.Signers = signers
+		}
+		s.PutParticipant(p)
 		used8[bic[:8]] = true
 		usedNames[name] = true
 	}
@@ -528,4 +547,10 @@ func genParticipants(s *Set, r *rng, n int, utilityBIC string) {
 			s.PutParticipant(p)
 		}
 	}
+
+	// The adapters' signers last, drawing nothing: the rows above are the
+	// same with or without them (a version 2 set generated again is the
+	// same set plus these two rows).
+	put(FIXSignerBIC, "STE FIX 4.4 Adapter (delegated signer)", RoleSigner, "SG", Active)
+	put(ISOSignerBIC, "STE ISO 20022 Adapter (delegated signer)", RoleSigner, "SG", Active)
 }

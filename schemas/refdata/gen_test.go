@@ -56,7 +56,7 @@ func TestGenerateDeterministic(t *testing.T) {
 	if !reflect.DeepEqual(a.Participants(), d.Participants()) {
 		t.Error("participants depend on the securities count")
 	}
-	if got := Generate(GenOptions{Seed: 42}); len(got.Securities()) != DefaultSecurities || len(got.Participants()) != DefaultParticipants+1 {
+	if got := Generate(GenOptions{Seed: 42}); len(got.Securities()) != DefaultSecurities || len(got.Participants()) != DefaultParticipants+3 {
 		t.Error("zero counts should mean the defaults")
 	}
 }
@@ -127,8 +127,25 @@ func checkGenerated(t *testing.T, s *Set, securities, participants int) {
 		}
 	}
 	ps := s.Participants()
-	if len(ps) != participants+1 {
-		t.Errorf("%d participants, want %d and the utility", len(ps), participants)
+	if len(ps) != participants+3 {
+		t.Errorf("%d participants, want %d, the utility and the adapters' two signers", len(ps), participants)
+	}
+	for _, bic := range AdapterSigners() {
+		// messages.md §8: role SIGNER, ACTIVE, the demo key; listed by every
+		// broker, investment manager and custodian.
+		if p, ok := s.Participant(bic); !ok || p.Roles != RoleSigner || p.Status != Active || len(p.Keys) != 1 ||
+			!p.HasKey(DemoPublicKey(bic)) || len(p.Signers) != 0 || p.KeepSigners {
+			t.Errorf("signer row %s: %+v", bic, p)
+		}
+	}
+	for _, p := range ps {
+		lists := p.HasSigner(FIXSignerBIC) && p.HasSigner(ISOSignerBIC) && len(p.Signers) == 2
+		if want := p.Roles&(RoleBroker|RoleInvMgr|RoleCustodian) != 0; lists != want || p.KeepSigners {
+			t.Errorf("%s (%s) signers %v", p.BIC, p.Roles, p.Signers)
+		}
+	}
+	if len(s.Affirmations()) != 0 {
+		t.Errorf("generated affirmation rows: %v", s.Affirmations())
 	}
 	seen8 := map[string]bool{}
 	names := map[string]bool{}
@@ -136,6 +153,9 @@ func checkGenerated(t *testing.T, s *Set, securities, participants int) {
 	for _, p := range ps {
 		if !ValidBIC(p.BIC) || !upper(p.BIC[:4]) || (p.Roles != RoleUtility && !upper(p.BIC[4:6])) {
 			t.Errorf("unrealistic BIC %s", p.BIC)
+		}
+		if p.Roles == RoleSigner {
+			continue // the utility's adapters: the utility's head office
 		}
 		if seen8[p.BIC[:8]] || names[p.Name] {
 			t.Errorf("duplicate BIC head office or name: %+v", p)

@@ -165,8 +165,8 @@ func TestApplyIgnoresBadKeyOnTheTopic(t *testing.T) {
 func TestCheckSigner(t *testing.T) {
 	s := NewSet()
 	old, next := DemoPublicKey(DefaultUtilityBIC), DemoPublicKey("rotated")
-	s.PutParticipant(Participant{DefaultUtilityBIC, "STE", RoleUtility, "SG", Active, []ed25519.PublicKey{old}})
-	s.PutParticipant(Participant{"BRKASGSGXXX", "A", RoleBroker, "SG", Active, []ed25519.PublicKey{next}})
+	s.PutParticipant(Participant{BIC: DefaultUtilityBIC, Name: "STE", Roles: RoleUtility, Country: "SG", Status: Active, Keys: []ed25519.PublicKey{old}})
+	s.PutParticipant(Participant{BIC: "BRKASGSGXXX", Name: "A", Roles: RoleBroker, Country: "SG", Status: Active, Keys: []ed25519.PublicKey{next}})
 	if err := CheckSigner(s, DefaultUtilityBIC, old); err != nil {
 		t.Errorf("the row's key refused: %v", err)
 	}
@@ -180,7 +180,7 @@ func TestCheckSigner(t *testing.T) {
 	if err := CheckSigner(s, "NOSUCHBICXX", old); !errors.As(err, &se) {
 		t.Errorf("no row: err = %v", err)
 	}
-	s.PutParticipant(Participant{DefaultUtilityBIC, "STE", RoleUtility, "SG", Active, []ed25519.PublicKey{old, next}})
+	s.PutParticipant(Participant{BIC: DefaultUtilityBIC, Name: "STE", Roles: RoleUtility, Country: "SG", Status: Active, Keys: []ed25519.PublicKey{old, next}})
 	for _, k := range []ed25519.PublicKey{old, next} {
 		if err := CheckSigner(s, DefaultUtilityBIC, k); err != nil {
 			t.Errorf("during the overlap: %v", err)

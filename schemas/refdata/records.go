@@ -35,8 +35,11 @@ func (s *Set) Records() []Record {
 func rowJSON(t *table, row []string) []byte {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, col := range t.cols {
-		if i > 0 {
+	for i, col := range t.allCols() {
+		if row[i] == Absent {
+			continue // an optional column the row did not say
+		}
+		if b.Len() > 1 {
 			b.WriteByte(',')
 		}
 		name, _ := json.Marshal(col)
@@ -63,7 +66,7 @@ func (s *Set) Apply(key, value []byte) error {
 	kind, id, ok := strings.Cut(k, ":")
 	t := tableByKind(kind)
 	if !ok || t == nil {
-		return fmt.Errorf("refdata record %q: unknown kind %q (want currency, country, security, participant, holiday, tolerance or market)", k, kind)
+		return fmt.Errorf("refdata record %q: unknown kind %q (want currency, country, security, participant, holiday, tolerance, market or affirmation)", k, kind)
 	}
 	if len(value) == 0 {
 		return fmt.Errorf("refdata record %q: empty value; reference data is never deleted, set its status instead", k)
@@ -145,7 +148,7 @@ func decodeRow(t *table, value []byte) (map[string]string, error) {
 		return nil, fmt.Errorf("value is not a JSON object: %v", err)
 	}
 	out := make(map[string]string, len(raw))
-	for _, name := range t.cols {
+	for _, name := range t.allCols() {
 		v, ok := raw[name]
 		if !ok {
 			continue

@@ -27,7 +27,14 @@ func TestRecordFormat(t *testing.T) {
 	s.PutCurrency(Currency{"SGD", 2})
 	s.PutCountry(Country{"KR", `Korea, "Republic" of`})
 	s.PutSecurity(Security{"SG1L01001701", "DBS Group Holdings Ltd", "SGD", "SG", Active})
-	s.PutParticipant(Participant{"BRKASGSGXXX", "Broker A & Co", RoleBroker | RoleCustodian, "SG", Suspended, []ed25519.PublicKey{DemoPublicKey("BRKASGSGXXX")}})
+	s.PutParticipant(Participant{BIC: "BRKASGSGXXX", Name: "Broker A & Co", Roles: RoleBroker | RoleCustodian, Country: "SG", Status: Suspended, Keys: []ed25519.PublicKey{DemoPublicKey("BRKASGSGXXX")}})
+	s.PutParticipant(Participant{BIC: "BRKBSGSGXXX", Name: "B", Roles: RoleBroker, Country: "SG", Status: Active,
+		Keys: []ed25519.PublicKey{DemoPublicKey("BRKASGSGXXX")}, Signers: []string{FIXSignerBIC, "SIGNSGSG"}})
+	s.PutParticipant(Participant{BIC: "BRKCSGSGXXX", Name: "C", Roles: RoleBroker, Country: "SG", Status: Active,
+		Keys: []ed25519.PublicKey{DemoPublicKey("BRKASGSGXXX")}, KeepSigners: true})
+	s.PutParticipant(Participant{BIC: FIXSignerBIC, Name: "FIX", Roles: RoleSigner, Country: "SG", Status: Active,
+		Keys: []ed25519.PublicKey{DemoPublicKey("BRKASGSGXXX")}})
+	s.PutAffirmation(Affirmation{"INVMSGSGXXX", AffirmAuto})
 	s.PutHoliday("SG", mustDate("2026-12-25"))
 	var got []string
 	for _, r := range s.Records() {
@@ -37,8 +44,12 @@ func TestRecordFormat(t *testing.T) {
 		`currency:SGD {"code":"SGD","minor_units":2}`,
 		`country:KR {"code":"KR","name":"Korea, \"Republic\" of"}`,
 		`security:SG1L01001701 {"isin":"SG1L01001701","name":"DBS Group Holdings Ltd","currency":"SGD","country":"SG","status":"ACTIVE"}`,
-		`participant:BRKASGSGXXX {"bic":"BRKASGSGXXX","name":"Broker A \u0026 Co","roles":"BROKER;CUSTODIAN","country":"SG","status":"SUSPENDED","public_key":"` + keyA + `"}`,
+		`participant:BRKASGSGXXX {"bic":"BRKASGSGXXX","name":"Broker A \u0026 Co","roles":"BROKER;CUSTODIAN","country":"SG","status":"SUSPENDED","public_key":"` + keyA + `","signers":""}`,
+		`participant:BRKBSGSGXXX {"bic":"BRKBSGSGXXX","name":"B","roles":"BROKER","country":"SG","status":"ACTIVE","public_key":"` + keyA + `","signers":"STEUTLSGFIX;SIGNSGSG"}`,
+		`participant:BRKCSGSGXXX {"bic":"BRKCSGSGXXX","name":"C","roles":"BROKER","country":"SG","status":"ACTIVE","public_key":"` + keyA + `"}`,
+		`participant:STEUTLSGFIX {"bic":"STEUTLSGFIX","name":"FIX","roles":"SIGNER","country":"SG","status":"ACTIVE","public_key":"` + keyA + `","signers":""}`,
 		`holiday:SG:2026-12-25 {"country":"SG","date":"2026-12-25"}`,
+		`affirmation:INVMSGSGXXX {"invmgr":"INVMSGSGXXX","mode":"AUTO"}`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -53,8 +53,11 @@ const (
 	RoleCustodian
 	RoleCSD
 	RoleUtility
+	// RoleSigner (version 3) is a delegated signer: it signs for the
+	// participants whose signers list it, and is the Sender of nothing.
+	RoleSigner
 
-	roleAll = RoleBroker | RoleInvMgr | RoleCustodian | RoleCSD | RoleUtility
+	roleAll = RoleBroker | RoleInvMgr | RoleCustodian | RoleCSD | RoleUtility | RoleSigner
 )
 
 // roleNames is in the contract's order, which is also the written order, so
@@ -68,6 +71,7 @@ var roleNames = [...]struct {
 	{RoleCustodian, "CUSTODIAN"},
 	{RoleCSD, "CSD"},
 	{RoleUtility, "UTILITY"},
+	{RoleSigner, "SIGNER"},
 }
 
 // Has reports whether every role of x is in r.
@@ -109,7 +113,7 @@ func ParseRoles(s string) (Role, error) {
 			if item == "" {
 				return 0, fmt.Errorf("empty role in %q", s)
 			}
-			return 0, fmt.Errorf("unknown role %q (want BROKER, INVMGR, CUSTODIAN, CSD or UTILITY)", item)
+			return 0, fmt.Errorf("unknown role %q (want BROKER, INVMGR, CUSTODIAN, CSD, UTILITY or SIGNER)", item)
 		}
 	}
 	return r, nil
@@ -137,15 +141,41 @@ type Security struct {
 
 // Participant is a BIC with its roles and the Ed25519 public keys that verify
 // its messages: one, or two while it rotates (a message verifies under
-// either). Every key has passed KeyProblem. Keys are shared between copies
-// and must not be modified.
+// either). Every key has passed KeyProblem. Keys and Signers are shared
+// between copies and must not be modified.
 type Participant struct {
 	BIC, Name string
 	Roles     Role
 	Country   string
 	Status    Status
 	Keys      []ed25519.PublicKey
+	// Signers (version 3, the signers column) are the BICs of the
+	// delegated signers that may sign this participant's messages, as
+	// listed (well-formed BICs, none twice; whether each is an ACTIVE
+	// SIGNER is validation's question, message by message).
+	Signers []string
+	// KeepSigners marks a row read without the signers column: upserted
+	// into a Set, it keeps the participant's stored Signers (a participant
+	// new to the Set has none). A Set's participant has it only while no
+	// row with the column was put for it; its records then leave the
+	// column out, so a topic consumer keeps what it stored too.
+	KeepSigners bool
 }
+
+// HasSigner reports whether bic is among p's Signers.
+func (p *Participant) HasSigner(bic string) bool {
+	for _, s := range p.Signers {
+		if s == bic {
+			return true
+		}
+	}
+	return false
+}
+
+// SignerOnly reports whether SIGNER is p's only role: such a participant
+// signs for others and may send nothing as itself (messages.md §4,
+// NOT_AUTHORISED).
+func (p *Participant) SignerOnly() bool { return p.Roles == RoleSigner }
 
 // Holiday is a day on which a market neither trades nor settles.
 type Holiday struct {
@@ -168,6 +198,7 @@ type Set struct {
 	holidays     map[holidayKey]struct{}
 	tolerances   map[ToleranceKey]decimal.Dec // tolerances.go
 	cutoffs      map[string]Cutoff            // markets.csv, by MIC
+	affirmations map[string]AffirmMode        // affirmation.csv, by InvMgr (affirmation.go)
 }
 
 // NewSet returns an empty Set ready for upserts.
@@ -180,6 +211,7 @@ func NewSet() *Set {
 		holidays:     map[holidayKey]struct{}{},
 		tolerances:   map[ToleranceKey]decimal.Dec{},
 		cutoffs:      map[string]Cutoff{},
+		affirmations: map[string]AffirmMode{},
 	}
 }
 
@@ -195,6 +227,7 @@ func (s *Set) Clone() *Set {
 		holidays:     maps.Clone(s.holidays),
 		tolerances:   maps.Clone(s.tolerances),
 		cutoffs:      maps.Clone(s.cutoffs),
+		affirmations: maps.Clone(s.affirmations),
 	}
 }
 
@@ -249,8 +282,17 @@ func (s *Set) PutCountry(c Country) { s.countries[c.Code] = c }
 // PutSecurity upserts a security.
 func (s *Set) PutSecurity(x Security) { s.securities[x.ISIN] = x }
 
-// PutParticipant upserts a participant.
-func (s *Set) PutParticipant(p Participant) { s.participants[p.BIC] = p }
+// PutParticipant upserts a participant. A p with KeepSigners keeps the
+// Signers the Set holds for it (the row had no signers column).
+func (s *Set) PutParticipant(p Participant) {
+	if p.KeepSigners {
+		p.Signers = nil
+		if old, ok := s.participants[p.BIC]; ok {
+			p.Signers, p.KeepSigners = old.Signers, old.KeepSigners
+		}
+	}
+	s.participants[p.BIC] = p
+}
 
 // PutHoliday adds a holiday; there is no removal, as a load never deletes.
 func (s *Set) PutHoliday(country string, d date.Date) {
@@ -346,4 +388,26 @@ func (s *Set) AddBusinessDays(country string, d date.Date, n int) date.Date {
 		}
 	}
 	return d
+}
+
+// KeepStoredSigners completes a set read from files for publishing: each
+// participant read without the signers column (KeepSigners) takes the
+// signers stored holds for it (what <ns>.refdata holds), so that its record
+// says them. Published without them, the record would keep them only until
+// compaction removed the earlier record that said them. It returns the BICs
+// completed; s must not be published yet (it is written to).
+func (s *Set) KeepStoredSigners(stored *Set) []string {
+	var done []string
+	for bic, p := range s.participants {
+		if !p.KeepSigners || stored == nil {
+			continue
+		}
+		if old, ok := stored.participants[bic]; ok && !old.KeepSigners {
+			p.Signers, p.KeepSigners = old.Signers, false
+			s.participants[bic] = p
+			done = append(done, bic)
+		}
+	}
+	slices.Sort(done)
+	return done
 }

@@ -23,8 +23,8 @@ func TestRoles(t *testing.T) {
 	if r.Has(RoleInvMgr) || r.Has(RoleBroker|RoleCSD) || r.Has(0) {
 		t.Error("Has reports a missing role")
 	}
-	all, err := ParseRoles("BROKER;INVMGR;CUSTODIAN;CSD;UTILITY")
-	if err != nil || all != roleAll || all.String() != "BROKER;INVMGR;CUSTODIAN;CSD;UTILITY" {
+	all, err := ParseRoles("SIGNER;BROKER;INVMGR;CUSTODIAN;CSD;UTILITY")
+	if err != nil || all != roleAll || all.String() != "BROKER;INVMGR;CUSTODIAN;CSD;UTILITY;SIGNER" {
 		t.Errorf("all roles: %v %q %v", all, all.String(), err)
 	}
 	for _, bad := range []string{"", " ", "BROKER;;CSD", "BANK", "Broker"} {

@@ -2,7 +2,9 @@ package refdata
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/ste-utility/ste/schemas/date"
 )
@@ -122,6 +124,10 @@ type table struct {
 	// when the set has no row of them).
 	optional bool
 	cols     []string // contract order, also the written order
+	// optCols are optional columns, after cols: a file may leave them out
+	// (the row then says nothing of them), and rows give Absent for a
+	// value no row said (left out of its record, "" in a file).
+	optCols []string
 	// numeric is the column written as a JSON number in records.
 	numeric string
 	// rows returns the Set's rows sorted by id, each in cols order.
@@ -137,6 +143,21 @@ type table struct {
 	// replacing the earlier one instead of refusing it (section 8 says so
 	// for tolerances).
 	lastWins bool
+	// writeEmpty optional files are written, header only, even without a
+	// row (affirmation.csv: the generated set holds one, every InvMgr
+	// MANUAL).
+	writeEmpty bool
+}
+
+// Absent is the value rows give for an optional column a row did not say.
+const Absent = "\x00absent"
+
+// allCols is cols then optCols, the columns of rows.
+func (t *table) allCols() []string {
+	if len(t.optCols) == 0 {
+		return t.cols
+	}
+	return append(append([]string(nil), t.cols...), t.optCols...)
 }
 
 // rowID is the record id of a written row: the first column, or
@@ -237,11 +258,16 @@ var tables = []*table{
 	},
 	{
 		kind: "participant", file: "participants.csv",
-		cols: []string{"bic", "name", "roles", "country", "status", "public_key"},
+		cols:    []string{"bic", "name", "roles", "country", "status", "public_key"},
+		optCols: []string{"signers"},
 		rows: func(s *Set) [][]string {
 			var out [][]string
 			for _, p := range s.Participants() {
-				out = append(out, []string{p.BIC, p.Name, p.Roles.String(), p.Country, string(p.Status), formatKeys(p.Keys)})
+				signers := strings.Join(p.Signers, ";")
+				if p.KeepSigners {
+					signers = Absent
+				}
+				out = append(out, []string{p.BIC, p.Name, p.Roles.String(), p.Country, string(p.Status), formatKeys(p.Keys), signers})
 			}
 			return out
 		},
@@ -281,6 +307,13 @@ var tables = []*table{
 			if err != nil {
 				return "", nil, err
 			}
+			if v, ok := get("signers"); ok {
+				if p.Signers, err = parseSigners(v); err != nil {
+					return "", nil, err
+				}
+			} else {
+				p.KeepSigners = true // no column: the stored signers stay
+			}
 			return p.BIC, func(s *Set) { s.PutParticipant(p) }, nil
 		},
 	},
@@ -311,6 +344,27 @@ var tables = []*table{
 		},
 	},
 	toleranceTable,
+	affirmationTable,
+}
+
+// parseSigners reads a signers cell: a ";"-list of BICs, items trimmed;
+// empty, no signer. An entry that is not a BIC is refused (an empty item
+// included); one listed twice counts once.
+func parseSigners(v string) ([]string, error) {
+	if v == "" {
+		return nil, nil
+	}
+	var out []string
+	for item := range strings.SplitSeq(v, ";") {
+		item = strings.TrimSpace(item)
+		if !ValidBIC(item) {
+			return nil, bad("signers", "entry %q is not a BIC (8 or 11 of A-Z 0-9)", item)
+		}
+		if !slices.Contains(out, item) {
+			out = append(out, item)
+		}
+	}
+	return out, nil
 }
 
 func digitsOnly(s string) bool {
