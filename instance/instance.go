@@ -274,6 +274,9 @@ func (r *runtime) run(ctx context.Context) error {
 			return err
 		}
 		if err := kafkaconn.Retry(ctx, r.log, "reference data", func() error {
+			if err := topics.KeepStoredSigners(ctx, o.Kafka, o.Namespace, set); err != nil {
+				return err
+			}
 			_, err := topics.PublishRefdata(ctx, cl, o.Namespace, set)
 			return err
 		}); err != nil {

@@ -138,5 +138,30 @@ func LoadRefdata(ctx context.Context, c kafkaconn.Config, ns string, o Options, 
 	if err := Ensure(ctx, kadm.NewClient(cl), ns, o); err != nil {
 		return 0, err
 	}
+	if err := KeepStoredSigners(ctx, c, ns, set); err != nil {
+		return 0, err
+	}
 	return PublishRefdata(ctx, cl, ns, set)
+}
+
+// KeepStoredSigners completes set, read from a directory, before it is
+// published: a participant whose participants.csv had no signers column
+// keeps the signers <ns>.refdata holds for it (messages.md §8), and its
+// record says them, so compaction cannot lose them with the earlier record
+// that said them. It reads the topic only when some participant lacks the
+// column (refdata.Set.KeepStoredSigners).
+func KeepStoredSigners(ctx context.Context, c kafkaconn.Config, ns string, set *refdata.Set) error {
+	need := false
+	for _, p := range set.Participants() {
+		need = need || p.KeepSigners
+	}
+	if !need {
+		return nil
+	}
+	stored, err := ReadRefdata(ctx, c, ns)
+	if err != nil {
+		return fmt.Errorf("reading the stored signers from %s: %w", topology.Names{NS: ns}.Refdata(), err)
+	}
+	set.KeepStoredSigners(stored)
+	return nil
 }
