@@ -384,7 +384,7 @@ func (r *runtime) run(ctx context.Context) error {
 // refuses a key the utility's row does not list.
 // It returns nil, nil when ctx ends first.
 func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, error) {
-	var vopts []validation.Option
+	vopts := []validation.Option{validation.WithUtilityBIC(r.o.Signer.BIC)}
 	if !r.o.Verify {
 		vopts = append(vopts, validation.WithoutSignatureVerification())
 		r.log.Warn("signature verification is OFF (benchmarking only)")

@@ -18,7 +18,9 @@ func Sign(key ed25519.PrivateKey, signed []byte) string {
 // (a participant's one key, or two while it rotates), or "". The checks
 // follow the SIGNATURE row of section 4; the verification rule is
 // signature.Verify's (cofactored, canonical R and A, S < l), the one every
-// path uses.
+// path uses. keys are the Sender's, or with a Signer in m (version 3,
+// delegated signing) the Signer's: which participant may sign is the
+// caller's question (it holds the reference data); the problems name it.
 func SignatureProblem(keys []ed25519.PublicKey, m *Message) string {
 	sig, problem := SignatureForm(keys, m)
 	if problem != "" {
@@ -29,7 +31,7 @@ func SignatureProblem(keys []ed25519.PublicKey, m *Message) string {
 			return ""
 		}
 	}
-	return SignatureMismatch(len(keys))
+	return SignatureMismatchOf(m, len(keys))
 }
 
 // SignatureForm is SignatureProblem up to the verification itself: the
@@ -49,10 +51,13 @@ func SignatureForm(keys []ed25519.PublicKey, m *Message) (sig []byte, problem st
 		return nil, "<Sig> is not standard base64 with padding"
 	}
 	if len(keys) == 0 {
+		if m.Signer != "" {
+			return nil, "the Signer " + m.Signer + " holds no valid public key in the reference data"
+		}
 		return nil, "the sender holds no valid public key in the reference data"
 	}
 	if len(sig) != ed25519.SignatureSize {
-		return nil, SignatureMismatch(len(keys))
+		return nil, SignatureMismatchOf(m, len(keys))
 	}
 	return sig, ""
 }
@@ -64,6 +69,18 @@ func SignatureMismatch(keys int) string {
 		return "<Sig> does not verify with either of the sender's public keys over <Header> through </Body>"
 	}
 	return "<Sig> does not verify with the sender's public key over <Header> through </Body>"
+}
+
+// SignatureMismatchOf is SignatureMismatch for m: with a Signer, the
+// problem names the Signer's keys, which alone were tried.
+func SignatureMismatchOf(m *Message, keys int) string {
+	if m.Signer == "" {
+		return SignatureMismatch(keys)
+	}
+	if keys > 1 {
+		return "<Sig> does not verify with either of the public keys of the Signer " + m.Signer + " over <Header> through </Body> (the Sender's keys are not tried)"
+	}
+	return "<Sig> does not verify with the public key of the Signer " + m.Signer + " over <Header> through </Body> (the Sender's keys are not tried)"
 }
 
 // Signer encodes and signs outputs with the utility's key.

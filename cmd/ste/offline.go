@@ -122,7 +122,7 @@ func match(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	var vopts []validation.Option
+	vopts := []validation.Option{validation.WithUtilityBIC(*bic)}
 	if *noVerify {
 		vopts = append(vopts, validation.WithoutSignatureVerification())
 	}

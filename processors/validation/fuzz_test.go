@@ -24,7 +24,17 @@ func FuzzInspect(f *testing.F) {
 	f.Add(signed(with(noe(), func(d *schemas.Draft) { d.Created = "9999-12-31T23:59:59Z" })))
 	f.Add(signed(with(noe(), func(d *schemas.Draft) { d.MsgId = "M\u00e9\u00e9\u00e9 long" })))
 	f.Add([]byte{})
-	ref := testRef()
+	// Version 3: delegated signing and the lifecycle types.
+	f.Add(delegated(noe(), fix))
+	f.Add(delegated(noe(), iso))
+	f.Add(signed(aff(invMgr)))
+	f.Add(signed(aff(broker, "Amends", digest2)))
+	f.Add(signed(aff(invMgr, "Affirms", broker+":M1 "+invMgr+":M2 NOPESGSGXXX:S1")))
+	f.Add(signed(autoAff(utility)))
+	f.Add(signed(lifecycle("CXL", broker, "CancelReason", "ERROR")))
+	f.Add(signed(lifecycle("CXA", invMgr)))
+	f.Add(signed(self(lifecycle("CXJ", selfTrade, "CancelReason", "OTHER"))))
+	ref := v3Ref()
 	v := New(ref, WithClock(clock))
 	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
 	var dec schemas.Decoder
@@ -32,15 +42,26 @@ func FuzzInspect(f *testing.F) {
 		vd := v.Inspect(&dec, rec)
 		if vd.Rej == nil {
 			p, ok := ref.Participant(vd.Msg.Sender)
+			if vd.Msg.Signer != "" {
+				// Only a listed ACTIVE SIGNER's keys verify a delegated message.
+				s, known := ref.Participant(vd.Msg.Signer)
+				if !ok || !known || !p.HasSigner(s.BIC) || s.Status != refdata.Active || !s.Roles.Has(refdata.RoleSigner) {
+					t.Fatalf("accepted with Signer %s", vd.Msg.Signer)
+				}
+				p = s
+			}
 			if !ok || schemas.SignatureProblem(p.Keys, vd.Msg) != "" {
 				t.Fatal("accepted without a verified signature")
+			}
+			if p.SignerOnly() && vd.Msg.Signer == "" {
+				t.Fatal("accepted from a SIGNER")
 			}
 			if vd.Msg.CreatedOutOfRange || vd.Msg.Created > clock().Add(MaxAhead).UnixNano() {
 				t.Fatalf("accepted with Created %d", vd.Msg.Created)
 			}
 			return
 		}
-		if vd.Rej.Reason < schemas.TooLarge || vd.Rej.Reason > schemas.BadAmount || vd.Rej.Detail == "" {
+		if vd.Rej.Reason.Rank() < schemas.TooLarge.Rank() || vd.Rej.Reason.Rank() > schemas.BadReference.Rank() || vd.Rej.Detail == "" {
 			t.Fatalf("rejection %+v", vd.Rej)
 		}
 		exc, nack := vd.Rejected("line-1", rec, -1, -1, clock())

@@ -31,6 +31,7 @@ type Validator struct {
 	ref        atomic.Pointer[refdata.Set]
 	now        func() time.Time
 	skipVerify bool
+	utility    string // the utility's BIC: its AFFs for AUTO InvMgrs are authorised
 }
 
 // Option configures a Validator.
@@ -44,9 +45,15 @@ func WithClock(now func() time.Time) Option { return func(v *Validator) { v.now 
 // results say so. Default: verification on.
 func WithoutSignatureVerification() Option { return func(v *Validator) { v.skipVerify = true } }
 
+// WithUtilityBIC names the utility's own BIC (messages.md §6, configurable):
+// an AFF it sends on behalf of an investment manager whose affirmation mode
+// is AUTO is authorised (§3a, §4 NOT_AUTHORISED). Default
+// refdata.DefaultUtilityBIC.
+func WithUtilityBIC(bic string) Option { return func(v *Validator) { v.utility = bic } }
+
 // New returns a validator over ref.
 func New(ref *refdata.Set, opts ...Option) *Validator {
-	v := &Validator{now: time.Now}
+	v := &Validator{now: time.Now, utility: refdata.DefaultUtilityBIC}
 	v.ref.Store(ref)
 	for _, o := range opts {
 		o(v)
@@ -65,6 +72,10 @@ func (v *Validator) Now() time.Time { return v.now() }
 
 // VerifiesSignatures reports whether signatures are verified.
 func (v *Validator) VerifiesSignatures() bool { return !v.skipVerify }
+
+// UtilityBIC is the BIC whose AFFs for AUTO investment managers are
+// authorised (WithUtilityBIC).
+func (v *Validator) UtilityBIC() string { return v.utility }
 
 // Verdict is the stateless part of handling one record.
 type Verdict struct {
@@ -160,7 +171,7 @@ func reject(r schemas.Reason, detail string) *schemas.Rejection {
 	return &schemas.Rejection{Reason: r, Detail: detail}
 }
 
-// check runs the rules from UNKNOWN_SENDER to BAD_AMOUNT in contract order.
+// check runs the rules from UNKNOWN_SENDER to BAD_REFERENCE in contract order.
 // With p, a signature of the right form is not verified but left in p, and
 // the rules after SIGNATURE are checked as if it verified.
 func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict, now time.Time, p *Pending) *schemas.Rejection {
@@ -172,20 +183,31 @@ func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict, now
 	if sender.Status != refdata.Active {
 		return reject(schemas.UnknownSender, "Sender "+m.Sender+" is "+string(sender.Status)+", not ACTIVE")
 	}
-	// SIGNATURE
-	if p != nil && !v.skipVerify {
-		sig, problem := schemas.SignatureForm(sender.Keys, m)
+	// SIGNATURE: the Sender's keys, or a delegated Signer's (version 3).
+	keys, owner := sender.Keys, m.Sender
+	if m.Signer != "" {
+		signer, problem := delegate(ref, &sender, m)
 		if problem != "" {
 			return reject(schemas.Signature, problem)
 		}
-		p.Item = signature.Item{Sender: m.Sender, Keys: sender.Keys, Msg: m.Signed(), Sig: sig}
-		p.rej = reject(schemas.Signature, schemas.SignatureMismatch(len(sender.Keys)))
-	} else if problem := v.signatureProblem(sender.Keys, m); problem != "" {
+		// Only the Signer's keys: a delegated message the Sender signed
+		// itself does not verify (it names another signer).
+		keys, owner = signer.Keys, m.Sender+"/"+m.Signer
+	}
+	if p != nil && !v.skipVerify {
+		sig, problem := schemas.SignatureForm(keys, m)
+		if problem != "" {
+			return reject(schemas.Signature, problem)
+		}
+		p.Item = signature.Item{Sender: owner, Keys: keys, Msg: m.Signed(), Sig: sig}
+		p.rej = reject(schemas.Signature, schemas.SignatureMismatchOf(m, len(keys)))
+	} else if problem := v.signatureProblem(keys, m); problem != "" {
 		return reject(schemas.Signature, problem)
 	}
-	// NOT_AUTHORISED: the "sent by" column of section 3, for every Function.
-	if who, party := sentBy(m); m.Sender != party {
-		return reject(schemas.NotAuthorised, m.Type.String()+" must be sent by the "+who+" named in it ("+party+"), not by "+m.Sender)
+	// NOT_AUTHORISED: the "sent by" columns of sections 3 and 3a, for every
+	// Function; and nothing from a participant that only signs for others.
+	if rej := v.notAuthorised(ref, &sender, m); rej != nil {
+		return rej
 	}
 	// UNKNOWN_PARTY
 	for _, p := range []struct {
@@ -261,7 +283,104 @@ func (v *Validator) check(ref *refdata.Set, m *schemas.Message, vd *Verdict, now
 		return reject(schemas.BadDate, "Created "+schemas.FormatTimestamp(m.Created)+" is more than 24 h ahead of the utility's clock")
 	}
 	// BAD_AMOUNT
-	return badAmount(m, tradeCcy, settleCcy)
+	if rej := badAmount(m, tradeCcy, settleCcy); rej != nil {
+		return rej
+	}
+	// BAD_REFERENCE (version 3, AFF only)
+	if m.Type == schemas.AFF {
+		return badReference(ref, m)
+	}
+	return nil
+}
+
+// delegate returns the participant m's Signer names when it may sign for
+// sender (messages.md §2): ACTIVE, with role SIGNER, listed in the sender's
+// signers; otherwise why not, a SIGNATURE problem.
+func delegate(ref *refdata.Set, sender *refdata.Participant, m *schemas.Message) (refdata.Participant, string) {
+	signer, ok := ref.Participant(m.Signer)
+	switch {
+	case !ok:
+		return signer, "Signer " + m.Signer + " is not a participant in the reference data"
+	case signer.Status != refdata.Active:
+		return signer, "Signer " + m.Signer + " is " + string(signer.Status) + ", not ACTIVE"
+	case !signer.Roles.Has(refdata.RoleSigner):
+		return signer, "Signer " + m.Signer + " does not have the role SIGNER"
+	case !sender.HasSigner(m.Signer):
+		return signer, "Signer " + m.Signer + " is not among the signers of " + m.Sender + " in the reference data (participants.csv, signers)"
+	}
+	return signer, ""
+}
+
+// notAuthorised is the NOT_AUTHORISED row: who may send m (sections 3, 3a)
+// and no message from a Sender whose only role is SIGNER.
+func (v *Validator) notAuthorised(ref *refdata.Set, sender *refdata.Participant, m *schemas.Message) *schemas.Rejection {
+	if sender.SignerOnly() {
+		return reject(schemas.NotAuthorised, "Sender "+m.Sender+" has only the role SIGNER: a delegated signer signs for participants and sends no message as itself")
+	}
+	if !m.Type.IsLifecycle() {
+		if who, party := sentBy(m); m.Sender != party {
+			return reject(schemas.NotAuthorised, m.Type.String()+" must be sent by the "+who+" named in it ("+party+"), not by "+m.Sender)
+		}
+		return nil
+	}
+	k := &m.Key
+	if k.Broker == k.InvMgr {
+		return reject(schemas.NotAuthorised, "Broker and InvMgr are both "+k.Broker+": a trade without a counterparty has no "+
+			m.Type.String()+", whoever sends it")
+	}
+	if m.Type == schemas.AFF && m.Amends == "" {
+		switch {
+		case m.Sender == k.InvMgr:
+			return nil
+		case m.Sender == v.utility && ref.AffirmationMode(k.InvMgr) == refdata.AffirmAuto:
+			return nil
+		case m.Sender == v.utility:
+			return reject(schemas.NotAuthorised, "the utility affirms only for an InvMgr whose affirmation mode is AUTO; "+k.InvMgr+"'s is "+
+				ref.AffirmationMode(k.InvMgr).String())
+		}
+		return reject(schemas.NotAuthorised, "an AFF without Amends (a first affirmation) must be sent by the InvMgr named in it ("+k.InvMgr+"), not by "+m.Sender)
+	}
+	if m.Sender != k.Broker && m.Sender != k.InvMgr {
+		what := m.Type.String()
+		if m.Type == schemas.AFF {
+			what = "an AFF with Amends"
+		}
+		return reject(schemas.NotAuthorised, what+" must be sent by the Broker ("+k.Broker+") or the InvMgr ("+k.InvMgr+") named in it, not by "+m.Sender)
+	}
+	return nil
+}
+
+// badReference is the BAD_REFERENCE row of an AFF: its tokens' Senders
+// (their form only; whether they name messages is the trade's question)
+// and its Amends.
+func badReference(ref *refdata.Set, m *schemas.Message) *schemas.Rejection {
+	k := &m.Key
+	var fromBroker, fromInvMgr bool
+	stranger := ""
+	for _, tok := range m.Affirms {
+		id, _ := schemas.ParseToken(tok) // the form was checked in decoding
+		switch id.Sender {
+		case k.Broker:
+			fromBroker = true
+		case k.InvMgr:
+			fromInvMgr = true
+		default:
+			if p, ok := ref.Participant(id.Sender); stranger == "" && (!ok || p.Status != refdata.Active || !p.Roles.Has(refdata.RoleCustodian)) {
+				stranger = tok
+			}
+		}
+	}
+	switch {
+	case !fromBroker:
+		return reject(schemas.BadReference, "Affirms names no message of the Broker "+k.Broker+": an affirmed set holds its NOE and NPRs")
+	case !fromInvMgr:
+		return reject(schemas.BadReference, "Affirms names no message of the InvMgr "+k.InvMgr+": an affirmed set holds its ALCs")
+	case stranger != "":
+		return reject(schemas.BadReference, "Affirms token "+schemas.Echo(stranger)+" names a message of a Sender that is neither the Broker, the InvMgr nor an ACTIVE CUSTODIAN")
+	case m.Amends != "" && m.Amends == m.MatchDigest:
+		return reject(schemas.BadReference, "Amends equals MatchDigest: an amendment names an agreement other than the one it amends")
+	}
+	return nil
 }
 
 func (v *Validator) signatureProblem(keys []ed25519.PublicKey, m *schemas.Message) string {
