@@ -29,7 +29,9 @@ var reasonHelp = map[string]string{
 	"UNKNOWN_CURRENCY":      "currency not in reference data",
 	"BAD_DATE":              "settlement on a holiday or weekend, or Created in the future",
 	"BAD_AMOUNT":            "amounts that do not add up",
+	"BAD_REFERENCE":         "an affirmation naming no Broker or InvMgr message, a stranger's, or amending its own digest",
 	"CONFLICTING_DUPLICATE": "MsgId reused with other content",
+	"KEY_COLLISION":         "key fields hashing to another trade's key",
 }
 
 // watcher folds the output topics into a ledger as they arrive.
