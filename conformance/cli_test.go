@@ -131,6 +131,9 @@ func TestCLI_MissingFilesOneLineReason(t *testing.T) {
 // docs/spec/cli.md: `ste refdata gen --out DIR` writes the five CSV files of
 // docs/spec/messages.md §8 with their header rows; the same seed gives the same files;
 // participants carry their demo public keys; a UTILITY row for STEUTLSGXXX.
+// Version 3 (§8): the signers column, the adapters' signer rows STEUTLSGFIX
+// and STEUTLSGISO (role SIGNER, ACTIVE, demo keys) listed by every BROKER,
+// INVMGR and CUSTODIAN, and an affirmation.csv with its header and no row.
 func TestCLI_RefdataGen(t *testing.T) {
 	a, b := filepath.Join(t.TempDir(), "a"), filepath.Join(t.TempDir(), "b")
 	for _, d := range []string{a, b} {
@@ -143,8 +146,9 @@ func TestCLI_RefdataGen(t *testing.T) {
 		"currencies.csv":   "code,minor_units",
 		"countries.csv":    "code,name",
 		"securities.csv":   "isin,name,currency,country,status",
-		"participants.csv": "bic,name,roles,country,status,public_key",
+		"participants.csv": "bic,name,roles,country,status,public_key,signers",
 		"holidays.csv":     "country,date",
+		"affirmation.csv":  "invmgr,mode",
 	}
 	for f, h := range headers {
 		x, err := os.ReadFile(filepath.Join(a, f))
@@ -167,8 +171,9 @@ func TestCLI_RefdataGen(t *testing.T) {
 		t.Fatal(err)
 	}
 	util := false
+	signerRows := 0
 	for i, rec := range recs {
-		if i == 0 || len(rec) < 6 {
+		if i == 0 || len(rec) < 7 {
 			continue
 		}
 		pk, _ := base64.StdEncoding.DecodeString(rec[5])
@@ -178,9 +183,32 @@ func TestCLI_RefdataGen(t *testing.T) {
 		if rec[0] == utilityBIC && strings.Contains(rec[2], "UTILITY") {
 			util = true
 		}
+		if rec[0] == "STEUTLSGFIX" || rec[0] == "STEUTLSGISO" {
+			if rec[2] != "SIGNER" || rec[4] != "ACTIVE" {
+				t.Errorf("signer row %v", rec)
+			}
+			signerRows++
+		}
+		principal := false
+		for _, role := range strings.Split(rec[2], ";") {
+			principal = principal || role == "BROKER" || role == "INVMGR" || role == "CUSTODIAN"
+		}
+		listed := map[string]bool{}
+		for _, s := range strings.Split(rec[6], ";") {
+			listed[strings.TrimSpace(s)] = true
+		}
+		if principal != (listed["STEUTLSGFIX"] && listed["STEUTLSGISO"]) {
+			t.Errorf("participant %s (%s): signers %q", rec[0], rec[2], rec[6])
+		}
 	}
 	if !util {
 		t.Errorf("no UTILITY row for %s", utilityBIC)
+	}
+	if signerRows != 2 {
+		t.Errorf("%d of the adapters' signer rows", signerRows)
+	}
+	if af, _ := os.ReadFile(filepath.Join(a, "affirmation.csv")); len(splitLines(string(af))) != 1 {
+		t.Errorf("affirmation.csv holds rows: %q", af)
 	}
 	// securities carry valid ISIN check digits
 	sf, _ := os.Open(filepath.Join(a, "securities.csv"))

@@ -215,7 +215,9 @@ const (
 	dPrevSa = "2026-02-28"
 )
 
-type Participant struct{ BIC, Name, Roles, Country, Status, PubKey string }
+// Participant is a row of participants.csv; Signers (version 3) is the
+// signers cell, written only when some participant has one.
+type Participant struct{ BIC, Name, Roles, Country, Status, PubKey, Signers string }
 type Security struct{ ISIN, Name, Ccy, Country, Status string }
 
 type RefData struct {
@@ -224,6 +226,9 @@ type RefData struct {
 	Securities   []Security
 	Participants []Participant
 	Holidays     [][2]string
+	// Affirmation (version 3): rows of affirmation.csv (invmgr, mode);
+	// nil writes no file.
+	Affirmation [][2]string
 }
 
 func stdRefdata() *RefData {
@@ -295,15 +300,36 @@ func writeRefdata(dir string, rd *RefData) error {
 		return err
 	}
 	rows = nil
+	signers := false
+	for _, p := range rd.Participants {
+		signers = signers || p.Signers != ""
+	}
 	for _, p := range rd.Participants {
 		pk := p.PubKey
 		if pk == "" {
 			pk = base64.StdEncoding.EncodeToString(demoPub(p.BIC))
 		}
-		rows = append(rows, []string{p.BIC, p.Name, p.Roles, p.Country, p.Status, pk})
+		row := []string{p.BIC, p.Name, p.Roles, p.Country, p.Status, pk}
+		if signers {
+			row = append(row, p.Signers)
+		}
+		rows = append(rows, row)
 	}
-	if err := write("participants.csv", []string{"bic", "name", "roles", "country", "status", "public_key"}, rows); err != nil {
+	header := []string{"bic", "name", "roles", "country", "status", "public_key"}
+	if signers {
+		header = append(header, "signers")
+	}
+	if err := write("participants.csv", header, rows); err != nil {
 		return err
+	}
+	if rd.Affirmation != nil {
+		rows = nil
+		for _, a := range rd.Affirmation {
+			rows = append(rows, []string{a[0], a[1]})
+		}
+		if err := write("affirmation.csv", []string{"invmgr", "mode"}, rows); err != nil {
+			return err
+		}
 	}
 	rows = nil
 	for _, h := range rd.Holidays {
@@ -343,7 +369,8 @@ type F struct {
 	Raw  bool
 }
 
-var headerNames = map[string]bool{"MsgId": true, "MsgType": true, "Function": true, "Sender": true, "Created": true, "RelatedMsgId": true}
+var headerNames = map[string]bool{"MsgId": true, "MsgType": true, "Function": true, "Sender": true, "Created": true, "RelatedMsgId": true,
+	"Signer": true}
 
 type Msg struct {
 	Hdr, Body []F
