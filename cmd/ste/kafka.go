@@ -124,7 +124,7 @@ func topicsManifest(_ context.Context, args []string) error {
 
 func refdataLoad(ctx context.Context, args []string) error {
 	fs := cli.Flags("refdata load", "--dir DIR [--brokers B] [--namespace NS] [--no-create-topics]")
-	dir := fs.String("dir", "", "reference data directory (the five CSV files) (required)")
+	dir := fs.String("dir", "", "reference data directory (the five CSV files, and tolerances.csv, markets.csv, affirmation.csv when present; a participants.csv without the signers column keeps the signers stored) (required)")
 	kafka, ns := cli.KafkaFlags(fs), cli.Namespace(fs)
 	topicOpts := cli.TopicFlags(fs)
 	fs.LogFlags()
