@@ -245,3 +245,26 @@ func TestAffirmationWrittenEmpty(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+func TestCheckDelegateSigner(t *testing.T) {
+	s := Default()
+	if err := CheckDelegateSigner(s, FIXSignerBIC, DemoPublicKey(FIXSignerBIC)); err != nil {
+		t.Fatalf("the default set's FIX signer: %v", err)
+	}
+	for _, c := range []struct{ bic, key, want string }{
+		{FIXSignerBIC, ISOSignerBIC, "not among the row's keys"},
+		{DefaultUtilityBIC, DefaultUtilityBIC, "SIGNER role"},
+		{"NOSUCHSGXXX", FIXSignerBIC, "no row"},
+	} {
+		if err := CheckDelegateSigner(s, c.bic, DemoPublicKey(c.key)); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s with %s's key: %v", c.bic, c.key, err)
+		}
+	}
+	susp := s.Clone()
+	p := susp.mustParticipant(ISOSignerBIC)
+	p.Status = Suspended
+	susp.PutParticipant(p)
+	if err := CheckDelegateSigner(susp, ISOSignerBIC, DemoPublicKey(ISOSignerBIC)); err == nil || !strings.Contains(err.Error(), "SUSPENDED") {
+		t.Errorf("a SUSPENDED signer: %v", err)
+	}
+}

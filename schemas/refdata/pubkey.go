@@ -175,3 +175,28 @@ func CheckSigner(s *Set, bic string, pub ed25519.PublicKey) error {
 	}
 	return nil
 }
+
+// CheckDelegateSigner is the start check of a process that signs as a
+// delegated signer (an adapter's --signer-bic, adapters.md §2): the signer's
+// row must have the role SIGNER and be ACTIVE — otherwise every message it
+// signed would be NACKed SIGNATURE — and the public half of its key must be
+// one of the row's keys.
+func CheckDelegateSigner(s *Set, bic string, pub ed25519.PublicKey) error {
+	p, ok := s.Participant(bic)
+	why := ""
+	switch {
+	case !ok:
+		why = "no row in the reference data"
+	case !p.Roles.Has(RoleSigner):
+		why = "its row has not the SIGNER role"
+	case p.Status != Active:
+		why = "its row is " + string(p.Status) + ", not ACTIVE"
+	case len(p.Keys) == 0:
+		why = "its row holds no valid public key"
+	case !p.HasKey(pub):
+		why = fmt.Sprintf("the signing key's public half %s is not among the row's keys %s", base64.StdEncoding.EncodeToString(pub), formatKeys(p.Keys))
+	default:
+		return nil
+	}
+	return fmt.Errorf("signer %s: %s; the signer's row in participants.csv must have the role SIGNER, be ACTIVE and list the key's public half (public_key, ';' between two keys)", bic, why)
+}
