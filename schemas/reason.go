@@ -20,15 +20,19 @@ const (
 	// Internal is no rule: the utility could not process the record through
 	// a fault of its own (docs/spec/messages.md §7). No NACK; operators retry it.
 	Internal
+	// KeyCollision (version 3, the last rule): the message's trade key is held
+	// by a trade or tombstone with other key fields. Appended after Internal
+	// so that stored values keep their numbers; the rule order is Reasons'.
+	KeyCollision
 )
 
 var reasonNames = [...]string{"", "TOO_LARGE", "MALFORMED", "SCHEMA", "UNKNOWN_SENDER", "SIGNATURE",
 	"NOT_AUTHORISED", "UNKNOWN_PARTY", "UNKNOWN_SECURITY", "UNKNOWN_CURRENCY", "BAD_DATE", "BAD_AMOUNT",
-	"CONFLICTING_DUPLICATE", "INTERNAL"}
+	"CONFLICTING_DUPLICATE", "INTERNAL", "KEY_COLLISION"}
 
 // Reasons lists every rule's code in rule order (INTERNAL is not a rule).
 var Reasons = []Reason{TooLarge, Malformed, Schema, UnknownSender, Signature, NotAuthorised,
-	UnknownParty, UnknownSecurity, UnknownCurrency, BadDate, BadAmount, ConflictingDuplicate}
+	UnknownParty, UnknownSecurity, UnknownCurrency, BadDate, BadAmount, ConflictingDuplicate, KeyCollision}
 
 func (r Reason) String() string {
 	if int(r) < len(reasonNames) {
