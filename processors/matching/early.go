@@ -57,13 +57,12 @@ type block struct {
 // one NOE and at least k ALCs, k the largest AllocCount (k >= 1);
 // BLOCK_MATCHED when the block criteria all hold, else BLOCK_MISMATCHED.
 func (a *assessment) blockOf() block {
-	var es []*Entry
-	for _, e := range a.inForce {
-		if e.Type == schemas.NOE || e.Type == schemas.ALC {
-			es = append(es, e)
-		}
+	if a.match == nil {
+		return block{} // nothing in force
 	}
-	v := newView(es, a.tol)
+	// The view of the messages in force serves: every block criterion
+	// compares the NOEs and ALCs only.
+	v := a.match.v
 	if k := v.allocations(); k < 1 || len(v.noe) == 0 || len(v.alc) < k {
 		return block{}
 	}

@@ -636,24 +636,35 @@ type candidate struct {
 	hex    string // digest as 64 lower-case hex; "" when not a candidate
 }
 
-// candidate assesses a set of messages once per evaluation.
+// candidate assesses a set of messages once per evaluation. The memo (by the
+// set's tokens) serves the sets AFFs name, F0 and the proposal; a trade
+// without AFFs assesses one set, F0, and skips it.
 func (a *assessment) candidate(set []*Entry) *candidate {
-	toks := tokens(set)
-	memo := strings.Join(toks, " ")
-	if c, ok := a.cands[memo]; ok {
-		return c
+	var memo string
+	var toks []string
+	if len(a.affs) > 0 {
+		toks = tokens(set)
+		memo = strings.Join(toks, " ")
+		if c, ok := a.cands[memo]; ok {
+			return c
+		}
 	}
 	c := &candidate{set: set, tokens: toks, v: newView(set, a.tol)}
 	c.ev = evaluate(a.t, c.v)
 	c.ok = c.ev.state == matched && !replaceWithItsOriginal(set)
 	if c.ok {
-		c.digest = schemas.ComputeMatchDigest(c.ev.cls, toks)
+		if c.tokens == nil {
+			c.tokens = tokens(set)
+		}
+		c.digest = schemas.ComputeMatchDigest(c.ev.cls, c.tokens)
 		c.hex = c.digest.String()
 	}
-	if a.cands == nil {
-		a.cands = map[string]*candidate{}
+	if memo != "" {
+		if a.cands == nil {
+			a.cands = map[string]*candidate{}
+		}
+		a.cands[memo] = c
 	}
-	a.cands[memo] = c
 	return c
 }
 

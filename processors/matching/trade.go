@@ -314,7 +314,12 @@ func (t *Trade) standingSet() []*Entry {
 // receives it.
 func (t *Trade) status(out []schemas.Output, a *assessment, clsNew bool) []schemas.Output {
 	cur, prev := a.value, t.Last.Status
-	full, crit, requests := a.statusBody(cur, "")
+	_, crit := a.statusCriteria(cur)
+	requests := a.statusRequests(cur)
+	var full []byte
+	if clsNew || cur.IsV3() || prev.IsV3() {
+		full, _, _ = a.statusBody(cur, "")
+	}
 	var emit bool
 	switch {
 	case clsNew:
@@ -335,6 +340,8 @@ func (t *Trade) status(out []schemas.Output, a *assessment, clsNew bool) []schem
 	s := cur
 	if s == 0 {
 		s = schemas.Unmatched
+	}
+	if full == nil || s != cur {
 		full, crit, requests = a.statusBody(s, "")
 	}
 	t.StatusN++
@@ -422,14 +429,7 @@ func bytesEqual(a, b []byte) bool { return string(a) == string(b) }
 // accounts' messages only. Also the criteria numbers of its Discrepancy or
 // Tolerance elements, and its CancelRequest elements.
 func (a *assessment) statusBody(s schemas.Status, custodian string) (body []byte, crit []uint8, requests []byte) {
-	var ds []schemas.Discrepancy
-	switch s {
-	case schemas.Mismatched:
-		ds = a.match.ev.failing
-	case schemas.Matched, schemas.Affirmed, schemas.AffirmRejected, schemas.ChangePending, schemas.CancelPending:
-		ds = a.match.ev.within
-	}
-	crit = criteriaOf(ds)
+	ds, crit := a.statusCriteria(s)
 	filter := func(toks []string) []string {
 		if custodian == "" {
 			return toks
@@ -457,8 +457,7 @@ func (a *assessment) statusBody(s schemas.Status, custodian string) (body []byte
 	if p := a.proposal; p != nil && (s == schemas.ChangePending || s == schemas.CancelPending) {
 		v.Proposal = &schemas.Proposal{Digest: p.hex, Tokens: filter(p.tokens)}
 	}
-	switch s {
-	case schemas.Cancelled:
+	if s == schemas.Cancelled {
 		v.HasCancelledBy = true
 		for _, r := range a.requests {
 			if r.state == requestAccepted {
@@ -470,16 +469,48 @@ func (a *assessment) statusBody(s schemas.Status, custodian string) (body []byte
 		}
 		slices.Sort(v.CancelledBy)
 		v.CancelledBy = slices.Compact(v.CancelledBy)
-	case schemas.Expired, schemas.Unmatched:
-	default:
-		for _, r := range a.requests {
-			if r.state != requestAccepted {
-				v.CancelRequests = append(v.CancelRequests, schemas.CancelRequest{Token: r.cxl.Token(), State: r.state.String()})
-			}
-		}
-		requests = schemas.AppendCancelRequests(nil, v.CancelRequests)
 	}
+	v.CancelRequests = a.cancelRequests(s)
+	requests = schemas.AppendCancelRequests(nil, v.CancelRequests)
 	return schemas.StatusBodyV3(a.t.Key, a.key.TradeRef, s, ds, v), crit, requests
+}
+
+// statusCriteria are the Discrepancy (MISMATCHED) or Tolerance elements of
+// a STATUS of value s, and their criteria numbers.
+func (a *assessment) statusCriteria(s schemas.Status) ([]schemas.Discrepancy, []uint8) {
+	var ds []schemas.Discrepancy
+	switch s {
+	case schemas.Mismatched:
+		ds = a.match.ev.failing
+	case schemas.Matched, schemas.Affirmed, schemas.AffirmRejected, schemas.ChangePending, schemas.CancelPending:
+		ds = a.match.ev.within
+	}
+	return ds, criteriaOf(ds)
+}
+
+// cancelRequests are the CancelRequest elements of a STATUS of value s: one
+// per CXL not accepted, by token, on every value but CANCELLED, EXPIRED and
+// UNMATCHED.
+func (a *assessment) cancelRequests(s schemas.Status) []schemas.CancelRequest {
+	switch s {
+	case schemas.Cancelled, schemas.Expired, schemas.Unmatched:
+		return nil
+	}
+	var crs []schemas.CancelRequest
+	for _, r := range a.requests {
+		if r.state != requestAccepted {
+			crs = append(crs, schemas.CancelRequest{Token: r.cxl.Token(), State: r.state.String()})
+		}
+	}
+	return crs
+}
+
+// statusRequests are those elements written.
+func (a *assessment) statusRequests(s schemas.Status) []byte {
+	if len(a.requests) == 0 {
+		return nil
+	}
+	return schemas.AppendCancelRequests(nil, a.cancelRequests(s))
 }
 
 // ---- CNF (messages.md §6) ----
