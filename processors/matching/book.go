@@ -18,12 +18,15 @@ type Book struct {
 
 	trades map[schemas.TradeKey]*Trade
 	ids    map[schemas.Identity]idRef
-	clock  int64 // newest Created of any accepted, non-duplicate message
-	due    expiryHeap
-	tombs  map[schemas.TradeKey]Tombstone
-	tombQ  expiryHeap // tombstones by the event time they expire at
-	intern Interner
-	autos  []*schemas.Draft // the utility's AFFs the last Accept asks for
+	// tombIDs are the identities of purged trades, remembered while their
+	// tombstone lives (messages.md §4): forgotten when it expires.
+	tombIDs map[schemas.TradeKey][]schemas.Identity
+	clock   int64 // newest Created of any accepted, non-duplicate message
+	due     expiryHeap
+	tombs   map[schemas.TradeKey]Tombstone
+	tombQ   expiryHeap // tombstones by the event time they expire at
+	intern  Interner
+	autos   []*schemas.Draft // the utility's AFFs the last Accept asks for
 	// purgedMatched counts trades purged while matched: silently purged, their
 	// CLS still stands, so they are matched at the end.
 	purgedMatched int
@@ -54,6 +57,7 @@ func NewBook(opts ...BookOption) *Book {
 		tombTTL:   int64(30 * 24 * time.Hour),
 		trades:    map[schemas.TradeKey]*Trade{},
 		ids:       map[schemas.Identity]idRef{},
+		tombIDs:   map[schemas.TradeKey][]schemas.Identity{},
 		tombs:     map[schemas.TradeKey]Tombstone{},
 		intern:    Interner{},
 	}
@@ -101,16 +105,18 @@ func (b *Book) tombTTLOf(ts Tombstone) int64 {
 
 func (b *Book) alive(ts Tombstone) bool { return b.clock-ts.PurgedAt <= b.tombTTLOf(ts) }
 
-// Duplicate re-emits what the accepted message id caused (see Trade.Reemit).
+// Duplicate re-emits what the accepted message id caused (see Trade.Reemit);
+// for a message of a purged trade (its tombstone lives), its ACK.
 func (b *Book) Duplicate(id schemas.Identity) []schemas.Output {
 	r := b.ids[id]
-	t := b.trades[r.trade]
-	for i := range t.Entries {
-		if e := &t.Entries[i]; e.Sender == id.Sender && e.MsgId == id.MsgId {
-			return t.Reemit(e, &b.cfg)
+	if t := b.trades[r.trade]; t != nil {
+		for i := range t.Entries {
+			if e := &t.Entries[i]; e.Sender == id.Sender && e.MsgId == id.MsgId {
+				return t.Reemit(e, &b.cfg)
+			}
 		}
 	}
-	panic("matching: identity index out of step with its trade")
+	return []schemas.Output{ack(id.Sender, id.MsgId)}
 }
 
 // Accept applies a validated message that is neither a duplicate, a
@@ -128,6 +134,8 @@ func (b *Book) Accept(in *Inbound) []schemas.Output {
 			delete(b.tombs, key)
 			if b.alive(ts) {
 				tomb = &ts
+			} else {
+				b.forget(key)
 			}
 		}
 		t = NewTrade(key, tomb)
@@ -165,7 +173,7 @@ func (b *Book) sweep(out []schemas.Output) []schemas.Output {
 		exp, tomb := t.Expire(b.clock)
 		out = append(out, exp...)
 		for i := range t.Entries {
-			delete(b.ids, schemas.Identity{Sender: t.Entries[i].Sender, MsgId: t.Entries[i].MsgId})
+			b.tombIDs[d.key] = append(b.tombIDs[d.key], schemas.Identity{Sender: t.Entries[i].Sender, MsgId: t.Entries[i].MsgId})
 		}
 		delete(b.trades, d.key)
 		b.tombs[d.key] = tomb
@@ -175,9 +183,24 @@ func (b *Book) sweep(out []schemas.Output) []schemas.Output {
 		r := heap.Pop(&b.tombQ).(due)
 		if ts, ok := b.tombs[r.key]; ok && !b.alive(ts) {
 			delete(b.tombs, r.key)
+			b.forget(r.key)
 		}
 	}
 	return out
+}
+
+// forget drops the identities of a key's purged trades, unless a trade of
+// the key is held again (they are then forgotten with its tombstone).
+func (b *Book) forget(key schemas.TradeKey) {
+	if b.trades[key] != nil {
+		return
+	}
+	for _, id := range b.tombIDs[key] {
+		if r, ok := b.ids[id]; ok && r.trade == key {
+			delete(b.ids, id)
+		}
+	}
+	delete(b.tombIDs, key)
 }
 
 // AutoAffirmations returns, once, the AFFs the utility must send since the

@@ -567,3 +567,29 @@ func relabel(ds []*schemas.Draft, suffix string, minutes int) []*schemas.Draft {
 	}
 	return out
 }
+
+// Accepted identities are remembered while their trade's tombstone lives
+// (messages.md §4): an exact copy of a purged trade's message is a duplicate
+// (its ACK), not a message of the trade that continues the key; forgotten
+// once the tombstone expires.
+func TestIdentitiesOutliveTheTradeWhileItsTombstoneLives(t *testing.T) {
+	f := newFixture(t, WithRetention(time.Hour), WithTombstoneTTL(2*time.Hour))
+	ms := single("T1")
+	f.sendAll(ms)
+	late := standard("T9")[0]
+	late.Created = at(100)
+	f.send(late) // T1 purged
+	id := schemas.Identity{Sender: broker, MsgId: "T1-NOE"}
+	if _, ok := f.book.Known(id); !ok {
+		t.Fatal("forgotten with the trade")
+	}
+	if out := f.book.Duplicate(id); allIDs(out) != "ACK:BRKASGSGXXX:T1-NOE" {
+		t.Fatalf("duplicate of a purged trade's message: %s", allIDs(out))
+	}
+	later := standard("T8")[0]
+	later.Created = at(300) // past the tombstone's two hours
+	f.send(later)
+	if _, ok := f.book.Known(id); ok {
+		t.Fatal("remembered past the tombstone")
+	}
+}
