@@ -321,7 +321,22 @@ func accounts(v *view) []*Entry {
 // k log k, not k²), each account's entries in the set's order.
 func newView(es []*Entry, tol Tolerances) *view {
 	v := &view{all: es, tol: tol}
-	var named []*Entry
+	var n [schemas.SET + 1]int
+	for _, e := range es {
+		if e.Type.IsContent() {
+			n[e.Type]++
+		}
+	}
+	// One backing array for the four type lists and the account-grouped
+	// list: the view is built for every message applied.
+	buf := make([]*Entry, 0, 2*len(es))
+	carve := func(k int) []*Entry {
+		s := buf[len(buf) : len(buf) : len(buf)+k]
+		buf = buf[:len(buf)+k]
+		return s
+	}
+	v.noe, v.alc, v.npr, v.set = carve(n[schemas.NOE]), carve(n[schemas.ALC]), carve(n[schemas.NPR]), carve(n[schemas.SET])
+	named := carve(n[schemas.ALC] + n[schemas.NPR] + n[schemas.SET])
 	for _, e := range es {
 		switch e.Type {
 		case schemas.NOE:
@@ -343,6 +358,9 @@ func newView(es []*Entry, tol Tolerances) *view {
 		j := i + 1
 		for j < len(named) && named[j].Account == named[i].Account {
 			j++
+		}
+		if v.accounts == nil {
+			v.accounts, v.perAccount = make([]string, 0, len(named)), make([][]*Entry, 0, len(named))
 		}
 		v.accounts = append(v.accounts, named[i].Account)
 		v.perAccount = append(v.perAccount, named[i:j:j])

@@ -64,7 +64,7 @@ type assessment struct {
 	// The parties (section 5a "The parties") and the set they come from.
 	partySet   []*Entry
 	parties    []string
-	custodians map[string]map[string]bool // custodian → its accounts (ALCs of partySet naming it)
+	custodians map[string]map[string]bool // custodian → its accounts (ALCs of partySet naming it), built by accountsOf
 
 	ids   map[schemas.Identity]*Entry // S by identity, built when asked (identity)
 	cands map[string]*candidate       // candidate memo, by sorted tokens
@@ -179,16 +179,25 @@ func (a *assessment) unlockedView() {
 		}
 	}
 	a.alcInForce = inForceOf(alcs)
-	names := make(map[named]bool, len(a.alcInForce))
-	for _, e := range a.alcInForce {
-		names[named{e.Account, e.Custodian}] = true
+	var names map[named]bool // a trade with many allocations: a map, else a walk
+	if len(a.alcInForce) > 8 {
+		names = make(map[named]bool, len(a.alcInForce))
+		for _, e := range a.alcInForce {
+			names[named{e.Account, e.Custodian}] = true
+		}
+	}
+	attached := func(e *Entry) bool {
+		if names != nil {
+			return names[named{e.Account, e.Custodian}]
+		}
+		return slices.ContainsFunc(a.alcInForce, func(c *Entry) bool { return c.Account == e.Account && c.Custodian == e.Custodian })
 	}
 	for i := range a.t.Entries {
 		e := &a.t.Entries[i]
 		if !e.Type.IsContent() {
 			continue
 		}
-		if e.Type == schemas.SET && isContent(e) && !names[named{e.Account, e.Custodian}] {
+		if e.Type == schemas.SET && isContent(e) && !attached(e) {
 			a.parked = append(a.parked, e)
 			continue
 		}
@@ -558,24 +567,38 @@ func (a *assessment) partiesOf() {
 		}
 	}
 	a.parties = principals(a.key)
-	a.custodians = map[string]map[string]bool{}
-	var cs []string
-	principals := len(a.parties)
+	n := len(a.parties)
 	for _, e := range a.partySet {
-		if e.Type != schemas.ALC || e.Custodian == "" {
-			continue
+		if e.Type == schemas.ALC && e.Custodian != "" && !slices.Contains(a.parties[:n], e.Custodian) {
+			a.parties = append(a.parties, e.Custodian) // a principal that is also a custodian reads as the principal
 		}
-		if slices.Contains(a.parties[:principals], e.Custodian) {
-			continue // a principal that is also a custodian reads as the principal
-		}
-		if a.custodians[e.Custodian] == nil {
-			a.custodians[e.Custodian] = map[string]bool{}
-			cs = append(cs, e.Custodian)
-		}
-		a.custodians[e.Custodian][e.Account] = true
 	}
-	slices.Sort(cs)
-	a.parties = append(a.parties, cs...)
+	slices.Sort(a.parties[n:])
+	a.parties = slices.Compact(a.parties)
+}
+
+// isCustodian reports whether party p is one of the trade's Custodian
+// parties (not a principal).
+func (a *assessment) isCustodian(p string) bool {
+	return !slices.Contains(principals(a.key), p) && slices.Contains(a.parties, p)
+}
+
+// accountsOf is a Custodian party's accounts: those for which an ALC of the
+// set the parties come from names it.
+func (a *assessment) accountsOf(custodian string) map[string]bool {
+	if a.custodians == nil {
+		a.custodians = map[string]map[string]bool{}
+		for _, e := range a.partySet {
+			if e.Type != schemas.ALC || !a.isCustodian(e.Custodian) {
+				continue
+			}
+			if a.custodians[e.Custodian] == nil {
+				a.custodians[e.Custodian] = map[string]bool{}
+			}
+			a.custodians[e.Custodian][e.Account] = true
+		}
+	}
+	return a.custodians[custodian]
 }
 
 // principals are the Broker and the InvMgr (once when they are one BIC).
@@ -609,7 +632,7 @@ func (a *assessment) accountOf(e *Entry) (string, bool) {
 
 // ofCustodian keeps the tokens of the custodian's accounts.
 func (a *assessment) ofCustodian(custodian string, tokens []string) []string {
-	accounts := a.custodians[custodian]
+	accounts := a.accountsOf(custodian)
 	out := make([]string, 0, len(tokens))
 	for _, tok := range tokens {
 		if e := a.identity(token(tok)); e != nil {

@@ -360,7 +360,7 @@ func (t *Trade) status(out []schemas.Output, a *assessment, clsNew bool) []schem
 func (t *Trade) statusTo(out []schemas.Output, a *assessment, r string, full []byte) []schemas.Output {
 	body := full
 	var own []byte
-	if a.custodians[r] != nil {
+	if a.isCustodian(r) {
 		if b, _, _ := a.statusBody(t.Last.Status, r); !bytesEqual(b, full) {
 			body, own = b, b
 		}

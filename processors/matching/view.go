@@ -235,7 +235,11 @@ func (t *Trade) ViewWith(tol Tolerances) View {
 		v.BlockStatus = b.status.String()
 	}
 	v.Parties = append(v.Parties, a.parties...)
-	for c, accts := range a.custodians {
+	for _, c := range a.parties {
+		accts := a.accountsOf(c)
+		if accts == nil {
+			continue
+		}
 		if v.Custodians == nil {
 			v.Custodians = map[string][]string{}
 		}
