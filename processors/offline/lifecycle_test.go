@@ -74,30 +74,58 @@ func (autoModes) AutoAffirms(string) bool { return true }
 // For an AUTO investment manager `ste match` processes the utility's AFF
 // right after the line that made the trade match: its ACK to the utility
 // follows that line's outputs and comes before the next line's; it is not
-// counted in messages; the trade ends locked.
+// counted in messages; the trade ends locked. Until the decoder reads AFF
+// (the v3wire branch), the same plumbing ends in a SCHEMA exception for the
+// AFF, with its own id, a NACK to the utility, and the trades matched.
 func TestAutoAffirmationAfterItsLine(t *testing.T) {
-	if _, ok := schemas.ParseMsgType("AFF"); !ok {
-		t.Skip("the decoder does not read AFF yet (the v3wire branch brings it): `ste match` would NACK the utility's AFF")
-	}
 	recs, _, _ := generate(t, 2, workload.Standard, 9)
 	cfg := EngineConfig("STEUTLSGXXX", refdata.Default())
 	cfg.Affirmation = autoModes{}
 	r := runWith(t, recs, matching.NewBook(matching.WithConfig(cfg)))
-	if r.sum.Messages != len(recs) || r.sum.Auto != 2 || r.sum.Locked != 2 || r.sum.Exceptions != 0 {
-		t.Fatalf("summary %+v", r.sum)
-	}
 	var order []string
 	for _, b := range r.out {
 		o, _ := schemas.ParseOutput(b)
 		order = append(order, o.MsgId)
 	}
+	if _, ok := schemas.ParseMsgType("AFF"); !ok {
+		if r.sum.Messages != len(recs) || r.sum.Auto != 2 || r.sum.Exceptions != 2 || r.sum.Rejected["SCHEMA"] != 2 || r.sum.CLS != 2 {
+			t.Fatalf("summary %+v", r.sum)
+		}
+		for _, b := range r.excs {
+			if !bytes.Contains(b, []byte(`-auto"`)) || !bytes.Contains(b, []byte(`"sender":"STEUTLSGXXX"`)) {
+				t.Fatalf("exception %s", b)
+			}
+		}
+		nacks := 0
+		for i, id := range order {
+			if strings.HasPrefix(id, "NACK:STEUTLSGXXX:AUTO:") {
+				nacks++
+				if key := strings.Split(id, ":")[3]; !strings.Contains(order[i-1], key) || strings.HasPrefix(order[i-1], "ACK:") {
+					t.Fatalf("the utility's AFF not right after its line: %s", strings.Join(order[max(0, i-3):i+1], " "))
+				}
+			}
+		}
+		if nacks != 2 {
+			t.Fatalf("%d NACKs to the utility", nacks)
+		}
+		return
+	}
+	if r.sum.Messages != len(recs) || r.sum.Auto != 2 || r.sum.Locked != 2 || r.sum.Exceptions != 0 {
+		t.Fatalf("summary %+v", r.sum)
+	}
+	acks := 0
 	for i, id := range order {
 		if strings.HasPrefix(id, "ACK:STEUTLSGXXX:AUTO:") {
-			// Before it, the CLS's STATUS MATCHED and CNFs of the line that
-			// matched; after it, the AFFIRMED.
-			if !strings.HasPrefix(order[i-1], "CNF:") || !strings.HasPrefix(order[i+1], "ST:") {
+			acks++
+			// Before it, the CNFs (and BLKs) of the line that matched; after
+			// it, the AFFIRMED.
+			if key := strings.Split(id, ":")[3]; !strings.Contains(order[i-1], key) || strings.HasPrefix(order[i-1], "ACK:") ||
+				!strings.HasPrefix(order[i+1], "ST:"+key) {
 				t.Fatalf("around %s: %s", id, strings.Join(order[max(0, i-3):min(len(order), i+3)], " "))
 			}
 		}
+	}
+	if acks != 2 {
+		t.Fatalf("%d ACKs to the utility", acks)
 	}
 }
