@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -838,7 +839,12 @@ type Run struct {
 	Stdout   string
 	Stderr   string
 	Summary  map[string]any
+	// Out holds the version 2 records of outbound.xml (ACK, NACK, STATUS),
+	// in file order: a version 2 set keeps them byte for byte under version
+	// 3 (messages.md, "Versions"), which adds V3 (CNF, BLK, ALG) beside
+	// them; All is every record of the file.
 	Out, CLS []*OutMsg
+	V3, All  []*OutMsg
 	OutRaw   string
 	CLSRaw   string
 	Exc      []map[string]any
@@ -906,7 +912,15 @@ func runMatch(t *testing.T, in []string, opts ...func(*runOpt)) *Run {
 	run.OutRaw = readFile(t, filepath.Join(outDir, "outbound.xml"))
 	run.CLSRaw = readFile(t, filepath.Join(outDir, "cls.xml"))
 	run.ExcRaw = readFile(t, filepath.Join(outDir, "exceptions.jsonl"))
-	run.Out = parseOutFile(t, "outbound.xml", run.OutRaw)
+	run.All = parseOutFile(t, "outbound.xml", run.OutRaw)
+	for _, o := range run.All {
+		switch o.H("MsgType") {
+		case "CNF", "BLK", "ALG":
+			run.V3 = append(run.V3, o)
+		default:
+			run.Out = append(run.Out, o)
+		}
+	}
 	run.CLS = parseOutFile(t, "cls.xml", run.CLSRaw)
 	for i, l := range splitLines(run.ExcRaw) {
 		var m map[string]any
@@ -1002,9 +1016,17 @@ func (r *Run) checkInvariants() {
 	t.Helper()
 	pub := demoPub(utilityBIC)
 	contents := map[string]string{}
-	for _, set := range [][]*OutMsg{r.Out, r.CLS} {
+	for si, set := range [][]*OutMsg{r.All, r.CLS} {
 		for _, o := range set {
 			id := o.ID()
+			switch typ := o.H("MsgType"); {
+			case typ == "CLS" && si == 0:
+				t.Errorf("[invariant §6] CLS %s in outbound.xml", id)
+			case typ != "CLS" && si == 1:
+				t.Errorf("[invariant §6] %s %s in cls.xml", typ, id)
+			case !slices.Contains([]string{"ACK", "NACK", "STATUS", "CNF", "BLK", "ALG", "CLS"}, typ):
+				t.Errorf("[invariant §6] output %s: MsgType %q", id, typ)
+			}
 			if id == "" {
 				t.Errorf("[invariant] output without MsgId: %.300s", o.Raw)
 			}
@@ -1170,7 +1192,7 @@ func (r *Run) num(k string) int {
 func (r *Run) ByID(id string) []*OutMsg {
 	if r.byID == nil {
 		r.byID = map[string][]*OutMsg{}
-		for _, o := range r.Out {
+		for _, o := range r.All {
 			r.byID[o.ID()] = append(r.byID[o.ID()], o)
 		}
 		for _, o := range r.CLS {
@@ -1311,6 +1333,33 @@ func discrepancies(o *OutMsg) string {
 }
 
 func tok(m *Msg) string { return m.Sender() + ":" + m.ID() }
+
+// discFor is discSpec as receiver reads it (messages.md §6 "A Custodian's
+// Bodies", version 3): the Broker and the InvMgr get every token; a
+// Custodian only those of its accounts — the ALC, NPR and SET messages of
+// the Accounts for which an ALC among ms names it — and an element whose
+// list becomes empty is still there, empty.
+func discFor(receiver string, crit map[int][]*Msg, ms []*Msg) string {
+	if receiver == BRK || receiver == INV {
+		return discSpec(crit)
+	}
+	mine := map[string]bool{}
+	for _, m := range ms {
+		if m.Get("MsgType") == "ALC" && m.Get("Custodian") == receiver {
+			mine[m.Get("Account")] = true
+		}
+	}
+	own := map[int][]*Msg{}
+	for n, list := range crit {
+		own[n] = []*Msg{}
+		for _, m := range list {
+			if typ := m.Get("MsgType"); (typ == "ALC" || typ == "NPR" || typ == "SET") && mine[m.Get("Account")] {
+				own[n] = append(own[n], m)
+			}
+		}
+	}
+	return discSpec(own)
+}
 
 // discSpec builds the expected discrepancy rendering: criterion -> messages,
 // tokens sorted in byte order.

@@ -539,9 +539,8 @@ func TestLifecycle_MismatchedAgainAfterUnmatched(t *testing.T) {
 	expectStatusRound(t, r, key, 1, "MISMATCHED", allParties...)
 	expectStatusRound(t, r, key, 2, "UNMATCHED", allParties...)
 	s3 := expectStatusRound(t, r, key, 3, "MISMATCHED", allParties...)
-	want := discSpec(map[int][]*Msg{17: {ms[2], ms[6]}})
 	for _, o := range s3 {
-		if d := discrepancies(o); d != want {
+		if d, want := discrepancies(o), discFor(o.H("Receiver"), map[int][]*Msg{17: {ms[2], ms[6]}}, ms); d != want {
 			t.Errorf("round 3: %s, want %s", d, want)
 		}
 	}

@@ -101,32 +101,18 @@ func NACKBody(related string, r Reason, detail string) []byte {
 
 // StatusBody is the body of a STATUS. ds are written as <Discrepancy>
 // elements for a MISMATCHED and as <Tolerance> elements (the criteria held
-// only within tolerance) for a MATCHED; the form is the same.
+// only within tolerance) for every other value that carries them (MATCHED,
+// and version 3's AFFIRMED, AFFIRM_REJECTED, CHANGE_PENDING, CANCEL_PENDING);
+// the form is the same.
 func StatusBody(tk TradeKey, tradeRef string, s Status, ds []Discrepancy) []byte {
 	b := elem(nil, "TradeKey", tk.String())
 	b = elem(b, "TradeRef", tradeRef)
 	b = elem(b, "Status", s.String())
-	name := "Discrepancy"
-	if s == Matched {
-		name = "Tolerance"
+	name := "Tolerance"
+	if s == Mismatched {
+		name = "Discrepancy"
 	}
-	for _, d := range ds {
-		b = append(b, '<')
-		b = append(b, name...)
-		b = append(b, ` criterion="`...)
-		b = strconv.AppendInt(b, int64(d.Criterion), 10)
-		b = append(b, `">`...)
-		for i, t := range d.Tokens {
-			if i > 0 {
-				b = append(b, ' ')
-			}
-			b = escape(b, t)
-		}
-		b = append(b, "</"...)
-		b = append(b, name...)
-		b = append(b, '>')
-	}
-	return b
+	return appendCriteria(b, name, ds)
 }
 
 // CLSBody is the body of a CLS NEW. Version is part of the body; callers
@@ -147,17 +133,7 @@ func CLSBody(c *CLSContent) []byte {
 	b = elem(b, "SettleDate", c.SettleDate.String())
 	b = elem(b, "MatchedAt", FormatTimestamp(c.MatchedAt))
 	for i := range c.Legs {
-		l := &c.Legs[i]
-		b = append(b, "<Leg>"...)
-		b = elem(b, "Account", l.Account)
-		b = elem(b, "Quantity", strconv.FormatInt(l.Quantity, 10))
-		b = elem(b, "NetAmount", l.NetAmount.Fixed(l.NetUnits))
-		b = elem(b, "SettleCcy", l.SettleCcy)
-		b = elem(b, "Custodian", l.Custodian)
-		b = elem(b, "PSET", l.PSET)
-		b = elem(b, "SafekeepingAccount", l.SafekeepingAccount)
-		b = elem(b, "CashAccount", l.CashAccount)
-		b = append(b, "</Leg>"...)
+		b = appendLeg(b, &c.Legs[i])
 	}
 	return b
 }

@@ -126,7 +126,7 @@ func match(ctx context.Context, args []string) error {
 	if *noVerify {
 		vopts = append(vopts, validation.WithoutSignatureVerification())
 	}
-	book := matching.NewBook(matching.WithRetention(ret), matching.WithConfig(matching.Config{UtilityBIC: *bic, Tolerances: ref}))
+	book := matching.NewBook(matching.WithRetention(ret), matching.WithConfig(offline.EngineConfig(*bic, ref)))
 	sum, err := offline.RunToDir(ctx, src, *out, offline.Options{Validator: validation.New(ref, vopts...), Signer: signer, Book: book})
 	if err != nil {
 		return err

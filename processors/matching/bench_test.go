@@ -77,3 +77,48 @@ func BenchmarkTradeCodec(b *testing.B) {
 		t.MarshalBinary()
 	}
 }
+
+// BenchmarkLargeTradeEvaluation is one evaluation of a locked trade of k
+// allocations with a pending change (steps 1 to 12, the STATUS body): the
+// cost each message of such a trade pays. It grows as k log k, not with
+// the number of subsets (an AFF names its set).
+func BenchmarkLargeTradeEvaluation(b *testing.B) {
+	for _, k := range []int{2, 25, 250} {
+		b.Run(fmt.Sprintf("k=%d", k), func(b *testing.B) {
+			f := newFixture(b)
+			ms := allocations("L", k)
+			f.sendAll(ms)
+			tr := f.book.Trade(tradeKey("L"))
+			f.send(affirm("L-AFF", invMgr, 90, tr, ""))
+			f.send(replaceOf(ms[len(ms)-1], "L-SET-R", 91, func(d *schemas.Draft) { d.Set("CashAccount", "X") }))
+			if tr.Last.Status != schemas.ChangePending {
+				b.Fatalf("status %v", tr.Last.Status)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				a := assess(tr, nil)
+				a.statusBody(a.value, "")
+				a.blockOf()
+			}
+		})
+	}
+}
+
+// allocations is a trade of k allocations of 100 each (accounts A0000…).
+func allocations(ref string, k int) []*schemas.Draft {
+	noe := draft(ref+"-NOE", "NOE", broker, 0, ref, kv("Quantity", fmt.Sprint(100*k)), kv("Price", "10.5"),
+		kv("TradeCcy", "SGD"), kv("SettleDate", "2026-11-04"), kv("Market", "XSES"), kv("ExecTime", at(-5)))
+	out := []*schemas.Draft{noe}
+	for i := 0; i < k; i++ {
+		acct := fmt.Sprintf("A%04d", i)
+		a := alc(ref, i, acct, "100", cust1)
+		a.Set("AllocCount", fmt.Sprint(k))
+		a.MsgId = fmt.Sprintf("%s-ALC%04d", ref, i)
+		n := npr(ref, i, acct, "100", "1050.00", "1.00", "0.50", "1051.50")
+		n.MsgId = fmt.Sprintf("%s-NPR%04d", ref, i)
+		s := set(ref, i, acct, "100", "1051.50", cust1)
+		s.MsgId = fmt.Sprintf("%s-SET%04d", ref, i)
+		out = append(out, a, n, s)
+	}
+	return out
+}

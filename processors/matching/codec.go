@@ -3,6 +3,7 @@ package matching
 import (
 	"encoding/binary"
 	"errors"
+	"slices"
 
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/bin"
@@ -10,17 +11,26 @@ import (
 	"github.com/ste-utility/ste/schemas/decimal"
 )
 
-// Binary layout of a trade in the matching table (state layout v1). The first
-// 18 bytes are fixed so that the table's due index reads them without
-// decoding the rest:
+// Binary layout of a trade in the matching table. The first 18 bytes are
+// fixed so that the table's due index reads them without decoding the rest:
 //
-//	[0]     layout version (1)
+//	[0]     layout version (1 or 2)
 //	[1]     kind: 0 trade, 1 tombstone
 //	[2:10]  Newest (trade) or PurgedAt (tombstone), big-endian int64
 //	[10:18] TradeKey, big-endian
 //	...     the rest, varint-encoded
+//
+// Layout v2 (version 3 of the contract) keeps v1's prefix up to and with the
+// key tuples (ReadStatus, Refs read it for both), writes at most one key
+// tuple, drops each entry's key index, adds each entry's Market and
+// lifecycle fields, then a version 3 section (the flags, the standing set,
+// what was last sent: per-receiver STATUS bodies, CNF, BLK, ALG, the AFFs
+// the utility sent), then the timeliness tail (timeliness.go) as v1 does.
+// Values of layout v1 stay readable (UnmarshalTrade, UnmarshalTombstone);
+// every value written is v2.
 const (
 	layoutV1      = 1
+	layoutV2      = 2
 	kindTrade     = 0
 	kindTombstone = 1
 	headerLen     = 18
@@ -32,20 +42,30 @@ var ErrLayout = errors.New("matching: unknown state layout")
 // Header reads the fixed part of an encoded value: whether it is a tombstone
 // and its event time (Newest of a trade, PurgedAt of a tombstone).
 func Header(b []byte) (tomb bool, at int64, ok bool) {
-	if len(b) < headerLen || b[0] != layoutV1 {
+	if len(b) < headerLen || (b[0] != layoutV1 && b[0] != layoutV2) {
 		return false, 0, false
 	}
 	return b[1] == kindTombstone, int64(binary.BigEndian.Uint64(b[2:10])), true
 }
 
-// MarshalTombstone encodes a purged trade's counters.
+// MarshalTombstone encodes a purged trade's tombstone (layout v2).
 func MarshalTombstone(key schemas.TradeKey, t Tombstone) []byte {
 	b := header(nil, kindTombstone, t.PurgedAt, key)
 	b = binary.AppendUvarint(b, uint64(t.Version))
-	return binary.AppendUvarint(b, uint64(t.StatusN))
+	b = binary.AppendUvarint(b, uint64(t.StatusN))
+	b = appendKey(b, t.Key)
+	b = binary.AppendUvarint(b, uint64(t.CNFN))
+	b = binary.AppendUvarint(b, uint64(t.BLKN))
+	b = append(b, flags(t.Cancelled, t.Locked, false))
+	b = binary.AppendUvarint(b, uint64(len(t.ALG)))
+	for _, a := range t.ALG {
+		b = appendString(b, a.Receiver)
+		b = binary.AppendUvarint(b, uint64(a.N))
+	}
+	return b
 }
 
-// UnmarshalTombstone decodes MarshalTombstone.
+// UnmarshalTombstone decodes MarshalTombstone, of either layout.
 func UnmarshalTombstone(b []byte) (Tombstone, error) {
 	tomb, at, ok := Header(b)
 	if !ok || !tomb {
@@ -53,16 +73,57 @@ func UnmarshalTombstone(b []byte) (Tombstone, error) {
 	}
 	r := reader{Reader: bin.Reader{B: b[headerLen:]}}
 	t := Tombstone{PurgedAt: at, Version: int(r.uvarint()), StatusN: int(r.uvarint())}
+	if b[0] == layoutV2 {
+		t.Key = r.key()
+		t.CNFN, t.BLKN = int(r.uvarint()), int(r.uvarint())
+		f := r.byte()
+		t.Cancelled, t.Locked = f&flagCancelled != 0, f&flagLocked != 0
+		for n := r.count(); n > 0; n-- {
+			t.ALG = append(t.ALG, ALGCount{Receiver: r.string(), N: int(r.uvarint())})
+		}
+	}
 	return t, r.err()
 }
 
 func header(b []byte, kind byte, at int64, key schemas.TradeKey) []byte {
-	b = append(b, layoutV1, kind)
+	b = append(b, layoutV2, kind)
 	b = binary.BigEndian.AppendUint64(b, uint64(at))
 	return binary.BigEndian.AppendUint64(b, uint64(key))
 }
 
-// MarshalBinary encodes the trade.
+const (
+	flagCancelled = 1 << iota
+	flagLocked
+	flagTombCancelled
+)
+
+func flags(cancelled, locked, tombCancelled bool) byte {
+	var f byte
+	if cancelled {
+		f |= flagCancelled
+	}
+	if locked {
+		f |= flagLocked
+	}
+	if tombCancelled {
+		f |= flagTombCancelled
+	}
+	return f
+}
+
+func appendKey(b []byte, k schemas.Key) []byte {
+	for _, s := range [...]string{k.TradeRef, k.TradeDate, k.ISIN, k.Side, k.Broker, k.InvMgr} {
+		b = appendString(b, s)
+	}
+	return b
+}
+
+func (r *reader) key() schemas.Key {
+	return schemas.Key{TradeRef: r.string(), TradeDate: r.interned(), ISIN: r.interned(),
+		Side: r.interned(), Broker: r.interned(), InvMgr: r.interned()}
+}
+
+// MarshalBinary encodes the trade (layout v2).
 func (t *Trade) MarshalBinary() ([]byte, error) {
 	b := make([]byte, 0, 256+len(t.Entries)*160)
 	b = header(b, kindTrade, t.Newest, t.Key)
@@ -77,11 +138,9 @@ func (t *Trade) MarshalBinary() ([]byte, error) {
 	for _, s := range t.Last.To {
 		b = appendString(b, s)
 	}
-	b = binary.AppendUvarint(b, uint64(len(t.Keys)))
-	for _, k := range t.Keys {
-		for _, s := range [...]string{k.TradeRef, k.TradeDate, k.ISIN, k.Side, k.Broker, k.InvMgr} {
-			b = appendString(b, s)
-		}
+	b = binary.AppendUvarint(b, uint64(min(len(t.Keys), 1)))
+	if len(t.Keys) > 0 {
+		b = appendKey(b, t.Keys[0])
 	}
 	b = binary.AppendUvarint(b, uint64(len(t.Entries)))
 	for i := range t.Entries {
@@ -90,7 +149,7 @@ func (t *Trade) MarshalBinary() ([]byte, error) {
 			b = appendString(b, s)
 		}
 		b = append(b, e.Digest[:]...)
-		b = append(b, byte(e.Type), byte(e.Function), e.KeyIdx, byte(e.NetUnits))
+		b = append(b, byte(e.Type), byte(e.Function), byte(e.NetUnits))
 		b = binary.AppendUvarint(b, uint64(e.Has))
 		b = binary.AppendVarint(b, e.Created)
 		b = binary.AppendVarint(b, e.Quantity)
@@ -98,14 +157,50 @@ func (t *Trade) MarshalBinary() ([]byte, error) {
 		b = appendDec(b, e.NetAmount)
 		b = binary.AppendVarint(b, int64(e.SettleDate))
 		b = binary.AppendVarint(b, int64(e.AllocCount))
-		for _, s := range [...]string{e.TradeCcy, e.SettleCcy, e.Account, e.Custodian, e.PSET, e.SafekeepingAccount, e.CashAccount} {
+		for _, s := range [...]string{e.TradeCcy, e.SettleCcy, e.Account, e.Custodian, e.PSET, e.SafekeepingAccount,
+			e.CashAccount, e.Market} {
 			b = appendString(b, s)
 		}
+		b = append(b, byte(e.Decision))
+		if e.Type.IsLifecycle() {
+			b = appendString(b, e.MatchDigest)
+			b = appendStrings(b, e.Affirms)
+			b = appendString(b, e.Amends)
+			b = appendStrings(b, e.RejectReason)
+			b = appendString(b, e.CancelReason)
+		}
 	}
-	return appendTimeliness(b, t), nil
+	// The version 3 section.
+	b = append(b, flags(t.Cancelled, t.Locked, t.TombCancelled))
+	b = binary.AppendUvarint(b, uint64(len(t.Last.Bodies)))
+	for _, body := range t.Last.Bodies {
+		b = appendBytes(b, body)
+	}
+	b = appendBytes(b, t.Last.Requests)
+	b = binary.AppendUvarint(b, uint64(len(t.Standing)))
+	for _, i := range t.Standing {
+		b = binary.AppendUvarint(b, uint64(i))
+	}
+	b = binary.AppendUvarint(b, uint64(t.CNF.N))
+	b = appendBool(b, t.CNF.Live)
+	b = append(b, t.CNF.Digest[:]...)
+	b = appendStrings(b, t.CNF.To)
+	b = binary.AppendUvarint(b, uint64(t.BLK.N))
+	b = append(b, byte(t.BLK.Status))
+	b = appendBytes(b, t.BLK.Body)
+	b = binary.AppendUvarint(b, uint64(len(t.ALG)))
+	for _, s := range t.ALG {
+		b = appendString(b, s.Receiver)
+		b = binary.AppendUvarint(b, uint64(s.N))
+		b = binary.AppendUvarint(b, uint64(s.NewN))
+		b = appendBytes(b, s.Body)
+	}
+	b = appendStrings(b, t.AutoSent)
+	return appendRisk(b, t), nil
 }
 
-// UnmarshalTrade decodes MarshalBinary; strings are interned through it.
+// UnmarshalTrade decodes MarshalBinary, of either layout; strings are
+// interned through it.
 func UnmarshalTrade(b []byte, it Interner) (*Trade, error) {
 	tomb, at, ok := Header(b)
 	if !ok || tomb {
@@ -126,8 +221,13 @@ func UnmarshalTrade(b []byte, it Interner) (*Trade, error) {
 	}
 	n = r.count()
 	for i := 0; i < n; i++ {
-		t.Keys = append(t.Keys, schemas.Key{TradeRef: r.string(), TradeDate: r.interned(), ISIN: r.interned(),
-			Side: r.interned(), Broker: r.interned(), InvMgr: r.interned()})
+		t.Keys = append(t.Keys, r.key())
+	}
+	if b[0] == layoutV1 {
+		return unmarshalV1(t, &r)
+	}
+	if len(t.Keys) != 1 {
+		return nil, ErrLayout
 	}
 	n = r.count()
 	t.Entries = make([]Entry, n)
@@ -135,7 +235,72 @@ func UnmarshalTrade(b []byte, it Interner) (*Trade, error) {
 		e := &t.Entries[i]
 		e.Sender, e.MsgId, e.Related = r.interned(), r.string(), r.string()
 		copy(e.Digest[:], r.take(16))
-		e.Type, e.Function, e.KeyIdx, e.NetUnits = schemas.MsgType(r.byte()), schemas.Function(r.byte()), r.byte(), int8(r.byte())
+		e.Type, e.Function, e.NetUnits = schemas.MsgType(r.byte()), schemas.Function(r.byte()), int8(r.byte())
+		e.Has = schemas.FieldSet(r.uvarint())
+		e.Created, e.Quantity = r.varint(), r.varint()
+		e.Price, e.NetAmount = r.dec(), r.dec()
+		e.SettleDate, e.AllocCount = date.Date(r.varint()), int32(r.varint())
+		e.TradeCcy, e.SettleCcy, e.Account = r.interned(), r.interned(), r.string()
+		e.Custodian, e.PSET, e.SafekeepingAccount, e.CashAccount = r.interned(), r.interned(), r.string(), r.string()
+		e.Market = r.interned()
+		e.Decision = schemas.Decision(r.byte())
+		if e.Type.IsLifecycle() {
+			e.MatchDigest = r.string()
+			e.Affirms = r.strings(false)
+			e.Amends = r.string()
+			e.RejectReason = r.strings(true)
+			e.CancelReason = r.interned()
+		}
+	}
+	f := r.byte()
+	t.Cancelled, t.Locked, t.TombCancelled = f&flagCancelled != 0, f&flagLocked != 0, f&flagTombCancelled != 0
+	if n = r.count(); n > 0 {
+		t.Last.Bodies = make([][]byte, n)
+		for i := range t.Last.Bodies {
+			t.Last.Bodies[i] = r.bytes()
+		}
+	}
+	t.Last.Requests = r.bytes()
+	if n = r.count(); n > 0 {
+		t.Standing = make([]int32, n)
+		for i := range t.Standing {
+			if t.Standing[i] = int32(r.uvarint()); int(t.Standing[i]) >= len(t.Entries) {
+				r.Bad = true
+			}
+		}
+	}
+	t.CNF.N = int(r.uvarint())
+	t.CNF.Live = r.byte() == 1
+	copy(t.CNF.Digest[:], r.take(32))
+	t.CNF.To = r.strings(true)
+	t.BLK.N = int(r.uvarint())
+	t.BLK.Status = schemas.BlockStatus(r.byte())
+	t.BLK.Body = r.bytes()
+	for n = r.count(); n > 0; n-- {
+		t.ALG = append(t.ALG, ALGState{Receiver: r.interned(), N: int(r.uvarint()), NewN: int(r.uvarint()), Body: r.bytes()})
+	}
+	t.AutoSent = r.strings(false)
+	readRisk(&r)
+	if err := r.err(); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// unmarshalV1 reads the rest of a layout v1 value: entries with a key index
+// (a trade of v1 could hold two key tuples after a trade-key collision; it
+// is read as the first tuple's trade, the other tuple's messages left out:
+// version 3 would have rejected them, KEY_COLLISION) and the optional
+// timeliness extension.
+func unmarshalV1(t *Trade, r *reader) (*Trade, error) {
+	n := r.count()
+	entries := make([]Entry, n)
+	keyIdx := make([]uint8, n)
+	for i := 0; i < n; i++ {
+		e := &entries[i]
+		e.Sender, e.MsgId, e.Related = r.interned(), r.string(), r.string()
+		copy(e.Digest[:], r.take(16))
+		e.Type, e.Function, keyIdx[i], e.NetUnits = schemas.MsgType(r.byte()), schemas.Function(r.byte()), r.byte(), int8(r.byte())
 		e.Has = schemas.FieldSet(r.uvarint())
 		e.Created, e.Quantity = r.varint(), r.varint()
 		e.Price, e.NetAmount = r.dec(), r.dec()
@@ -143,22 +308,28 @@ func UnmarshalTrade(b []byte, it Interner) (*Trade, error) {
 		e.TradeCcy, e.SettleCcy, e.Account = r.interned(), r.interned(), r.string()
 		e.Custodian, e.PSET, e.SafekeepingAccount, e.CashAccount = r.interned(), r.interned(), r.string(), r.string()
 	}
-	readTimeliness(&r, t)
+	readTimelinessV1(r, entries)
 	if err := r.err(); err != nil {
 		return nil, err
 	}
-	if len(t.Keys) == 0 || int(maxKeyIdx(t.Entries)) >= len(t.Keys) {
+	if len(t.Keys) == 0 || int(slices.Max(append(keyIdx, 0))) >= len(t.Keys) {
 		return nil, ErrLayout
 	}
-	return t, nil
-}
-
-func maxKeyIdx(es []Entry) uint8 {
-	var m uint8
-	for i := range es {
-		m = max(m, es[i].KeyIdx)
+	t.Keys = t.Keys[:1]
+	for i := range entries {
+		if keyIdx[i] == 0 {
+			t.Entries = append(t.Entries, entries[i])
+		}
 	}
-	return m
+	// What v1 did not keep: the standing set (the messages in force by
+	// version 2's rule while the CLS stands), and who was confirmed (no CNF
+	// was sent: none stands, the next evaluation sends one).
+	if t.Live {
+		a := &assessment{t: t, key: t.Keys[0]}
+		a.unlockedView()
+		t.Standing = t.indices(a.f0)
+	}
+	return t, nil
 }
 
 func appendBool(b []byte, v bool) []byte {
@@ -171,6 +342,14 @@ func appendBool(b []byte, v bool) []byte {
 func appendString(b []byte, s string) []byte {
 	b = binary.AppendUvarint(b, uint64(len(s)))
 	return append(b, s...)
+}
+
+func appendStrings(b []byte, ss []string) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ss)))
+	for _, s := range ss {
+		b = appendString(b, s)
+	}
+	return b
 }
 
 func appendBytes(b []byte, s []byte) []byte {
@@ -225,6 +404,22 @@ func (r *reader) bytes() []byte {
 }
 
 func (r *reader) string() string { return string(r.take(r.count())) }
+
+func (r *reader) strings(interned bool) []string {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		if interned {
+			out[i] = r.interned()
+		} else {
+			out[i] = r.string()
+		}
+	}
+	return out
+}
 
 func (r *reader) interned() string {
 	b := r.take(r.count())

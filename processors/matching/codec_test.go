@@ -1,9 +1,11 @@
 package matching
 
 import (
-	"github.com/ste-utility/ste/schemas"
+	"bytes"
 	"reflect"
 	"testing"
+
+	"github.com/ste-utility/ste/schemas"
 )
 
 func TestTradeCodecRoundTrip(t *testing.T) {
@@ -12,6 +14,37 @@ func TestTradeCodecRoundTrip(t *testing.T) {
 	f.sendAll(ms)
 	f.send(replaceOf(ms[5], "T1-SET1-R", 30, func(d *schemas.Draft) { d.Set("NetAmount", "1.00") })) // mismatched: a status body to keep
 	tr := f.book.Trade(tradeKey("T1"))
+	roundTrip(t, tr)
+	ts := Tombstone{Version: 3, StatusN: 7, PurgedAt: 42, Key: tr.Keys[0], CNFN: 2, BLKN: 4,
+		ALG: []ALGCount{{"B", 3}, {"I", 1}}, Cancelled: true}
+	got, err := UnmarshalTombstone(MarshalTombstone(tr.Key, ts))
+	if err != nil || !reflect.DeepEqual(got, ts) {
+		t.Fatalf("tombstone %+v %v", got, err)
+	}
+}
+
+// A locked trade with pending changes, cancel requests, custodian bodies, a
+// standing CNF, BLK and ALG state, and lifecycle entries round-trips.
+func TestTradeCodecRoundTripLifecycle(t *testing.T) {
+	f := newFixture(t)
+	ms := standard("T1")
+	f.sendAll(ms[:5]) // no SETs yet: allegements stand
+	f.allege()
+	f.sendAll(ms[5:])
+	tr := f.book.Trade(tradeKey("T1"))
+	f.send(affirm("T1-AFF1", invMgr, 40, tr, ""))
+	f.send(replaceOf(ms[5], "T1-SET1-R", 41, func(d *schemas.Draft) { d.Set("CashAccount", "CA-NEW") })) // pending
+	f.send(cxl("T1-CXL1", broker, 42, "ERROR"))
+	f.send(reject("T1-REJ", invMgr, 43, tr, "PRICE OTHER"))
+	tr = f.book.Trade(tradeKey("T1"))
+	if !tr.Locked || tr.Last.Status != schemas.CancelPending || !tr.CNF.Live || tr.BLK.N == 0 || len(tr.ALG) == 0 {
+		t.Fatalf("fixture state: %+v", tr.Last)
+	}
+	roundTrip(t, tr)
+}
+
+func roundTrip(t *testing.T, tr *Trade) {
+	t.Helper()
 	b, err := tr.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -23,26 +56,96 @@ func TestTradeCodecRoundTrip(t *testing.T) {
 	if !reflect.DeepEqual(tr, back) {
 		t.Fatalf("round trip differs:\n%+v\n%+v", tr, back)
 	}
-	if tomb, at, ok := Header(b); !ok || tomb || at != tr.Newest {
+	if again, _ := back.MarshalBinary(); !bytes.Equal(again, b) {
+		t.Fatal("encoding again differs")
+	}
+	if tomb, at, ok := Header(b); !ok || tomb || at != tr.Newest || b[0] != layoutV2 {
 		t.Fatalf("header %v %v %v", tomb, at, ok)
 	}
-	// Every truncation fails cleanly, but at the end of the entries: a value
-	// of the release before the timeliness extension.
-	v1 := len(b) - len(appendTimeliness(nil, tr))
+	if live, st, newest, ok := ReadStatus(b); !ok || live != tr.Live || st != tr.Last.Status || newest != tr.Newest {
+		t.Fatalf("ReadStatus %v %v %v %v", live, st, newest, ok)
+	}
+	if refs, err := Refs(b); err != nil || len(refs) != 1 || string(refs[0]) != tr.Keys[0].TradeRef {
+		t.Fatalf("Refs %q %v", refs, err)
+	}
+	// Every truncation fails cleanly, but the one without the timeliness
+	// tail (derived from the rest; a value too long to say its length has
+	// none).
+	tail := len(appendRisk(nil, tr))
 	for i := 0; i < len(b); i++ {
-		if i == v1 {
+		if i == len(b)-tail {
 			continue
 		}
 		if _, err := UnmarshalTrade(b[:i], nil); err == nil {
 			t.Fatalf("truncated at %d accepted", i)
 		}
 	}
-	ts := Tombstone{Version: 3, StatusN: 7, PurgedAt: 42}
-	got, err := UnmarshalTombstone(MarshalTombstone(tr.Key, ts))
-	if err != nil || got != ts {
-		t.Fatalf("tombstone %+v %v", got, err)
+}
+
+// A value of state layout v1 (the release before version 3), with or without
+// its timeliness extension, reads as the same trade; it matches on from
+// there (its next message evaluates it by version 3 and confirms the match).
+func TestTradeCodecReadsLayoutV1(t *testing.T) {
+	for _, withTimeliness := range []bool{false, true} {
+		f := newFixture(t)
+		ms := standard("T1")
+		f.sendAll(ms)
+		f.send(replaceOf(ms[5], "T1-SET1-R", 30, func(d *schemas.Draft) { d.Set("CashAccount", "CA-NEW") })) // v2
+		tr := f.book.Trade(tradeKey("T1"))
+		k := tr.Keys[0]
+		old := marshalV1(tr, [][6]string{{k.TradeRef, k.TradeDate, k.ISIN, k.Side, k.Broker, k.InvMgr}},
+			make([]uint8, len(tr.Entries)), withTimeliness)
+		if live, st, _, ok := ReadStatus(old); !ok || !live || st != schemas.Matched {
+			t.Fatalf("ReadStatus of v1: %v %v %v", live, st, ok)
+		}
+		back, err := UnmarshalTrade(old, Interner{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if back.Version != 2 || !back.Live || back.LiveDigest != tr.LiveDigest || back.StatusN != tr.StatusN ||
+			len(back.Entries) != len(tr.Entries) || !slicesEqual(back.Standing, tr.Standing) || back.CNF.Live {
+			t.Fatalf("v1 read as %+v", back)
+		}
+		if withTimeliness && back.Entries[0].Market != "XSES" {
+			t.Fatalf("market %q", back.Entries[0].Market)
+		}
+		// A duplicate re-emits the same CLS v2 (from the standing set).
+		e := &back.Entries[1]
+		out := back.Reemit(e, &Config{})
+		if cls := only(out, schemas.CLS); len(cls) != 1 || cls[0].MsgId != schemas.CLSId(tr.Key, 2) {
+			t.Fatalf("re-emit after upgrade: %s", ids(out))
+		}
+		// Its next message: no CLS change, the CNF the v1 trade never sent.
+		b2, _ := back.MarshalBinary()
+		f.book.trades[tr.Key], _ = UnmarshalTrade(b2, f.book.intern)
+		out = f.send(replaceOf(ms[0], "T1-NOE-R", 1, func(d *schemas.Draft) { d.Set("ExecTime", at(-9)) }))
+		if len(only(out, schemas.CLS)) != 0 || len(only(out, schemas.CNF)) != 4 || len(only(out, schemas.STATUS)) != 0 {
+			t.Fatalf("after upgrade: %s", ids(out))
+		}
+	}
+	// A v1 trade that held two key tuples (a trade-key collision) reads as
+	// the first tuple's trade.
+	f := newFixture(t)
+	f.sendAll(standard("T2")[:3])
+	tr := f.book.Trade(tradeKey("T2"))
+	k := tr.Keys[0]
+	old := marshalV1(tr, [][6]string{{k.TradeRef, k.TradeDate, k.ISIN, k.Side, k.Broker, k.InvMgr}, {"X", k.TradeDate, k.ISIN, k.Side, k.Broker, k.InvMgr}},
+		[]uint8{0, 1, 0}, true)
+	back, err := UnmarshalTrade(old, nil)
+	if err != nil || len(back.Keys) != 1 || back.Keys[0] != k || len(back.Entries) != 2 || back.Entries[1].MsgId != "T2-ALC2" {
+		t.Fatalf("collided v1: %+v %v", back, err)
+	}
+	if _, err := UnmarshalTrade(marshalV1(tr, [][6]string{{k.TradeRef}}, []uint8{0, 3, 0}, false), nil); err == nil {
+		t.Fatal("a key index beyond the keys accepted")
+	}
+	// A v1 tombstone reads, without key fields.
+	ts, err := UnmarshalTombstone(marshalTombstoneV1(uint64(tr.Key), 2, 5, 99))
+	if err != nil || ts.Version != 2 || ts.StatusN != 5 || ts.PurgedAt != 99 || ts.Key != (schemas.Key{}) {
+		t.Fatalf("v1 tombstone %+v %v", ts, err)
 	}
 }
+
+func slicesEqual(a, b []int32) bool { return reflect.DeepEqual(a, b) }
 
 func TestTimelinessExtension(t *testing.T) {
 	f := newFixture(t)
@@ -55,8 +158,10 @@ func TestTimelinessExtension(t *testing.T) {
 	if !ok || r != want || tr.Risk() != want {
 		t.Fatalf("open trade: %+v %v (Risk() %+v), want %+v", r, ok, tr.Risk(), want)
 	}
-	// A value of the release before reads, without markets; ReadRisk says so.
-	v1 := b[:len(b)-len(appendTimeliness(nil, tr))]
+	// A value of layout v1 without the extension reads, without markets;
+	// ReadRisk says so.
+	k := tr.Keys[0]
+	v1 := marshalV1(tr, [][6]string{{k.TradeRef, k.TradeDate, k.ISIN, k.Side, k.Broker, k.InvMgr}}, make([]uint8, 3), false)
 	old, err := UnmarshalTrade(v1, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -78,22 +183,26 @@ func TestTimelinessExtension(t *testing.T) {
 	}
 }
 
-// Risk follows inForce's rule: after every message of a trade with cancels
-// and replaces, the two agree on the market and on whether it is open.
+// Risk follows the messages in force: after every message of a trade with
+// cancels and replaces, the two agree on the market and on whether it is
+// open; a trade of parked SETs only is not open.
 func TestRiskAgreesWithInForce(t *testing.T) {
 	f := newFixture(t)
 	ms := standard("T3")
 	f.sendAll(ms)
 	f.send(replaceOf(ms[0], "T3-NOE-R", 30, func(d *schemas.Draft) { d.Set("Market", "XNYS") }))
 	f.send(cancelOf(ms[5], "T3-SET1-C", 40))
-	for _, tr := range []*Trade{f.book.Trade(tradeKey("T3"))} {
-		v := inForce(tr, nil)
-		want := Risk{TradeDate: tr.Keys[0].TradeDate, Open: !tr.Live && len(v.all) > 0}
-		if len(v.noe) > 0 {
-			want.Market = v.noe[0].Market
-		}
-		if got := tr.Risk(); got != want || want.Market != "XNYS" || !want.Open {
-			t.Fatalf("Risk %+v, inForce says %+v", got, want)
-		}
+	tr := f.book.Trade(tradeKey("T3"))
+	v := inForce(tr, nil)
+	want := Risk{TradeDate: tr.Keys[0].TradeDate, Open: !tr.Live && len(v.all) > 0}
+	if len(v.noe) > 0 {
+		want.Market = v.noe[0].Market
+	}
+	if got := tr.Risk(); got != want || want.Market != "XNYS" || !want.Open {
+		t.Fatalf("Risk %+v, inForce says %+v", got, want)
+	}
+	f.send(standard("T4")[5]) // a SET without its ALC: parked
+	if r := f.book.Trade(tradeKey("T4")).Risk(); r.Open {
+		t.Fatalf("parked SET only: %+v", r)
 	}
 }

@@ -2,6 +2,7 @@ package matching
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/date"
@@ -33,12 +34,16 @@ type criterion struct {
 }
 
 var criteria = [17]criterion{
-	{1, "TradeRef", exact(keyField(func(k *schemas.Key) string { return k.TradeRef }))},
-	{2, "TradeDate", exact(keyField(func(k *schemas.Key) string { return k.TradeDate }))},
-	{3, "ISIN", exact(keyField(func(k *schemas.Key) string { return k.ISIN }))},
-	{4, "Side", exact(keyField(func(k *schemas.Key) string { return k.Side }))},
-	{5, "Broker", exact(keyField(func(k *schemas.Key) string { return k.Broker }))},
-	{6, "InvMgr", exact(keyField(func(k *schemas.Key) string { return k.InvMgr }))},
+	// 1–6: the key fields agree across all messages. A trade holds the
+	// messages of one key tuple only: a message whose key fields differ from
+	// those of the trade holding its trade key is rejected KEY_COLLISION
+	// (section 4), so these hold by construction.
+	{1, "TradeRef", exact(sameKey)},
+	{2, "TradeDate", exact(sameKey)},
+	{3, "ISIN", exact(sameKey)},
+	{4, "Side", exact(sameKey)},
+	{5, "Broker", exact(sameKey)},
+	{6, "InvMgr", exact(sameKey)},
 	// 7: Price agrees across NOE, every ALC, every NPR (by value), within the
 	// price tolerance of their TradeCcy (0 when criterion 8 fails).
 	{7, "Price", tradeWideWithin(7, noeALCNPR, price, tradeCcy)},
@@ -95,21 +100,18 @@ func typeSet(ts ...schemas.MsgType) types {
 
 func (s types) has(t schemas.MsgType) bool { return s&(1<<t) != 0 }
 
-// view is a trade's messages in force, grouped the ways the criteria need,
-// and the tolerances they are evaluated with.
+// view is a set of a trade's messages taken as the messages in force (the
+// trade's, or a candidate's, section 5a), grouped the ways the criteria
+// need, and the tolerances they are evaluated with.
 type view struct {
 	tol                Tolerances // nil: none, every value must be equal
-	keys               []schemas.Key
 	all                []*Entry
 	noe, alc, npr, set []*Entry
-	accounts           []string   // every account named in force, sorted
+	accounts           []string   // every account named in the set, sorted
 	perAccount         [][]*Entry // perAccount[i]: the ALC, NPR and SET entries naming accounts[i]
 }
 
-// byAccount is the ALC, NPR and SET entries naming account a. (Slices, not
-// a map: a trade names one to a few accounts, and the view is built for
-// every message the match stage applies. A walk over every account reads
-// perAccount beside accounts.)
+// byAccount is the ALC, NPR and SET entries naming account a.
 func (v *view) byAccount(a string) []*Entry {
 	if i, ok := slices.BinarySearch(v.accounts, a); ok {
 		return v.perAccount[i]
@@ -142,16 +144,8 @@ func (v *view) completeByCount() bool {
 	return k >= 1 && len(v.noe) >= 1 && len(v.alc) >= k && len(v.npr) >= k && len(v.set) >= k
 }
 
-func keyField(field func(*schemas.Key) string) func(v *view) []*Entry {
-	return func(v *view) []*Entry {
-		for _, e := range v.all {
-			if field(&v.keys[e.KeyIdx]) != field(&v.keys[v.all[0].KeyIdx]) {
-				return v.all
-			}
-		}
-		return nil
-	}
-}
+// sameKey: every message of a trade carries the trade's key fields.
+func sameKey(*view) []*Entry { return nil }
 
 // agree reports whether value gives the same result for every entry.
 func agree[T comparable](es []*Entry, value func(*Entry) T) bool {
@@ -321,31 +315,29 @@ func accounts(v *view) []*Entry {
 	return failing
 }
 
-// inForce builds the view of a trade's messages in force: NEW and REPLACE
-// messages that no CANCEL or REPLACE of the same sender and type names,
-// evaluated with tol (nil: no tolerances).
-func inForce(t *Trade, tol Tolerances) *view {
-	type ref struct {
-		sender, msgId string
-		typ           schemas.MsgType
-	}
-	var out map[ref]bool
-	for i := range t.Entries {
-		e := &t.Entries[i]
-		if e.Function != schemas.NEW {
-			if out == nil {
-				out = make(map[ref]bool)
-			}
-			out[ref{e.Sender, e.Related, e.Type}] = true
+// newView groups a set of content messages (NEW and REPLACE) for the
+// criteria, evaluated with tol (nil: no tolerances). The accounts are
+// sorted once (a trade with k allocations names about k accounts: this is
+// k log k, not k²), each account's entries in the set's order.
+func newView(es []*Entry, tol Tolerances) *view {
+	v := &view{all: es, tol: tol}
+	var n [schemas.SET + 1]int
+	for _, e := range es {
+		if e.Type.IsContent() {
+			n[e.Type]++
 		}
 	}
-	v := &view{keys: t.Keys, tol: tol}
-	for i := range t.Entries {
-		e := &t.Entries[i]
-		if e.Function == schemas.CANCEL || out[ref{e.Sender, e.MsgId, e.Type}] {
-			continue
-		}
-		v.all = append(v.all, e)
+	// One backing array for the four type lists and the account-grouped
+	// list: the view is built for every message applied.
+	buf := make([]*Entry, 0, 2*len(es))
+	carve := func(k int) []*Entry {
+		s := buf[len(buf) : len(buf) : len(buf)+k]
+		buf = buf[:len(buf)+k]
+		return s
+	}
+	v.noe, v.alc, v.npr, v.set = carve(n[schemas.NOE]), carve(n[schemas.ALC]), carve(n[schemas.NPR]), carve(n[schemas.SET])
+	named := carve(n[schemas.ALC] + n[schemas.NPR] + n[schemas.SET])
+	for _, e := range es {
 		switch e.Type {
 		case schemas.NOE:
 			v.noe = append(v.noe, e)
@@ -356,20 +348,23 @@ func inForce(t *Trade, tol Tolerances) *view {
 			v.npr = append(v.npr, e)
 		case schemas.SET:
 			v.set = append(v.set, e)
+		default:
+			continue
 		}
-		if j := slices.Index(v.accounts, e.Account); j >= 0 {
-			v.perAccount[j] = append(v.perAccount[j], e)
-		} else {
-			v.accounts = append(v.accounts, e.Account)
-			v.perAccount = append(v.perAccount, []*Entry{e})
-		}
+		named = append(named, e)
 	}
-	// Sorted together (insertion: a few accounts).
-	for i := 1; i < len(v.accounts); i++ {
-		for j := i; j > 0 && v.accounts[j] < v.accounts[j-1]; j-- {
-			v.accounts[j], v.accounts[j-1] = v.accounts[j-1], v.accounts[j]
-			v.perAccount[j], v.perAccount[j-1] = v.perAccount[j-1], v.perAccount[j]
+	slices.SortStableFunc(named, func(a, b *Entry) int { return strings.Compare(a.Account, b.Account) })
+	for i := 0; i < len(named); {
+		j := i + 1
+		for j < len(named) && named[j].Account == named[i].Account {
+			j++
 		}
+		if v.accounts == nil {
+			v.accounts, v.perAccount = make([]string, 0, len(named)), make([][]*Entry, 0, len(named))
+		}
+		v.accounts = append(v.accounts, named[i].Account)
+		v.perAccount = append(v.perAccount, named[i:j:j])
+		i = j
 	}
 	return v
 }
@@ -383,6 +378,9 @@ type evaluation struct {
 }
 
 func evaluate(t *Trade, v *view) evaluation {
+	if len(t.Keys) == 0 {
+		return evaluation{state: incomplete}
+	}
 	if !v.completeByCount() {
 		return evaluation{state: incomplete}
 	}
@@ -418,7 +416,7 @@ func tokens(es []*Entry) []string {
 func clsOf(t *Trade, v *view) *schemas.CLSContent {
 	noe := v.noe[0]
 	c := &schemas.CLSContent{
-		Key:        v.keys[noe.KeyIdx],
+		Key:        t.Keys[0],
 		TradeKey:   t.Key,
 		Quantity:   noe.Quantity,
 		Price:      noe.Price,
@@ -453,27 +451,4 @@ func clsOf(t *Trade, v *view) *schemas.CLSContent {
 		})
 	}
 	return c
-}
-
-// parties of a trade: its Broker, its InvMgr and every Custodian named in its
-// ALCs and SETs in force, each once, in that order (custodians sorted).
-func parties(t *Trade, v *view) []string {
-	k := &t.Keys[0]
-	ps := []string{k.Broker}
-	if k.InvMgr != k.Broker {
-		ps = append(ps, k.InvMgr)
-	}
-	var cs []string
-	for _, e := range v.all {
-		if (e.Type == schemas.ALC || e.Type == schemas.SET) && e.Custodian != "" {
-			cs = append(cs, e.Custodian)
-		}
-	}
-	slices.Sort(cs)
-	for _, c := range slices.Compact(cs) {
-		if !slices.Contains(ps, c) {
-			ps = append(ps, c)
-		}
-	}
-	return ps
 }

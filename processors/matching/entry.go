@@ -24,8 +24,7 @@ type Entry struct {
 	Digest   Digest
 	Type     schemas.MsgType
 	Function schemas.Function
-	KeyIdx   uint8 // index into Trade.Keys
-	NetUnits int8  // minor units of SettleCcy, for writing NetAmount in the CLS
+	NetUnits int8 // minor units of SettleCcy, for writing NetAmount in the CLS
 	Has      schemas.FieldSet
 	Created  int64
 
@@ -42,6 +41,14 @@ type Entry struct {
 	SafekeepingAccount string
 	CashAccount        string
 	Market             string // a NOE's Market: the trade's market for timeliness (timeliness.go)
+
+	// Version 3 lifecycle fields (AFF, CXL, CXA, CXJ; messages.md §3a).
+	Decision     schemas.Decision
+	MatchDigest  string   // an AFF's, 64 lower-case hex
+	Affirms      []string // an AFF's Sender:MsgId tokens
+	Amends       string   // an AFF's, "" for a first affirmation
+	RejectReason []string // a REJECT's codes
+	CancelReason string   // a CXL's or CXJ's
 }
 
 // Token is the "Sender:MsgId" of discrepancy lists.
@@ -82,7 +89,7 @@ func clone(s string) string {
 }
 
 // newEntry keeps what matching needs of m.
-func newEntry(in *Inbound, keyIdx int, it Interner) Entry {
+func newEntry(in *Inbound, it Interner) Entry {
 	m := in.Msg
 	e := Entry{
 		Sender:             it.Intern(m.Sender),
@@ -91,7 +98,6 @@ func newEntry(in *Inbound, keyIdx int, it Interner) Entry {
 		Digest:             in.Digest,
 		Type:               m.Type,
 		Function:           m.Function,
-		KeyIdx:             uint8(keyIdx),
 		NetUnits:           int8(in.NetUnits),
 		Has:                m.Has,
 		Created:            m.Created,
@@ -108,6 +114,18 @@ func newEntry(in *Inbound, keyIdx int, it Interner) Entry {
 		SafekeepingAccount: clone(m.SafekeepingAccount),
 		CashAccount:        clone(m.CashAccount),
 		Market:             it.Intern(m.Market),
+	}
+	if m.Type.IsLifecycle() {
+		e.Decision = m.Decision
+		e.MatchDigest = clone(m.MatchDigest)
+		e.Amends = clone(m.Amends)
+		e.CancelReason = it.Intern(m.CancelReason)
+		for _, tok := range m.Affirms {
+			e.Affirms = append(e.Affirms, clone(tok))
+		}
+		for _, r := range m.RejectReason {
+			e.RejectReason = append(e.RejectReason, it.Intern(r))
+		}
 	}
 	return e
 }

@@ -13,10 +13,12 @@ import (
 // fixture is a hand-written standard trade (1 NOE + 2 ALC + 2 NPR + 2 SET)
 // whose messages tests mutate. Values are chosen so that every criterion holds.
 type fixture struct {
-	t    testing.TB
-	book *Book
-	dec  schemas.Decoder
-	outs []schemas.Output
+	t        testing.TB
+	book     *Book
+	dec      schemas.Decoder
+	outs     []schemas.Output
+	rejected []*schemas.Rejection // KEY_COLLISIONs
+	autos    []*schemas.Draft     // the utility's AFFs, processed as they came
 }
 
 const (
@@ -103,7 +105,7 @@ func replaceOf(d *schemas.Draft, id string, minutes int, mutate func(*schemas.Dr
 func (f *fixture) send(d *schemas.Draft) []schemas.Output {
 	f.t.Helper()
 	rec := d.AppendSigned(nil, nil)
-	m, rej := f.dec.Decode(rec)
+	m, rej := decodeDraft(&f.dec, d, rec)
 	if rej != nil {
 		f.t.Fatalf("fixture message %s does not decode: %v", d.MsgId, rej)
 	}
@@ -121,8 +123,23 @@ func (f *fixture) send(d *schemas.Draft) []schemas.Output {
 		if m.SettleCcy == "SGD" || m.SettleCcy == "USD" {
 			units = 2
 		}
+		if rej := f.book.KeyCollision(m); rej != nil {
+			f.rejected = append(f.rejected, rej)
+			return nil
+		}
 		out = f.book.Accept(&Inbound{Msg: m, Digest: dg, NetUnits: units})
+		for _, auto := range f.book.AutoAffirmations() {
+			f.autos = append(f.autos, auto)
+			out = append(out, f.send(auto)...)
+		}
 	}
+	f.outs = append(f.outs, out...)
+	return out
+}
+
+// allege is the allegement step (`ste match` after its last line).
+func (f *fixture) allege() []schemas.Output {
+	out := f.book.Allege()
 	f.outs = append(f.outs, out...)
 	return out
 }
@@ -135,8 +152,21 @@ func (f *fixture) sendAll(ds []*schemas.Draft) []schemas.Output {
 	return out
 }
 
-// ids lists the MsgIds of outputs, for compact comparisons.
+// ids lists the MsgIds of the version 2 outputs (ACK, NACK, STATUS, CLS),
+// for compact comparisons: version 3 keeps them, their order among
+// themselves included, and adds CNF, BLK and ALG records (allIDs).
 func ids(out []schemas.Output) string {
+	var s []string
+	for _, o := range out {
+		if o.Type <= schemas.CLS {
+			s = append(s, o.MsgId)
+		}
+	}
+	return strings.Join(s, " ")
+}
+
+// allIDs lists the MsgIds of every output.
+func allIDs(out []schemas.Output) string {
 	var s []string
 	for _, o := range out {
 		s = append(s, o.MsgId)
@@ -161,3 +191,15 @@ func tradeKey(ref string) schemas.TradeKey {
 }
 
 func kv(name, value string) schemas.Pair { return schemas.Pair{Name: name, Value: value} }
+
+// inForce is the view of the trade's messages in force (section 5a step 7).
+func inForce(t *Trade, tol Tolerances) *view {
+	return newView(assess(t, tol).inForce, tol)
+}
+
+func digestOfRecord(rec []byte) Digest {
+	sum := sha256.Sum256(rec)
+	var dg Digest
+	copy(dg[:], sum[:])
+	return dg
+}

@@ -33,14 +33,14 @@ func TestMissing(t *testing.T) {
 		{"only a SET", m[5:6], []Owed{{MsgType: "NOE", From: broker}, {MsgType: "ALC", From: invMgr}}},
 		{"one ALC of two", []*schemas.Draft{m[0], m[2]}, []Owed{
 			{MsgType: "ALC", From: invMgr, Count: 1},
-			{MsgType: "NPR", Account: "A2", From: broker},
-			{MsgType: "SET", Account: "A2", From: cust2}}},
+			{MsgType: "NPR", Account: "A2", From: broker, Quantity: 400},
+			{MsgType: "SET", Account: "A2", From: cust2, Quantity: 400}}},
 		{"no NOE, SETs missing", []*schemas.Draft{m[1], m[2], m[3], m[4]}, []Owed{
 			{MsgType: "NOE", From: broker},
-			{MsgType: "SET", Account: "A1", From: cust1},
-			{MsgType: "SET", Account: "A2", From: cust2}}},
+			{MsgType: "SET", Account: "A1", From: cust1, Quantity: 600},
+			{MsgType: "SET", Account: "A2", From: cust2, Quantity: 400}}},
 		{"a cancelled NPR is owed again", append(append([]*schemas.Draft{}, m...), cancelOf(m[3], "T1-NPR1-C", 40)), []Owed{
-			{MsgType: "NPR", Account: "A1", From: broker}}},
+			{MsgType: "NPR", Account: "A1", From: broker, Quantity: 600}}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -53,14 +53,14 @@ func TestMissing(t *testing.T) {
 	// Complete by count yet missing: ALCs of A1 and A2, NPRs of A1 and A3.
 	npr3 := npr("T1", 3, "A3", "400", "4200.00", "3.36", "1.25", "4204.61")
 	got := owed(m[0], m[1], m[2], m[3], npr3, m[5], m[6])
-	if want := []Owed{{MsgType: "NPR", Account: "A2", From: broker}}; !reflect.DeepEqual(got, want) {
+	if want := []Owed{{MsgType: "NPR", Account: "A2", From: broker, Quantity: 400}}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("complete by count: missing %+v, want %+v", got, want)
 	}
 
 	// Two ALCs of one account: the SET is owed by the first's Custodian by MsgId.
 	a1b := alc("T1", 0, "A1", "400", "CUSTZZSGXXX") // MsgId T1-ALC0 sorts before T1-ALC1
 	got = owed(m[0], a1b, m[1])
-	want := []Owed{{MsgType: "NPR", Account: "A1", From: broker}, {MsgType: "SET", Account: "A1", From: "CUSTZZSGXXX"}}
+	want := []Owed{{MsgType: "NPR", Account: "A1", From: broker, Quantity: 400}, {MsgType: "SET", Account: "A1", From: "CUSTZZSGXXX", Quantity: 400}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("two ALCs of one account: missing %+v, want %+v", got, want)
 	}

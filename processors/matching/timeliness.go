@@ -11,61 +11,53 @@ import (
 // every write and when a table is rebuilt, so they are kept where they can be
 // read without decoding the trade.
 //
-// They extend state layout v1 after the entries, where a reader without the
-// extension stops (it never asks that a value be read to its end): values
-// stay readable by the release before and after.
+// Layout v1 extended itself after the entries, where a reader without the
+// extension stops: a string per entry (a NOE's Market, "" for the other
+// types), then the tail. Layout v2 keeps each entry's Market in the entry and
+// ends with the same tail:
 //
-//	[per entry]  a string each: a NOE's Market, "" for the other types
 //	[tail]       open (1 byte), TradeDate (string), market (string),
 //	             the tail's length (1 byte), tailMagic (1 byte)
 //
-// ReadRisk reads the tail from the value's end.
+// ReadRisk reads the tail from the value's end, in either layout.
 const tailMagic = 0xE7
 
 // Risk is what the at-risk index keeps of a trade.
 type Risk struct {
 	Market    string // Market of the NOE in force, "" without one
 	TradeDate string
-	Open      bool // unmatched: messages in force and no standing CLS
+	Open      bool // unmatched: messages in force and no standing CLS (neither locked nor cancelled)
 }
 
-// Risk computes the trade's Risk from its messages in force (inForce's
-// rule, without building the view: MarshalBinary asks it for every message).
+// Risk computes the trade's Risk from its messages in force. An open trade
+// is unlocked and not cancelled (a locked one has a standing CLS), so its
+// messages in force are F0 (section 5a step 1), which no tolerance decides:
+// MarshalBinary asks it for every message.
 func (t *Trade) Risk() Risk {
 	var r Risk
 	if len(t.Keys) > 0 {
 		r.TradeDate = t.Keys[0].TradeDate
 	}
-	held := false
-	for i := range t.Entries {
-		e := &t.Entries[i]
-		if e.Function == schemas.CANCEL || t.superseded(e) {
-			continue
-		}
-		held = true
+	a := &assessment{t: t}
+	if len(t.Keys) > 0 {
+		a.key = t.Keys[0]
+	}
+	if t.Live && len(t.Standing) > 0 {
+		a.f0 = t.standingSet()
+	} else {
+		a.unlockedView()
+	}
+	for _, e := range a.f0 {
 		if e.Type == schemas.NOE && r.Market == "" {
 			r.Market = e.Market
 		}
 	}
-	r.Open = !t.Live && held
+	r.Open = !t.Live && !t.Cancelled && !t.TombCancelled && len(a.f0) > 0
 	return r
 }
 
-// superseded: a CANCEL or REPLACE of the same sender and type names e.
-func (t *Trade) superseded(e *Entry) bool {
-	for j := range t.Entries {
-		f := &t.Entries[j]
-		if f.Function != schemas.NEW && f.Related == e.MsgId && f.Sender == e.Sender && f.Type == e.Type {
-			return true
-		}
-	}
-	return false
-}
-
-func appendTimeliness(b []byte, t *Trade) []byte {
-	for i := range t.Entries {
-		b = appendString(b, t.Entries[i].Market)
-	}
+// appendRisk writes the tail.
+func appendRisk(b []byte, t *Trade) []byte {
 	r := t.Risk()
 	start := len(b)
 	b = appendBool(b, r.Open)
@@ -79,20 +71,29 @@ func appendTimeliness(b []byte, t *Trade) []byte {
 	return b[:start]
 }
 
-// readTimeliness reads the extension of a value that has one (a value of the
-// release before ends after its entries).
-func readTimeliness(r *reader, t *Trade) {
-	if len(r.B) == 0 || r.Bad {
+// readRisk skips the tail of a layout v2 value (derived from the rest), or
+// fails when there is something else.
+func readRisk(r *reader) {
+	if r.Bad || len(r.B) == 0 {
 		return
 	}
-	for i := range t.Entries {
-		t.Entries[i].Market = r.interned()
-	}
-	if b := r.B; r.Bad || len(b) < 2 || b[len(b)-1] != tailMagic || int(b[len(b)-2])+2 != len(b) {
+	if b := r.B; len(b) < 2 || b[len(b)-1] != tailMagic || int(b[len(b)-2])+2 != len(b) {
 		r.Bad, r.B = true, nil
 		return
 	}
-	r.B = nil // the tail is derived from the rest
+	r.B = nil
+}
+
+// readTimelinessV1 reads the extension of a layout v1 value that has one (a
+// value of the release before it ends after its entries).
+func readTimelinessV1(r *reader, entries []Entry) {
+	if len(r.B) == 0 || r.Bad {
+		return
+	}
+	for i := range entries {
+		entries[i].Market = r.interned()
+	}
+	readRisk(r)
 }
 
 // ReadRisk reads a trade value's tail without decoding the trade; ok is false

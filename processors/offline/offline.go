@@ -18,17 +18,21 @@ import (
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
+	"github.com/ste-utility/ste/schemas/refdata"
 )
 
-// Summary is the one-line JSON `ste match` prints. The first five fields are
+// Summary is the one-line JSON `ste match` prints. The first seven fields are
 // the contract's; the rest say where every record went.
 type Summary struct {
 	Messages   int            `json:"messages"`   // records read
 	CLS        int            `json:"cls"`        // trades matched at the end
 	Mismatched int            `json:"mismatched"` // trades mismatched at the end
-	Exceptions int            `json:"exceptions"` // records rejected
+	Locked     int            `json:"locked"`     // trades held at the end that are locked (affirmed, not cancelled)
+	Cancelled  int            `json:"cancelled"`  // trades held at the end that are cancelled
+	Exceptions int            `json:"exceptions"` // records rejected (the utility's AFFs included)
 	Seconds    float64        `json:"seconds"`
-	Accepted   int            `json:"accepted"`   // messages accepted into force or remembered
+	Accepted   int            `json:"accepted"`   // messages accepted into force or remembered (the utility's AFFs not included)
+	Auto       int            `json:"auto"`       // the utility's AFFs processed (AUTO investment managers; not in messages)
 	Duplicates int            `json:"duplicates"` // exact duplicates
 	Rejected   map[string]int `json:"rejected"`   // exceptions by reason
 	Trades     int            `json:"trades"`     // trades held at the end
@@ -41,7 +45,7 @@ type Summary struct {
 // Sinks receive the outputs in order.
 type Sinks struct {
 	CLS        func([]byte) error // one signed CLS XML message
-	Outbound   func([]byte) error // one signed ACK, NACK or STATUS
+	Outbound   func([]byte) error // one signed ACK, NACK, STATUS, CNF, BLK or ALG
 	Exceptions func([]byte) error // one exception JSON object
 }
 
@@ -49,7 +53,7 @@ type Sinks struct {
 type Options struct {
 	Validator *validation.Validator
 	Signer    *schemas.Signer
-	Book      *matching.Book // the matching state; when nil, a new Book matching with the Validator's tolerances
+	Book      *matching.Book // the matching state; when nil, a new Book matching with the Validator's reference data
 	Workers   int            // parallel decoding and signing; GOMAXPROCS when 0
 	Now       func() time.Time
 }
@@ -80,7 +84,7 @@ func Run(ctx context.Context, src *msgset.Reader, sinks Sinks, opts Options) (Su
 	}
 	book := opts.Book
 	if book == nil {
-		book = matching.NewBook(matching.WithConfig(matching.Config{Tolerances: opts.Validator.Refdata()}))
+		book = matching.NewBook(matching.WithConfig(EngineConfig(opts.Signer.BIC, opts.Validator.Refdata())))
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -150,36 +154,32 @@ func Run(ctx context.Context, src *msgset.Reader, sinks Sinks, opts Options) (Su
 	decided := make(chan *batch, opts.Workers*2)
 	go func() { // the sequential matching stage, in file order
 		defer close(decided)
+		var dec schemas.Decoder // for the utility's AFFs
+		next := 0
 		for b := range reorder(inspected) {
 			now := opts.Now()
 			for i := range b.verdicts {
-				vd := &b.verdicts[i]
 				sum.Messages++
-				id, ok := vd.Identity()
-				var known matching.Digest
-				var isKnown bool
-				if ok {
-					known, isKnown = book.Known(id)
-				}
-				switch vd.Decide(known, isKnown) {
-				case validation.Duplicate:
-					sum.Duplicates++
-					b.outs = append(b.outs, book.Duplicate(id)...)
-				case validation.Accept:
-					sum.Accepted++
-					b.outs = append(b.outs, book.Accept(vd.Inbound())...)
-				default:
-					sum.Exceptions++
-					sum.Rejected[vd.Rej.Reason.String()]++
-					exc, nack := vd.Rejected("line-"+strconv.Itoa(b.lines[i]), b.recs[i], -1, -1, now)
-					b.excs = append(b.excs, exc)
-					if nack != nil {
-						b.outs = append(b.outs, *nack)
-					}
+				line := "line-" + strconv.Itoa(b.lines[i])
+				decide(&b.verdicts[i], b.recs[i], line, false, now, book, &sum, b)
+				// The utility's AFFs for the trades this line made match
+				// (AUTO investment managers, messages.md §5a step 4):
+				// processed right after it, before the next line.
+				for _, d := range book.AutoAffirmations() {
+					rec := d.AppendSigned(nil, opts.Signer.Key)
+					vd := opts.Validator.InspectAt(&dec, rec, now)
+					sum.Auto++
+					decide(&vd, rec, line+"-auto", true, now, book, &sum, b)
 				}
 			}
 			b.verdicts, b.recs, b.sizes = nil, nil, nil // the book keeps what it needs
+			next = b.seq + 1
 			decided <- b
+		}
+		// Allegements once after the last line (the allegement delay of
+		// messages.md §5a), written after every other record.
+		if out := book.Allege(); len(out) > 0 {
+			decided <- &batch{seq: next, outs: out}
 		}
 	}()
 
@@ -233,9 +233,58 @@ func Run(ctx context.Context, src *msgset.Reader, sinks Sinks, opts Options) (Su
 		return sum, book, writeErr
 	}
 	sum.CLS, sum.Mismatched = book.Counts()
+	sum.Locked, sum.Cancelled = book.Lifecycle()
 	book.Trades(func(*matching.Trade) { sum.Trades++ })
 	sum.Seconds = time.Since(start).Seconds()
 	return sum, book, ctx.Err()
+}
+
+// decide ends one record: an exact duplicate (re-emitted), accepted into its
+// trade, or rejected — CONFLICTING_DUPLICATE and KEY_COLLISION, the two rules
+// that look at accepted messages, decided here against the book.
+// auto: the utility's own AFF, not counted in accepted (nor in messages).
+func decide(vd *validation.Verdict, rec []byte, id string, auto bool, now time.Time, book *matching.Book, sum *Summary, b *batch) {
+	idn, ok := vd.Identity()
+	var known matching.Digest
+	var isKnown bool
+	if ok {
+		known, isKnown = book.Known(idn)
+	}
+	d := vd.Decide(known, isKnown)
+	if d == validation.Accept {
+		if rej := book.KeyCollision(vd.Msg); rej != nil {
+			vd.Rej, d = rej, validation.Reject
+		}
+	}
+	switch d {
+	case validation.Duplicate:
+		sum.Duplicates++
+		b.outs = append(b.outs, book.Duplicate(idn)...)
+	case validation.Accept:
+		if !auto {
+			sum.Accepted++
+		}
+		b.outs = append(b.outs, book.Accept(vd.Inbound())...)
+	default:
+		sum.Exceptions++
+		sum.Rejected[vd.Rej.Reason.String()]++
+		exc, nack := vd.Rejected(id, rec, -1, -1, now)
+		b.excs = append(b.excs, exc)
+		if nack != nil {
+			b.outs = append(b.outs, *nack)
+		}
+	}
+}
+
+// EngineConfig is the matching configuration of `ste match`: the utility's
+// BIC, and the reference data's tolerances and affirmation modes
+// (affirmation.csv).
+func EngineConfig(utility string, ref *refdata.Set) matching.Config {
+	c := matching.Config{UtilityBIC: utility}
+	if ref != nil {
+		c.Tolerances, c.Affirmation = ref, ref
+	}
+	return c
 }
 
 func writeAll(sink func([]byte) error, recs [][]byte) error {

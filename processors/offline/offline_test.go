@@ -48,6 +48,18 @@ type result struct {
 // run matches recs in the given order and folds the outputs into a ledger.
 func run(t *testing.T, recs [][]byte) *result {
 	t.Helper()
+	return runWith(t, recs, nil)
+}
+
+// runWith is run with a book (nil: Run's own).
+func runWith(t *testing.T, recs [][]byte, book *matching.Book) *result {
+	t.Helper()
+	return runWithRef(t, recs, book, refdata.Default())
+}
+
+// runWithRef runs recs against the reference data ref.
+func runWithRef(t *testing.T, recs [][]byte, book *matching.Book, ref *refdata.Set) *result {
+	t.Helper()
 	src, err := msgset.NewReader(bytes.NewReader(append(bytes.Join(recs, []byte("\n")), '\n')), "set.xml")
 	if err != nil {
 		t.Fatal(err)
@@ -59,7 +71,7 @@ func run(t *testing.T, recs [][]byte) *result {
 	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
 	r.sum, r.book, err = Run(context.Background(), src,
 		Sinks{CLS: keep(&r.cls), Outbound: keep(&r.out), Exceptions: keep(&r.excs)},
-		Options{Validator: validation.New(refdata.Default()), Signer: signer})
+		Options{Validator: validation.New(ref), Signer: signer, Book: book})
 	if err != nil {
 		t.Fatal(err)
 	}

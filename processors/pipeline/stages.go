@@ -358,6 +358,10 @@ func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, 
 		// The identity stage forgot this identity (past its memory) but the
 		// trade still holds another message under it.
 		return s.reject(topology.StageMatch, e, m, schemas.ConflictingDuplicateOf(m.Sender, m.MsgId))
+	case matching.Collision:
+		// Version 3: the trade key is held by a trade (or tombstone) with
+		// other key fields (KEY_COLLISION, the last rule).
+		return s.reject(topology.StageMatch, e, m, schemas.KeyCollisionOf(t.Key, &t.Keys[0], &m.Key))
 	case matching.Applied:
 		b, _ := t.MarshalBinary()
 		ctx.SetValue(b)

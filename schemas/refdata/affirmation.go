@@ -70,6 +70,11 @@ func (s *Set) AffirmationMode(invmgr string) AffirmMode {
 	return s.affirmations[invmgr]
 }
 
+// AutoAffirms reports whether invmgr's mode is AUTO: the utility affirms its
+// trades when they first match (messages.md §5a step 4; the matching
+// engine's AffirmationModes).
+func (s *Set) AutoAffirms(invmgr string) bool { return s.AffirmationMode(invmgr) == AffirmAuto }
+
 var affirmationTable = &table{
 	kind: "affirmation", file: AffirmationFile,
 	cols:     []string{"invmgr", "mode"},

@@ -35,3 +35,6 @@ func (c *Current) Tolerance(criterion int, ccy string) decimal.Dec {
 func (c *Current) AffirmationMode(invmgr string) AffirmMode {
 	return c.p.Load().AffirmationMode(invmgr)
 }
+
+// AutoAffirms is Set.AutoAffirms on the published Set.
+func (c *Current) AutoAffirms(invmgr string) bool { return c.AffirmationMode(invmgr) == AffirmAuto }
