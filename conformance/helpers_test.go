@@ -832,13 +832,13 @@ func parseOut(line string) (*OutMsg, error) {
 // Running ste match
 
 type Run struct {
-	t        *testing.T
-	Lines    []string
-	RefDir   string
-	Code     int
-	Stdout   string
-	Stderr   string
-	Summary  map[string]any
+	t       *testing.T
+	Lines   []string
+	RefDir  string
+	Code    int
+	Stdout  string
+	Stderr  string
+	Summary map[string]any
 	// Out holds the version 2 records of outbound.xml (ACK, NACK, STATUS),
 	// in file order: a version 2 set keeps them byte for byte under version
 	// 3 (messages.md, "Versions"), which adds V3 (CNF, BLK, ALG) beside
