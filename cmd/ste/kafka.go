@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -263,13 +262,10 @@ func topicsDump(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Records go out as they are, except to a terminal, which would act on
-	// a control sequence a record holds.
-	stdout := io.Writer(os.Stdout)
-	if cli.IsTerminal(os.Stdout) {
-		stdout = cli.Untrusted
-	}
-	n, err := topics.DumpTo(ctx, k, *topic, *out, stdout)
+	// To standard output — a terminal, or a pipe into one — the records'
+	// control and bidi characters are escaped (topics.DumpTo); --out FILE
+	// keeps their exact bytes.
+	n, err := topics.DumpTo(ctx, k, *topic, *out, os.Stdout)
 	if err != nil {
 		return err
 	}
