@@ -170,6 +170,8 @@ type Server struct {
 	metrics *metrics
 	// inflight is the room left for bodies being read (Options.MaxBodyBytesInFlight).
 	inflight *bodyBudget
+	// demoKeyed: participants holding their public demo keys, last warned of.
+	demoKeyed atomic.Int32
 	origin   *origin // fixed by --public-url, else per request
 	tls      bool
 	trades   TradeLookup
@@ -297,12 +299,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 // apply as they are read.
 func (s *Server) followRefdata(ctx context.Context) {
 	for ctx.Err() == nil {
-		set := func(r *refdata.Set) {
-			if s.ref.Swap(r) == nil {
-				s.metrics.ready.Set(1)
-				s.log.Info("gateway ready: participant reference data read", "participants", len(r.Participants()))
-			}
-		}
+		set := s.setRefdata
 		err := topics.FollowRefdata(ctx, s.o.Kafka, s.o.Namespace, set, set, func(key []byte, err error) {
 			s.log.Warn("reference data record skipped", "key", schemas.Echo(string(key)), "err", err)
 		})
@@ -313,6 +310,19 @@ func (s *Server) followRefdata(ctx context.Context) {
 			s.log.Warn("reading reference data; trying again", "err", err)
 		}
 		sleep(ctx, time.Second)
+	}
+}
+
+// setRefdata applies reference data read: the gateway is ready with the
+// first; participants holding their public demo keys are warned of, at the
+// first and whenever their number changes.
+func (s *Server) setRefdata(r *refdata.Set) {
+	if n := len(refdata.DemoKeyed(r)); n != int(s.demoKeyed.Swap(int32(n))) || s.ref.Load() == nil {
+		refdata.WarnDemoKeys(r, s.log)
+	}
+	if s.ref.Swap(r) == nil {
+		s.metrics.ready.Set(1)
+		s.log.Info("gateway ready: participant reference data read", "participants", len(r.Participants()))
 	}
 }
 

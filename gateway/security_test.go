@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -390,4 +391,29 @@ func signGet(req *http.Request, bic string, key ed25519.PrivateKey) {
 	base := "\"@method\": " + req.Method + "\n\"@target-uri\": " + req.URL.String() + "\n\"@signature-params\": " + params
 	req.Header.Set("Signature-Input", "sig1="+params)
 	req.Header.Set("Signature", "sig1=:"+base64.StdEncoding.EncodeToString(ed25519.Sign(key, []byte(base)))+":")
+}
+
+// Issue 45, finding 8: reference data that gives participants their
+// public demo keys (ste refdata gen) is warned of when the gateway loads
+// it; the committed default set is such data.
+func TestDemoKeysAreWarnedOf(t *testing.T) {
+	var logs strings.Builder
+	s := newServer(Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	s.setRefdata(refdata.Default())
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "PUBLIC DEMO KEYS") {
+		t.Fatalf("no warning for demo keys:\n%s", logs.String())
+	}
+	// A participant's own key: no warning.
+	own := refdata.Default().Clone()
+	for _, p := range own.Participants() {
+		pub, _, _ := ed25519.GenerateKey(rand.Reader)
+		p.Keys = []ed25519.PublicKey{pub}
+		own.PutParticipant(p)
+	}
+	logs.Reset()
+	s2 := newServer(Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	s2.setRefdata(own)
+	if strings.Contains(logs.String(), "DEMO") {
+		t.Fatalf("warned with the participants' own keys:\n%s", logs.String())
+	}
 }

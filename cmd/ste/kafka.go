@@ -145,6 +145,7 @@ func refdataLoad(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	refdata.WarnDemoKeys(set, fs.Log)
 	to.Log = fs.Log
 	n, err := topics.LoadRefdata(ctx, k, *ns, to, set)
 	if err != nil {
