@@ -111,3 +111,39 @@ func TestControlLeaderLossAndMinISR(t *testing.T) {
 		t.Fatal("controls served beyond loopback")
 	}
 }
+
+// Issue 45, finding 9: the switchboard as served refuses what a page in a
+// browser sends — another site's Origin or Sec-Fetch-Site, a rebound Host
+// — and still answers a command-line client.
+func TestControlRefusesBrowsers(t *testing.T) {
+	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctl, err := broker.NewControl(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(broker.ControlHandler(ctl))
+	t.Cleanup(srv.Close)
+	for name, mod := range map[string]func(*http.Request){
+		"Origin":         func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") },
+		"Sec-Fetch-Site": func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") },
+		"rebound Host":   func(r *http.Request) { r.Host = "evil.example:80" },
+		"none":           nil,
+	} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/shuffle-leaders", nil)
+		if mod != nil {
+			mod(req)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[bool]int{true: 200, false: 403}[mod == nil]; resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", name, resp.StatusCode, want)
+		}
+	}
+}
