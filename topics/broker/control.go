@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -214,6 +215,11 @@ func Run(ctx context.Context, o Options, control string, out io.Writer, log *slo
 			return err
 		}
 		defer ln.Close()
+	}
+	if o.DataDir != "" {
+		// This process is the broker: what it writes is the running
+		// user's alone (files 0600, directories 0700).
+		syscall.Umask(0o077)
 	}
 	c, err := Start(o)
 	if err != nil {

@@ -1,13 +1,19 @@
 package broker_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -145,5 +151,56 @@ func TestControlRefusesBrowsers(t *testing.T) {
 		if want := map[bool]int{true: 200, false: 403}[mod == nil]; resp.StatusCode != want {
 			t.Errorf("%s: %d, want %d", name, resp.StatusCode, want)
 		}
+	}
+}
+
+// Issue 45, finding 13: `ste broker --data DIR` keeps the log the running
+// user's alone: the directory 0700, every file 0600, every directory 0700.
+func TestBrokerDataIsPrivate(t *testing.T) {
+	old := syscall.Umask(0o022) // as a login shell's; Run sets the broker process's own
+	t.Cleanup(func() { syscall.Umask(old) })
+	dir := filepath.Join(t.TempDir(), "data")
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- broker.Run(ctx, broker.Options{Addr: "127.0.0.1:0", DataDir: dir}, "", pw, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.TrimSpace(line)), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "private", Value: []byte("a participant's message")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	cl.Close()
+	cancel()
+	go io.Copy(io.Discard, pr)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, _ := d.Info()
+		want := fs.FileMode(0o600)
+		if d.IsDir() {
+			want = 0o700
+		} else {
+			files++
+		}
+		if info.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, info.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if files == 0 {
+		t.Fatal("the broker wrote no file")
 	}
 }
