@@ -367,7 +367,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	sg, p, reason := s.verifyHeaders(r, set)
 	if reason != "" {
 		s.metrics.refusals.WithLabelValues(reason).Inc()
-		unread(w)
+		unread(w, r)
 		s.answer(w, route, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
 		return
 	}
@@ -376,12 +376,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// before its nonce is spent: a request refused 429 writes no nonce record.
 	if wait, ok := s.limiter.allow(bic); !ok {
 		w.Header().Set("Retry-After", fmt.Sprint(wait))
-		unread(w)
+		unread(w, r)
 		s.answer(w, route, http.StatusTooManyRequests, errorBody{Error: "rate_limited"})
 		return
 	}
 	if r.ContentLength > MaxBody {
-		unread(w)
+		unread(w, r)
 		s.answer(w, route, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
 		return
 	}
@@ -390,7 +390,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		weight = MaxBody
 	}
 	if !s.inflight.acquire(r.Context(), weight, s.o.BodyReadTimeout, s.metrics.bodiesWaiting) {
-		unread(w)
+		unread(w, r)
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
@@ -398,14 +398,14 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.inflight.release(weight)
 	defer b.release()
 	if err != nil {
-		unread(w)
+		unread(w, r)
 		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
 		return
 	}
 	if b.size > MaxBody {
 		// A body of undeclared length over the limit: not read further, so
 		// its digest is not checked; refused by size.
-		unread(w)
+		unread(w, r)
 		s.answer(w, route, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
 		return
 	}
@@ -499,9 +499,13 @@ func (s *Server) spend(r *http.Request, sg *signed, p refdata.Participant, b *bo
 	return "", nil
 }
 
-// unread marks an answer given without reading the body: the connection is
-// closed after it rather than drained for the next request.
-func unread(w http.ResponseWriter) { w.Header().Set("Connection", "close") }
+// unread marks an answer given without reading a body the request has: the
+// connection is closed after it rather than drained for the next request.
+func unread(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+	}
+}
 
 func (s *Server) originOf(r *http.Request) origin {
 	if s.origin != nil {
