@@ -19,7 +19,17 @@
 // Every request but /ping must carry the secret in the password file (made
 // 0600 if missing) as the password of user default; requests from web
 // browsers are refused, and so are table functions, engines and clauses
-// reaching files or hosts (see chendpoint).
+// reaching files or hosts and every setting not on the allow-list (see
+// chendpoint). The engine itself is confined (chendpoint/confine.go): chDB's
+// paths are empty private directories, and on Linux with Landlock the
+// engine writes no file outside --data and opens no TCP connection.
+//
+//	ste-chdb --data DIR --self-check OUTSIDE,URL
+//
+// opens the engine so confined, runs fixed probes straight on it — past the
+// SQL guard — that write and read files in OUTSIDE and fetch URL, prints
+// each outcome as JSON and exits: what the engine alone would let through
+// on this machine.
 //
 // Normally it is started, reused and stopped by chendpoint/embedded (Ensure,
 // Stop); run it by hand to poke at the data with curl:
