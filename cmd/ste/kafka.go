@@ -252,7 +252,7 @@ func topicsDump(ctx context.Context, args []string) error {
 	fs := cli.Flags("topics dump", "--topic NAME [--out FILE] [--brokers B]")
 	kafka := cli.KafkaFlags(fs)
 	topic := fs.String("topic", "", "topic name, e.g. ste.cls (required)")
-	out := fs.String("out", "-", "output file (.gz/.zst compresses); - for stdout")
+	out := fs.String("out", "-", "output file (.gz/.zst compresses), the records' exact bytes; - for stdout, with control and bidi characters escaped (\\uXXXX)")
 	if err := fs.Read(args); err != nil {
 		return err
 	}
