@@ -145,12 +145,13 @@ func refdataLoad(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	refdata.WarnDemoKeys(set, fs.Log)
 	to.Log = fs.Log
 	n, err := topics.LoadRefdata(ctx, k, *ns, to, set)
 	if err != nil {
 		return err
 	}
+	// Said once it is published: a user error stays stderr's one line.
+	refdata.WarnDemoKeys(set, fs.Log)
 	fmt.Printf("published %d reference data records to %s\n", n, topology.Names{NS: *ns}.Refdata())
 	return nil
 }
