@@ -72,9 +72,13 @@ func prepareConfinedDirs(dataDir string) (confinedDirs, error) {
 // --user_defined_executable_functions_config=…/*.xml`; the parameters after
 // it are configuration overrides as well.
 func (d confinedDirs) connString(dir string) string {
+	// tmp_path: clickhouse-local's default is /var/lib/clickhouse/tmp/,
+	// outside what Landlock lets the engine write; spills of large sorts
+	// and aggregations go under the data directory instead.
 	return dir + "?udf_path=" + d.userScripts +
 		"&user_files_path=" + d.userFiles +
-		"&format_schema_path=" + d.formatSchemas
+		"&format_schema_path=" + d.formatSchemas +
+		"&tmp_path=" + filepath.Join(dir, "tmp") + "/"
 }
 
 // Confinement is what Options.Confine asks of Landlock (layer 2): the
