@@ -32,10 +32,10 @@ import (
 //  2. Landlock (Options.Confine; cmd/ste-chdb always sets it), enforced on
 //     the engine thread before chDB boots, so that every thread chDB starts
 //     inherits it (see restrictThisThread): the engine may write
-//     only under the data directory (and the directories of the files
-//     ste-chdb itself keeps), read only there, in the system directories
-//     and where libchdb.so is, and make no TCP connection at all (it only
-//     accepts on the listener opened before). A url(), a schema registry, a
+//     only under the data directory, read only there, in the system
+//     directories and where libchdb.so is, and make no TCP connection at
+//     all (the HTTP side accepts on a listener opened before, on threads of
+//     its own). A url(), a schema registry, a
 //     remote() or an S3 disk cannot connect; a file written elsewhere
 //     cannot be created; a key in the operator's home cannot be read.
 //     Landlock needs Linux 5.13 (files) and 6.7 (TCP); on an older kernel

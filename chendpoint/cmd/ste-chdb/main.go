@@ -133,8 +133,7 @@ func run() int {
 	}
 	// The engine thread is confined with Landlock (chendpoint/confine.go);
 	// the files ste-chdb keeps are written from other threads.
-	exe, _ := os.Executable()
-	confine := &chendpoint.Confinement{RO: []string{filepath.Dir(libguard.Path), filepath.Dir(exe)}}
+	confine := &chendpoint.Confinement{RO: []string{filepath.Dir(libguard.Path)}}
 	start := time.Now()
 	ep, err := chendpoint.Open(chendpoint.Options{DataDir: *dataDir, Logger: log, Password: password, Confine: confine})
 	if err != nil {
