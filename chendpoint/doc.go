@@ -25,16 +25,25 @@
 //     executable, INFILE, OUTFILE, ATTACH, BACKUP, SYSTEM, ...) are refused
 //     with code 497 in every query a client sends, before the endpoint's own
 //     rewriting (internal/wire/guard.go); STE needs none of them.
-//   - GET and POST on any path (GET is read-only, readonly=2, as in
-//     ClickHouse); /ping answers "Ok.\n".
+//     Settings are an allow-list (internal/wire/settings.go: what STE and
+//     the official clients send, and query limits), applied alike to URL
+//     parameters, SET statements and SETTINGS clauses; any other setting is
+//     code 497 (115 if the engine does not know it either).
+//   - Confinement of the engine itself (confine.go): chDB's user_files_path,
+//     format_schema_path and user_scripts_path are empty private
+//     directories, the process works in another, and with
+//     Options.Confine the engine thread runs under Landlock (no file written
+//     outside the data directory, no TCP connection).
+//   - GET and POST on any path (GET is read-only, readonly=2, whatever the
+//     request says; readonly=1 may be asked for); /ping answers "Ok.\n".
 //   - The query in the body, or in the query URL parameter with the body
 //     appended after a newline, as ClickHouse does.
 //   - URL parameters: database (USE for the request), default_format
 //     (TabSeparated when absent; the driver asks for Native), query_id,
 //     param_<name> query parameters for {name:Type} placeholders,
 //     compress/decompress, wait_end_of_query, client_protocol_version; every
-//     other parameter is a setting of that one query (an unknown one is error
-//     115, as on a server).
+//     other parameter is a setting of that one query, if the allow-list
+//     has it (an unknown one is error 115, as on a server).
 //   - Sessions (session_id, session_timeout up to 3600 s, session_check):
 //     one chDB connection kept per session, so SET, USE and temporary tables
 //     last for the session; at most Options.MaxSessions at once. Unlike a

@@ -54,6 +54,10 @@ type Options struct {
 	// MaxSessions bounds the sessions (session_id) kept at once; the least
 	// recently used one is closed to make room. Default 64.
 	MaxSessions int
+	// Confine, when set, confines the engine with Landlock (confine.go):
+	// files under DataDir and Confine.RW only, reads of the system
+	// directories and Confine.RO besides, no TCP connection.
+	Confine *Confinement
 }
 
 // Endpoint is an http.Handler speaking the subset of ClickHouse's HTTP
@@ -102,7 +106,25 @@ func Open(opts Options) (*Endpoint, error) {
 	if opts.MaxQueryBytes <= 0 {
 		opts.MaxQueryBytes = 64 << 20
 	}
-	eng, err := openEngine(dir, opts.Logger, opts.MaxSessions)
+	// chDB's paths point at empty private directories, and the process
+	// works in one, so that nothing relative lands elsewhere (confine.go).
+	confined, err := prepareConfinedDirs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("chendpoint: %w", err)
+	}
+	if err := os.Chdir(confined.cwd); err != nil {
+		return nil, fmt.Errorf("chendpoint: %w", err)
+	}
+	ll := landlockPlan{fd: -1}
+	if opts.Confine != nil {
+		fd, flags, what, err := opts.Confine.landlockRuleset(dir)
+		if err != nil {
+			return nil, fmt.Errorf("chendpoint: %w", err)
+		}
+		ll = landlockPlan{fd: fd, flags: flags}
+		opts.Logger.Info("engine confinement", "landlock", what)
+	}
+	eng, err := openEngine(dir, confined.connString(dir), ll, opts.Logger, opts.MaxSessions)
 	if err != nil {
 		return nil, fmt.Errorf("chendpoint: %w", err)
 	}

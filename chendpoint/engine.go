@@ -63,6 +63,7 @@ func disableChdbSignalHandlers() error {
 // calls.
 type engine struct {
 	dir  string
+	conn string // chdb-go's connection string: dir and chDB's confined paths (confine.go)
 	jobs chan func()
 	main chdbpurego.ChdbConn
 
@@ -97,19 +98,32 @@ func (e *engine) do(ctx context.Context, fn func()) *wire.Exception {
 	return nil
 }
 
-func openEngine(dir string, log *slog.Logger, maxSessions int) (*engine, error) {
-	if strings.ContainsAny(dir, "?\x00") {
-		return nil, fmt.Errorf("data directory %q: '?' is not allowed (chdb-go reads it as connection-string options)", dir)
+// landlockPlan is a Landlock ruleset for the engine thread (fd -1: none).
+type landlockPlan struct {
+	fd    int
+	flags uint32
+}
+
+func openEngine(dir, connString string, ll landlockPlan, log *slog.Logger, maxSessions int) (*engine, error) {
+	if strings.ContainsAny(dir, "?&\x00") {
+		return nil, fmt.Errorf("data directory %q: '?' and '&' are not allowed (chdb-go reads them as connection-string options)", dir)
 	}
 	processMu.Lock()
 	defer processMu.Unlock()
 	if processDir != "" {
 		return nil, fmt.Errorf("chDB is already open on %s in this process (one data directory per process)", processDir)
 	}
-	e := &engine{dir: dir, jobs: make(chan func()), sessions: map[string]*session{}, maxSessions: maxSessions}
+	e := &engine{dir: dir, conn: connString, jobs: make(chan func()), sessions: map[string]*session{}, maxSessions: maxSessions}
 	go e.loop()
 	var err error
-	e.do(context.Background(), func() { err = e.boot(log) })
+	e.do(context.Background(), func() {
+		if ll.fd >= 0 {
+			if err = restrictThisThread(ll.fd, ll.flags); err != nil {
+				return
+			}
+		}
+		err = e.boot(log)
+	})
 	if err != nil {
 		close(e.jobs)
 		return nil, err
@@ -124,7 +138,7 @@ func (e *engine) boot(log *slog.Logger) error {
 		// Not fatal: the engine works, only Go's crash reporting degrades.
 		log.Warn("cannot disable chDB signal handlers; a Go nil dereference may hang instead of panicking", "err", err)
 	}
-	conn, err := chdbpurego.NewConnectionFromConnString(e.dir)
+	conn, err := chdbpurego.NewConnectionFromConnString(e.conn)
 	if err != nil {
 		return fmt.Errorf("open chDB on %s: %w (is another process using this data directory?)", e.dir, err)
 	}
@@ -139,6 +153,15 @@ func (e *engine) boot(log *slog.Logger) error {
 		conn.Close()
 		return fmt.Errorf("probe chDB on %s: unexpected answer %q", e.dir, fields)
 	}
+	// The names the engine knows, so that the settings guard answers a
+	// misspelt one as a server would (UNKNOWN_SETTING).
+	res, err = conn.Query("SELECT name FROM system.settings UNION ALL SELECT name FROM system.merge_tree_settings", "TabSeparated")
+	if err != nil {
+		conn.Close()
+		return fmt.Errorf("probe chDB on %s: %w", e.dir, err)
+	}
+	wire.SetKnownSettings(strings.Fields(res.String()))
+	res.Free()
 	e.main = conn
 	e.version, e.displayName, e.timezone = fields[0], fields[1], fields[2]
 	return nil
@@ -213,7 +236,7 @@ func (e *engine) run(ctx context.Context, p *plan, out *wire.Responder) *wire.Ex
 		conn = s.conn
 	} else {
 		var err error
-		conn, err = chdbpurego.NewConnectionFromConnString(e.dir)
+		conn, err = chdbpurego.NewConnectionFromConnString(e.conn)
 		if err != nil {
 			return wire.Errorf(wire.CodeStdException, "Cannot open a chDB connection: %v", err)
 		}
@@ -324,7 +347,7 @@ func (e *engine) session(p *plan) (*session, *wire.Exception) {
 		e.sessions[oldest].conn.Close()
 		delete(e.sessions, oldest)
 	}
-	conn, err := chdbpurego.NewConnectionFromConnString(e.dir)
+	conn, err := chdbpurego.NewConnectionFromConnString(e.conn)
 	if err != nil {
 		return nil, wire.Errorf(wire.CodeStdException, "Cannot open a chDB connection: %v", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -130,5 +132,31 @@ func TestBars(t *testing.T) {
 	}
 	if got := Bar(3000); got != "[===>                 ]" {
 		t.Errorf("Bar(3000) = %q", got)
+	}
+}
+
+// Issue 45, finding 10: STE_PPROF's listener does not answer a DNS-rebound
+// name (a page in a browser reading /debug/pprof/cmdline) nor another site.
+func TestPprofRefusesReboundHost(t *testing.T) {
+	srv := httptest.NewServer(PprofHandler())
+	defer srv.Close()
+	get := func(mod func(*http.Request)) int {
+		req, _ := http.NewRequest(http.MethodGet, srv.URL+"/debug/pprof/cmdline", nil)
+		mod(req)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if got := get(func(r *http.Request) { r.Host = "attacker.example" }); got != http.StatusForbidden {
+		t.Errorf("rebound Host: %d, want 403", got)
+	}
+	if got := get(func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") }); got != http.StatusForbidden {
+		t.Errorf("cross-site: %d, want 403", got)
+	}
+	if got := get(func(r *http.Request) {}); got != http.StatusOK {
+		t.Errorf("from the command line: %d, want 200", got)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	_ "net/http/pprof"
 	"os"
 	"runtime/pprof"
+
+	"github.com/ste-utility/ste/localhttp"
 )
 
 // Usage is ste --help: the commands and the environment.
@@ -39,6 +41,11 @@ func Usage(w io.Writer, commands []Command) {
 // flagSet is a command's flags; errors and help go where the contract wants
 // them: --help to stdout with exit 0, a bad flag as one line on stderr.
 
+// PprofHandler is what STE_PPROF serves: net/http/pprof, refused to pages
+// in a browser (a DNS-rebound name read /debug/pprof/cmdline: issue 45,
+// finding 10).
+func PprofHandler() http.Handler { return localhttp.Guard(http.DefaultServeMux) }
+
 // Profile starts what STE_CPUPROFILE and STE_PPROF ask for; the function
 // returned stops the CPU profile.
 func Profile() (stop func()) {
@@ -54,8 +61,11 @@ func Profile() (stop func()) {
 	}
 	// STE_PPROF=ADDR serves net/http/pprof while any command runs (heap,
 	// goroutines, CPU of a live run).
+	// A goroutine dump names keys' files and a cmdline holds flags: the
+	// listener is guarded against pages in a browser (DNS rebinding), and
+	// the address should be a loopback one.
 	if addr := os.Getenv("STE_PPROF"); addr != "" {
-		go http.ListenAndServe(addr, nil)
+		go http.ListenAndServe(addr, PprofHandler())
 	}
 	return stop
 }

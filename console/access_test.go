@@ -159,3 +159,50 @@ func TestReaderChangesRefused(t *testing.T) {
 		t.Errorf("recorded as %+v", got)
 	}
 }
+
+// Issue 45, finding 13: the token cookie is Secure when the browser came
+// over HTTPS (a TLS-terminating proxy says so), so it never travels over
+// plain HTTP; on plain loopback HTTP it cannot be.
+func TestTokenCookieSecureBehindTLS(t *testing.T) {
+	s := server(t, map[string]string{"tok-alice-0123456789": "alice"}, true)
+	h := s.routes()
+	for proto, want := range map[string]bool{"https": true, "": false} {
+		req := httptest.NewRequest(http.MethodPost, "/login", strings.NewReader(url.Values{"token": {"tok-alice-0123456789"}, "next": {"/"}}.Encode()))
+		req.Host = "127.0.0.1:8080"
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if proto != "" {
+			req.Header.Set("X-Forwarded-Proto", proto)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		var found bool
+		for _, c := range rec.Result().Cookies() {
+			if c.Name == tokenCookie {
+				found = true
+				if c.Secure != want {
+					t.Errorf("X-Forwarded-Proto %q: cookie Secure %v, want %v", proto, c.Secure, want)
+				}
+			}
+		}
+		if !found {
+			t.Errorf("X-Forwarded-Proto %q: no token cookie (%d)", proto, rec.Code)
+		}
+	}
+}
+
+// Issue 45, finding 13: a participant's bidi override or control character
+// is shown escaped on the console's pages, not acted on.
+func TestPagesShowBidiEscaped(t *testing.T) {
+	s := server(t, nil, true)
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(http.MethodGet, "/", nil)
+	req.Host = "127.0.0.1:8080"
+	s.fail(rec, req, http.StatusNotFound, "MsgId M1\u202egpj.exe from BANK\x1b[2J")
+	body := rec.Body.String()
+	if strings.ContainsAny(body, "\u202e\x1b") {
+		t.Errorf("raw bidi or control characters on the page:\n%q", body)
+	}
+	if !strings.Contains(body, `M1\u202egpj.exe`) {
+		t.Errorf("the MsgId is not shown escaped:\n%s", body)
+	}
+}

@@ -52,7 +52,7 @@ func (s *Server) atRiskLive(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(b.Bytes())
+	w.Write(shown(b.Bytes()))
 }
 
 func (s *Server) atRiskJSON(w http.ResponseWriter, r *http.Request) {

@@ -20,6 +20,7 @@ import (
 	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/termsafe"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/when"
 )
@@ -72,8 +73,15 @@ func (s *Server) render(w http.ResponseWriter, r *http.Request, status int, name
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	w.Write(b.Bytes())
+	w.Write(shown(b.Bytes()))
 }
+
+// shown is a rendered page or part with the characters that would change
+// how text reads written as \uXXXX (termsafe): html/template escapes
+// markup, not a participant's bidi override in a MsgId (U+202E shows
+// "gpj.exe" as "exe.jpg") nor control characters. The templates hold
+// neither, so only record text changes.
+func shown(b []byte) []byte { return []byte(termsafe.Escape(string(b))) }
 
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	s.render(w, r, status, "error", http.StatusText(status), msg)
@@ -145,13 +153,21 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, http.StatusUnauthorized, "login", "Sign in", loginData{Next: next, Msg: "That token is not known."})
 		return
 	}
-	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: tok, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overTLS(r)})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 func (s *Server) logout(w http.ResponseWriter, r *http.Request) {
-	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1})
+	http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: "", Path: "/", MaxAge: -1, HttpOnly: true, SameSite: http.SameSiteStrictMode, Secure: overTLS(r)})
 	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// overTLS: the browser reached the console over HTTPS — its own TLS, or a
+// TLS-terminating proxy saying so in X-Forwarded-Proto — so the token
+// cookie is Secure: the browser never sends it over plain HTTP. (Trusting
+// the header here can only withhold the cookie, never expose it.)
+func overTLS(r *http.Request) bool {
+	return r.TLS != nil || strings.EqualFold(strings.TrimSpace(r.Header.Get("X-Forwarded-Proto")), "https")
 }
 
 // checkCSRF refuses a change that did not come from one of this console's
@@ -184,7 +200,7 @@ func (s *Server) livePart(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(b.Bytes())
+	w.Write(shown(b.Bytes()))
 }
 
 // ---- history ----

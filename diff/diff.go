@@ -4,6 +4,7 @@
 package diff
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -22,6 +23,7 @@ import (
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/outcome"
+	"github.com/ste-utility/ste/termsafe"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
@@ -140,7 +142,21 @@ func warnMadeAgain(w io.Writer, ns string, byTable map[string][]uuid.UUID) {
 
 // Write prints d: as JSON, or as the tables with at most lines differences
 // listed under them and the one-line summary.
+//
+// MsgIds and Senders are the participants' own text: what is printed goes
+// through termsafe (control and bidi characters written as \uXXXX, which in
+// the JSON is the same string), built whole first so that no character is
+// split between two writes.
 func Write(w io.Writer, d *outcome.Diff, asJSON, expiries bool, lines int) error {
+	var buf bytes.Buffer
+	err := write(&buf, d, asJSON, expiries, lines)
+	if _, werr := io.WriteString(w, termsafe.Escape(buf.String())); err == nil {
+		err = werr
+	}
+	return err
+}
+
+func write(w io.Writer, d *outcome.Diff, asJSON, expiries bool, lines int) error {
 	if asJSON {
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")

@@ -3,6 +3,7 @@ package diff
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -55,5 +56,37 @@ func TestWrite(t *testing.T) {
 	}
 	if !json.Valid(out.Bytes()) {
 		t.Fatalf("--json output is not JSON:\n%s", out.String())
+	}
+}
+
+// Issue 45, finding 5: a participant's MsgId and Sender with control and
+// bidi characters are printed escaped, in the text and in --json (where
+// the escape is the same JSON string).
+func TestWriteEscapesParticipantsText(t *testing.T) {
+	a, b := outcome.New(), outcome.New()
+	msgID, sender := "M\x1b]0;pwned\x07\u202egpj.exe", "BANK\rGB2L\u2066"
+	if err := b.AddRejection("k", outcome.Rejection{Sender: sender, MsgId: msgID, Reason: "SCHEMA"}); err != nil {
+		t.Fatal(err)
+	}
+	d := outcome.Compare(a, b, outcome.Options{A: "live", B: "sand"})
+	for _, asJSON := range []bool{false, true} {
+		var out bytes.Buffer
+		if err := Write(&out, d, asJSON, false, 20); err != nil {
+			t.Fatal(err)
+		}
+		if strings.ContainsAny(out.String(), "\x1b\x07\r\u202e\u2066") {
+			t.Errorf("json=%v: raw control or bidi characters printed:\n%q", asJSON, out.String())
+		}
+		if asJSON {
+			var v any
+			if err := json.Unmarshal(out.Bytes(), &v); err != nil {
+				t.Fatalf("--json output is not JSON: %v", err)
+			}
+			if !strings.Contains(fmt.Sprint(v), msgID) {
+				t.Errorf("--json lost the MsgId's text: %q", out.String())
+			}
+		} else if !strings.Contains(out.String(), `\u202egpj.exe`) {
+			t.Errorf("text: the MsgId not shown escaped:\n%s", out.String())
+		}
 	}
 }

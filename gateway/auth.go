@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"crypto/sha512"
 	"crypto/subtle"
+	"hash"
 	"net/http"
 	"strings"
 	"time"
@@ -294,29 +295,61 @@ func digestReason(h http.Header, b *body) string {
 	return ""
 }
 
-// body is a request body as read: its first bytes (up to the largest body
-// served, plus one to tell it is over), its whole size and digests (made
-// while reading a larger body, else when first asked).
+// body is a request body as read (readBody): its bytes (at most MaxBody+1),
+// its size, and the digests its Content-Digest header named, computed as
+// it was read.
 type body struct {
-	data           []byte
-	size           int64
-	sha256, sha512 []byte
-	pooled         *[]byte // data's buffer, from bodies
-	inUse          bool    // data is still read after the answer: not released
+	data       []byte
+	size       int64
+	h256, h512 hash.Hash
+	pooled     *[]byte // data's buffer, from bodies
+	inUse      bool    // data is still read after the answer: not released
 }
 
-// digest is the body's sha-256 or sha-512.
+// digest is the body's sha-256 or sha-512 (computed while reading when the
+// header named it, else now from the bytes kept).
 func (b *body) digest(alg string) []byte {
 	if alg == "sha-256" {
-		if b.sha256 == nil {
-			s := sha256.Sum256(b.data)
-			b.sha256 = s[:]
+		if b.h256 != nil {
+			return b.h256.Sum(nil)
 		}
-		return b.sha256
+		s := sha256.Sum256(b.data)
+		return s[:]
 	}
-	if b.sha512 == nil {
-		s := sha512.Sum512(b.data)
-		b.sha512 = s[:]
+	if b.h512 != nil {
+		return b.h512.Sum(nil)
 	}
-	return b.sha512
+	s := sha512.Sum512(b.data)
+	return s[:]
+}
+
+// digestAlgs are the members of Content-Digest the gateway checks (sha-256,
+// sha-512) that the header names; none when it does not parse (then the
+// digest check refuses it anyway).
+func digestAlgs(h http.Header) []string {
+	vals := h.Values("Content-Digest")
+	if len(vals) == 0 {
+		return nil
+	}
+	d, err := parseDictionary(strings.Join(vals, ", "))
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, m := range d {
+		if m.Key == "sha-256" || m.Key == "sha-512" {
+			out = append(out, m.Key)
+		}
+	}
+	return out
+}
+
+// createdInWindow: created (integer seconds) is within createdWindow of
+// now, to the instant — not of now truncated to its second, which let a
+// signature live 601 s (issue 45, finding 4). A signature is then valid
+// for at most 2×createdWindow = 600 s of real time, and nonceHold covers
+// that span whatever the rounding of the nonce record's time stamp.
+func createdInWindow(now time.Time, created int64) bool {
+	d := now.Sub(time.Unix(created, 0))
+	return d <= createdWindow && d >= -createdWindow
 }

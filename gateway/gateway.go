@@ -17,13 +17,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,7 +53,6 @@ const DefaultMetricsAddr = "127.0.0.1:9465"
 const (
 	MaxBody      = 8 << 20
 	MaxMessages  = 1000
-	maxRead      = 64 << 20 // beyond this a body is not even read for its digest
 	submitWait   = 10 * time.Second
 	maxLongPoll  = 30
 	defaultLimit = 100
@@ -88,6 +87,15 @@ type Options struct {
 	LookupSecret *trust.Secret
 	Logger       *slog.Logger
 	Now          func() time.Time
+	// BodyReadTimeout bounds the reading of a request's body, counted from
+	// the moment its handling starts (default 10 s; a long poll's wait is
+	// not counted: the deadline is lifted once the body is read).
+	BodyReadTimeout time.Duration
+	// MaxBodyBytesInFlight bounds the bodies read at once, by their
+	// declared length (a body of unknown length counts as MaxBody):
+	// default 64 MiB. A request waits for room up to BodyReadTimeout, then
+	// gets 503.
+	MaxBodyBytesInFlight int64
 }
 
 // Validate checks the options and says which one is wrong.
@@ -109,6 +117,12 @@ func (o *Options) Validate() error {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.BodyReadTimeout <= 0 {
+		o.BodyReadTimeout = 10 * time.Second
+	}
+	if o.MaxBodyBytesInFlight <= 0 {
+		o.MaxBodyBytesInFlight = 64 << 20
 	}
 	if (o.TLSCert == "") != (o.TLSKey == "") {
 		return errors.New("--tls-cert and --tls-key go together")
@@ -154,14 +168,27 @@ type Server struct {
 	ref     atomic.Pointer[refdata.Set]
 	limiter *limiter
 	metrics *metrics
-	origin  *origin // fixed by --public-url, else per request
-	tls     bool
-	trades  TradeLookup
-	parts   atomic.Int32 // partitions of <ns>.outbound, once known
-	tails   *tails       // one consumer per partition of <ns>.outbound read
-	starts  atomic.Pointer[startOffsets]
+	// inflight is the room left for bodies being read (Options.MaxBodyBytesInFlight).
+	inflight *bodyBudget
+	// demoKeyed: participants holding their public demo keys, last warned of.
+	demoKeyed atomic.Int32
+	origin   *origin // fixed by --public-url, else per request
+	tls      bool
+	trades   TradeLookup
+	parts    atomic.Int32 // partitions of <ns>.outbound, once known
+	tails    *tails       // one consumer per partition of <ns>.outbound read
+	starts   atomic.Pointer[startOffsets]
 	// refreshing: a refresh of starts runs beside the reads.
 	refreshing atomic.Bool
+}
+
+// newServer is a Server of validated options, without its Kafka parts.
+func newServer(o Options) *Server {
+	s := &Server{o: o, names: topology.Names{NS: o.Namespace}, log: o.Logger, tls: o.TLSCert != ""}
+	s.metrics = newMetrics()
+	s.limiter = newLimiter(o.RatePerSecond, o.Burst, o.Now)
+	s.inflight = newBodyBudget(o.MaxBodyBytesInFlight)
+	return s
 }
 
 // Serve runs the gateway until ctx ends. ready, when set, gets the URL it
@@ -170,9 +197,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	if err := o.Validate(); err != nil {
 		return err
 	}
-	s := &Server{o: o, names: topology.Names{NS: o.Namespace}, log: o.Logger, tls: o.TLSCert != ""}
-	s.metrics = newMetrics()
-	s.limiter = newLimiter(o.RatePerSecond, o.Burst, o.Now)
+	s := newServer(o)
 	if o.PublicURL != "" {
 		u, _ := url.Parse(o.PublicURL)
 		s.origin = &origin{scheme: u.Scheme, authority: u.Host}
@@ -274,12 +299,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 // apply as they are read.
 func (s *Server) followRefdata(ctx context.Context) {
 	for ctx.Err() == nil {
-		set := func(r *refdata.Set) {
-			if s.ref.Swap(r) == nil {
-				s.metrics.ready.Set(1)
-				s.log.Info("gateway ready: participant reference data read", "participants", len(r.Participants()))
-			}
-		}
+		set := s.setRefdata
 		err := topics.FollowRefdata(ctx, s.o.Kafka, s.o.Namespace, set, set, func(key []byte, err error) {
 			s.log.Warn("reference data record skipped", "key", schemas.Echo(string(key)), "err", err)
 		})
@@ -290,6 +310,19 @@ func (s *Server) followRefdata(ctx context.Context) {
 			s.log.Warn("reading reference data; trying again", "err", err)
 		}
 		sleep(ctx, time.Second)
+	}
+}
+
+// setRefdata applies reference data read: the gateway is ready with the
+// first; participants holding their public demo keys are warned of, at the
+// first and whenever their number changes.
+func (s *Server) setRefdata(r *refdata.Set) {
+	if n := len(refdata.DemoKeyed(r)); n != int(s.demoKeyed.Swap(int32(n))) || s.ref.Load() == nil {
+		refdata.WarnDemoKeys(r, s.log)
+	}
+	if s.ref.Swap(r) == nil {
+		s.metrics.ready.Set(1)
+		s.log.Info("gateway ready: participant reference data read", "participants", len(r.Participants()))
 	}
 }
 
@@ -323,18 +356,62 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
-	b, err := readBody(r.Body, r.ContentLength)
-	defer b.release()
-	if err != nil {
-		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
+	// Everything the headers decide is decided before a byte of the body is
+	// read (issue 45): the signature — over the covered Content-Digest
+	// header, not the body — the participant, the window, its rate, and a
+	// declared length over the limit. A stranger's body is never read,
+	// buffered or hashed. The body is then read within a deadline, against
+	// a budget of bodies in flight, through the digests its header names.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.o.BodyReadTimeout))
+	sg, p, reason := s.verifyHeaders(r, set)
+	if reason != "" {
+		s.metrics.refusals.WithLabelValues(reason).Inc()
+		unread(w, r)
+		s.answer(w, route, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
 		return
 	}
-	if b.size > maxRead {
-		// Not read to its end, so no digest can be checked: refused by size.
+	bic := p.BIC
+	// The rate is the participant's (its signature verified) and is taken
+	// before its nonce is spent: a request refused 429 writes no nonce record.
+	if wait, ok := s.limiter.allow(bic); !ok {
+		w.Header().Set("Retry-After", fmt.Sprint(wait))
+		unread(w, r)
+		s.answer(w, route, http.StatusTooManyRequests, errorBody{Error: "rate_limited"})
+		return
+	}
+	if r.ContentLength > MaxBody {
+		unread(w, r)
 		s.answer(w, route, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
 		return
 	}
-	bic, reason, err := s.authenticate(r, set, b)
+	weight := r.ContentLength
+	if weight < 0 {
+		weight = MaxBody
+	}
+	if !s.inflight.acquire(r.Context(), weight, s.o.BodyReadTimeout, s.metrics.bodiesWaiting) {
+		unread(w, r)
+		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+		return
+	}
+	b, err := readBody(r.Body, r.ContentLength, r.Header)
+	s.inflight.release(weight)
+	defer b.release()
+	if err != nil {
+		unread(w, r)
+		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
+		return
+	}
+	if b.size > MaxBody {
+		// A body of undeclared length over the limit: not read further, so
+		// its digest is not checked; refused by size.
+		unread(w, r)
+		s.answer(w, route, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
+		return
+	}
+	// Read: a long poll's wait must not be cut by the body's deadline.
+	_ = rc.SetReadDeadline(time.Time{})
+	reason, err = s.spend(r, sg, p, b)
 	if err != nil {
 		s.log.Warn("nonce check failed: brokers unavailable", "err", err)
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
@@ -343,11 +420,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if reason != "" {
 		s.metrics.refusals.WithLabelValues(reason).Inc()
 		s.answer(w, route, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
-		return
-	}
-	if wait, ok := s.limiter.allow(bic); !ok {
-		w.Header().Set("Retry-After", fmt.Sprint(wait))
-		s.answer(w, route, http.StatusTooManyRequests, errorBody{Error: "rate_limited"})
 		return
 	}
 	switch route {
@@ -380,42 +452,59 @@ func routeOf(path string) (route, methods string) {
 	return "", ""
 }
 
-// authenticate runs the checks of docs/spec/gateway.md §1 in their order; reason is
-// the first that fails ("" when the request is the participant's). err is a
-// broker fault while spending the nonce.
-func (s *Server) authenticate(r *http.Request, set *refdata.Set, b *body) (bic, reason string, err error) {
+// verifyHeaders runs the checks of docs/spec/gateway.md §1 that the headers
+// decide, in their order — missing_signature, malformed, components,
+// unknown_participant, stale, bad_signature — and returns the first that
+// fails ("" when the signature is the participant's). The signature covers
+// the Content-Digest header, so it is checked before the body is read; the
+// body is then held to that header (spend).
+func (s *Server) verifyHeaders(r *http.Request, set *refdata.Set) (*signed, refdata.Participant, string) {
 	sg, reason := parseSignature(r.Header)
 	if reason != "" {
-		return "", reason, nil
+		return nil, refdata.Participant{}, reason
 	}
-	if reason := sg.componentsReason(r, b.size); reason != "" {
-		return "", reason, nil
+	// A body of unknown length (chunked) counts as a body: it needs
+	// content-digest covered, like any other.
+	if reason := sg.componentsReason(r, r.ContentLength); reason != "" {
+		return nil, refdata.Participant{}, reason
 	}
 	p, ok := set.Participant(sg.keyid)
 	if !ok || p.Status != refdata.Active {
-		return "", ReasonUnknownParticipant, nil
+		return nil, refdata.Participant{}, ReasonUnknownParticipant
 	}
-	now := s.o.Now().Unix()
-	if d := now - sg.created; d > int64(createdWindow/time.Second) || d < -int64(createdWindow/time.Second) ||
-		sg.hasExpires && now > sg.expires {
-		return "", ReasonStale, nil
+	if !createdInWindow(s.o.Now(), sg.created) || sg.hasExpires && s.o.Now().Unix() > sg.expires {
+		return nil, refdata.Participant{}, ReasonStale
 	}
-	o := s.originOf(r)
-	msg, ok := sg.base(r, o)
+	msg, ok := sg.base(r, s.originOf(r))
 	if !ok || !verifies(p, msg, sg.sig) {
-		return "", ReasonBadSignature, nil
+		return nil, refdata.Participant{}, ReasonBadSignature
 	}
+	return sg, p, ""
+}
+
+// spend runs the last checks of §1 on the body read: digest_mismatch, then
+// replayed (the nonce is spent here, once signature and digest verified).
+// err is a broker fault while spending the nonce.
+func (s *Server) spend(r *http.Request, sg *signed, p refdata.Participant, b *body) (reason string, err error) {
 	if reason := digestReason(r.Header, b); reason != "" {
-		return "", reason, nil
+		return reason, nil
 	}
 	fresh, err := s.nonces.use(r.Context(), p.BIC, sg.nonce)
 	if err != nil {
-		return "", "", err
+		return "", err
 	}
 	if !fresh {
-		return "", ReasonReplayed, nil
+		return ReasonReplayed, nil
 	}
-	return p.BIC, "", nil
+	return "", nil
+}
+
+// unread marks an answer given without reading a body the request has: the
+// connection is closed after it rather than drained for the next request.
+func unread(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength != 0 {
+		w.Header().Set("Connection", "close")
+	}
 }
 
 func (s *Server) originOf(r *http.Request) origin {
@@ -429,67 +518,56 @@ func (s *Server) originOf(r *http.Request) origin {
 	return origin{scheme: scheme, authority: r.Host}
 }
 
-// readBody reads a request body: its first MaxBody+1 bytes kept; a body
-// larger than that is hashed as it streams by (up to maxRead), a smaller
-// one only when its digest is checked, for the members asked (digest).
-//
-// A body of a declared length up to MaxBody is read straight into a buffer
-// of that size (a batch of 100 messages is ~150 KB: no 32 KB copies and no
-// growing); a length declared wrongly only costs the general path.
-func readBody(rc io.Reader, length int64) (*body, error) {
+// readBody reads a request body after its signature verified: at most
+// MaxBody+1 bytes (one more tells it is over), into a buffer that grows as
+// bytes arrive — never allocated from the declared length — and through the
+// digests its Content-Digest header names (sha-256, sha-512), computed as
+// it streams by.
+func readBody(rc io.Reader, length int64, h http.Header) (*body, error) {
 	b := &body{}
-	if length >= 0 && length <= MaxBody {
-		b.data = b.buffer(int(length) + 1)
-		for int64(len(b.data)) <= length {
-			n, err := rc.Read(b.data[len(b.data):cap(b.data)])
+	for _, alg := range digestAlgs(h) {
+		switch alg {
+		case "sha-256":
+			b.h256 = sha256.New()
+		case "sha-512":
+			b.h512 = sha512.New()
+		}
+	}
+	first := int64(firstRead)
+	if length >= 0 && length+1 < first {
+		first = length + 1
+	}
+	b.data = b.buffer(int(first))
+	for b.size <= MaxBody {
+		if len(b.data) == cap(b.data) {
+			b.data = slices.Grow(b.data, min(cap(b.data), MaxBody+1-len(b.data)))
+		}
+		room := b.data[len(b.data):min(cap(b.data), MaxBody+1)]
+		n, err := rc.Read(room)
+		if n > 0 {
+			chunk := room[:n]
 			b.data = b.data[:len(b.data)+n]
 			b.size += int64(n)
-			if err == io.EOF {
-				return b, nil
+			if b.h256 != nil {
+				b.h256.Write(chunk)
 			}
-			if err != nil {
-				return b, err
-			}
-		}
-		// Longer than declared: go on with the general path.
-	}
-	buf := make([]byte, 32<<10)
-	var h256, h512 hash.Hash
-	for {
-		n, err := rc.Read(buf)
-		if n > 0 {
-			b.size += int64(n)
-			switch {
-			case h256 != nil:
-				h256.Write(buf[:n])
-				h512.Write(buf[:n])
-			case int64(len(b.data))+int64(n) <= MaxBody+1:
-				b.data = append(b.data, buf[:n]...)
-			default:
-				h256, h512 = sha256.New(), sha512.New()
-				h256.Write(b.data)
-				h512.Write(b.data)
-				h256.Write(buf[:n])
-				h512.Write(buf[:n])
-				keep := MaxBody + 1 - int64(len(b.data))
-				b.data = append(b.data, buf[:keep]...)
-			}
-			if b.size > maxRead {
-				return b, nil
+			if b.h512 != nil {
+				b.h512.Write(chunk)
 			}
 		}
 		if err == io.EOF {
-			break
+			return b, nil
 		}
 		if err != nil {
 			return b, err
 		}
 	}
-	if h256 != nil {
-		b.sha256, b.sha512 = h256.Sum(nil), h512.Sum(nil)
-	}
 	return b, nil
 }
+
+// firstRead is the first buffer's size for a body of unknown or larger
+// length; it doubles as bytes arrive.
+const firstRead = 64 << 10
 
 // bodies are buffers of request bodies up to pooledBody bytes, used again
 // once a request is answered: a batch's ~150 KB was the largest allocation
@@ -507,7 +585,7 @@ func (b *body) buffer(n int) []byte {
 		} else if ok {
 			bodies.Put(p)
 		}
-		buf := make([]byte, 0, max(n, 64<<10))
+		buf := make([]byte, 0, max(n, firstRead))
 		b.pooled = &buf
 		return buf
 	}

@@ -22,6 +22,9 @@ type metrics struct {
 	submit    prometheus.Histogram
 	submitted prometheus.Counter
 	ready     prometheus.Gauge
+	// bodiesWaiting: requests whose signature verified waiting for room
+	// to read their body (Options.MaxBodyBytesInFlight).
+	bodiesWaiting prometheus.Gauge
 }
 
 func newMetrics() *metrics {
@@ -39,7 +42,9 @@ func newMetrics() *metrics {
 		Help: "Messages published to <ns>.inbound through the gateway."})
 	m.ready = prometheus.NewGauge(prometheus.GaugeOpts{Name: "ste_gateway_ready",
 		Help: "1 once the participant reference data is read."})
-	m.reg.MustRegister(m.requests, m.refusals, m.longPolls, m.submit, m.submitted, m.ready,
+	m.bodiesWaiting = prometheus.NewGauge(prometheus.GaugeOpts{Name: "ste_gateway_bodies_waiting",
+		Help: "Requests waiting for room to read their body (bodies in flight are capped)."})
+	m.reg.MustRegister(m.requests, m.refusals, m.longPolls, m.submit, m.submitted, m.ready, m.bodiesWaiting,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, r := range Reasons {
 		m.refusals.WithLabelValues(r)

@@ -391,14 +391,22 @@ func (r *runtime) followRefdata(ctx context.Context) (*validation.Validator, err
 	}
 	loaded := make(chan *refdata.Set, 1)
 	var validator atomic.Pointer[validation.Validator]
+	var demo atomic.Int32 // participants holding their public demo keys, last warned of
 	refErr := make(chan error, 1)
 	go func() {
 		// FollowRefdata fails only before it has read anything (the
 		// topic's end offsets): retried while the cluster heals.
 		refErr <- kafkaconn.Retry(ctx, r.log, "reference data", func() error {
 			return topics.FollowRefdata(ctx, r.o.Kafka, r.o.Namespace,
-				func(s *refdata.Set) { loaded <- s },
 				func(s *refdata.Set) {
+					demo.Store(int32(len(refdata.DemoKeyed(s))))
+					refdata.WarnDemoKeys(s, r.log)
+					loaded <- s
+				},
+				func(s *refdata.Set) {
+					if n := int32(len(refdata.DemoKeyed(s))); demo.Swap(n) != n {
+						refdata.WarnDemoKeys(s, r.log)
+					}
 					if v := validator.Load(); v != nil {
 						v.SetRefdata(s)
 						r.refdata.Store(s)

@@ -64,3 +64,39 @@ func sorted(lines string) string {
 	slices.Sort(f)
 	return strings.Join(f, " ")
 }
+
+// Issue 45, finding 5: piped to another program, a record's control and
+// bidi characters (a participant's MsgId) are escaped as on a terminal;
+// to a file they are kept.
+func TestDumpToEscapesForAPipe(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs a broker")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	addr, dial := brokertest.Start(t)
+	cl := brokertest.Client(t, dial, kgo.AllowAutoTopicCreation())
+	rec := "<MsgId>M1\x1b]0;owned\x07\u202egpj.exe</MsgId>"
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "dumpesc", Value: []byte(rec)}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	if _, err := topics.DumpTo(ctx, kafkaconn.Plaintext(addr), "dumpesc", "-", &out); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.String(), `<MsgId>M1\u001b]0;owned\u0007\u202egpj.exe</MsgId>`+"\n"; got != want {
+		t.Errorf("to a writer: %q, want %q", got, want)
+	}
+	file := filepath.Join(t.TempDir(), "dump.gz")
+	if _, err := topics.DumpTo(ctx, kafkaconn.Plaintext(addr), "dumpesc", file, nil); err != nil {
+		t.Fatal(err)
+	}
+	r, err := msgset.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if line, _, err := r.Next(); err != nil || string(line) != rec {
+		t.Errorf("the file holds %q (%v), want the record's bytes", line, err)
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/msgset"
+	"github.com/ste-utility/ste/termsafe"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topology"
 )
@@ -83,10 +84,14 @@ func Ping(ctx context.Context, cl *kgo.Client, c kafkaconn.Config) error {
 }
 
 // DumpTo writes topic's records, from its start to its current end, one a
-// line: to file (.gz or .zst compresses), or with file "-" to w as they
-// are.
+// line: to file (.gz or .zst compresses) as they are, or with file "-" to w
+// with the characters a terminal acts on escaped (termsafe).
 func DumpTo(ctx context.Context, c kafkaconn.Config, topic, file string, w io.Writer) (int, error) {
-	write := func(b []byte) error { _, err := w.Write(append(b, '\n')); return err }
+	// To a writer (standard output, a pipe, a terminal, a pager) a record
+	// goes through termsafe: participants choose MsgIds and Senders, and a
+	// control or bidi character would act on whatever finally shows it.
+	// Only a file (--out) keeps the records' exact bytes.
+	write := func(b []byte) error { _, err := io.WriteString(w, termsafe.Escape(string(b))+"\n"); return err }
 	if file != "-" {
 		mw, err := msgset.Create(file)
 		if err != nil {

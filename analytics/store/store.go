@@ -65,7 +65,16 @@ type Store struct {
 // clickhouse://user:pass@host:9000 (native) — or a bare host:port, taken
 // as native. A database in the DSN path is where STE's tables go (created
 // if missing); default "ste".
-func Open(ctx context.Context, dsn string, o Options) (*Store, error) {
+func Open(ctx context.Context, dsn string, o Options) (_ *Store, err error) {
+	defer func() {
+		// Whatever the driver quotes of the DSN, its secrets are not
+		// printed (issue 45, finding 6).
+		if err != nil {
+			if msg := scrub(err.Error(), dsn); msg != err.Error() {
+				err = errors.New(msg)
+			}
+		}
+	}()
 	opts, db, err := parseDSN(dsn)
 	if err != nil {
 		return nil, err
@@ -126,13 +135,13 @@ func parseDSN(dsn string) (*clickhouse.Options, string, error) {
 	}
 	if !strings.Contains(dsn, "://") {
 		if _, _, err := net.SplitHostPort(dsn); err != nil {
-			return nil, "", fmt.Errorf("clickhouse DSN %q: want http://host:port, clickhouse://host:port or host:port", dsn)
+			return nil, "", fmt.Errorf("clickhouse DSN %q: want http://host:port, clickhouse://host:port or host:port", redact(dsn))
 		}
 		dsn = "clickhouse://" + dsn
 	}
 	u, err := url.Parse(dsn)
 	if err != nil {
-		return nil, "", fmt.Errorf("clickhouse DSN %s: %v", redact(dsn), err)
+		return nil, "", fmt.Errorf("clickhouse DSN %s: %s", redact(dsn), scrub(err.Error(), dsn))
 	}
 	if u.Scheme == "https" && !u.Query().Has("secure") {
 		q := u.Query()
@@ -142,7 +151,7 @@ func parseDSN(dsn string) (*clickhouse.Options, string, error) {
 	}
 	opts, err := clickhouse.ParseDSN(dsn)
 	if err != nil {
-		return nil, "", fmt.Errorf("clickhouse DSN %s: %v", redact(dsn), err)
+		return nil, "", fmt.Errorf("clickhouse DSN %s: %s", redact(dsn), scrub(err.Error(), dsn))
 	}
 	db := opts.Auth.Database
 	if db == "" || db == "default" {
@@ -169,16 +178,43 @@ func parseDSN(dsn string) (*clickhouse.Options, string, error) {
 	return opts, db, nil
 }
 
-// redact hides a password in a DSN for messages.
+// redact hides the secrets of a DSN for messages: the password of its
+// userinfo and the value of any URL parameter named like a secret
+// (password, secret, token, key — clickhouse-go reads ?password=), whether
+// or not the DSN parses.
 func redact(dsn string) string {
-	u, err := url.Parse(dsn)
-	if err != nil || u.User == nil {
-		return dsn
+	s := secretParam.ReplaceAllString(dsn, "${1}xxxxx")
+	return userinfo.ReplaceAllString(s, "${1}${2}:xxxxx@")
+}
+
+var (
+	secretParam = regexp.MustCompile(`(?i)((?:^|[?&;])[^=&;?]*(?:password|passwd|secret|token|key)[^=&;]*=)[^&;#]*`)
+	userinfo    = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*://)?([^:/@?#]*):[^@]*@`)
+)
+
+// scrub removes from msg (an error that may quote the DSN, or part of it,
+// in any form) every secret of dsn, raw or URL-decoded.
+func scrub(msg, dsn string) string {
+	var secrets []string
+	if m := userinfo.FindStringSubmatchIndex(dsn); m != nil {
+		at := strings.IndexByte(dsn[m[5]:], ':') // after the user name
+		if at >= 0 {
+			secrets = append(secrets, dsn[m[5]+at+1:m[1]-1])
+		}
 	}
-	if _, ok := u.User.Password(); ok {
-		u.User = url.UserPassword(u.User.Username(), "xxxxx")
+	for _, m := range secretParam.FindAllStringSubmatchIndex(dsn, -1) {
+		secrets = append(secrets, dsn[m[3]:m[1]])
 	}
-	return u.String()
+	for _, sec := range secrets {
+		if sec == "" {
+			continue
+		}
+		msg = strings.ReplaceAll(msg, sec, "xxxxx")
+		if dec, err := url.QueryUnescape(sec); err == nil && dec != "" {
+			msg = strings.ReplaceAll(msg, dec, "xxxxx")
+		}
+	}
+	return msg
 }
 
 // oneLine keeps the first line of an error: ClickHouse exceptions carry a

@@ -2,11 +2,13 @@ package embedded_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -15,6 +17,7 @@ import (
 	"github.com/pierrec/lz4/v4"
 
 	"github.com/ste-utility/ste/chendpoint/embedded"
+	"github.com/ste-utility/ste/chendpoint/internal/wire"
 )
 
 // The endpoint's engine runs as the user running ste: these tests hold it to
@@ -290,5 +293,164 @@ func TestSessionsAndLZ4Bodies(t *testing.T) {
 		r.Header.Set("Content-Encoding", "lz4")
 	}); strings.TrimSpace(got.body) != "42" {
 		t.Errorf("lz4 body: HTTP %d %q", got.status, got.body)
+	}
+}
+
+// Issue 45, finding 1: settings are an allow-list. Every setting ClickHouse
+// 26.x documents whose value is a path, a file, a URL, a host, a disk or a
+// schema — the engine's own system.settings and system.merge_tree_settings,
+// matched on name and description, plus the hand list in
+// internal/wire.pathOrURLSettings — is refused with code 497 as a URL
+// parameter, in a SETTINGS clause and in a SET statement, and no file
+// appears, no URL is fetched.
+func TestEverySettingNamingAPathOrURLIsRefused(t *testing.T) {
+	dsn := sharedEndpoint(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var hits atomic.Int64
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	target := "http://" + ln.Addr().String() + "/x"
+	outside := t.TempDir()
+
+	list := raw(t, dsn, http.MethodPost, "", `SELECT DISTINCT name, type FROM (
+		SELECT name, description, type FROM system.settings
+		UNION ALL SELECT name, description, type FROM system.merge_tree_settings)
+		WHERE match(lower(name || ' ' || description), '(path|file|director|url|uri|host|endpoint|schema|disk|storage_policy|registry|bucket|credential)')
+		ORDER BY name`, nil)
+	if list.status != 200 {
+		t.Fatal(list.body)
+	}
+	var names []string
+	for _, line := range strings.Split(strings.TrimSpace(list.body), "\n") {
+		name, typ, _ := strings.Cut(line, "\t")
+		if wire.SettingAllowed(name) {
+			// Allowed, and matched only for its description: it must not
+			// take a string (a path or a URL).
+			if typ == "String" || typ == "URI" {
+				t.Errorf("%s (%s) is allowed and takes a string", name, typ)
+			}
+			continue
+		}
+		names = append(names, name)
+	}
+	if len(names) < 50 {
+		t.Fatalf("only %d path/URL settings listed by the engine: %q", len(names), names)
+	}
+	for _, must := range []string{"output_format_schema", "format_schema", "format_avro_schema_registry_url", "format_template_row", "disk", "storage_policy"} {
+		if !slicesContains(names, must) {
+			t.Errorf("%s not in the engine's list: the match above is too narrow", must)
+		}
+	}
+	value := url.QueryEscape(filepath.Join(outside, "planted") + "\n" + target)
+	for _, name := range names {
+		for how, r := range map[string]rawReply{
+			"URL parameter": raw(t, dsn, http.MethodPost, name+"="+value, "SELECT 1", nil),
+			"SETTINGS":      raw(t, dsn, http.MethodPost, "", "SELECT 1 AS x SETTINGS "+name+" = '"+filepath.Join(outside, "planted")+"'", nil),
+			"SET":           raw(t, dsn, http.MethodPost, "", "SET "+name+" = '"+target+"'", nil),
+			"CREATE TABLE":  raw(t, dsn, http.MethodPost, "", "CREATE TABLE default.p_"+name+" (n UInt8) ENGINE = MergeTree ORDER BY n SETTINGS "+name+" = '"+filepath.Join(outside, "planted")+"'", nil),
+		} {
+			if r.status == 200 || r.code != "497" {
+				t.Errorf("%s as %s: HTTP %d code %q %q, want 403 / 497", name, how, r.status, r.code, r.body)
+			}
+		}
+	}
+	// The attack of the report: a schema written at a path of the client's
+	// choosing, with a line of its choosing; a registry URL fetched.
+	for _, q := range []string{
+		"SELECT 1 AS `x\ntouch " + outside + "/ran` FORMAT Protobuf SETTINGS output_format_schema = '" + outside + "/planted.proto'",
+		"SELECT * FROM format(AvroConfluent, 'x Int32', unhex('0000000001020304')) SETTINGS format_avro_schema_registry_url = '" + target + "'",
+	} {
+		if r := raw(t, dsn, http.MethodPost, "", q, nil); r.code != "497" {
+			t.Errorf("%s: HTTP %d code %q %q", q, r.status, r.code, r.body)
+		}
+	}
+	if files, _ := os.ReadDir(outside); len(files) != 0 {
+		t.Errorf("files written outside: %v", files)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the URL was fetched %d times", n)
+	}
+	// What STE and the clients send still works, and a misspelt name is
+	// still UNKNOWN_SETTING.
+	if r := raw(t, dsn, http.MethodPost, "max_threads=2&async_insert=0", "SELECT getSetting('max_threads') SETTINGS max_execution_time = 10", nil); strings.TrimSpace(r.body) != "2" {
+		t.Errorf("allowed settings: HTTP %d %q", r.status, r.body)
+	}
+	if r := raw(t, dsn, http.MethodPost, "no_such_setting=1", "SELECT 1", nil); r.code != "115" {
+		t.Errorf("unknown setting: code %q %q, want 115", r.code, r.body)
+	}
+}
+
+func slicesContains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// Issue 45, finding 11: a GET that says readonly=0 ran DDL. A GET is
+// read-only whatever it says.
+func TestGetWithReadonlyZeroRunsNoDDL(t *testing.T) {
+	dsn := sharedEndpoint(t)
+	for _, params := range []string{"readonly=0", "readonly=1&readonly=0", "readonly=", "readonly=false"} {
+		table := "ro_" + strings.NewReplacer("=", "_", "&", "_").Replace(params)
+		r := raw(t, dsn, http.MethodGet, params+"&query="+url.QueryEscape("CREATE TABLE default."+table+" (n UInt8) ENGINE = Memory"), "", nil)
+		if r.status == 200 {
+			t.Errorf("GET ?%s ran CREATE TABLE", params)
+		}
+		if r := raw(t, dsn, http.MethodPost, "", "EXISTS TABLE default."+table, nil); strings.TrimSpace(r.body) != "0" {
+			t.Errorf("GET ?%s: table %s exists (%q)", params, table, r.body)
+		}
+	}
+	if r := raw(t, dsn, http.MethodGet, "query="+url.QueryEscape("SELECT 1 SETTINGS readonly = 0"), "", nil); r.status == 200 {
+		t.Errorf("GET with SETTINGS readonly = 0 ran: %q", r.body)
+	}
+	if r := raw(t, dsn, http.MethodGet, "readonly=1&query=SELECT+7", "", nil); strings.TrimSpace(r.body) != "7" {
+		t.Errorf("GET readonly=1 SELECT: %d %q", r.status, r.body)
+	}
+}
+
+// Issue 45, finding 1, the second layer: the engine itself, past the SQL
+// guard (ste-chdb --self-check runs fixed probes straight on chDB), writes
+// and reads no file outside its data directory and fetches no URL.
+func TestEngineConfinedWithoutTheGuard(t *testing.T) {
+	if libErr != nil {
+		t.Skip(libErr)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var hits atomic.Int64
+	go http.Serve(ln, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "secret"), []byte("TOP-SECRET\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(binPath, "--data", filepath.Join(t.TempDir(), "data"), "--self-check", outside+",http://"+ln.Addr().String()+"/x")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("ste-chdb --self-check: %v\n%s", err, out)
+	}
+	var got map[string]string
+	if err := json.Unmarshal(out[bytes.LastIndexByte(bytes.TrimRight(out, "\n"), '\n')+1:], &got); err != nil {
+		t.Fatalf("%q: %v", out, err)
+	}
+	for _, probe := range []string{"file() write", "output_format_schema write", "file() read", "url() fetch", "format_avro_schema_registry_url"} {
+		if r, ok := got[probe]; !ok || strings.HasPrefix(r, "ran") {
+			t.Errorf("%s: %q, want refused by the engine", probe, r)
+		}
+	}
+	files, _ := os.ReadDir(outside)
+	if len(files) != 1 {
+		t.Errorf("files written outside: %v", files)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the URL was fetched %d times", n)
 	}
 }

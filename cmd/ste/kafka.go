@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -151,6 +150,8 @@ func refdataLoad(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Said once it is published: a user error stays stderr's one line.
+	refdata.WarnDemoKeys(set, fs.Log)
 	fmt.Printf("published %d reference data records to %s\n", n, topology.Names{NS: *ns}.Refdata())
 	return nil
 }
@@ -252,7 +253,7 @@ func topicsDump(ctx context.Context, args []string) error {
 	fs := cli.Flags("topics dump", "--topic NAME [--out FILE] [--brokers B]")
 	kafka := cli.KafkaFlags(fs)
 	topic := fs.String("topic", "", "topic name, e.g. ste.cls (required)")
-	out := fs.String("out", "-", "output file (.gz/.zst compresses); - for stdout")
+	out := fs.String("out", "-", "output file (.gz/.zst compresses), the records' exact bytes; - for stdout, with control and bidi characters escaped (\\uXXXX)")
 	if err := fs.Read(args); err != nil {
 		return err
 	}
@@ -263,13 +264,10 @@ func topicsDump(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Records go out as they are, except to a terminal, which would act on
-	// a control sequence a record holds.
-	stdout := io.Writer(os.Stdout)
-	if cli.IsTerminal(os.Stdout) {
-		stdout = cli.Untrusted
-	}
-	n, err := topics.DumpTo(ctx, k, *topic, *out, stdout)
+	// To standard output — a terminal, or a pipe into one — the records'
+	// control and bidi characters are escaped (topics.DumpTo); --out FILE
+	// keeps their exact bytes.
+	n, err := topics.DumpTo(ctx, k, *topic, *out, os.Stdout)
 	if err != nil {
 		return err
 	}

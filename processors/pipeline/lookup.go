@@ -25,6 +25,8 @@ import (
 type Tables struct {
 	s    atomic.Pointer[stages]
 	disk atomic.Pointer[diskstore.DB]
+	// decoy: the last trade a participant's point lookup read (Trade).
+	decoy atomic.Pointer[decoy]
 }
 
 // Health is nil, or why the table storage cannot write now (a full disk:
@@ -75,6 +77,7 @@ func (t *Tables) Trade(key schemas.TradeKey, party string, partitions []int32) (
 	if err != nil {
 		return Found{}, false, err
 	}
+	tol := t.s.Load().engine.Tolerances
 	for p, st := range stores {
 		v, err := st.Get(key.String())
 		if err != nil {
@@ -83,17 +86,43 @@ func (t *Tables) Trade(key schemas.TradeKey, party string, partitions []int32) (
 		if v == nil {
 			continue
 		}
-		view, err := matching.ViewOfWith(key, v, t.s.Load().engine.Tolerances)
+		viewsBuilt.Add(1)
+		view, err := matching.ViewOfWith(key, v, tol)
 		if err != nil {
 			return Found{}, false, err
 		}
-		if party != "" && !view.IsParty(party) {
-			return Found{}, false, nil
+		if party != "" {
+			t.decoy.Store(&decoy{key: key, value: slices.Clone(v)})
+			if !view.IsParty(party) {
+				return Found{}, false, nil
+			}
 		}
 		return Found{Partition: p, View: view}, true, nil
 	}
+	if party != "" {
+		// "No such trade" does the work of "not yours" (issue 45, finding
+		// 12): a participant asking for a key must not tell from the time of
+		// the answer that someone else's trade has it. The view of the last
+		// trade a participant asked for is built again and judged, and
+		// thrown away.
+		if d := t.decoy.Load(); d != nil {
+			viewsBuilt.Add(1)
+			if view, err := matching.ViewOfWith(d.key, d.value, tol); err == nil {
+				_ = view.IsParty(party)
+			}
+		}
+	}
 	return Found{}, false, nil
 }
+
+// decoy is a trade's stored value, rebuilt on a participant's miss.
+type decoy struct {
+	key   schemas.TradeKey
+	value []byte
+}
+
+// viewsBuilt counts the views a participant's lookups built (tests).
+var viewsBuilt atomic.Int64
 
 // RefQuery is a search by TradeRef: the trades with a key of TradeRef Ref
 // (and TradeDate Date, when given) to which Party is a party (when given),

@@ -286,3 +286,23 @@ func TestSet64Equal(t *testing.T) {
 		}
 	}
 }
+
+// Issue 45, finding 12: a participant's lookup of a key nobody holds does
+// the work of one for a trade that is not its own — one view built and
+// judged — so the time of the 404 does not say which it was.
+func TestLookupMissDoesTheWorkOfNotYours(t *testing.T) {
+	f := newLookupFixture(t, 2, 0)
+	k := f.keys[1]
+	work := func(key schemas.TradeKey) int64 {
+		before := viewsBuilt.Load()
+		if _, ok, err := f.tables.Trade(key, "NOTAPARTYXXX", f.all()); ok || err != nil {
+			t.Fatalf("%v: found %v, err %v", key, ok, err)
+		}
+		return viewsBuilt.Load() - before
+	}
+	notYours := work(k)
+	missing := work(schemas.TradeKey(0x0123456789abcdef))
+	if notYours != 1 || missing != notYours {
+		t.Errorf("views built: %d for another's trade, %d for no trade; want the same, 1", notYours, missing)
+	}
+}

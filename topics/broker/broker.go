@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"fmt"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -102,6 +103,16 @@ func Start(o Options) (*kfake.Cluster, error) {
 		}
 	}
 	if o.DataDir != "" {
+		// The log is the participants' messages: the directory is the
+		// running user's alone (0700), whatever modes the broker gives the
+		// files inside (issue 45, finding 13; `ste broker` also makes them
+		// 0600, see Run).
+		if err := os.MkdirAll(o.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("embedded broker: %w", err)
+		}
+		if err := os.Chmod(o.DataDir, 0o700); err != nil {
+			return nil, fmt.Errorf("embedded broker: %w", err)
+		}
 		opts = append(opts, kfake.DataDir(o.DataDir))
 	}
 	c, err := kfake.NewCluster(opts...)

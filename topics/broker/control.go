@@ -11,11 +11,14 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/ste-utility/ste/localhttp"
 )
 
 // Control is the embedded cluster's fault switchboard, for the cluster chaos
@@ -182,6 +185,11 @@ func (ctl *Control) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// ControlHandler is the switchboard as served: unauthenticated by design,
+// so no page in a browser may drive it (issue 45, finding 9): Host, Origin
+// and Sec-Fetch-Site are checked (localhttp).
+func ControlHandler(ctl *Control) http.Handler { return localhttp.Guard(ctl) }
+
 // ListenControl listens for the switchboard on addr, which must be a
 // loopback address: the controls are unauthenticated by design (a test's
 // and a rehearsal's tool), so they are never reachable from another host.
@@ -208,6 +216,11 @@ func Run(ctx context.Context, o Options, control string, out io.Writer, log *slo
 		}
 		defer ln.Close()
 	}
+	if o.DataDir != "" {
+		// This process is the broker: what it writes is the running
+		// user's alone (files 0600, directories 0700).
+		syscall.Umask(0o077)
+	}
 	c, err := Start(o)
 	if err != nil {
 		return err
@@ -223,7 +236,9 @@ func Run(ctx context.Context, o Options, control string, out io.Writer, log *slo
 		if err != nil {
 			return err
 		}
-		srv := &http.Server{Handler: ctl, ReadHeaderTimeout: 5 * time.Second}
+		// Unauthenticated by design, so no browser page may drive it
+		// (issue 45, finding 9): Host, Origin and Sec-Fetch-Site checked.
+		srv := &http.Server{Handler: ControlHandler(ctl), ReadHeaderTimeout: 5 * time.Second}
 		go srv.Serve(ln)
 		defer srv.Close()
 		log.Warn("broker controls served on loopback, unauthenticated: whoever reaches them can take brokers away",

@@ -1,13 +1,19 @@
 package broker_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"io/fs"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -109,5 +115,92 @@ func TestControlLeaderLossAndMinISR(t *testing.T) {
 
 	if _, err := broker.ListenControl("0.0.0.0:0"); err == nil {
 		t.Fatal("controls served beyond loopback")
+	}
+}
+
+// Issue 45, finding 9: the switchboard as served refuses what a page in a
+// browser sends — another site's Origin or Sec-Fetch-Site, a rebound Host
+// — and still answers a command-line client.
+func TestControlRefusesBrowsers(t *testing.T) {
+	c, err := broker.Start(broker.Options{Addr: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	ctl, err := broker.NewControl(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(broker.ControlHandler(ctl))
+	t.Cleanup(srv.Close)
+	for name, mod := range map[string]func(*http.Request){
+		"Origin":         func(r *http.Request) { r.Header.Set("Origin", "https://evil.example") },
+		"Sec-Fetch-Site": func(r *http.Request) { r.Header.Set("Sec-Fetch-Site", "cross-site") },
+		"rebound Host":   func(r *http.Request) { r.Host = "evil.example:80" },
+		"none":           nil,
+	} {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/v1/shuffle-leaders", nil)
+		if mod != nil {
+			mod(req)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if want := map[bool]int{true: 200, false: 403}[mod == nil]; resp.StatusCode != want {
+			t.Errorf("%s: %d, want %d", name, resp.StatusCode, want)
+		}
+	}
+}
+
+// Issue 45, finding 13: `ste broker --data DIR` keeps the log the running
+// user's alone: the directory 0700, every file 0600, every directory 0700.
+func TestBrokerDataIsPrivate(t *testing.T) {
+	old := syscall.Umask(0o022) // as a login shell's; Run sets the broker process's own
+	t.Cleanup(func() { syscall.Umask(old) })
+	dir := filepath.Join(t.TempDir(), "data")
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- broker.Run(ctx, broker.Options{Addr: "127.0.0.1:0", DataDir: dir}, "", pw, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	}()
+	line, err := bufio.NewReader(pr).ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.TrimSpace(line)), kgo.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cl.ProduceSync(ctx, &kgo.Record{Topic: "private", Value: []byte("a participant's message")}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	cl.Close()
+	cancel()
+	go io.Copy(io.Discard, pr)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	files := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, _ := d.Info()
+		want := fs.FileMode(0o600)
+		if d.IsDir() {
+			want = 0o700
+		} else {
+			files++
+		}
+		if info.Mode().Perm() != want {
+			t.Errorf("%s: mode %v, want %v", p, info.Mode().Perm(), want)
+		}
+		return nil
+	})
+	if files == 0 {
+		t.Fatal("the broker wrote no file")
 	}
 }

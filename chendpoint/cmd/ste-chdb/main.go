@@ -19,7 +19,17 @@
 // Every request but /ping must carry the secret in the password file (made
 // 0600 if missing) as the password of user default; requests from web
 // browsers are refused, and so are table functions, engines and clauses
-// reaching files or hosts (see chendpoint).
+// reaching files or hosts and every setting not on the allow-list (see
+// chendpoint). The engine itself is confined (chendpoint/confine.go): chDB's
+// paths are empty private directories, and on Linux with Landlock the
+// engine writes no file outside --data and opens no TCP connection.
+//
+//	ste-chdb --data DIR --self-check OUTSIDE,URL
+//
+// opens the engine so confined, runs fixed probes straight on it — past the
+// SQL guard — that write and read files in OUTSIDE and fetch URL, prints
+// each outcome as JSON and exits: what the engine alone would let through
+// on this machine.
 //
 // Normally it is started, reused and stopped by chendpoint/embedded (Ensure,
 // Stop); run it by hand to poke at the data with curl:
@@ -33,6 +43,7 @@ import (
 	"github.com/ste-utility/ste/chendpoint/cmd/ste-chdb/internal/libguard"
 
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -65,6 +76,7 @@ func run() int {
 		grace     = flag.Duration("shutdown-timeout", 30*time.Second, "how long in-flight queries may run after SIGTERM")
 		lockFile  = flag.String("lock-file", "", "the lock chendpoint/embedded takes to start or stop this endpoint; taken before an idle stop")
 		pwFile    = flag.String("password-file", "", "the secret every request carries as user default's password; made (0600) if missing (default: DIR/"+embedded.PasswordName+")")
+		selfCheck = flag.String("self-check", "", "DIR,URL: confine and open the engine, run fixed probes past the SQL guard (write and read files in DIR, fetch URL), print each outcome as JSON and exit")
 	)
 	idleDefault, envErr := embedded.IdleTimeoutFromEnv()
 	idleTimeout := flag.Duration("idle-timeout", idleDefault, "stop after this long without a request; 0 never (default: $"+embedded.IdleEnv+", else 5m)")
@@ -102,16 +114,38 @@ func run() int {
 		fmt.Fprintln(os.Stderr, "ste-chdb:", strings.TrimPrefix(err.Error(), "analytics: "))
 		return 1
 	}
+	// chendpoint.Open moves the process into an empty private directory:
+	// every path given relative to where we were started is made absolute.
+	for _, p := range []*string{dataDir, readyFile, pidFile, lockFile, pwFile} {
+		if *p != "" {
+			abs, err := filepath.Abs(*p)
+			if err != nil {
+				fmt.Fprintln(os.Stderr, "ste-chdb:", err)
+				return 1
+			}
+			*p = abs
+		}
+	}
 	ln, err := listenLoopback(*addr)
 	if err != nil {
 		log.Error("cannot listen", "addr", *addr, "err", err)
 		return 1
 	}
+	// The engine thread is confined with Landlock (chendpoint/confine.go);
+	// the files ste-chdb keeps are written from other threads.
+	confine := &chendpoint.Confinement{RO: []string{filepath.Dir(libguard.Path)}}
 	start := time.Now()
-	ep, err := chendpoint.Open(chendpoint.Options{DataDir: *dataDir, Logger: log, Password: password})
+	ep, err := chendpoint.Open(chendpoint.Options{DataDir: *dataDir, Logger: log, Password: password, Confine: confine})
 	if err != nil {
 		log.Error("cannot open the engine", "err", err)
 		return 1
+	}
+	if *selfCheck != "" {
+		dir, u, _ := strings.Cut(*selfCheck, ",")
+		b, _ := json.Marshal(ep.SelfCheck(dir, u))
+		fmt.Println(string(b))
+		_ = ep.Close()
+		return 0
 	}
 	// Only now that chDB holds the directory's lock are the pid and ready
 	// files ours to write: a second process on the same directory fails

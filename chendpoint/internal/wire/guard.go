@@ -32,11 +32,8 @@ var deniedCalls = map[string]bool{}
 var deniedPrefixes = []string{"iceberg", "deltalake", "hudi", "paimon", "azureblob", "azurequeue", "s3", "hdfs", "remote", "filelog", "executable"}
 
 // deniedWords are refused wherever they appear as a bare word: the
-// client-side file clauses and the settings naming files the formats read.
-var deniedWords = map[string]bool{
-	"infile": true, "outfile": true,
-	"format_schema": true, "format_template_resultset": true, "format_template_row": true,
-}
+// client-side file clauses. (Settings are an allow-list: settings.go.)
+var deniedWords = map[string]bool{"infile": true, "outfile": true}
 
 // deniedStatements are refused as a statement's first word: they touch the
 // file system or the process (ATTACH ... FROM 'path', BACKUP/RESTORE to
@@ -94,21 +91,30 @@ func Guard(q string) *Exception {
 		if first && t.kind == tokWord && deniedStatements[name] {
 			return denied(strings.ToUpper(name) + " statements")
 		}
+		if first && t.kind == tokWord && name == "set" {
+			if ex := guardSet(q, toks, i); ex != nil {
+				return ex
+			}
+		}
 		first = false
+		if t.kind == tokWord && (name == "settings" || name == "setting") && i+1 < len(toks) {
+			next := toks[i+1]
+			var ex *Exception
+			if next.kind == tokPunct && q[next.start] == '(' {
+				ex = guardSettingsClause(q, toks, i+2, next.depth+1) // a dictionary's or a column's SETTINGS(...)
+			} else {
+				ex = guardSettingsClause(q, toks, i+1, t.depth)
+			}
+			if ex != nil {
+				return ex
+			}
+		}
 		if t.kind == tokWord && deniedWords[name] {
 			return denied(strings.ToUpper(name))
 		}
 		if (calledAt(q, toks, i) || engineAt(q, toks, i)) && deniedName(name) {
 			return denied(t.text(q) + "()")
 		}
-	}
-	return nil
-}
-
-// GuardSetting refuses the settings that name files a format reads.
-func GuardSetting(name string) *Exception {
-	if deniedWords[strings.ToLower(name)] {
-		return denied("the setting " + name)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -112,10 +113,21 @@ func ParseParams(r *http.Request, v url.Values, skip func(string) bool) (*Params
 		}
 		p.Settings = append(p.Settings, KV{name, val})
 	}
-	// A GET request is read-only in ClickHouse (readonly=2: reads and
-	// setting changes only) unless the request says otherwise.
-	if r.Method == http.MethodGet && v.Get("readonly") == "" {
-		p.Settings = append(p.Settings, KV{"readonly", "2"})
+	// A GET request is read-only (readonly=2: reads and setting changes
+	// only, readonly itself excepted). The client may ask for stricter
+	// (readonly=1), never for less: a GET is what a link, an <img> or a
+	// proxy's retry sends, and must not change anything.
+	if r.Method == http.MethodGet {
+		ro := ""
+		for _, kv := range p.Settings {
+			if strings.EqualFold(kv.Name, "readonly") {
+				ro = strings.TrimSpace(kv.Value) // the value SET will apply
+			}
+		}
+		if ro != "1" && ro != "2" {
+			p.Settings = slices.DeleteFunc(p.Settings, func(kv KV) bool { return strings.EqualFold(kv.Name, "readonly") })
+			p.Settings = append(p.Settings, KV{"readonly", "2"})
+		}
 	}
 	sort.Slice(p.Settings, func(i, j int) bool { return p.Settings[i].Name < p.Settings[j].Name })
 	sort.Slice(p.Parameters, func(i, j int) bool { return p.Parameters[i].Name < p.Parameters[j].Name })
