@@ -55,24 +55,11 @@ type TradeMessage struct {
 
 var typeOrder = map[string]int{"NOE": 0, "ALC": 1, "NPR": 2, "SET": 3}
 
-// IsParty reports whether bic is a party of the trade (docs/spec/messages.md §6): its
-// Broker or InvMgr from the key fields, or a Custodian named by an ALC or
-// SET in force.
-func IsParty(v *matching.View, bic string) bool {
-	if v.Purged != nil || len(v.Keys) == 0 {
-		return false
-	}
-	k := v.Keys[0]
-	if k.Broker == bic || k.InvMgr == bic {
-		return true
-	}
-	for _, m := range v.Messages {
-		if m.InForce && (m.Type == "ALC" || m.Type == "SET") && m.Custodian == bic {
-			return true
-		}
-	}
-	return false
-}
+// IsParty reports whether bic is a party of the trade: the engine's rule
+// (matching.View.IsParty, messages.md §6 and §5a, gateway.md §4) — its
+// Broker or InvMgr, or a Custodian named by an ALC in force; a SET alone
+// makes its Custodian no party.
+func IsParty(v *matching.View, bic string) bool { return v.IsParty(bic) }
 
 // Trade renders a view as docs/spec/gateway.md §4 says.
 func Trade(v *matching.View) TradeJSON {
