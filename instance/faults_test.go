@@ -31,6 +31,7 @@ import (
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
@@ -246,8 +247,8 @@ func TestPanicRecordBecomesInternalException(t *testing.T) {
 		if st != topology.StageMatch {
 			return
 		}
-		env, err := pipeline.UnmarshalEnvelope(msg.([]byte))
-		if err == nil && env.MsgId == string(victim) && env.Kind != pipeline.KindExpire {
+		env, err := envelope.Unmarshal(msg.([]byte))
+		if err == nil && env.MsgId == string(victim) && env.Kind != envelope.KindExpire {
 			fields := strings.Fields(env.MsgId)
 			_ = fields[len(fields)] // an index out of range: the kind of bug a record could trigger
 		}

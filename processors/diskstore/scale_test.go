@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/processors/diskstore"
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/processors/matching"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
@@ -133,7 +133,7 @@ func TestHoldAtScale(t *testing.T) {
 			continue
 		}
 		msgs++
-		idKey := pipeline.IdentityKey(vd.Msg.Sender, vd.Msg.MsgId)
+		idKey := envelope.IdentityKey(vd.Msg.Sender, vd.Msg.MsgId)
 		ids := stores[0][topology.Fnv32a([]byte(idKey))%parts]
 		if old, _ := ids.Get(idKey); old == nil {
 			iv := append([]byte{1}, vd.Digest[:]...)

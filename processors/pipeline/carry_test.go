@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/memstore"
 	"github.com/ste-utility/ste/schemas"
@@ -22,19 +23,19 @@ func TestClockMarkerSetsTheClockAndNothingElse(t *testing.T) {
 
 	match := memstore.New(s.matchIndex)
 	match.Set(schemas.TradeKey(0x1234).String(), tv)
-	if w, ok := Watermark(topology.StageMatch, tv); !ok || w != 100 || match.Clock() != 100 {
+	if w, ok := changelog.Watermark(topology.StageMatch, tv); !ok || w != 100 || match.Clock() != 100 {
 		t.Fatalf("a trade's watermark %d %v, clock %d", w, ok, match.Clock())
 	}
 	var tried []string
-	key, v := ClockMarker(topology.StageMatch, 500, func(k string) bool { tried = append(tried, k); return len(tried) == 3 })
+	key, v := changelog.ClockMarker(topology.StageMatch, 500, func(k string) bool { tried = append(tried, k); return len(tried) == 3 })
 	if len(tried) != 3 || key != tried[2] {
 		t.Fatalf("the marker key is not the first that fits: %q of %v", key, tried)
 	}
-	if again, _ := ClockMarker(topology.StageMatch, 500, func(k string) bool { return k == tried[2] }); again != key {
+	if again, _ := changelog.ClockMarker(topology.StageMatch, 500, func(k string) bool { return k == tried[2] }); again != key {
 		t.Fatalf("the marker keys are not a fixed sequence: %s then %s", key, again)
 	}
 	match.Set(key, v)
-	if w, ok := Watermark(topology.StageMatch, v); !ok || w != 500 || match.Clock() != 500 {
+	if w, ok := changelog.Watermark(topology.StageMatch, v); !ok || w != 500 || match.Clock() != 500 {
 		t.Fatalf("marker watermark %d %v, clock %d", w, ok, match.Clock())
 	}
 	tomb, at, ok := matching.Header(v)
@@ -55,15 +56,15 @@ func TestClockMarkerSetsTheClockAndNothingElse(t *testing.T) {
 	}
 
 	ids := memstore.New(s.identityIndex)
-	ik, iv := ClockMarker(topology.StageIdentity, 700, func(string) bool { return true })
+	ik, iv := changelog.ClockMarker(topology.StageIdentity, 700, func(string) bool { return true })
 	if ik != "~clock:0" || schemas.IsBIC(ik[:len(ik)-2]) {
 		t.Fatalf("identity marker key %q", ik)
 	}
 	ids.Set(ik, iv)
-	if w, ok := Watermark(topology.StageIdentity, iv); !ok || w != 700 || ids.Clock() != 700 {
+	if w, ok := changelog.Watermark(topology.StageIdentity, iv); !ok || w != 700 || ids.Clock() != 700 {
 		t.Fatalf("identity marker watermark %d %v, clock %d", w, ok, ids.Clock())
 	}
-	if _, ok := Watermark(topology.StageValidate, iv); ok {
+	if _, ok := changelog.Watermark(topology.StageValidate, iv); ok {
 		t.Fatal("the validate stage has no table")
 	}
 }

@@ -20,7 +20,7 @@ import (
 )
 
 // raw is a goka codec that passes bytes through untouched: every value on
-// STE's topics is already encoded by its owner (XML, JSON or an Envelope).
+// STE's topics is already encoded by its owner (XML, JSON or an envelope).
 type raw struct{}
 
 func (raw) Encode(v any) ([]byte, error) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topology"
 )
@@ -44,19 +45,19 @@ func (s *stages) internalTo(ctx sink, at position, st topology.Stage, log *slog.
 	stack := debug.Stack()
 	s.cfg.Metrics.internal(st)
 	raw, _ := msg.([]byte)
-	e := &Envelope{Partition: at.partition, Offset: at.offset, Raw: raw}
+	e := &envelope.Envelope{Partition: at.partition, Offset: at.offset, Raw: raw}
 	if st != topology.StageValidate {
 		// Later stages carry the inbound record in an envelope; its position
 		// on inbound is the exception's id. An unreadable envelope keeps the
 		// internal record as payload, with no inbound position.
-		if env, err := UnmarshalEnvelope(raw); err == nil {
+		if env, err := envelope.Unmarshal(raw); err == nil {
 			e = env
 		} else {
 			e.Partition, e.Offset = -1, -1
 		}
 	}
 	what := fmt.Sprintf("%s stage failed on %s partition %d offset %d: %v", st, at.topic, at.partition, at.offset, r)
-	if e.Kind == KindExpire {
+	if e.Kind == envelope.KindExpire {
 		what = fmt.Sprintf("%s stage failed expiring trade %s: %v", st, at.key, r)
 	}
 	log.Error("INTERNAL: a record made a stage fail; it becomes an exception and processing goes on",

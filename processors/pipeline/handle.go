@@ -6,6 +6,7 @@ import (
 
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
@@ -31,14 +32,14 @@ type result struct {
 	// e is the envelope of the record: its inbound time feeds the critical
 	// time, and when the journey ends here, the audit event is its journey.
 	// Nil when the record was not an envelope.
-	e       *Envelope
+	e       *envelope.Envelope
 	records []record         // written first, in order
 	outs    []schemas.Output // then signed and written, counted by type
 	// end, when set, ends the journey here: the step is stamped once the
 	// records and outputs are handed over (the journey's end, as the monitor
 	// and the sink see it), then the audit event is written with outcome and
 	// reason, naming ids and the outputs' MsgIds.
-	end             Event
+	end             envelope.Event
 	outcome, reason string
 	ids             []string
 	rejected        schemas.Reason // counted as a rejection for this reason

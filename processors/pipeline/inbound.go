@@ -11,11 +11,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/topology"
 )
 
 // The stages after validation do not receive the inbound record of a valid
-// message: its envelope carries the decoded message (Envelope.Decoded) and
+// message: its envelope carries the decoded message (envelope.Envelope.Decoded) and
 // the record's place on <ns>.inbound, which is all that identity and
 // matching need. The bytes are needed only for the rare exception those
 // stages write (a CONFLICTING_DUPLICATE, an INTERNAL failure):
@@ -129,7 +130,7 @@ func retryRead(ctx context.Context, p int32, offset int64, read func(int32, int6
 // be read the exception is written without it, and payload returns the
 // note for the exception's detail saying where the record is (as a
 // TOO_LARGE exception's whole record is found); "" otherwise.
-func (s *stages) payload(st topology.Stage, e *Envelope) string {
+func (s *stages) payload(st topology.Stage, e *envelope.Envelope) string {
 	if st == topology.StageValidate || e.Raw != nil || s.cfg.Inbound == nil || e.Partition < 0 {
 		return ""
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/lovoo/goka"
 	"github.com/lovoo/goka/tester"
 
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -59,7 +60,7 @@ func TestSandboxJudgesCreatedByTheRecordTime(t *testing.T) {
 		if !ok {
 			t.Fatal("no verdict")
 		}
-		e, err := UnmarshalEnvelope(v)
+		e, err := envelope.Unmarshal(v)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/lovoo/goka"
 
 	"github.com/ste-utility/ste/processors/diskstore"
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
@@ -124,8 +125,8 @@ func newStages(cfg Config) *stages {
 
 func (s *stages) now() int64 { return s.cfg.Now().UnixMicro() }
 
-func (s *stages) step(e *Envelope, st topology.Stage, ev Event) {
-	e.Steps = append(e.Steps, Step{Stage: st, At: s.now(), Event: ev})
+func (s *stages) step(e *envelope.Envelope, st topology.Stage, ev envelope.Event) {
+	e.Steps = append(e.Steps, envelope.Step{Stage: st, At: s.now(), Event: ev})
 }
 
 // ---- validate: stateless, runs on inbound partitions ----
@@ -161,7 +162,7 @@ func inboundAt(ctx goka.Context, raw []byte) inboundRecord {
 
 // validated decides what becomes of an inbound record given its verdict.
 func (s *stages) validated(vd validation.Verdict, in inboundRecord) *result {
-	e := &Envelope{Kind: KindVerdict, Partition: in.partition, Offset: in.offset,
+	e := &envelope.Envelope{Kind: envelope.KindVerdict, Partition: in.partition, Offset: in.offset,
 		InboundTS: in.ts.UnixMicro(), Digest: vd.Digest, SenderKnown: vd.SenderKnown,
 		NetUnits: int8(vd.NetUnits), Raw: in.raw}
 	if vd.Msg != nil {
@@ -182,9 +183,9 @@ func (s *stages) validated(vd validation.Verdict, in inboundRecord) *result {
 	}
 	// Whether it is an exact duplicate of an accepted message (recognised
 	// before validation) is decided where identities are kept.
-	ev := EventValid
+	ev := envelope.EventValid
 	if vd.Rej != nil {
-		e.Reason, e.Detail, ev = vd.Rej.Reason, vd.Rej.Detail, EventInvalid
+		e.Reason, e.Detail, ev = vd.Rej.Reason, vd.Rej.Detail, envelope.EventInvalid
 	}
 	s.step(e, topology.StageValidate, ev)
 	if e.Reason == 0 && e.Decoded != nil && s.cfg.Inbound != nil {
@@ -196,17 +197,17 @@ func (s *stages) validated(vd validation.Verdict, in inboundRecord) *result {
 		// exception is certain.
 		e.Raw = nil
 	}
-	return s.forward(e, s.cfg.Names.Verdicts(), IdentityKey(e.Sender, e.MsgId))
+	return s.forward(e, s.cfg.Names.Verdicts(), envelope.IdentityKey(e.Sender, e.MsgId))
 }
 
 // forward passes the envelope on to the next stage.
-func (s *stages) forward(e *Envelope, topic, key string) *result {
+func (s *stages) forward(e *envelope.Envelope, topic, key string) *result {
 	return &result{e: e, records: []record{{topic, key, e.Marshal()}}}
 }
 
 // reject decides the exception, the NACK where one is due, and the end of
 // the journey.
-func (s *stages) reject(st topology.Stage, e *Envelope, m *schemas.Message, rej *schemas.Rejection) *result {
+func (s *stages) reject(st topology.Stage, e *envelope.Envelope, m *schemas.Message, rej *schemas.Rejection) *result {
 	if m == nil {
 		m = &schemas.Message{Sender: e.Sender, MsgId: e.MsgId}
 	}
@@ -227,7 +228,7 @@ func (s *stages) reject(st topology.Stage, e *Envelope, m *schemas.Message, rej 
 		key = m.Sender
 	}
 	r := &result{e: e, records: []record{{s.cfg.Names.Exceptions(), key, exc.Marshal()}},
-		end: EventRejected, outcome: "rejected", reason: rej.Reason.String(), rejected: rej.Reason}
+		end: envelope.EventRejected, outcome: "rejected", reason: rej.Reason.String(), rejected: rej.Reason}
 	if nack != nil {
 		r.outs = []schemas.Output{*nack}
 	}
@@ -238,14 +239,14 @@ func (s *stages) reject(st topology.Stage, e *Envelope, m *schemas.Message, rej 
 
 func (s *stages) identity(ctx goka.Context, msg any) *result {
 	raw, _ := msg.([]byte)
-	e, err := UnmarshalEnvelope(raw)
+	e, err := envelope.Unmarshal(raw)
 	if err != nil {
 		return &result{corrupt: "record is not an envelope"} // not ours: nothing to answer, never crash on input
 	}
-	var known identityEntry
+	var known envelope.Identity
 	isKnown := false
 	if v, _ := ctx.Value().([]byte); v != nil {
-		if known, isKnown = unmarshalIdentity(v); !isKnown {
+		if known, isKnown = envelope.UnmarshalIdentity(v); !isKnown {
 			r := s.poisoned(e)
 			r.corrupt, r.table = "identity entry unreadable: poisoned", topology.Table(s.cfg.Names.IdentityGroup())
 			return r
@@ -257,14 +258,14 @@ func (s *stages) identity(ctx goka.Context, msg any) *result {
 	}
 	switch vd.Decide(known.Digest, isKnown) {
 	case validation.Duplicate:
-		e.Kind, e.TradeKey = KindDuplicate, known.TradeKey
-		s.step(e, topology.StageIdentity, EventDuplicate)
+		e.Kind, e.TradeKey = envelope.KindDuplicate, known.TradeKey
+		s.step(e, topology.StageIdentity, envelope.EventDuplicate)
 		return s.toMatch(e)
 	case validation.Accept:
-		ctx.SetValue(identityEntry{Digest: e.Digest, Created: e.Created, TradeKey: e.TradeKey}.marshal())
+		ctx.SetValue(envelope.Identity{Digest: e.Digest, Created: e.Created, TradeKey: e.TradeKey}.Marshal())
 		s.forgetIdentities(ctx.Partition())
-		e.Kind = KindAccepted
-		s.step(e, topology.StageIdentity, EventAccepted)
+		e.Kind = envelope.KindAccepted
+		s.step(e, topology.StageIdentity, envelope.EventAccepted)
 		return s.toMatch(e)
 	default: // Reject, Conflict
 		return s.reject(topology.StageIdentity, e, nil, vd.Rej)
@@ -276,7 +277,7 @@ func (s *stages) identity(ctx goka.Context, msg any) *result {
 // record back for an exception (inbound.go), and when the message travels
 // decoded (an envelope of the release before decode-once has no Decoded:
 // its record is all the match stage can read).
-func (s *stages) toMatch(e *Envelope) *result {
+func (s *stages) toMatch(e *envelope.Envelope) *result {
 	if s.cfg.Inbound != nil && e.Decoded != nil {
 		e.Raw = nil
 	}
@@ -292,12 +293,12 @@ func (s *stages) toMatch(e *Envelope) *result {
 // usual; any other goes to its trade, which recognises an exact duplicate or
 // another content under an identity it holds, and turns anything else into
 // an INTERNAL exception (docs/matching.md).
-func (s *stages) poisoned(e *Envelope) *result {
+func (s *stages) poisoned(e *envelope.Envelope) *result {
 	if e.Reason != 0 && e.Reason <= schemas.Schema {
 		return s.reject(topology.StageIdentity, e, nil, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
 	}
-	e.Kind = KindPoisoned
-	s.step(e, topology.StageIdentity, EventPoisoned)
+	e.Kind = envelope.KindPoisoned
+	s.step(e, topology.StageIdentity, envelope.EventPoisoned)
 	return s.forward(e, s.cfg.Names.Accepted(), e.TradeKey.String())
 }
 
@@ -319,7 +320,7 @@ func (s *stages) forgetIdentities(p int32) {
 
 func (s *stages) match(ctx goka.Context, msg any) *result {
 	raw, _ := msg.([]byte)
-	e, err := UnmarshalEnvelope(raw)
+	e, err := envelope.Unmarshal(raw)
 	if err != nil {
 		return &result{corrupt: "record is not an envelope"}
 	}
@@ -329,7 +330,7 @@ func (s *stages) match(ctx goka.Context, msg any) *result {
 	}
 	it := s.interns.Get().(matching.Interner)
 	defer s.interns.Put(it)
-	if e.Kind == KindExpire {
+	if e.Kind == envelope.KindExpire {
 		return s.expire(ctx, key, e, it)
 	}
 	m := s.message(e)
@@ -338,7 +339,7 @@ func (s *stages) match(ctx goka.Context, msg any) *result {
 	}
 	t, readable := s.load(ctx, key, it)
 	var r *result
-	if e.Kind != KindPoisoned || s.decidable(t, m, e, &r) {
+	if e.Kind != envelope.KindPoisoned || s.decidable(t, m, e, &r) {
 		r = s.apply(ctx, t, m, e, it)
 	}
 	if !readable {
@@ -351,7 +352,7 @@ func (s *stages) match(ctx goka.Context, msg any) *result {
 
 // apply applies a message to its trade: the outputs it causes, or the
 // CONFLICTING_DUPLICATE of another content under an identity the trade holds.
-func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, e *Envelope, it matching.Interner) *result {
+func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, e *envelope.Envelope, it matching.Interner) *result {
 	outs, res := t.Apply(&matching.Inbound{Msg: m, Digest: e.Digest, NetUnits: int(e.NetUnits)}, &s.engine, it)
 	switch res {
 	case matching.Conflict:
@@ -363,10 +364,10 @@ func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, 
 		ctx.SetValue(b)
 	}
 	s.sweep(ctx)
-	r := &result{e: e, outs: outs, end: EventApplied, outcome: "accepted", matched: matchedNew}
+	r := &result{e: e, outs: outs, end: envelope.EventApplied, outcome: "accepted", matched: matchedNew}
 	r.market, r.cutoff = s.cutoffOf(t)
 	if res == matching.Duplicate {
-		r.end, r.outcome, r.matched = EventReemitted, "duplicate", matchedDuplicate
+		r.end, r.outcome, r.matched = envelope.EventReemitted, "duplicate", matchedDuplicate
 	}
 	return r
 }
@@ -375,7 +376,7 @@ func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, 
 // for an envelope written before the form existed (layout v1 without the
 // extension, docs/ARCHITECTURE.md "Upgrades") or in a version of it this
 // build does not know, its record decoded again. Nil when neither reads.
-func (s *stages) message(e *Envelope) *schemas.Message {
+func (s *stages) message(e *envelope.Envelope) *schemas.Message {
 	if e.Decoded != nil {
 		if m, err := schemas.DecodeCompact(e.Decoded); err == nil {
 			return m
@@ -395,7 +396,7 @@ func (s *stages) message(e *Envelope) *schemas.Message {
 // for an exact duplicate of a message the trade holds and for other valid
 // content under a held identity (Apply's Conflict). Otherwise *r is the
 // rejection or the INTERNAL exception.
-func (s *stages) decidable(t *matching.Trade, m *schemas.Message, e *Envelope, r **result) bool {
+func (s *stages) decidable(t *matching.Trade, m *schemas.Message, e *envelope.Envelope, r **result) bool {
 	held, ok := t.Holds(m.Sender, m.MsgId)
 	switch {
 	case ok && held == e.Digest:
@@ -496,12 +497,12 @@ func (s *stages) sweep(ctx goka.Context) {
 	clock := st.Clock()
 	s.cfg.Metrics.clock(ctx.Partition(), clock)
 	for _, k := range st.Due(clock - 1) {
-		e := &Envelope{Kind: KindExpire, Partition: -1, Offset: -1, Clock: clock}
+		e := &envelope.Envelope{Kind: envelope.KindExpire, Partition: -1, Offset: -1, Clock: clock}
 		ctx.Loopback(k, e.Marshal())
 	}
 }
 
-func (s *stages) expire(ctx goka.Context, key schemas.TradeKey, e *Envelope, it matching.Interner) *result {
+func (s *stages) expire(ctx goka.Context, key schemas.TradeKey, e *envelope.Envelope, it matching.Interner) *result {
 	v, _ := ctx.Value().([]byte)
 	if v == nil {
 		return &result{}
@@ -530,8 +531,8 @@ func (s *stages) expire(ctx goka.Context, key schemas.TradeKey, e *Envelope, it 
 	}
 	outs, ts := t.Expire(clock)
 	ctx.SetValue(matching.MarshalTombstone(key, ts))
-	r := &result{e: &Envelope{TradeKey: key, Partition: -1, Offset: -1}, outs: outs,
-		end: EventExpired, outcome: "expired", expired: expiredSilent}
+	r := &result{e: &envelope.Envelope{TradeKey: key, Partition: -1, Offset: -1}, outs: outs,
+		end: envelope.EventExpired, outcome: "expired", expired: expiredSilent}
 	if len(outs) > 0 {
 		r.expired = expiredWithStatus
 	}
@@ -553,7 +554,7 @@ func (s *stages) matchIndex(v []byte) (due, watermark int64, ok bool) {
 }
 
 func (s *stages) identityIndex(v []byte) (due, watermark int64, ok bool) {
-	ie, ok := unmarshalIdentity(v)
+	ie, ok := envelope.UnmarshalIdentity(v)
 	if !ok {
 		return 0, 0, false
 	}

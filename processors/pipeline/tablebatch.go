@@ -2,12 +2,8 @@ package pipeline
 
 import (
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math/rand/v2"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -15,9 +11,9 @@ import (
 	"github.com/lovoo/goka/storage"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topology"
 )
 
 // The identity changelog in batches (docs/ARCHITECTURE.md, "Identity
@@ -34,7 +30,7 @@ import (
 //
 // On Kafka (Run) the identity stage's producer gathers the table writes
 // goka makes (ctx.SetValue) per changelog partition and writes them as one
-// record, keyed tableBatchPrefix…, tableLinger after the first or at
+// record, keyed changelog.BatchPrefix…, tableLinger after the first or at
 // maxTableEntries. Each write's promise completes when its record is
 // acknowledged, in emit order like every promise of the producer
 // (producer.go), so no input record is committed before its table write is
@@ -46,10 +42,6 @@ import (
 // keep them all.
 
 const (
-	// tableBatchPrefix starts every batch record's key. No identity has it:
-	// an accepted identity's Sender is a participant's BIC.
-	tableBatchPrefix = "~batch:"
-	tableBatchV1     = 1
 	// tableLinger is how long the first write of a batch waits for others:
 	// the commit of its input record waits as long, not its outputs.
 	tableLinger = 5 * time.Millisecond
@@ -57,80 +49,18 @@ const (
 	maxTableEntries = 500
 )
 
-var errTableBatch = errors.New("table batch record unreadable")
-
-func isTableBatch(key string) bool { return strings.HasPrefix(key, tableBatchPrefix) }
-
-// AppendTableEntry adds one write (key, value) to a batch record's value
-// (nil or empty: a new one).
-func AppendTableEntry(b []byte, key string, value []byte) []byte {
-	if len(b) == 0 {
-		b = append(b, tableBatchV1)
-	}
-	b = binary.AppendUvarint(b, uint64(len(key)))
-	b = append(b, key...)
-	b = binary.AppendUvarint(b, uint64(len(value)))
-	return append(b, value...)
-}
-
-// eachTableEntry calls fn with every write of a batch record's value, in
-// the order written; errTableBatch once the rest cannot be read.
-func eachTableEntry(b []byte, fn func(key string, value []byte) error) error {
-	if len(b) == 0 || b[0] != tableBatchV1 {
-		return errTableBatch
-	}
-	b = b[1:]
-	for len(b) > 0 {
-		var parts [2][]byte
-		for i := range parts {
-			n, w := binary.Uvarint(b)
-			if w <= 0 || n > uint64(len(b)-w) {
-				return errTableBatch
-			}
-			parts[i], b = b[w:w+int(n)], b[w+int(n):]
-		}
-		if err := fn(string(parts[0]), parts[1]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// EachTableValue calls fn with the (key, value) pairs a record of the
-// changelog of stage st's table stands for: a batch record's writes, or the
-// record itself (ste migrate reads the changelogs with it). Only the
-// identity table is written in batches.
-func EachTableValue(st topology.Stage, key string, value []byte, fn func(key string, value []byte)) error {
-	if st != topology.StageIdentity || !isTableBatch(key) {
-		fn(key, value)
-		return nil
-	}
-	return eachTableEntry(value, func(k string, v []byte) error { fn(k, v); return nil })
-}
-
-// TableBatchKey is a key for a batch record of partition p of n: its own
-// (a random nonce) and landing in p under the shared partitioner.
-func TableBatchKey(p, n int32) string {
-	base := tableBatchPrefix + strconv.FormatUint(rand.Uint64(), 16) + ":"
-	for i := 0; ; i++ {
-		if k := base + strconv.Itoa(i); topics.PartitionOf(k, n) == p {
-			return k
-		}
-	}
-}
-
 // unpackTableBatches is the identity table's update callback: a batch
 // record is applied as its writes; any other record as goka would.
 func (s *stages) unpackTableBatches(ctx goka.UpdateContext, st storage.Storage, key string, value []byte) error {
-	if !isTableBatch(key) {
+	if !changelog.IsBatch(key) {
 		return goka.DefaultUpdate(ctx, st, key, value)
 	}
 	n := 0
-	err := eachTableEntry(value, func(k string, v []byte) error {
+	err := changelog.EachEntry(value, func(k string, v []byte) error {
 		n++
 		return goka.DefaultUpdate(ctx, st, k, v)
 	})
-	if errors.Is(err, errTableBatch) {
+	if errors.Is(err, changelog.ErrBatch) {
 		// Not ours (nothing else writes the changelog): what could be read
 		// is applied, the rest is reported, and the restore goes on rather
 		// than stopping the stage for good.
@@ -192,7 +122,7 @@ func (p *producer) emitBatched(b *tableBatcher, key string, value []byte) (_ *go
 		g = &tableGroup{}
 		b.groups[part] = g
 	}
-	g.value = AppendTableEntry(g.value, key, value)
+	g.value = changelog.AppendEntry(g.value, key, value)
 	g.seqs = append(g.seqs, seq)
 	g.fins = append(g.fins, finish)
 	b.entries++
@@ -226,7 +156,7 @@ func (p *producer) flushTable(timer bool) {
 	}
 	p.mu.Unlock()
 	for part, g := range groups {
-		r := &kgo.Record{Topic: b.topic, Key: []byte(TableBatchKey(part, n)), Value: g.value}
+		r := &kgo.Record{Topic: b.topic, Key: []byte(changelog.BatchKey(part, n)), Value: g.value}
 		if p.w != nil {
 			p.w.sent(b.topic)
 		}

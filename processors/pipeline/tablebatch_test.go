@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"slices"
 	"sync"
 	"testing"
@@ -11,57 +10,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
-
-func TestTableBatchRecordsReadBack(t *testing.T) {
-	type kv struct{ k, v string }
-	want := []kv{{"BRKASGSGXXX:M1", "one"}, {"BRKBSGSGXXX:M2", ""}, {"IMAASGSGXXX:" + string(make([]byte, 300)), "long key"}}
-	var b []byte
-	for _, e := range want {
-		b = AppendTableEntry(b, e.k, []byte(e.v))
-	}
-	var got []kv
-	key := TableBatchKey(3, 7)
-	if err := EachTableValue(topology.StageIdentity, key, b, func(k string, v []byte) { got = append(got, kv{k, string(v)}) }); err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(got, want) {
-		t.Fatalf("read back %q, want %q", got, want)
-	}
-	// A record of the match table, or an identity's, stands for itself.
-	for _, st := range []topology.Stage{topology.StageMatch, topology.StageIdentity} {
-		k := key
-		if st == topology.StageIdentity {
-			k = "BRKASGSGXXX:M1"
-		}
-		got = got[:0]
-		if err := EachTableValue(st, k, b, func(k string, v []byte) { got = append(got, kv{k, string(v)}) }); err != nil || len(got) != 1 || got[0].k != k {
-			t.Fatalf("%v record %q read as %q (%v)", st, k, got, err)
-		}
-	}
-	// Cut anywhere: the entries before the cut, then errTableBatch (none
-	// when the cut falls between two entries).
-	for cut := 1; cut < len(b); cut++ {
-		n := 0
-		err := eachTableEntry(b[:cut], func(string, []byte) error { n++; return nil })
-		if (err != nil && !errors.Is(err, errTableBatch)) || n >= len(want) {
-			t.Fatalf("cut at %d: %d entries, %v", cut, n, err)
-		}
-	}
-	if err := eachTableEntry([]byte{9, 1, 'a', 0}, func(string, []byte) error { return nil }); !errors.Is(err, errTableBatch) {
-		t.Fatalf("unknown version: %v", err)
-	}
-	for n := int32(1); n <= 9; n++ {
-		for p := range n {
-			if k := TableBatchKey(p, n); topics.PartitionOf(k, n) != p || !isTableBatch(k) || k == TableBatchKey(p, n) {
-				t.Fatalf("batch key %q for partition %d of %d", k, p, n)
-			}
-		}
-	}
-}
 
 // TestTableWritesCompleteInBatchesInEmitOrder: table writes go out as one
 // record per changelog partition, each write's promise completing with
@@ -140,10 +93,10 @@ func TestTableWritesCompleteInBatchesInEmitOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		fs.EachRecord(func(r *kgo.Record) {
-			if !isTableBatch(string(r.Key)) {
+			if !changelog.IsBatch(string(r.Key)) {
 				t.Fatalf("record keyed %q", r.Key)
 			}
-			if err := EachTableValue(topology.StageIdentity, string(r.Key), r.Value, func(k string, v []byte) {
+			if err := changelog.EachValue(topology.StageIdentity, string(r.Key), r.Value, func(k string, v []byte) {
 				if got := byRecord[[2]int64{int64(r.Partition), r.Offset}]; !slices.Contains(got, k) || string(v) != "v"+k {
 					t.Errorf("%s in record %d/%d, completed with %v", k, r.Partition, r.Offset, got)
 				}

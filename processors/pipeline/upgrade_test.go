@@ -9,6 +9,7 @@ import (
 
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/bin"
 	"github.com/ste-utility/ste/topology"
@@ -20,7 +21,7 @@ import (
 // and the retry extensions, and no decoded message. Envelopes of that
 // release may still sit on the verdicts and accepted topics when the new
 // build starts.
-func marshalEnvelopeV1(e *Envelope) []byte {
+func marshalEnvelopeV1(e *envelope.Envelope) []byte {
 	b := make([]byte, 0, 128+len(e.Detail)+len(e.Raw)+8*len(e.Steps))
 	b = append(b, 1, byte(e.Kind))
 	b = binary.AppendVarint(b, int64(e.Partition))
@@ -69,7 +70,7 @@ type v1Emitter struct {
 
 func (c v1Emitter) Emit(topic goka.Stream, key string, value any, opts ...goka.ContextOption) {
 	if string(topic) == c.verdicts {
-		e, err := UnmarshalEnvelope(value.([]byte))
+		e, err := envelope.Unmarshal(value.([]byte))
 		if err != nil {
 			c.t.Fatal(err)
 		}
@@ -156,7 +157,7 @@ func TestUpgradeReadsV1Envelopes(t *testing.T) {
 func TestUnknownCompactVersionFallsBackToTheRecord(t *testing.T) {
 	recs := generated(t, workload.Options{Trades: 1})
 	s := newStages(Config{Signer: &schemas.Signer{}})
-	e := &Envelope{Raw: recs[0], Decoded: []byte{99, 1, 2, 3}}
+	e := &envelope.Envelope{Raw: recs[0], Decoded: []byte{99, 1, 2, 3}}
 	m := s.message(e)
 	if m == nil || m.Key.TradeRef == "" {
 		t.Fatalf("no message from the record: %+v", m)

@@ -1,4 +1,11 @@
-package pipeline
+// Package envelope holds the layouts of the values the stages pass each
+// other and keep: the envelope that travels between the stages (the inbound
+// record's origin, the verdict, the decoded message and the journey so far)
+// and the identity table's value. Every value starts with its layout byte,
+// and what changes within a layout is appended so that two builds read
+// each other's values (docs/ARCHITECTURE.md, "Upgrades"). It links no Kafka
+// client.
+package envelope
 
 import (
 	"encoding/binary"
@@ -41,7 +48,7 @@ type Envelope struct {
 	// Decoded is the message as validation decoded it, in schemas' compact
 	// form (nil when its trade is not known: MALFORMED, SCHEMA). Envelopes
 	// written before it existed (layout v1 without the extension) have
-	// none: the match stage then decodes Raw (message).
+	// none: the match stage then decodes Raw.
 	Decoded []byte
 	// RetryOf and RetriedBy come from an operator's retry (the ste-retry-of
 	// and ste-retry-by headers of the inbound record): the exception retried
@@ -97,12 +104,13 @@ func (e *Envelope) Hash16() string { return hex.EncodeToString(e.Digest[:8]) }
 // IdentityKey is the key of the verdicts stream: Sender:MsgId (a BIC has no colon).
 func IdentityKey(sender, msgId string) string { return sender + ":" + msgId }
 
-const envelopeV1 = 1
+// layoutV1 is the first byte of every value of this package.
+const layoutV1 = 1
 
 // Marshal encodes the envelope.
 func (e *Envelope) Marshal() []byte {
 	b := make([]byte, 0, 128+len(e.Detail)+len(e.Raw)+len(e.Decoded)+8*len(e.Steps))
-	b = append(b, envelopeV1, byte(e.Kind))
+	b = append(b, layoutV1, byte(e.Kind))
 	b = binary.AppendVarint(b, int64(e.Partition))
 	b = binary.AppendVarint(b, e.Offset)
 	b = binary.AppendVarint(b, e.InboundTS)
@@ -174,11 +182,11 @@ func (e *Envelope) readExtensions(r *bin.Reader) {
 	}
 }
 
-var errEnvelope = errors.New("pipeline: bad envelope")
+var errEnvelope = errors.New("envelope: bad layout")
 
-// UnmarshalEnvelope decodes Marshal. Raw and Decoded alias b.
-func UnmarshalEnvelope(b []byte) (*Envelope, error) {
-	if len(b) < 2 || b[0] != envelopeV1 {
+// Unmarshal decodes Marshal. Raw and Decoded alias b.
+func Unmarshal(b []byte) (*Envelope, error) {
+	if len(b) < 2 || b[0] != layoutV1 {
 		return nil, errEnvelope
 	}
 	r := &bin.Reader{B: b[2:]}
@@ -207,38 +215,11 @@ func UnmarshalEnvelope(b []byte) (*Envelope, error) {
 		e.Steps = append(e.Steps, st)
 	}
 	if raw := r.Bytes(); len(raw) > 0 {
-		e.Raw = raw // none: the match stage reads it back when it needs it (inbound.go)
+		e.Raw = raw // none: the stages read it back when they need it (stages.Config.Inbound)
 	}
 	e.readExtensions(r)
 	if r.Bad {
 		return nil, errEnvelope
 	}
 	return e, nil
-}
-
-// identityEntry is the identity table's value: the digest accepted under an
-// identity, its Created (for forgetting it after the retention) and its trade.
-type identityEntry struct {
-	Digest   matching.Digest
-	Created  int64
-	TradeKey schemas.TradeKey
-}
-
-func (ie identityEntry) marshal() []byte {
-	b := make([]byte, 0, 33)
-	b = append(b, envelopeV1)
-	b = append(b, ie.Digest[:]...)
-	b = binary.BigEndian.AppendUint64(b, uint64(ie.Created))
-	return binary.BigEndian.AppendUint64(b, uint64(ie.TradeKey))
-}
-
-func unmarshalIdentity(b []byte) (identityEntry, bool) {
-	if len(b) != 33 || b[0] != envelopeV1 {
-		return identityEntry{}, false
-	}
-	var ie identityEntry
-	copy(ie.Digest[:], b[1:17])
-	ie.Created = int64(binary.BigEndian.Uint64(b[17:25]))
-	ie.TradeKey = schemas.TradeKey(binary.BigEndian.Uint64(b[25:33]))
-	return ie, true
 }

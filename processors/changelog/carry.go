@@ -1,9 +1,16 @@
-package pipeline
+// Package changelog holds what the tables' changelogs carry besides one
+// value per record: batch records (many identity table writes in one
+// record, written by the identity stage's producer) and clock markers (a
+// partition's event-time clock carried into a namespace with another
+// partition count, ste migrate), and reads both back. It links no Kafka
+// client.
+package changelog
 
 import (
 	"hash/fnv"
 	"strconv"
 
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topology"
@@ -31,7 +38,7 @@ func Watermark(st topology.Stage, v []byte) (int64, bool) {
 		_, at, ok := matching.Header(v)
 		return at, ok
 	case topology.StageIdentity:
-		ie, ok := unmarshalIdentity(v)
+		ie, ok := envelope.UnmarshalIdentity(v)
 		return ie.Created, ok
 	}
 	return 0, false
@@ -66,7 +73,7 @@ func ClockMarker(st topology.Stage, at int64, fit func(key string) bool) (key st
 			if !fit(k) {
 				continue
 			}
-			return k, identityEntry{Created: at}.marshal()
+			return k, envelope.Identity{Created: at}.Marshal()
 		default:
 			return "", nil
 		}
