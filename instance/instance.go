@@ -54,7 +54,7 @@ type Options struct {
 	RefdataDir string
 	Retention  time.Duration
 	// AtRiskLead: how far ahead of its market cutoff an unmatched trade
-	// counts in ste_trades_at_risk (0: pipeline.DefaultAtRiskLead).
+	// counts in ste_trades_at_risk (0: query.DefaultAtRiskLead).
 	AtRiskLead time.Duration
 	Signer     *schemas.Signer
 	// Verify inbound signatures (off only to benchmark).

@@ -17,7 +17,7 @@ import (
 // stage, no trade at all, and to the identity stage an identity no message
 // has.
 func TestClockMarkerSetsTheClockAndNothingElse(t *testing.T) {
-	s := newStages(Config{Names: topology.Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
+	s := newStages(Config{Names: topology.Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}, nil)
 	trade := &matching.Trade{Key: 0x1234, Newest: 100, Keys: []schemas.Key{{TradeRef: "R"}}}
 	tv, _ := trade.MarshalBinary()
 

@@ -15,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
@@ -189,10 +190,11 @@ func Run(ctx context.Context, o Options) error {
 		defer closeReader()
 		o.Config.Inbound = read
 	}
-	s := newStages(o.Config)
+	var q *query.Tables
 	if o.Tables != nil {
-		o.Tables.s.Store(s)
+		q = &o.Tables.Tables
 	}
+	s := newStages(o.Config, q)
 	static := o.InstanceID
 	if o.InstanceID == "" {
 		o.InstanceID = "anon"
@@ -415,6 +417,9 @@ func (s *stages) dropPartitions(st topology.Stage, keep []int32) {
 	default:
 		return
 	}
+	if st == topology.StageMatch {
+		s.query.Keep(keep)
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for p := range stores {
@@ -422,10 +427,6 @@ func (s *stages) dropPartitions(st topology.Stage, keep []int32) {
 			continue
 		}
 		delete(stores, p)
-		if st == topology.StageMatch {
-			delete(s.matchRefs, p)
-			delete(s.risk, p)
-		}
 		if st == topology.StageMatch && s.cfg.Metrics != nil {
 			label := strconv.Itoa(int(p))
 			s.cfg.Metrics.OpenTrades.DeleteLabelValues(label)

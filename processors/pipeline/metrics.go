@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topology"
 )
@@ -42,9 +43,9 @@ type Metrics struct {
 	// Disk tables (processors/diskstore) only.
 	TableRestored *prometheus.CounterVec
 	TableRebuilds *prometheus.CounterVec
-	// Risk reports the trades at risk and past their cutoff (atrisk.go).
-	Risk   *riskCollector
-	Status *statusCollector // ste_trades{status}, ste_trades_matched_today (statusindex.go)
+	// Trades reports the match table's trades at risk, past their cutoff
+	// and by status (processors/query).
+	Trades *query.Collector
 
 	// The series written for every record, looked up once: a vec's
 	// WithLabelValues hashes its labels and takes a lock each time, several
@@ -119,8 +120,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Changelog records replayed into disk tables on start: those after each partition's local offset."}, []string{"table"}),
 		TableRebuilds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_table_rebuilds_total",
 			Help: "Disk table partitions whose local state was dropped and rebuilt from the changelog (stale, inconsistent or another layout; the log says why)."}, []string{"table"}),
-		Risk:   newRiskCollector(),
-		Status: newStatusCollector(),
+		Trades: query.NewCollector(),
 	}
 	m.in.with, m.stageOut.with, m.outs.with = m.In.WithLabelValues, m.StageOut.WithLabelValues, m.Out.WithLabelValues
 	m.processing.with, m.critical.with = m.Processing.WithLabelValues, m.Critical.WithLabelValues
@@ -129,7 +129,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.outs.label = func(i uint8) string { return schemas.MsgType(i).String() }
 	m.newMsg, m.dupMsg = m.Accepted.WithLabelValues("new"), m.Accepted.WithLabelValues("duplicate")
 	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
-		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.VerifyBatch, m.SealBatch, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Risk, m.Status)
+		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.VerifyBatch, m.SealBatch, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Trades)
 	return m
 }
 

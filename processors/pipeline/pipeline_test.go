@@ -56,7 +56,7 @@ func newGraphWith(t testing.TB, cfg func(*Config), cbs func(Callbacks) Callbacks
 	if cfg != nil {
 		cfg(&c)
 	}
-	s := newStages(c)
+	s := newStages(c, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	callbacks := s.callbacks(s.cfg.Logger)

@@ -11,8 +11,10 @@ import (
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
@@ -30,7 +32,8 @@ type Config struct {
 	// (Sender, MsgId) is remembered by the identity stage. Default 24h.
 	IdentityMargin time.Duration
 	// AtRiskLead: an unmatched trade whose cutoff is at most this far ahead
-	// on Now's clock is at risk (atrisk.go). Default DefaultAtRiskLead.
+	// on Now's clock is at risk (processors/query). Default
+	// query.DefaultAtRiskLead.
 	AtRiskLead time.Duration
 	Metrics    *Metrics     // nil: none
 	Logger     *slog.Logger // corrupt records and state; slog.Default() when nil
@@ -75,7 +78,7 @@ func (c *Config) defaults() {
 		c.Now = time.Now
 	}
 	if c.AtRiskLead <= 0 {
-		c.AtRiskLead = DefaultAtRiskLead
+		c.AtRiskLead = query.DefaultAtRiskLead
 	}
 	if c.Logger == nil {
 		c.Logger = slog.Default()
@@ -91,10 +94,11 @@ type stages struct {
 
 	mu         sync.Mutex
 	matchStore map[int32]table
-	matchRefs  map[int32]*refIndex // the TradeRef index of each match partition
 	idStore    map[int32]table
-	risk       map[int32]*riskIndex // the match partitions' at-risk indexes (atrisk.go)
-	tables     *diskstore.DB        // nil: tables in memory
+	// query is the match table's read side: lookups, at-risk and status
+	// (processors/query), fed by the match table's storage (tables.go).
+	query  *query.Tables
+	tables *diskstore.DB // nil: tables in memory
 
 	corruptLog rateLimit
 	verify     *verifyQueue // nil: signatures verified one by one in the callback
@@ -109,11 +113,22 @@ type stages struct {
 	seal *sealConfig
 }
 
-func newStages(cfg Config) *stages {
+// newStages makes the stages; q, if set, is the read side they serve the
+// match table to (Options.Tables), else one of their own.
+func newStages(cfg Config, q *query.Tables) *stages {
 	cfg.defaults()
-	s := &stages{cfg: cfg, matchStore: map[int32]table{}, matchRefs: map[int32]*refIndex{}, idStore: map[int32]table{},
-		risk: map[int32]*riskIndex{}}
-	cfg.Metrics.riskFrom(s)
+	if q == nil {
+		q = &query.Tables{}
+	}
+	s := &stages{cfg: cfg, matchStore: map[int32]table{}, idStore: map[int32]table{}, query: q}
+	refdataNow := func() *refdata.Set { return nil }
+	if cfg.Validator != nil {
+		refdataNow = cfg.Validator.Refdata
+	}
+	q.Serve(query.Config{Refdata: refdataNow, Tolerances: cfg.Tolerances, Now: cfg.Now, Lead: cfg.AtRiskLead, Logger: cfg.Logger})
+	if cfg.Metrics != nil {
+		cfg.Metrics.Trades.From(q)
+	}
 	// Duplicates re-emit everything a message may have caused: after a crash
 	// goka's state can be ahead of the outputs (field notes), and a replayed
 	// message is indistinguishable from a duplicate.
@@ -559,4 +574,15 @@ func (s *stages) identityIndex(v []byte) (due, watermark int64, ok bool) {
 		return 0, 0, false
 	}
 	return ie.Created + int64(s.cfg.Retention+s.cfg.IdentityMargin), ie.Created, true
+}
+
+// cutoffOf is a trade's market and cutoff (Unix µs) by the reference data
+// now, for its audit events.
+func (s *stages) cutoffOf(t *matching.Trade) (market string, cutoff int64) {
+	r := t.Risk()
+	m, at := s.cfg.Validator.Refdata().CutoffOf(r.Market, r.TradeDate)
+	if at.IsZero() {
+		return m, 0
+	}
+	return m, at.UnixMicro()
 }

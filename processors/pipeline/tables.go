@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/lovoo/goka"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/memstore"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -200,11 +202,11 @@ func (s *stages) tableBuilder(st topology.Stage, own *owned) storage.Builder {
 			s.sampleOpenTradesLocked(p, t)
 		}
 	}
-	// The match table's partitions keep a TradeRef index (refindex.go)
-	// and an at-risk index (atrisk.go).
+	// The match table's partitions feed its read side (processors/query:
+	// the TradeRef, at-risk and status indexes).
 	wrap := func(b storage.Builder) storage.Builder { return b }
 	if st == topology.StageMatch {
-		wrap = func(b storage.Builder) storage.Builder { return s.indexedBuilder(s.riskBuilder(b)) }
+		wrap = s.indexedBuilder
 	}
 	if s.tables == nil {
 		return wrap(memstore.Builder(index, func(_ string, p int32, t *memstore.Store) { opened(p, t) }))
@@ -219,5 +221,86 @@ func (s *stages) tableBuilder(st topology.Stage, own *owned) storage.Builder {
 			return active(topic, p)
 		}
 		return passive(topic, p)
+	}
+}
+
+// Tables is a running pipeline's tables as the runtime reads them: the
+// match table's read side (lookups by trade key and TradeRef, the trades
+// at risk: processors/query), filled in by Run, and the disk tables'
+// health.
+type Tables struct {
+	query.Tables
+	disk atomic.Pointer[diskstore.DB]
+}
+
+// Health is nil, or why the table storage cannot write now (a full disk:
+// diskstore.DB.Health). Tables in memory have none.
+func (t *Tables) Health() error {
+	if db := t.disk.Load(); db != nil {
+		return db.Health()
+	}
+	return nil
+}
+
+// indexed is a match partition's storage that feeds its read side with
+// every value it stores: the stage's writes and the changelog's replay.
+type indexed struct {
+	storage.Storage
+	x *query.Partition
+}
+
+// Open reads a table resumed from disk into the at-risk and status
+// indexes: its values are not replayed.
+func (s *indexed) Open() error {
+	if err := s.Storage.Open(); err != nil {
+		return err
+	}
+	it, err := s.Storage.Iterator()
+	if err != nil {
+		return err
+	}
+	defer it.Release()
+	return s.x.Loaded(it)
+}
+
+func (s *indexed) Set(key string, value []byte) error {
+	if err := s.Storage.Set(key, value); err != nil {
+		return err
+	}
+	s.x.Put(key, value)
+	return nil
+}
+
+func (s *indexed) Delete(key string) error {
+	if err := s.Storage.Delete(key); err != nil {
+		return err
+	}
+	s.x.Delete(key)
+	return nil
+}
+
+// MarkRecovered builds the TradeRef index from the recovered table.
+func (s *indexed) MarkRecovered() error {
+	if err := s.Storage.MarkRecovered(); err != nil {
+		return err
+	}
+	it, err := s.Storage.Iterator()
+	if err != nil {
+		return err
+	}
+	defer it.Release()
+	return s.x.Recovered(it)
+}
+
+// indexedBuilder wraps a match table's storage builder so that each
+// partition's storage feeds a read side of its own, registered with the
+// query side (replacing the partition's previous one).
+func (s *stages) indexedBuilder(b storage.Builder) storage.Builder {
+	return func(topic string, p int32) (storage.Storage, error) {
+		st, err := b(topic, p)
+		if err != nil {
+			return nil, err
+		}
+		return &indexed{Storage: st, x: s.query.Open(p, st)}, nil
 	}
 }

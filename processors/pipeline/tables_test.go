@@ -1,11 +1,13 @@
 package pipeline
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
 
 	"github.com/ste-utility/ste/processors/diskstore"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topology"
@@ -17,7 +19,7 @@ import (
 // taking changelog records after its recovery — where an owned table
 // refuses a write that did not go through the stages' producer.
 func TestStandbyTablesAreNotTheStages(t *testing.T) {
-	s := newStages(Config{Names: topology.Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
+	s := newStages(Config{Names: topology.Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}, nil)
 	db, err := diskstore.Open(diskstore.Options{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
@@ -45,11 +47,11 @@ func TestStandbyTablesAreNotTheStages(t *testing.T) {
 			t.Errorf("%s: a standby is the stages' table", st)
 		}
 		if st == topology.StageMatch {
-			if _, ok := s.matchRefs[0]; ok {
-				t.Error("a standby has a TradeRef index the lookups read")
+			if _, _, err := s.query.FindRef(query.RefQuery{Ref: "R"}, []int32{0}); err != nil {
+				t.Errorf("a standby has a read side the lookups read: %v", err)
 			}
-			if _, ok := s.risk[0]; ok {
-				t.Error("a standby has an at-risk index")
+			if _, _, err := s.query.FindRef(query.RefQuery{Ref: "R"}, []int32{1}); !errors.Is(err, query.ErrRecovering) {
+				t.Errorf("the owned partition has no read side: %v", err)
 			}
 		}
 		for p, tab := range map[int32]interface {

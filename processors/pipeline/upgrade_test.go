@@ -156,7 +156,7 @@ func TestUpgradeReadsV1Envelopes(t *testing.T) {
 // over: the record itself is decoded.
 func TestUnknownCompactVersionFallsBackToTheRecord(t *testing.T) {
 	recs := generated(t, workload.Options{Trades: 1})
-	s := newStages(Config{Signer: &schemas.Signer{}})
+	s := newStages(Config{Signer: &schemas.Signer{}}, nil)
 	e := &envelope.Envelope{Raw: recs[0], Decoded: []byte{99, 1, 2, 3}}
 	m := s.message(e)
 	if m == nil || m.Key.TradeRef == "" {

@@ -1,4 +1,4 @@
-package pipeline
+package query
 
 import (
 	"bytes"
@@ -10,15 +10,14 @@ import (
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/memstore"
 	"github.com/ste-utility/ste/schemas"
-	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/workload"
 )
 
 // lookupFixture folds n generated trades, the first shared of them given
-// one TradeRef, into one match partition each, through the indexed
-// storage builder (not yet recovered).
+// one TradeRef, into one match partition each, each stored as the match
+// table's storage stores it: the value in the store, then through the
+// partition's read side (not yet recovered).
 type lookupFixture struct {
-	v      *stages
 	tables Tables
 	keys   []schemas.TradeKey
 	views  map[schemas.TradeKey]matching.View
@@ -26,13 +25,48 @@ type lookupFixture struct {
 	stores map[int32]*indexed
 }
 
+// indexed is a store with its read side, as the runtime's storage chain
+// keeps them (processors/tablestore).
+type indexed struct {
+	*memstore.Store
+	x *Partition
+}
+
+func (s *indexed) Set(key string, value []byte) error {
+	if err := s.Store.Set(key, value); err != nil {
+		return err
+	}
+	s.x.Put(key, value)
+	return nil
+}
+
+func (s *indexed) Delete(key string) error {
+	if err := s.Store.Delete(key); err != nil {
+		return err
+	}
+	s.x.Delete(key)
+	return nil
+}
+
+func (s *indexed) MarkRecovered() error {
+	it, err := s.Store.Iterator()
+	if err != nil {
+		return err
+	}
+	defer it.Release()
+	return s.x.Recovered(it)
+}
+
 const sharedRef = "SHARED-REF"
 
 func newLookupFixture(t *testing.T, n, shared int) *lookupFixture {
 	t.Helper()
-	recs := generated(t, workload.Options{Trades: n})
-	f := &lookupFixture{v: newStages(Config{Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}),
-		views: map[schemas.TradeKey]matching.View{}, values: map[schemas.TradeKey][]byte{}, stores: map[int32]*indexed{}}
+	var recs [][]byte
+	if _, err := workload.Generate(workload.Options{Trades: n}, func(b []byte) error { recs = append(recs, b); return nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	f := &lookupFixture{views: map[schemas.TradeKey]matching.View{}, values: map[schemas.TradeKey][]byte{}, stores: map[int32]*indexed{}}
+	f.tables.Serve(Config{})
 	book := matching.NewBook()
 	var dec schemas.Decoder
 	var refs []string
@@ -57,19 +91,15 @@ func newLookupFixture(t *testing.T, n, shared int) *lookupFixture {
 		}
 		book.Accept(&matching.Inbound{Msg: m, NetUnits: 2})
 	}
-	b := f.v.indexedBuilder(memstore.Builder(nil, func(_ string, p int32, t *memstore.Store) { f.v.matchStore[p] = t }))
 	for i, k := range f.keys {
-		st, err := b("match-table", int32(i))
-		if err != nil {
-			t.Fatal(err)
-		}
+		store := memstore.New(nil)
+		st := &indexed{Store: store, x: f.tables.Open(int32(i), store)}
 		val, _ := book.Trade(k).MarshalBinary()
 		st.Set(k.String(), val)
-		f.stores[int32(i)] = st.(*indexed)
+		f.stores[int32(i)] = st
 		f.views[k] = book.Trade(k).View()
 		f.values[k] = val
 	}
-	f.tables.s.Store(f.v)
 	return f
 }
 
@@ -198,7 +228,7 @@ func TestFindRefThroughIndex(t *testing.T) {
 	if len(byOther) != 2 { // in its own partition and in p
 		t.Fatalf("a trade written: %d found by its ref", len(byOther))
 	}
-	x := f.v.matchRefs[p]
+	x := f.tables.parts[p].refs
 	if len(x.refOf) != 1 || len(x.byRef) != 1 {
 		t.Fatalf("partition %d's index holds %d keys under %d refs, want 1 and 1", p, len(x.refOf), len(x.byRef))
 	}
@@ -231,7 +261,7 @@ func TestRefIndexRewrites(t *testing.T) {
 	a, b := f.keys[0], f.keys[1]
 	refA, refB := f.views[a].Keys[0].TradeRef, f.views[b].Keys[0].TradeRef
 	st := f.stores[0]
-	x := f.v.matchRefs[0]
+	x := f.tables.parts[0].refs
 	count := func(ref string) int {
 		found, _, err := f.tables.FindRef(RefQuery{Ref: ref}, []int32{0})
 		if err != nil {

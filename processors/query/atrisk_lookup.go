@@ -1,9 +1,9 @@
-package pipeline
+package query
 
 import (
 	"slices"
+	"time"
 
-	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 )
@@ -15,29 +15,27 @@ type AtRiskQuery struct {
 	Limit       int    // at most this many, the earliest cutoffs first
 }
 
-// AtRisk is one unmatched trade with its cutoff, as /at-risk answers it
-// (instance/api, so that the console reads it without the runtime).
-type AtRisk = api.AtRisk
+// AtRisk is one unmatched trade with its cutoff (docs/timeliness.md), as
+// /at-risk answers it.
+type AtRisk struct {
+	Partition int32         `json:"partition"`
+	Market    string        `json:"market"`
+	Cutoff    time.Time     `json:"cutoff"`
+	Trade     matching.View `json:"trade"`
+}
 
 // AtRisk lists the owned partitions' unmatched trades by cutoff, the
 // earliest first, from the at-risk index: only the trades it returns (and,
 // with a participant, those it passes over) are read from the table.
 func (t *Tables) AtRisk(q AtRiskQuery, partitions []int32) ([]AtRisk, error) {
-	s := t.s.Load()
-	if s == nil {
-		return nil, ErrNoMatchTable
-	}
-	stores, err := t.stores(partitions)
+	c, parts, err := t.owned(partitions)
 	if err != nil {
 		return nil, err
 	}
 	var out []AtRisk
-	for _, g := range s.riskGroups(partitions, q.Market) {
-		st := stores[g.Partition]
-		if st == nil {
-			continue
-		}
-		for _, k := range g.Keys {
+	for _, g := range cutoffGroups(c, parts, q.Market) {
+		st := parts[g.partition].store
+		for _, k := range g.keys {
 			if q.Limit > 0 && len(out) >= q.Limit {
 				return out, nil
 			}
@@ -49,11 +47,11 @@ func (t *Tables) AtRisk(q AtRiskQuery, partitions []int32) ([]AtRisk, error) {
 			if err != nil || v == nil {
 				continue
 			}
-			view, err := matching.ViewOfWith(key, v, s.engine.Tolerances)
+			view, err := matching.ViewOfWith(key, v, c.Tolerances)
 			if err != nil || (q.Participant != "" && !partyOf(&view, q.Participant)) {
 				continue
 			}
-			out = append(out, AtRisk{Partition: g.Partition, Market: g.Market, Cutoff: g.Cutoff, Trade: view})
+			out = append(out, AtRisk{Partition: g.partition, Market: g.market, Cutoff: g.cutoff, Trade: view})
 		}
 	}
 	return out, nil

@@ -1,4 +1,4 @@
-package pipeline
+package query
 
 import (
 	"fmt"

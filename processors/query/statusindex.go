@@ -1,10 +1,7 @@
-package pipeline
+package query
 
 import (
-	"sync/atomic"
 	"time"
-
-	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
@@ -17,7 +14,7 @@ import (
 // message, or cancelled), expired (purged by retention; its tombstone is
 // held for the tombstone TTL) — and the matched trades by the UTC day of
 // their newest message. Like the at-risk index it sees every value the
-// table stores (riskStorage.Set: the processor's writes and the
+// table stores (Partition.Put: the processor's writes and the
 // changelog's replay alike), so the counts are the table's, after a
 // restart too. ste_trades{status} and ste_trades_matched_today are read
 // from it at each scrape; the console shows them.
@@ -85,49 +82,16 @@ func classify(value []byte) (statusEntry, bool) {
 	return statusEntry{st: statusIncomplete}, true
 }
 
-// statusCounts sums the partitions this instance owns: trades by status,
-// and the matched trades of day (Unix days, UTC).
-func (s *stages) statusCounts(day int64) (counts [nStatus]int, matchedDay int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for _, x := range s.risk {
-		x.mu.Lock()
-		for i, n := range x.status.counts {
+// statusCounts sums the open partitions: trades by status, and the
+// matched trades of day (Unix days, UTC).
+func (t *Tables) statusCounts(day int64) (counts [nStatus]int, matchedDay int) {
+	for _, x := range t.all() {
+		x.risk.mu.Lock()
+		for i, n := range x.risk.status.counts {
 			counts[i] += n
 		}
-		matchedDay += x.status.byDay[day]
-		x.mu.Unlock()
+		matchedDay += x.risk.status.byDay[day]
+		x.risk.mu.Unlock()
 	}
 	return counts, matchedDay
-}
-
-// statusCollector reports ste_trades{status} and ste_trades_matched_today
-// at each scrape.
-type statusCollector struct {
-	src           atomic.Pointer[stages]
-	trades, today *prometheus.Desc
-}
-
-func newStatusCollector() *statusCollector {
-	return &statusCollector{
-		trades: prometheus.NewDesc("ste_trades",
-			"Trades held by this instance's match partitions, by status: matched (a CLS stands), mismatched, incomplete (waiting or cancelled), expired (purged by retention, tombstone still held).",
-			[]string{"status"}, nil),
-		today: prometheus.NewDesc("ste_trades_matched_today",
-			"Matched trades of this instance's match partitions whose newest message was created today (UTC).", nil, nil),
-	}
-}
-
-func (c *statusCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.trades; ch <- c.today }
-
-func (c *statusCollector) Collect(ch chan<- prometheus.Metric) {
-	s := c.src.Load()
-	if s == nil {
-		return
-	}
-	counts, today := s.statusCounts(time.Now().UnixNano() / int64(24*time.Hour))
-	for i, n := range counts {
-		ch <- prometheus.MustNewConstMetric(c.trades, prometheus.GaugeValue, float64(n), tradeStatusNames[i])
-	}
-	ch <- prometheus.MustNewConstMetric(c.today, prometheus.GaugeValue, float64(today))
 }

@@ -1,12 +1,10 @@
-package pipeline
+package query
 
 import (
 	"hash/maphash"
 	"log/slog"
 	"slices"
 	"sync"
-
-	"github.com/lovoo/goka/storage"
 
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
@@ -15,9 +13,9 @@ import (
 // refIndex finds the trades of one match partition by TradeRef without a
 // scan: TradeRef (by its hash) → trade keys. It is built from the whole
 // table once the partition is recovered (goka's MarkRecovered: the table
-// then holds every trade, whichever storage kept it) and kept as the match
-// stage writes, from the refs read out of each value (matching.Refs reads
-// them without decoding the trade). A hash collision of two TradeRefs only
+// then holds every trade, whichever storage kept it; Partition.Recovered)
+// and kept as the match stage writes, from the refs read out of each value
+// (matching.Refs reads them without decoding the trade). A hash collision of two TradeRefs only
 // costs a read: the trades found are checked for the TradeRef itself.
 //
 // Before recovery it is not ready, and a lookup of the partition says so
@@ -151,56 +149,31 @@ func (x *refIndex) deleteLocked(key uint64) {
 	})
 }
 
-// indexed is a match partition's storage that keeps its refIndex.
-type indexed struct {
-	storage.Storage
-	x   *refIndex
-	log *slog.Logger
+// put indexes key under the refs of value, once the index is built.
+func (x *refIndex) put(key uint64, value []byte) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.ready {
+		x.putLocked(key, value)
+	}
 }
 
-func (s *indexed) Set(key string, value []byte) error {
-	if err := s.Storage.Set(key, value); err != nil {
-		return err
+// delete takes key out of the index, once it is built.
+func (x *refIndex) delete(key uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.ready {
+		x.deleteLocked(key)
 	}
-	s.x.mu.Lock()
-	defer s.x.mu.Unlock()
-	if s.x.ready {
-		if k, ok := schemas.ParseTradeKey(key); ok {
-			s.x.putLocked(uint64(k), value)
-		}
-	}
-	return nil
 }
 
-func (s *indexed) Delete(key string) error {
-	if err := s.Storage.Delete(key); err != nil {
-		return err
-	}
-	s.x.mu.Lock()
-	defer s.x.mu.Unlock()
-	if s.x.ready {
-		if k, ok := schemas.ParseTradeKey(key); ok {
-			s.x.deleteLocked(uint64(k))
-		}
-	}
-	return nil
-}
-
-// MarkRecovered builds the index from the recovered table: every write
-// before it was the changelog's replay, which the table now holds.
-func (s *indexed) MarkRecovered() error {
-	if err := s.Storage.MarkRecovered(); err != nil {
-		return err
-	}
-	it, err := s.Storage.Iterator()
-	if err != nil {
-		return err
-	}
-	defer it.Release()
-	s.x.mu.Lock()
-	defer s.x.mu.Unlock()
-	clear(s.x.byRef)
-	clear(s.x.refOf)
+// rebuild builds the index from every value of the table and makes it
+// ready.
+func (x *refIndex) rebuild(it Iterator, log *slog.Logger) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	clear(x.byRef)
+	clear(x.refOf)
 	for it.Next() {
 		k, ok := schemas.ParseTradeKey(string(it.Key()))
 		if !ok {
@@ -208,27 +181,10 @@ func (s *indexed) MarkRecovered() error {
 		}
 		v, err := it.Value()
 		if err != nil {
-			s.log.Warn("trade lookup index: a value not read", "key", k.String(), "err", err)
+			log.Warn("trade lookup index: a value not read", "key", k.String(), "err", err)
 			continue
 		}
-		s.x.putLocked(uint64(k), v)
+		x.putLocked(uint64(k), v)
 	}
-	s.x.ready = true
-	return nil
-}
-
-// indexedBuilder wraps a match table's storage builder so that each
-// partition's storage keeps a refIndex, registered with the stages.
-func (s *stages) indexedBuilder(b storage.Builder) storage.Builder {
-	return func(topic string, p int32) (storage.Storage, error) {
-		st, err := b(topic, p)
-		if err != nil {
-			return nil, err
-		}
-		x := newRefIndex()
-		s.mu.Lock()
-		s.matchRefs[p] = x
-		s.mu.Unlock()
-		return &indexed{Storage: st, x: x, log: s.cfg.Logger}, nil
-	}
+	x.ready = true
 }
