@@ -24,7 +24,7 @@ import (
 type riskGraph struct {
 	tt  *tester.Tester
 	reg *prometheus.Registry
-	s   *stages
+	s   *wiring
 	now atomic.Pointer[time.Time]
 }
 
@@ -37,13 +37,13 @@ func newRiskGraph(t *testing.T, ref *refdata.Set, lead time.Duration) *riskGraph
 		Signer:  &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")},
 		Metrics: NewMetrics(g.reg), Logger: slog.New(slog.DiscardHandler),
 		Now: func() time.Time { return *g.now.Load() }}
-	g.s = newStages(c, nil)
+	g.s = newWiring(c, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	for i, gg := range Graphs(n, g.s.callbacks(g.s.cfg.Logger)) {
+	for i, gg := range Graphs(n, g.s.callbacks()) {
 		opts := []goka.ProcessorOption{nilHandling(), goka.WithTester(g.tt), goka.WithLogger(gokaLogger{g.s.cfg.Logger})}
 		if topology.Stages[i] == topology.StageMatch {
-			opts = append(opts, goka.WithStorageBuilder(g.s.indexedBuilder(g.tt.StorageBuilder())))
+			opts = append(opts, goka.WithStorageBuilder(indexedBuilder(g.s.query, g.tt.StorageBuilder())))
 		}
 		p, err := goka.NewProcessor(nil, gg, opts...)
 		if err != nil {

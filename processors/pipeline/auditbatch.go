@@ -32,12 +32,10 @@ import (
 // are done, and a commit (sarama's mark) moves the partition's offset
 // forward whatever came before it: record N+1, its emits acknowledged,
 // would commit N while N's events still wait for their batch. So every
-// record of a batching stage takes a deferred commit, and a partition's
-// deferred commits are released in offset order (commitOrder), each once
-// its events are written. With the producer's promises completing in emit
-// order (producer.go), record N's commit then never comes after N+1's.
-// The validate stage's records already commit in queue order
-// (verifyqueue.go); their events hold that commit instead.
+// record takes a deferred commit, and a partition's deferred commits are
+// released in offset order (commits.go), each once its events are
+// written. With the producer's promises completing in emit order
+// (producer.go), record N's commit then never comes after N+1's.
 //
 // Without Kafka (goka's tester, the broker-free tests) there is no batcher:
 // every event is a record of its own, as before.
@@ -58,10 +56,10 @@ var errNoAuditProducer = errors.New("audit batch: the stage has no producer to w
 
 // auditBatcher gathers one stage's audit events and writes them in batches.
 type auditBatcher struct {
-	s     *stages
 	st    topology.Stage
+	m     *Metrics
 	topic string
-	prod  atomic.Pointer[goka.Producer] // the stage's processor's, of its current run
+	prod  *atomic.Pointer[goka.Producer] // the stage's processor's, of its current run
 	// partitions returns the audit topic's partition count; until it is
 	// known (an error), events are grouped by trade key alone.
 	partitions func() (int, error)
@@ -71,7 +69,6 @@ type auditBatcher struct {
 	groups map[string]*auditGroup // by the group's key
 	events int
 	armed  bool
-	orders map[partitionOf]*commitOrder
 }
 
 // auditGroup is one record being built: events of one audit partition.
@@ -81,20 +78,10 @@ type auditGroup struct {
 	done  []func(error)
 }
 
-type partitionOf struct {
-	topic string
-	p     int32
-}
-
-func newAuditBatcher(s *stages, st topology.Stage, partitions func() (int, error)) *auditBatcher {
-	return &auditBatcher{s: s, st: st, topic: s.cfg.Names.Audit(), partitions: partitions,
-		groups: map[string]*auditGroup{}, orders: map[partitionOf]*commitOrder{}}
-}
-
-// producerBuilder records the producer goka builds for the stage's
-// processor (one per run of the processor) to write the batches with.
-func (b *auditBatcher) producerBuilder(inner goka.ProducerBuilder) goka.ProducerBuilder {
-	return recordingProducer(inner, &b.prod)
+// newAuditBatcher batches stage st's audit events to topic, written with
+// prod (the stage's producer of its current run).
+func newAuditBatcher(topic string, st topology.Stage, m *Metrics, prod *atomic.Pointer[goka.Producer], partitions func() (int, error)) *auditBatcher {
+	return &auditBatcher{st: st, m: m, topic: topic, prod: prod, partitions: partitions, groups: map[string]*auditGroup{}}
 }
 
 // groupKey is the group an event with trade key tk joins: its audit
@@ -173,113 +160,9 @@ func (b *auditBatcher) flushLocked() {
 				d(err)
 			}
 		})
-		b.s.cfg.Metrics.out(b.st)
+		b.m.out(b.st)
 	}
 	b.events = 0
-}
-
-// gate takes ctx's deferred commit and returns it as the last of its
-// partition's, to be released in order (commitOrder).
-func (b *auditBatcher) gate(ctx goka.Context) *gate {
-	k := partitionOf{string(ctx.Topic()), ctx.Partition()}
-	b.mu.Lock()
-	o := b.orders[k]
-	if o == nil {
-		o = &commitOrder{}
-		b.orders[k] = o
-	}
-	b.mu.Unlock()
-	return o.add(ctx.Context(), ctx.DeferCommit())
-}
-
-// commitOrder releases one input partition's deferred commits in the order
-// they were taken, each once nothing holds it any more. Once a record's
-// commit fails (its events were not written), every later record of the
-// same run of the partition fails too: goka stops the partition on the
-// failure, and a later record's commit would mark the failed one consumed.
-type commitOrder struct {
-	mu     sync.Mutex
-	queue  []*gate
-	run    context.Context // the partition's run (goka's context of its callbacks)
-	failed error           // the first failure of the run
-}
-
-// gate is one input record's deferred commit: held by its callback until
-// it returns and by each of its audit events until it is written.
-type gate struct {
-	o      *commitOrder
-	commit func(error)
-	holds  int
-	err    error
-}
-
-func (o *commitOrder) add(run context.Context, commit func(error)) *gate {
-	g := &gate{o: o, commit: commit, holds: 1}
-	o.mu.Lock()
-	if o.run != run {
-		o.run, o.failed = run, nil
-	}
-	o.queue = append(o.queue, g)
-	o.mu.Unlock()
-	return g
-}
-
-// hold adds a hold (an audit event of the record).
-func (g *gate) hold() {
-	g.o.mu.Lock()
-	g.holds++
-	g.o.mu.Unlock()
-}
-
-// done releases a hold; err, the first one, fails the record's commit.
-// Records whose holds are all released are committed in order, up to the
-// first still held.
-func (g *gate) done(err error) {
-	o := g.o
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if err != nil && g.err == nil {
-		g.err = err
-	}
-	g.holds--
-	n := 0
-	for n < len(o.queue) && o.queue[n].holds == 0 {
-		err := o.queue[n].err
-		if o.failed == nil {
-			o.failed = err
-		}
-		o.queue[n].commit(o.failed)
-		n++
-	}
-	if n > 0 {
-		o.queue = append(o.queue[:0], o.queue[n:]...)
-	}
-}
-
-// batchSink is a callback's sink on a batching stage: records through the
-// context, audit events through the stage's batcher, each holding the
-// record's commit.
-type batchSink struct {
-	ctxSink
-	b *auditBatcher
-	g *gate
-}
-
-func (c batchSink) auditEvent(tk string, a *schemas.AuditEvent) {
-	c.g.hold()
-	c.b.add(tk, a, c.g.done)
-}
-
-// auditEvent on the validate stage's sink (verifyqueue.go, e.batcher set):
-// the event holds the record's commit like its records.
-func (e *emits) auditEvent(tk string, a *schemas.AuditEvent) {
-	e.wg.Add(1)
-	e.batcher.add(tk, a, func(err error) {
-		if err != nil {
-			e.fail(err)
-		}
-		e.wg.Done()
-	})
 }
 
 // partitionCount returns a function that looks a topic's partition count

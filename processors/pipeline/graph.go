@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
@@ -194,7 +193,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Tables != nil {
 		q = &o.Tables.Tables
 	}
-	s := newStages(o.Config, q)
+	s := newWiring(o.Config, q)
 	static := o.InstanceID
 	if o.InstanceID == "" {
 		o.InstanceID = "anon"
@@ -210,14 +209,18 @@ func Run(ctx context.Context, o Options) error {
 		return err
 	}
 	defer closeTables() // after every processor has stopped (wg.Wait below)
-	s.tables = tables
+	s.db = tables
+	s.commits = &commits{}
 	if !o.Config.VerifyOneByOne {
-		s.verify = newVerifyQueue(s, log)
+		s.verify = newVerifyQueue(s)
 		defer s.verify.stop() // after every processor has stopped (wg.Wait below)
 	}
 	s.audits = map[topology.Stage]*auditBatcher{}
 	s.seal = &sealConfig{signer: s.cfg.Signer, topics: []string{s.cfg.Names.Outbound(), s.cfg.Names.CLS()},
 		metrics: s.cfg.Metrics}
+	for _, w := range s.write {
+		w.seal = true
+	}
 	countOf := func(topic string) func() (int, error) {
 		return partitionCount(ctx, func(ctx context.Context) (int, error) {
 			cl, err := kgo.NewClient(o.Kafka.Opts()...)
@@ -232,13 +235,13 @@ func Run(ctx context.Context, o Options) error {
 	parts := countOf(s.cfg.Names.Audit())
 	s.idTableParts = countOf(topology.Table(s.cfg.Names.IdentityGroup()))
 	for _, st := range topology.Stages {
-		s.audits[st] = newAuditBatcher(s, st, parts)
+		s.audits[st] = newAuditBatcher(s.cfg.Names.Audit(), st, s.cfg.Metrics, s.producers[st], parts)
 	}
 	if o.Tables != nil && tables != nil {
 		o.Tables.disk.Store(tables)
 		defer o.Tables.disk.Store(nil)
 	}
-	graphs := Graphs(s.cfg.Names, s.callbacks(log))
+	graphs := Graphs(s.cfg.Names, s.callbacks())
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -274,7 +277,7 @@ func Run(ctx context.Context, o Options) error {
 				}
 			},
 			onFail: func(err error, in time.Duration) {
-				s.dropPartitions(st, nil)
+				s.keep(st, nil)
 				if o.OnAssign != nil {
 					o.OnAssign(st, nil)
 				}
@@ -333,7 +336,7 @@ func leave(k kafkaconn.Config, groups []string, instanceID string, log *slog.Log
 // sarama configurations: goka's builders write the client id into the
 // configuration they are given, so builders shared between groups made
 // every group's consumers carry the id of whichever group was built first.
-func (s *stages) processorOptions(st topology.Stage, o Options, static string, log *slog.Logger) []goka.ProcessorOption {
+func (s *wiring) processorOptions(st topology.Stage, o Options, static string, log *slog.Logger) []goka.ProcessorOption {
 	tmc := goka.NewTopicManagerConfig()
 	tmc.Table.Replication = 1
 	tmc.Stream.Replication = 1
@@ -341,17 +344,6 @@ func (s *stages) processorOptions(st topology.Stage, o Options, static string, l
 	// replication and configs (or by the operator: --no-create-topics); a
 	// topic goka created would have its defaults, so it creates none.
 	tmc.NoCreate = true
-	po := producerOptions{watch: o.Produce, seal: s.seal}
-	if st == topology.StageIdentity && s.idTableParts != nil {
-		po.table, po.partitions = topology.Table(s.cfg.Names.IdentityGroup()), s.idTableParts
-	}
-	producer := producerBuilder(po, o.Kafka.Security()...)
-	if st == topology.StageValidate && s.verify != nil {
-		producer = s.verify.producerBuilder(producer)
-	}
-	if b := s.audits[st]; b != nil {
-		producer = b.producerBuilder(producer)
-	}
 	saramaCfg := func() *sarama.Config {
 		cfg := SaramaConfig()
 		SaramaSecurity(o.Kafka, cfg)
@@ -365,14 +357,14 @@ func (s *stages) processorOptions(st topology.Stage, o Options, static string, l
 		return cfg
 	}
 	var own *owned // this group's partitions, for its standbys
-	if o.Standby && s.tables != nil && (st == topology.StageIdentity || st == topology.StageMatch) {
+	if o.Standby && s.db != nil && (st == topology.StageIdentity || st == topology.StageMatch) {
 		own = &owned{}
 	}
 	opts := []goka.ProcessorOption{
 		nilHandling(),
 		goka.WithClientID(ClientID(o.InstanceID, st)),
 		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(saramaCfg(), tmc)),
-		goka.WithProducerBuilder(producer),
+		goka.WithProducerBuilder(s.producerChain(st, o)),
 		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(groupConfig(saramaCfg(), static))),
 		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(saramaCfg())),
 		goka.WithHasher(topology.KeyHash),
@@ -391,77 +383,13 @@ func (s *stages) processorOptions(st topology.Stage, o Options, static string, l
 				own.set(parts)
 			}
 			log.Info("partitions assigned", "stage", st.String(), "partitions", fmt.Sprint(parts))
-			s.dropPartitions(st, parts)
+			s.keep(st, parts)
 			if o.OnAssign != nil {
 				o.OnAssign(st, parts)
 			}
 		}),
 	}
-	return append(opts, s.tableOptions(st, producer, own)...)
-}
-
-// dropPartitions forgets a stage's tables of the partitions not in keep
-// (nil: all of them) and the per-partition gauges they fed. goka closes a
-// partition's table when a session ends and builds a new one for each
-// partition assigned in the next; without this the old stores stayed
-// reachable here — their maps in memory, ste_open_trades and the event-time
-// clock still reported — after the partitions had moved to another
-// instance.
-func (s *stages) dropPartitions(st topology.Stage, keep []int32) {
-	var stores map[int32]table
-	switch st {
-	case topology.StageIdentity:
-		stores = s.idStore
-	case topology.StageMatch:
-		stores = s.matchStore
-	default:
-		return
-	}
-	if st == topology.StageMatch {
-		s.query.Keep(keep)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for p := range stores {
-		if slices.Contains(keep, p) {
-			continue
-		}
-		delete(stores, p)
-		if st == topology.StageMatch && s.cfg.Metrics != nil {
-			label := strconv.Itoa(int(p))
-			s.cfg.Metrics.OpenTrades.DeleteLabelValues(label)
-			s.cfg.Metrics.Clock.DeleteLabelValues(label)
-		}
-	}
-}
-
-// reportOpenTrades samples the trade tables for the open-trades gauge.
-func (s *stages) reportOpenTrades(ctx context.Context) {
-	if s.cfg.Metrics == nil {
-		return
-	}
-	t := time.NewTicker(2 * time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			s.mu.Lock()
-			for p, st := range s.matchStore {
-				s.sampleOpenTradesLocked(p, st)
-			}
-			s.mu.Unlock()
-		}
-	}
-}
-
-// sampleOpenTradesLocked sets partition p's open-trades gauge from its
-// match table (s.mu held: dropPartitions deletes the gauge under it).
-func (s *stages) sampleOpenTradesLocked(p int32, t table) {
-	if s.cfg.Metrics != nil {
-		s.cfg.Metrics.OpenTrades.WithLabelValues(strconv.Itoa(int(p))).Set(float64(t.Len()))
-	}
+	return append(opts, s.tableOptions(st, own)...)
 }
 
 // gokaLogger sends goka's messages to slog: problems at warn or error,

@@ -56,15 +56,15 @@ func newGraphWith(t testing.TB, cfg func(*Config), cbs func(Callbacks) Callbacks
 	if cfg != nil {
 		cfg(&c)
 	}
-	s := newStages(c, nil)
+	s := newWiring(c, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	callbacks := s.callbacks(s.cfg.Logger)
+	callbacks := s.callbacks()
 	if cbs != nil {
 		callbacks = cbs(callbacks)
 	}
 	for _, g := range Graphs(n, callbacks) {
-		p, err := goka.NewProcessor(nil, g, nilHandling(), goka.WithTester(tt), goka.WithLogger(gokaLogger{s.cfg.Logger}))
+		p, err := goka.NewProcessor(nil, g, nilHandling(), goka.WithTester(tt), goka.WithLogger(gokaLogger{s.log}))
 		if err != nil {
 			t.Fatal(err)
 		}

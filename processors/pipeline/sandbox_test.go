@@ -42,9 +42,9 @@ func TestSandboxJudgesCreatedByTheRecordTime(t *testing.T) {
 	for _, sandbox := range []bool{false, true} {
 		tt := tester.New(t)
 		n := topology.Names{NS: "t"}
-		s := newStages(Config{Names: n, Validator: validation.New(refdata.Default()), Sandbox: sandbox,
+		s := newWiring(Config{Names: n, Validator: validation.New(refdata.Default()), Sandbox: sandbox,
 			Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}, nil)
-		p, err := goka.NewProcessor(nil, Graphs(n, s.callbacks(s.cfg.Logger))[0], goka.WithTester(tt))
+		p, err := goka.NewProcessor(nil, Graphs(n, s.callbacks())[0], goka.WithTester(tt))
 		if err != nil {
 			t.Fatal(err)
 		}

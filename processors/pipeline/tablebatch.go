@@ -51,7 +51,7 @@ const (
 
 // unpackTableBatches is the identity table's update callback: a batch
 // record is applied as its writes; any other record as goka would.
-func (s *stages) unpackTableBatches(ctx goka.UpdateContext, st storage.Storage, key string, value []byte) error {
+func (rt *wiring) unpackTableBatches(ctx goka.UpdateContext, st storage.Storage, key string, value []byte) error {
 	if !changelog.IsBatch(key) {
 		return goka.DefaultUpdate(ctx, st, key, value)
 	}
@@ -64,7 +64,7 @@ func (s *stages) unpackTableBatches(ctx goka.UpdateContext, st storage.Storage, 
 		// Not ours (nothing else writes the changelog): what could be read
 		// is applied, the rest is reported, and the restore goes on rather
 		// than stopping the stage for good.
-		s.cfg.Logger.Warn("table changelog: batch record unreadable", "topic", ctx.Topic(), "partition", ctx.Partition(),
+		rt.log.Warn("table changelog: batch record unreadable", "topic", ctx.Topic(), "partition", ctx.Partition(),
 			"offset", ctx.Offset(), "applied", n)
 		return nil
 	}

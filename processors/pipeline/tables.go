@@ -15,21 +15,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/processors/diskstore"
-	"github.com/ste-utility/ste/processors/memstore"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/topology"
 )
-
-// table is what the stages need of a partition's table storage besides
-// goka's interface: the event-time clock and the due index. Both storages
-// offer it: processors/memstore (in memory, rebuilt from the changelog on
-// every start) and processors/diskstore (on disk, resumed from its offset).
-type table interface {
-	Clock() int64
-	Due(now int64) []string
-	DropDue(now int64) int
-	Len() int
-}
 
 // openTables opens the disk table storage under o.TableDir (nil when the
 // tables are kept in memory) and returns what closes it.
@@ -138,90 +126,34 @@ func (o *owned) has(p int32) bool {
 	return slices.Contains(o.parts, p)
 }
 
-// tableOptions are a stateful stage's goka options for its table: the
-// storage, and with disk tables the producer that tells the store which
-// changelog records were acknowledged (wrapping prod, the group's own
-// producer builder, so its connection settings are kept).
-//
-// With own set (the group's partitions; disk tables only), the group also keeps every partition
-// of its table it does not own as a hot standby: goka opens them in passive
+// tableOptions are a stateful stage's goka options for its table (none
+// for a stage without one): its storage chain (chain.go), the batch
+// records of the identity changelog applied as the writes they hold
+// wherever goka reads it (a restore, a standby: tablebatch.go), and with
+// own set (the group's partitions; disk tables only) hot standbys: goka
+// opens every partition of the table the group does not own in passive
 // mode (WithHotStandby) and replays their changelogs into them as they
-// grow. A lost instance's partitions are then
-// taken over from tables already at the end of their changelogs instead of
-// after replaying them. A standby never serves a write: goka runs no
-// callback on a passive partition, and the standby's storage is not the one
-// the stages are given (opened): lookups, the due scan and the gauges see
-// only owned partitions. Memory tables keep no standbys: processors/memstore
-// starts empty at every open, and goka closes and reopens every table at
-// every rebalance.
-//
-// The identity table's changelog may hold batch records (tablebatch.go):
-// wherever goka reads it (a restore, a standby) they are applied as the
-// writes they hold.
-func (s *stages) tableOptions(st topology.Stage, prod goka.ProducerBuilder, own *owned) []goka.ProcessorOption {
-	b := s.tableBuilder(st, own)
+// grow, so that a lost instance's partitions are taken over from tables
+// already at the end of their changelogs instead of after replaying them.
+// A standby never serves a write: goka runs no callback on a passive
+// partition, and the standby's storage is not the one the stages are given
+// (opened): lookups, the due scan and the gauges see only owned
+// partitions. Memory tables keep no standbys: processors/memstore starts
+// empty at every open, and goka closes and reopens every table at every
+// rebalance.
+func (rt *wiring) tableOptions(st topology.Stage, own *owned) []goka.ProcessorOption {
+	b := rt.storageChain(st, own)
 	if b == nil {
 		return nil
 	}
 	opts := []goka.ProcessorOption{goka.WithStorageBuilder(b)}
 	if st == topology.StageIdentity {
-		opts = append(opts, goka.WithUpdateCallback(s.unpackTableBatches))
+		opts = append(opts, goka.WithUpdateCallback(rt.unpackTableBatches))
 	}
-	if s.tables == nil {
-		return opts
-	}
-	opts = append(opts, goka.WithProducerBuilder(s.tables.Producer(prod)))
 	if own != nil {
 		opts = append(opts, goka.WithHotStandby())
 	}
 	return opts
-}
-
-// tableBuilder is a stateful stage's storage builder (nil for a stateless
-// stage): the partitions the group owns open as the stages' tables, the
-// others (with own set) as standbys.
-func (s *stages) tableBuilder(st topology.Stage, own *owned) storage.Builder {
-	var index memstore.Index
-	var stores map[int32]table
-	switch st {
-	case topology.StageIdentity:
-		index, stores = s.identityIndex, s.idStore
-	case topology.StageMatch:
-		index, stores = s.matchIndex, s.matchStore
-	default:
-		return nil
-	}
-	opened := func(p int32, t table) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		stores[p] = t
-		// The gauge exists from the moment the partition is owned, not from
-		// the next sample (reportOpenTrades): a scrape right after an
-		// assignment finds it.
-		if st == topology.StageMatch {
-			s.sampleOpenTradesLocked(p, t)
-		}
-	}
-	// The match table's partitions feed its read side (processors/query:
-	// the TradeRef, at-risk and status indexes).
-	wrap := func(b storage.Builder) storage.Builder { return b }
-	if st == topology.StageMatch {
-		wrap = s.indexedBuilder
-	}
-	if s.tables == nil {
-		return wrap(memstore.Builder(index, func(_ string, p int32, t *memstore.Store) { opened(p, t) }))
-	}
-	active := wrap(s.tables.Builder(index, func(_ string, p int32, t *diskstore.Store) { opened(p, t) }))
-	if own == nil {
-		return active
-	}
-	passive := s.tables.StandbyBuilder(index)
-	return func(topic string, p int32) (storage.Storage, error) {
-		if own.has(p) {
-			return active(topic, p)
-		}
-		return passive(topic, p)
-	}
 }
 
 // Tables is a running pipeline's tables as the runtime reads them: the
@@ -295,12 +227,12 @@ func (s *indexed) MarkRecovered() error {
 // indexedBuilder wraps a match table's storage builder so that each
 // partition's storage feeds a read side of its own, registered with the
 // query side (replacing the partition's previous one).
-func (s *stages) indexedBuilder(b storage.Builder) storage.Builder {
+func indexedBuilder(q *query.Tables, b storage.Builder) storage.Builder {
 	return func(topic string, p int32) (storage.Storage, error) {
 		st, err := b(topic, p)
 		if err != nil {
 			return nil, err
 		}
-		return &indexed{Storage: st, x: s.query.Open(p, st)}, nil
+		return &indexed{Storage: st, x: q.Open(p, st)}, nil
 	}
 }

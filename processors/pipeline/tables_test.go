@@ -19,17 +19,17 @@ import (
 // taking changelog records after its recovery — where an owned table
 // refuses a write that did not go through the stages' producer.
 func TestStandbyTablesAreNotTheStages(t *testing.T) {
-	s := newStages(Config{Names: topology.Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}, nil)
+	s := newWiring(Config{Names: topology.Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}, nil)
 	db, err := diskstore.Open(diskstore.Options{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s.tables = db
+	s.db = db
 	own := &owned{}
 	own.set([]int32{1})
 	for _, st := range []topology.Stage{topology.StageIdentity, topology.StageMatch} {
-		b := s.tableBuilder(st, own)
+		b := s.storageChain(st, own)
 		topic := st.String() + "-table"
 		mine, err := b(topic, 1)
 		if err != nil {
@@ -39,7 +39,7 @@ func TestStandbyTablesAreNotTheStages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stores := map[topology.Stage]map[int32]table{topology.StageIdentity: s.idStore, topology.StageMatch: s.matchStore}[st]
+		stores := s.tables.of[st]
 		if _, ok := stores[1]; !ok {
 			t.Errorf("%s: the owned partition is not the stages' table", st)
 		}
@@ -75,11 +75,11 @@ func TestStandbyTablesAreNotTheStages(t *testing.T) {
 		}
 	}
 	// Without standbys every partition goka opens is the group's own.
-	s.dropPartitions(topology.StageMatch, nil)
-	if _, err := s.tableBuilder(topology.StageMatch, nil)("match-table2", 0); err != nil {
+	s.keep(topology.StageMatch, nil)
+	if _, err := s.storageChain(topology.StageMatch, nil)("match-table2", 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := s.matchStore[0]; !ok {
+	if _, ok := s.tables.of[topology.StageMatch][0]; !ok {
 		t.Error("without standbys, an opened partition is not the stages' table")
 	}
 }

@@ -1,14 +1,15 @@
-package pipeline
+package changelog_test
 
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/memstore"
+	"github.com/ste-utility/ste/processors/stages"
 	"github.com/ste-utility/ste/schemas"
-	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -17,11 +18,12 @@ import (
 // stage, no trade at all, and to the identity stage an identity no message
 // has.
 func TestClockMarkerSetsTheClockAndNothingElse(t *testing.T) {
-	s := newStages(Config{Names: topology.Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}, nil)
+	const ttl = 30 * 24 * time.Hour
+	d := stages.New(stages.Config{Names: topology.Names{NS: "t"}, TombstoneTTL: ttl})
 	trade := &matching.Trade{Key: 0x1234, Newest: 100, Keys: []schemas.Key{{TradeRef: "R"}}}
 	tv, _ := trade.MarshalBinary()
 
-	match := memstore.New(s.matchIndex)
+	match := memstore.New(d.MatchIndex)
 	match.Set(schemas.TradeKey(0x1234).String(), tv)
 	if w, ok := changelog.Watermark(topology.StageMatch, tv); !ok || w != 100 || match.Clock() != 100 {
 		t.Fatalf("a trade's watermark %d %v, clock %d", w, ok, match.Clock())
@@ -48,14 +50,14 @@ func TestClockMarkerSetsTheClockAndNothingElse(t *testing.T) {
 		t.Fatalf("a trade under the marker's key starts with %+v", nt)
 	}
 	// It falls due after the tombstone TTL, like any tombstone.
-	if due := match.Due(500 + int64(s.cfg.TombstoneTTL) - 1); slices.Contains(due, key) {
+	if due := match.Due(500 + int64(ttl) - 1); slices.Contains(due, key) {
 		t.Fatalf("the marker is due before the TTL: %v", due)
 	}
-	if due := match.Due(500 + int64(s.cfg.TombstoneTTL)); !slices.Contains(due, key) {
+	if due := match.Due(500 + int64(ttl)); !slices.Contains(due, key) {
 		t.Fatalf("the marker is not due after the TTL: %v", due)
 	}
 
-	ids := memstore.New(s.identityIndex)
+	ids := memstore.New(d.IdentityIndex)
 	ik, iv := changelog.ClockMarker(topology.StageIdentity, 700, func(string) bool { return true })
 	if ik != "~clock:0" || schemas.IsBIC(ik[:len(ik)-2]) {
 		t.Fatalf("identity marker key %q", ik)
