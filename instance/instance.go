@@ -30,6 +30,7 @@ import (
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/produce"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -201,7 +202,7 @@ type runtime struct {
 	tables pipeline.Tables // the match table, for /trades; the disk tables' health
 	// produce follows the groups' producers: a produce the brokers refuse
 	// (below min ISR: NOT_ENOUGH_REPLICAS) makes the instance unhealthy.
-	produce *pipeline.ProduceWatch
+	produce *produce.Watch
 	refused string // the last refusal reportRefused logged (reportLag's goroutine only)
 	// refdata is the reference data read so far: the match group evaluates
 	// tolerances with it (section 5: the rows the instance has read).
@@ -224,7 +225,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 		defer id.Release()
 	}
-	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[topology.Stage][]int32{}, produce: pipeline.NewProduceWatch(),
+	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[topology.Stage][]int32{}, produce: produce.NewWatch(),
 		up: map[topology.Stage]bool{}, stall: newStallDetector(o.StallAfter), lagPoke: make(chan struct{}, 1)}
 	r.log = o.Logger.With("namespace", o.Namespace, "instance", id.ID)
 	return r.run(ctx)

@@ -36,6 +36,7 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/pipeline"
+	stproduce "github.com/ste-utility/ste/processors/produce"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
@@ -145,10 +146,10 @@ func runProcessor(ctx context.Context, brokers, kind, dir string, o diskstore.Op
 		}
 		defer db.Close()
 		opts = append(opts, goka.WithStorageBuilder(db.Builder(nil, nil)),
-			goka.WithProducerBuilder(db.Producer(pipeline.ProducerBuilder())))
+			goka.WithProducerBuilder(db.Producer(stproduce.Builder(stproduce.Options{}))))
 	case "leveldb":
 		opts = append(opts, goka.WithStorageBuilder(gokastorage.DefaultBuilder(dir)),
-			goka.WithProducerBuilder(pipeline.ProducerBuilder()))
+			goka.WithProducerBuilder(stproduce.Builder(stproduce.Options{})))
 	}
 	p, err := goka.NewProcessor([]string{brokers},
 		goka.DefineGroup(group, goka.Input(input, new(codec.Bytes), count), goka.Persist(new(codec.Bytes))), opts...)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/memstore"
+	"github.com/ste-utility/ste/processors/produce"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -17,7 +18,7 @@ import (
 // middleware and publisher decorators), and nothing else wraps either.
 //
 //	producer  franz-go          the records in emit order, outputs sealed, the identity
-//	                            changelog in batches, watched (producer.go)
+//	                            changelog in batches, watched (processors/produce)
 //	          changelog acks    the disk tables learn each changelog record's fate
 //	                            (diskstore.DB.Producer; stages with a table, on disk)
 //	          recorded          the stage's producer of its current run, for the writes
@@ -39,11 +40,14 @@ type link[B any] struct {
 
 // producerChain is stage st's producer builder.
 func (rt *wiring) producerChain(st topology.Stage, o Options) goka.ProducerBuilder {
-	po := producerOptions{watch: o.Produce, seal: rt.seal}
+	po := produce.Options{Watch: o.Produce, Seal: rt.seal, Extra: o.Kafka.Security()}
 	if st == topology.StageIdentity && rt.idTableParts != nil {
-		po.table, po.partitions = topology.Table(rt.cfg.Names.IdentityGroup()), rt.idTableParts
+		po.Table, po.Partitions = topology.Table(rt.cfg.Names.IdentityGroup()), rt.idTableParts
+		if m := rt.cfg.Metrics; m != nil {
+			po.TableSize = m.TableBatch
+		}
 	}
-	b := producerBuilder(po, o.Kafka.Security()...)
+	b := produce.Builder(po)
 	links := []link[goka.ProducerBuilder]{}
 	if rt.db != nil && rt.hasTable(st) {
 		links = append(links, link[goka.ProducerBuilder]{"changelog acks", rt.db.Producer})

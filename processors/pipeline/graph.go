@@ -10,10 +10,12 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/produce"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
@@ -144,7 +146,7 @@ type Options struct {
 	Tables *Tables
 	// Produce, if set, follows the groups' producers: records waiting for
 	// the brokers' acknowledgement, and the brokers' reasons (/healthz).
-	Produce *ProduceWatch
+	Produce *produce.Watch
 	// TableDir, if set, keeps the identity and match tables on disk there
 	// (processors/diskstore: resumed from their local offsets on restart)
 	// instead of in memory (processors/memstore: rebuilt from the
@@ -215,9 +217,11 @@ func Run(ctx context.Context, o Options) error {
 		s.verify = newVerifyQueue(s)
 		defer s.verify.stop() // after every processor has stopped (wg.Wait below)
 	}
-	s.audits = map[topology.Stage]*auditBatcher{}
-	s.seal = &sealConfig{signer: s.cfg.Signer, topics: []string{s.cfg.Names.Outbound(), s.cfg.Names.CLS()},
-		metrics: s.cfg.Metrics}
+	s.audits = map[topology.Stage]*produce.AuditBatches{}
+	s.seal = &produce.Seal{Signer: s.cfg.Signer, Topics: []string{s.cfg.Names.Outbound(), s.cfg.Names.CLS()}}
+	if m := s.cfg.Metrics; m != nil {
+		s.seal.Size = m.SealBatch
+	}
 	for _, w := range s.write {
 		w.seal = true
 	}
@@ -235,7 +239,12 @@ func Run(ctx context.Context, o Options) error {
 	parts := countOf(s.cfg.Names.Audit())
 	s.idTableParts = countOf(topology.Table(s.cfg.Names.IdentityGroup()))
 	for _, st := range topology.Stages {
-		s.audits[st] = newAuditBatcher(s.cfg.Names.Audit(), st, s.cfg.Metrics, s.producers[st], parts)
+		var size prometheus.Observer
+		if m := s.cfg.Metrics; m != nil {
+			size = m.AuditBatch
+		}
+		s.audits[st] = produce.NewAuditBatches(s.cfg.Names.Audit(), s.producers[st], parts, func() { s.cfg.Metrics.out(st) }, size)
+		defer s.audits[st].Close() // after every processor has stopped (wg.Wait below)
 	}
 	if o.Tables != nil && tables != nil {
 		o.Tables.disk.Store(tables)

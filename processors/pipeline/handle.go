@@ -6,6 +6,7 @@ import (
 
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/processors/produce"
 	"github.com/ste-utility/ste/processors/stages"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topology"
@@ -75,7 +76,7 @@ type sink struct {
 	// held by each audit event until it is written.
 	gate *gate
 	// audit batches the stage's audit events; nil: each is a record of its own.
-	audit *auditBatcher
+	audit *produce.AuditBatches
 }
 
 func (s *sink) emit(topic, key string, value []byte, headers goka.Headers) {
@@ -98,7 +99,7 @@ func (s *sink) auditEvent(tk string, a *schemas.AuditEvent) bool {
 		return false
 	}
 	s.gate.hold()
-	s.audit.add(tk, a, s.gate.done)
+	s.audit.Add(tk, a, s.gate.done)
 	return true
 }
 

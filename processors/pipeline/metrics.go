@@ -32,14 +32,17 @@ type Metrics struct {
 	Restarts   *prometheus.CounterVec
 	Internal   *prometheus.CounterVec
 	// VerifyBatch is the size of the validate stage's signature batches
-	// (verifyqueue.go): how much a fetch delivered while the last batch was
-	// verified.
+	// (verifyqueue.go): how many records the fetches delivered while the
+	// last batch was verified.
 	VerifyBatch prometheus.Histogram
-	// SealBatch is the size of the outputs' signing batches (seal.go): how
+	// SealBatch is the size of the outputs' signing batches (produce): how
 	// many outputs the callbacks emitted while the last batch was signed.
 	SealBatch prometheus.Histogram
-	Lag       *prometheus.GaugeVec
-	GroupLag  *prometheus.GaugeVec
+	// AuditBatch and TableBatch are the sizes of the audit records' and
+	// the identity changelog's batch records (produce).
+	AuditBatch, TableBatch prometheus.Histogram
+	Lag                    *prometheus.GaugeVec
+	GroupLag               *prometheus.GaugeVec
 	// Disk tables (processors/diskstore) only.
 	TableRestored *prometheus.CounterVec
 	TableRebuilds *prometheus.CounterVec
@@ -107,11 +110,17 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Internal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_internal_errors_total",
 			Help: "Records that made a stage fail (a panic): each became an INTERNAL exception."}, []string{"stage"}),
 		VerifyBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_verify_batch_size",
-			Help:    "Signatures verified together in one batch by the validate stage (1: verified alone).",
+			Help:    "Records taken together by the validate stage's batch signature verification (1: verified alone).",
 			Buckets: prometheus.ExponentialBuckets(1, 2, 9)}),
 		SealBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_seal_batch_size",
 			Help:    "Outputs signed together in one batch by a processor's producer (1: signed alone).",
 			Buckets: prometheus.ExponentialBuckets(1, 2, 7)}),
+		AuditBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_audit_batch_size",
+			Help:    "Audit events a stage gathered into one batch of audit records (one record per audit partition).",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 10)}),
+		TableBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_table_batch_size",
+			Help:    "Identity table writes gathered into one batch of changelog records (one record per changelog partition).",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 10)}),
 		Lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_consumer_lag",
 			Help: "Records behind the end of a stage's input, per partition this instance owns."}, []string{"stage", "topic", "partition"}),
 		GroupLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_lag",
@@ -129,22 +138,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.outs.label = func(i uint8) string { return schemas.MsgType(i).String() }
 	m.newMsg, m.dupMsg = m.Accepted.WithLabelValues("new"), m.Accepted.WithLabelValues("duplicate")
 	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
-		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.VerifyBatch, m.SealBatch, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Trades)
+		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.VerifyBatch, m.SealBatch, m.AuditBatch, m.TableBatch, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Trades)
 	return m
-}
-
-func (m *Metrics) verifyBatch(n int) {
-	if m == nil {
-		return
-	}
-	m.VerifyBatch.Observe(float64(n))
-}
-
-func (m *Metrics) sealBatch(n int) {
-	if m == nil {
-		return
-	}
-	m.SealBatch.Observe(float64(n))
 }
 
 func (m *Metrics) observe(st topology.Stage, p int32, start time.Time, inboundTS int64) {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -14,6 +15,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/topology"
@@ -235,4 +237,26 @@ func indexedBuilder(q *query.Tables, b storage.Builder) storage.Builder {
 		}
 		return &indexed{Storage: st, x: q.Open(p, st)}, nil
 	}
+}
+
+// unpackTableBatches is the identity table's update callback: a batch
+// record is applied as its writes; any other record as goka would.
+func (rt *wiring) unpackTableBatches(ctx goka.UpdateContext, st storage.Storage, key string, value []byte) error {
+	if !changelog.IsBatch(key) {
+		return goka.DefaultUpdate(ctx, st, key, value)
+	}
+	n := 0
+	err := changelog.EachEntry(value, func(k string, v []byte) error {
+		n++
+		return goka.DefaultUpdate(ctx, st, k, v)
+	})
+	if errors.Is(err, changelog.ErrBatch) {
+		// Not ours (nothing else writes the changelog): what could be read
+		// is applied, the rest is reported, and the restore goes on rather
+		// than stopping the stage for good.
+		rt.log.Warn("table changelog: batch record unreadable", "topic", ctx.Topic(), "partition", ctx.Partition(),
+			"offset", ctx.Offset(), "applied", n)
+		return nil
+	}
+	return err
 }

@@ -4,12 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/lovoo/goka"
+	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ste-utility/ste/processors/batch"
 	"github.com/ste-utility/ste/processors/stages"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas/signature"
@@ -24,9 +25,9 @@ import (
 // verification left out (validation.InspectDeferred), takes goka's
 // DeferCommit and queues the record: it returns at once, so goka hands it
 // the next record of the fetch, and partitions never wait for each other.
-// Workers (one per core) take whatever is queued — what the fetches
-// delivered meanwhile, up to maxVerifyBatch — verify the signatures as one
-// batch (signature.Batcher: bisection on failure, so every record gets the
+// Workers (one per core: processors/batch, no linger) take whatever is
+// queued — what the fetches delivered meanwhile, up to maxVerifyBatch —
+// verify the signatures as one batch (signature.Batcher: bisection on failure, so every record gets the
 // verdict single verification gives), then write each record's result in
 // queue order through the stage's writer and the processor's own producer;
 // each record's commit is released once its records are written, in
@@ -43,8 +44,8 @@ import (
 // (docs/benchmarks.md, the batch-size curve) while latency keeps growing.
 const maxVerifyBatch = 128
 
-// maxQueued bounds the records queued and being verified; a callback that
-// finds it full waits (back-pressure on that partition only).
+// maxQueued bounds the records queued, being verified and being written; a
+// callback that finds it full waits (back-pressure on that partition only).
 const maxQueued = 4096
 
 var errNoProducer = errors.New("validate stage: batch verification has no producer to write with")
@@ -64,34 +65,23 @@ type verifyQueue struct {
 	rt      *wiring
 	prod    *atomic.Pointer[goka.Producer] // the validate processor's, of its current run
 	batcher signature.Batcher
-	slots   chan struct{}
-
-	mu      sync.Mutex
-	cond    *sync.Cond
-	queue   []*queued
-	written chan struct{} // closed once the last batch taken is written
-	stopped bool
+	b       *batch.Batcher[*queued]
 }
 
 func newVerifyQueue(rt *wiring) *verifyQueue {
-	q := &verifyQueue{rt: rt, prod: rt.producers[topology.StageValidate], slots: make(chan struct{}, maxQueued),
-		written: make(chan struct{})}
-	close(q.written)
-	q.cond = sync.NewCond(&q.mu)
-	for range runtime.GOMAXPROCS(0) {
-		go q.work()
+	q := &verifyQueue{rt: rt, prod: rt.producers[topology.StageValidate]}
+	var size prometheus.Observer
+	if m := rt.cfg.Metrics; m != nil {
+		size = m.VerifyBatch
 	}
+	q.b = batch.New(batch.Policy{Count: maxVerifyBatch, MaxWaiting: maxQueued, Workers: runtime.GOMAXPROCS(0), Size: size},
+		q.verify, q.write)
 	return q
 }
 
 // stop ends the workers once the queue is empty (after every processor
 // stopped: goka waits for deferred commits before it stops a partition).
-func (q *verifyQueue) stop() {
-	q.mu.Lock()
-	q.stopped = true
-	q.mu.Unlock()
-	q.cond.Broadcast()
-}
+func (q *verifyQueue) stop() { q.b.Close() }
 
 // callback is the validate stage's goka callback.
 func (q *verifyQueue) callback(ctx goka.Context, msg any) {
@@ -112,44 +102,7 @@ func (q *verifyQueue) callback(ctx goka.Context, msg any) {
 		qd.prod = *p
 	}
 	qd.gate = rt.commits.take(ctx)
-	q.slots <- struct{}{}
-	q.mu.Lock()
-	q.queue = append(q.queue, qd)
-	q.mu.Unlock()
-	q.cond.Signal()
-}
-
-// take waits for queued records and takes up to maxVerifyBatch of them,
-// with the channels that order its writing after the previous batch's. ok
-// false: stopped and empty.
-func (q *verifyQueue) take() (batch []*queued, prevWritten, written chan struct{}, ok bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for len(q.queue) == 0 {
-		if q.stopped {
-			return nil, nil, nil, false
-		}
-		q.cond.Wait()
-	}
-	n := min(len(q.queue), maxVerifyBatch)
-	batch = append([]*queued(nil), q.queue[:n]...)
-	q.queue = append(q.queue[:0], q.queue[n:]...)
-	prevWritten, written = q.written, make(chan struct{})
-	q.written = written
-	return batch, prevWritten, written, true
-}
-
-func (q *verifyQueue) work() {
-	for {
-		batch, prevWritten, written, ok := q.take()
-		if !ok {
-			return
-		}
-		q.verify(batch)
-		<-prevWritten
-		q.write(batch)
-		close(written)
-	}
+	q.b.Add(qd)
 }
 
 // verify batch-verifies the pending signatures and resolves the verdicts.
@@ -166,7 +119,6 @@ func (q *verifyQueue) verify(batch []*queued) {
 		return
 	}
 	ok := make([]bool, len(items))
-	q.rt.cfg.Metrics.verifyBatch(len(items))
 	func() {
 		// A batch that fails in the curve code (it panics when the
 		// system's randomness fails) must not stop the queue: every
@@ -197,7 +149,6 @@ func (q *verifyQueue) write(batch []*queued) {
 	for _, qd := range batch {
 		if qd.prod == nil {
 			qd.gate.done(errNoProducer)
-			<-q.slots
 			continue
 		}
 		snk := &sink{prod: qd.prod, gate: qd.gate, audit: rt.audits[topology.StageValidate]}
@@ -208,6 +159,5 @@ func (q *verifyQueue) write(batch []*queued) {
 			return rt.decide.Validated(qd.vd, qd.in)
 		})
 		qd.gate.done(nil) // its place in the queue
-		<-q.slots
 	}
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/produce"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/processors/stages"
 	"github.com/ste-utility/ste/processors/validation"
@@ -78,19 +80,19 @@ type wiring struct {
 	// commits releases the deferred commits of every record in offset
 	// order (commits.go); nil: goka commits (its tester).
 	commits *commits
-	// audits batch each stage's audit events (auditbatch.go); none: every
+	// audits batch each stage's audit events (processors/produce); none: every
 	// event is a record of its own (no Kafka: goka's tester).
-	audits map[topology.Stage]*auditBatcher
+	audits map[topology.Stage]*produce.AuditBatches
 	// producers are each stage's goka producer of its current run, for the
 	// writes made outside its callbacks (the verify queue, the audit
 	// batches): the last link of the producer chain records it.
 	producers map[topology.Stage]*atomic.Pointer[goka.Producer]
 	// idTableParts looks up the identity changelog's partition count for
-	// its batches (tablebatch.go); nil: no batches (goka's tester).
+	// its batches (processors/produce); nil: no batches (goka's tester).
 	idTableParts func() (int, error)
-	// seal, when set, has the producers sign the outputs (seal.go): the
+	// seal, when set, has the producers sign the outputs (processors/produce): the
 	// stages emit them unsigned. Nil (goka's tester): the stages sign.
-	seal *sealConfig
+	seal *produce.Seal
 }
 
 // newWiring wires cfg's stages; q, if set, is the read side they serve the
@@ -240,5 +242,29 @@ func (rt *wiring) reportOpenTrades(ctx context.Context) {
 func (rt *wiring) sampleOpenTradesLocked(p int32, t table) {
 	if rt.cfg.Metrics != nil {
 		rt.cfg.Metrics.OpenTrades.WithLabelValues(strconv.Itoa(int(p))).Set(float64(t.Len()))
+	}
+}
+
+// partitionCount returns a function that looks a topic's partition count
+// up with count (the audit topic's for the batchers, the identity
+// changelog's for its batches), at most once a second until it succeeds.
+func partitionCount(ctx context.Context, count func(context.Context) (int, error)) func() (int, error) {
+	var (
+		mu   sync.Mutex
+		last time.Time
+		n    int
+		err  = errors.New("partitions not looked up yet")
+	)
+	return func() (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if n > 0 || time.Since(last) < time.Second {
+			return n, err
+		}
+		last = time.Now()
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		n, err = count(lctx)
+		return n, err
 	}
 }

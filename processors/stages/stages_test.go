@@ -29,10 +29,12 @@ type mapState struct {
 	loops []Record
 }
 
-func (s *mapState) Value() []byte                     { return s.table[s.key] }
-func (s *mapState) SetValue(v []byte)                 { s.table[s.key] = v }
-func (s *mapState) Delete()                           { delete(s.table, s.key) }
-func (s *mapState) Loopback(key string, value []byte) { s.loops = append(s.loops, Record{Key: key, Value: value}) }
+func (s *mapState) Value() []byte     { return s.table[s.key] }
+func (s *mapState) SetValue(v []byte) { s.table[s.key] = v }
+func (s *mapState) Delete()           { delete(s.table, s.key) }
+func (s *mapState) Loopback(key string, value []byte) {
+	s.loops = append(s.loops, Record{Key: key, Value: value})
+}
 
 // chain runs records through the three decisions in pipeline order, each
 // result's record handed to the next stage as goka would, and collects

@@ -1,4 +1,11 @@
-package pipeline
+// Package produce is the pipeline's write side on Kafka: one goka producer
+// on franz-go whose promises complete in emit order (producer.go), which
+// seals the outputs in batches (seal.go) and writes the identity table's
+// changelog in batch records (tablebatch.go); the stages' audit events in
+// batch records (auditbatch.go); and the watch of what the brokers have not
+// acknowledged, for /healthz (watch.go). Every batch is gathered by
+// processors/batch.
+package produce
 
 import (
 	"context"
@@ -6,14 +13,13 @@ import (
 	"hash"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topology"
 )
 
 // producer is a goka.Producer on franz-go. Profiles of a saturated `ste
@@ -38,7 +44,7 @@ import (
 // consumed. goka builds a new producer when the group restarts.
 type producer struct {
 	cl *kgo.Client
-	w  *ProduceWatch // nil: not watched
+	w  *Watch // nil: not watched
 
 	mu   sync.Mutex
 	next uint64 // the sequence number of the next emit
@@ -50,10 +56,9 @@ type producer struct {
 	run    sync.Mutex // one goroutine completes at a time, in order
 	failed error      // the first record that failed (run's)
 
-	// batch, if set, writes one table's writes in batch records
-	// (tablebatch.go); flushMu orders its flushes.
-	batch   *tableBatcher
-	flushMu sync.Mutex
+	// table, if set, writes one table's writes in batch records
+	// (tablebatch.go).
+	table *tableBatches
 	// seal, if set, signs the outputs written to its topics, many at a time
 	// (seal.go).
 	seal *sealer
@@ -66,59 +71,46 @@ type completion struct {
 	acked  bool // set: the window's slot is filled
 }
 
-// ProducerBuilder returns a goka producer builder on franz-go.
-func ProducerBuilder(extra ...kgo.Opt) goka.ProducerBuilder {
-	return WatchedProducerBuilder(nil, extra...)
+// Options are what a producer does besides writing records.
+type Options struct {
+	Watch *Watch // reported to; nil: none
+	// Seal, if set, has the outputs sealed in batches (seal.go).
+	Seal *Seal
+	// Table's writes go in batch records (tablebatch.go); Partitions
+	// looks its partition count up, TableSize observes the batches' sizes.
+	// "": none.
+	Table      string
+	Partitions func() (int, error)
+	TableSize  prometheus.Observer
+	// Extra are further client options (the connection's TLS and SASL).
+	Extra []kgo.Opt
 }
 
-// WatchedProducerBuilder is ProducerBuilder whose producers report to w
-// (nil: none).
-func WatchedProducerBuilder(w *ProduceWatch, extra ...kgo.Opt) goka.ProducerBuilder {
-	return producerBuilder(producerOptions{watch: w}, extra...)
-}
-
-// producerOptions are what a producer does besides writing records.
-type producerOptions struct {
-	watch *ProduceWatch // reported to; nil: none
-	// table's writes go in batch records (tablebatch.go); partitions looks
-	// its partition count up. "": none.
-	table      string
-	partitions func() (int, error)
-	seal       *sealConfig // outputs sealed in batches (seal.go); nil: none
-}
-
-// producerBuilder returns a builder of producers doing what po says.
-func producerBuilder(po producerOptions, extra ...kgo.Opt) goka.ProducerBuilder {
-	w, table, partitions := po.watch, po.table, po.partitions
+// Builder returns a goka producer builder on franz-go doing what o says.
+// Its client options are every STE producer's (topics.ProducerOpts: the
+// shared partitioner, acks from all in-sync replicas, idempotence, the
+// batch size, a 1 ms linger, no compression) and the pipeline's own.
+func Builder(o Options) goka.ProducerBuilder {
 	return func(brokers []string, clientID string, _ func() hash.Hash32) (goka.Producer, error) {
-		opts := append([]kgo.Opt{
+		opts := append(topics.ProducerOpts(),
 			kgo.SeedBrokers(brokers...),
 			kgo.ClientID(clientID),
-			kgo.RecordPartitioner(topics.Partitioner()),
-			kgo.RequiredAcks(kgo.AllISRAcks()),
-			kgo.ProducerBatchMaxBytes(topology.MaxBatchBytes),
 			kgo.MaxBufferedRecords(100000),
 			kgo.UnknownTopicRetries(20),
-			// franz-go lingers 10 ms by default; each hop of the pipeline would
-			// add it to the latency of a lightly loaded run.
-			kgo.ProducerLinger(time.Millisecond),
-			// Snappy by default: CPU spent to save bandwidth a local or
-			// data-centre broker does not lack (2–3 % of a saturated run).
-			kgo.ProducerBatchCompression(kgo.NoCompression()),
-		}, extra...)
-		if w != nil {
-			opts = append(opts, kgo.WithLogger(w.logger()))
+		)
+		if o.Watch != nil {
+			opts = append(opts, o.Watch.opts()...)
 		}
-		cl, err := kgo.NewClient(opts...)
+		cl, err := kgo.NewClient(append(opts, o.Extra...)...)
 		if err != nil {
 			return nil, err
 		}
-		p := &producer{cl: cl, w: w}
-		if table != "" {
-			p.batch = newTableBatcher(table, partitions)
+		p := &producer{cl: cl, w: o.Watch}
+		if o.Table != "" {
+			p.table = newTableBatches(p, o.Table, o.Partitions, o.TableSize)
 		}
-		if po.seal != nil {
-			p.seal = newSealer(p, po.seal)
+		if o.Seal != nil {
+			p.seal = newSealer(p, o.Seal)
 		}
 		return p, nil
 	}
@@ -129,8 +121,8 @@ func (p *producer) Emit(topic, key string, value []byte) *goka.Promise {
 }
 
 func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka.Headers) *goka.Promise {
-	if p.batch != nil && topic == p.batch.topic && len(headers) == 0 {
-		if promise, ok := p.emitBatched(p.batch, key, value); ok {
+	if p.table != nil && topic == p.table.topic && len(headers) == 0 {
+		if promise, ok := p.table.emit(key, value); ok {
 			return promise
 		}
 	}
@@ -217,8 +209,8 @@ func (p *producer) Close() error {
 	if p.seal != nil {
 		p.seal.close() // what waits to be sealed is handed over first
 	}
-	if p.batch != nil {
-		p.flushTable(false)
+	if p.table != nil {
+		p.table.close()
 	}
 	err := p.cl.Flush(context.Background())
 	p.cl.Close()

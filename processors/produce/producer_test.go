@@ -1,4 +1,4 @@
-package pipeline
+package produce
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func TestProducerCompletesInEmitOrder(t *testing.T) {
 			}
 		}
 	}
-	p, err := ProducerBuilder()(c.ListenAddrs(), "order-test", nil)
+	p, err := Builder(Options{})(c.ListenAddrs(), "order-test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,7 +97,7 @@ func TestProducerFailsWhatFollowsAFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	p, err := ProducerBuilder()(c.ListenAddrs(), "fail-test", nil)
+	p, err := Builder(Options{})(c.ListenAddrs(), "fail-test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package produce
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/diskstore"
-	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -28,7 +27,7 @@ func TestTableWritesCompleteInBatchesInEmitOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	p, err := producerBuilder(producerOptions{table: "tbl", partitions: func() (int, error) { return 2, nil }})(c.ListenAddrs(), "tbl-test", nil)
+	p, err := Builder(Options{Table: "tbl", Partitions: func() (int, error) { return 2, nil }})(c.ListenAddrs(), "tbl-test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +66,7 @@ func TestTableWritesCompleteInBatchesInEmitOrder(t *testing.T) {
 	byRecord := map[[2]int64][]string{}
 	for _, k := range writes {
 		m := msgs[k]
-		if m.Partition != topics.PartitionOf(k, 2) {
+		if m.Partition != int32(topology.Partition([]byte(k), 2)) {
 			t.Fatalf("%s completed in partition %d", k, m.Partition)
 		}
 		r := [2]int64{int64(m.Partition), m.Offset}

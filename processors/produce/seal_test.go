@@ -1,4 +1,4 @@
-package pipeline
+package produce
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ func TestSealerSignsInEmitOrder(t *testing.T) {
 	pub, priv, _ := ed25519.GenerateKey(nil)
 	now := time.Date(2026, 12, 6, 10, 0, 0, 0, time.UTC)
 	signer := &schemas.Signer{BIC: "STEXSGSGXXX", Key: priv, Now: func() time.Time { return now }}
-	p, err := producerBuilder(producerOptions{seal: &sealConfig{signer: signer, topics: []string{"out", "cls"}}})(c.ListenAddrs(), "seal-test", nil)
+	p, err := Builder(Options{Seal: &Seal{Signer: signer, Topics: []string{"out", "cls"}}})(c.ListenAddrs(), "seal-test", nil)
 	if err != nil {
 		t.Fatal(err)
 	}

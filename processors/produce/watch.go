@@ -1,4 +1,4 @@
-package pipeline
+package produce
 
 import (
 	"fmt"
@@ -10,7 +10,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 )
 
-// ProduceWatch follows the records the pipeline's producers handed to the
+// Watch follows the records the pipeline's producers handed to the
 // brokers and have not had acknowledged, and what the brokers answered while
 // they waited. A retriable refusal (NOT_ENOUGH_REPLICAS when the in-sync
 // replicas are fewer than min.insync.replicas, NOT_LEADER during an
@@ -22,7 +22,7 @@ import (
 // log, and building that log for every answer costs the hot path; so the
 // producers' logger asks for debug only while records have waited longer
 // than a second without any acknowledgement, and reads the reasons from it.
-type ProduceWatch struct {
+type Watch struct {
 	topics sync.Map // topic → *topicWatch
 	now    func() time.Time
 }
@@ -38,10 +38,10 @@ type topicWatch struct {
 	refusal atomic.Pointer[string] // the broker's last answer to a produce of its waiting records
 }
 
-// NewProduceWatch makes a watch for the producers of one pipeline.
-func NewProduceWatch() *ProduceWatch { return &ProduceWatch{now: time.Now} }
+// NewWatch makes a watch for the producers of one pipeline.
+func NewWatch() *Watch { return &Watch{now: time.Now} }
 
-func (w *ProduceWatch) topic(t string) *topicWatch {
+func (w *Watch) topic(t string) *topicWatch {
 	if tw, ok := w.topics.Load(t); ok {
 		return tw.(*topicWatch)
 	}
@@ -49,19 +49,19 @@ func (w *ProduceWatch) topic(t string) *topicWatch {
 	return tw.(*topicWatch)
 }
 
-func (w *ProduceWatch) sent(topic string) { w.sentTo(w.topic(topic)) }
+func (w *Watch) sent(topic string) { w.sentTo(w.topic(topic)) }
 
-func (w *ProduceWatch) acked(topic string, err error) { w.ackedBy(w.topic(topic), err) }
+func (w *Watch) acked(topic string, err error) { w.ackedBy(w.topic(topic), err) }
 
 // sentTo and ackedBy are sent and acked with the topic's watch looked up
 // by the caller, once for a record's send and its acknowledgement.
-func (w *ProduceWatch) sentTo(tw *topicWatch) {
+func (w *Watch) sentTo(tw *topicWatch) {
 	if tw.pending.Add(1) == 1 {
 		tw.since.Store(w.now().UnixNano())
 	}
 }
 
-func (w *ProduceWatch) ackedBy(tw *topicWatch, err error) {
+func (w *Watch) ackedBy(tw *topicWatch, err error) {
 	tw.pending.Add(-1)
 	if err == nil {
 		tw.since.Store(w.now().UnixNano())
@@ -71,7 +71,7 @@ func (w *ProduceWatch) ackedBy(tw *topicWatch, err error) {
 
 // longest is the topic whose records have waited longest with no
 // acknowledgement, and how long (0: nothing waits).
-func (w *ProduceWatch) longest() (topic string, tw *topicWatch, d time.Duration) {
+func (w *Watch) longest() (topic string, tw *topicWatch, d time.Duration) {
 	now := w.now()
 	w.topics.Range(func(k, v any) bool {
 		t := v.(*topicWatch)
@@ -88,7 +88,7 @@ func (w *ProduceWatch) longest() (topic string, tw *topicWatch, d time.Duration)
 
 // Refused is "" or, when records of a topic have waited at least after
 // with no acknowledgement, why: the broker's reason where it gave one.
-func (w *ProduceWatch) Refused(after time.Duration) string {
+func (w *Watch) Refused(after time.Duration) string {
 	topic, tw, d := w.longest()
 	if d <= 0 || d < after {
 		return ""
@@ -100,11 +100,12 @@ func (w *ProduceWatch) Refused(after time.Duration) string {
 	return fmt.Sprintf("produce to %s not acknowledged for %s (%d records waiting; no answer from the brokers)", topic, d.Round(time.Second), n)
 }
 
-// logger is the producers' franz-go logger: silent, except that it asks
-// for the debug log while records wait, to read the brokers' answers.
-func (w *ProduceWatch) logger() kgo.Logger { return watchLogger{w} }
+// opts are the client options that report to w: the producers' franz-go
+// logger, silent, except that it asks for the debug log while records
+// wait, to read the brokers' answers.
+func (w *Watch) opts() []kgo.Opt { return []kgo.Opt{kgo.WithLogger(watchLogger{w})} }
 
-type watchLogger struct{ w *ProduceWatch }
+type watchLogger struct{ w *Watch }
 
 func (l watchLogger) Level() kgo.LogLevel {
 	if _, _, d := l.w.longest(); d >= time.Second {
