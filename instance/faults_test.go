@@ -32,7 +32,7 @@ import (
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/envelope"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/supervise"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -438,7 +438,7 @@ func TestBrokerRestartIsSurvivedInProcess(t *testing.T) {
 	e := newEnv(t, "restart", 3*time.Minute, broker.Options{DataDir: t.TempDir()})
 	recs, man := set(t, 300, 11)
 	half := len(recs) / 2
-	r := e.start("r", instance.Options{Restart: pipeline.Backoff{Base: 100 * time.Millisecond, Max: time.Second, Reset: time.Minute}})
+	r := e.start("r", instance.Options{Restart: supervise.Backoff{Base: 100 * time.Millisecond, Max: time.Second, Reset: time.Minute}})
 	e.drive(recs[:half])
 	e.waitZero()
 

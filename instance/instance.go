@@ -31,6 +31,8 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/produce"
+	"github.com/ste-utility/ste/processors/supervise"
+	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -99,8 +101,8 @@ type Options struct {
 	// Default DefaultStallAfter.
 	StallAfter time.Duration
 	// Restart is the backoff of failed groups (default
-	// pipeline.DefaultRestart); Hook a test hook run before each callback.
-	Restart pipeline.Backoff
+	// supervise.DefaultRestart); Hook a test hook run before each callback.
+	Restart supervise.Backoff
 	Hook    pipeline.Hook
 	// LeaveOnStop leaves the groups after a clean stop instead of keeping
 	// the partitions for the session timeout (pipeline.Options.LeaveOnStop).
@@ -199,7 +201,7 @@ type runtime struct {
 	// Gauges of this instance's own state (the pipeline's are in metrics).
 	stalledGauge, upGauge *prometheus.GaugeVec
 
-	tables pipeline.Tables // the match table, for /trades; the disk tables' health
+	tables tablestore.Tables // the match table, for /trades; the disk tables' health
 	// produce follows the groups' producers: a produce the brokers refuse
 	// (below min ISR: NOT_ENOUGH_REPLICAS) makes the instance unhealthy.
 	produce *produce.Watch

@@ -11,7 +11,9 @@ import (
 	"github.com/lovoo/goka/tester"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ste-utility/ste/processors/gokaconf"
 	"github.com/ste-utility/ste/processors/query"
+	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -41,9 +43,9 @@ func newRiskGraph(t *testing.T, ref *refdata.Set, lead time.Duration) *riskGraph
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	for i, gg := range Graphs(n, g.s.callbacks()) {
-		opts := []goka.ProcessorOption{nilHandling(), goka.WithTester(g.tt), goka.WithLogger(gokaLogger{g.s.cfg.Logger})}
+		opts := []goka.ProcessorOption{nilHandling(), goka.WithTester(g.tt), goka.WithLogger(gokaconf.Logger(g.s.cfg.Logger))}
 		if topology.Stages[i] == topology.StageMatch {
-			opts = append(opts, goka.WithStorageBuilder(indexedBuilder(g.s.query, g.tt.StorageBuilder())))
+			opts = append(opts, goka.WithStorageBuilder(tablestore.Indexed(g.s.query, g.tt.StorageBuilder())))
 		}
 		p, err := goka.NewProcessor(nil, gg, opts...)
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/memstore"
 	"github.com/ste-utility/ste/processors/produce"
+	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -77,7 +78,7 @@ func recorded(inner goka.ProducerBuilder, at *atomic.Pointer[goka.Producer]) gok
 // storageChain is a stateful stage's storage builder (nil for a stage
 // without a table): the partitions the group owns open as the stages'
 // tables, the others (with own set) as standbys.
-func (rt *wiring) storageChain(st topology.Stage, own *owned) storage.Builder {
+func (rt *wiring) storageChain(st topology.Stage, own *tablestore.Owned) storage.Builder {
 	if !rt.hasTable(st) {
 		return nil
 	}
@@ -87,15 +88,15 @@ func (rt *wiring) storageChain(st topology.Stage, own *owned) storage.Builder {
 	}
 	var store, standby storage.Builder
 	if rt.db == nil {
-		store = memstore.Builder(index, func(_ string, p int32, t *memstore.Store) { rt.opened(st, p, t) })
+		store = memstore.Builder(index, func(_ string, p int32, t *memstore.Store) { rt.tables.Opened(st, p, t) })
 	} else {
-		store = rt.db.Builder(index, func(_ string, p int32, t *diskstore.Store) { rt.opened(st, p, t) })
+		store = rt.db.Builder(index, func(_ string, p int32, t *diskstore.Store) { rt.tables.Opened(st, p, t) })
 		standby = rt.db.StandbyBuilder(index)
 	}
 	links := []link[storage.Builder]{}
 	if st == topology.StageMatch {
 		links = append(links, link[storage.Builder]{"read side", func(b storage.Builder) storage.Builder {
-			return indexedBuilder(rt.query, b)
+			return tablestore.Indexed(rt.query, b)
 		}})
 	}
 	for _, l := range links {
@@ -105,7 +106,7 @@ func (rt *wiring) storageChain(st topology.Stage, own *owned) storage.Builder {
 		return store
 	}
 	return func(topic string, p int32) (storage.Storage, error) {
-		if own.has(p) {
+		if own.Has(p) {
 			return store(topic, p)
 		}
 		return standby(topic, p)
@@ -116,4 +117,34 @@ func (rt *wiring) storageChain(st topology.Stage, own *owned) storage.Builder {
 func (rt *wiring) hasTable(st topology.Stage) bool {
 	g, ok := topology.Describe(rt.cfg.Names.NS).Group(st)
 	return ok && g.Table != ""
+}
+
+// tableOptions are a stateful stage's goka options for its table (none
+// for a stage without one): its storage chain (chain.go), the batch
+// records of the identity changelog applied as the writes they hold
+// wherever goka reads it (a restore, a standby: tablestore.Unpack), and with
+// own set (the group's partitions; disk tables only) hot standbys: goka
+// opens every partition of the table the group does not own in passive
+// mode (WithHotStandby) and replays their changelogs into them as they
+// grow, so that a lost instance's partitions are taken over from tables
+// already at the end of their changelogs instead of after replaying them.
+// A standby never serves a write: goka runs no callback on a passive
+// partition, and the standby's storage is not the one the stages are given
+// (opened): lookups, the due scan and the gauges see only owned
+// partitions. Memory tables keep no standbys: processors/memstore starts
+// empty at every open, and goka closes and reopens every table at every
+// rebalance.
+func (rt *wiring) tableOptions(st topology.Stage, own *tablestore.Owned) []goka.ProcessorOption {
+	b := rt.storageChain(st, own)
+	if b == nil {
+		return nil
+	}
+	opts := []goka.ProcessorOption{goka.WithStorageBuilder(b)}
+	if st == topology.StageIdentity {
+		opts = append(opts, goka.WithUpdateCallback(tablestore.Unpack(rt.log)))
+	}
+	if own != nil {
+		opts = append(opts, goka.WithHotStandby())
+	}
+	return opts
 }

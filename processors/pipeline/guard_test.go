@@ -9,6 +9,7 @@ import (
 	"github.com/lovoo/goka"
 
 	"github.com/ste-utility/ste/processors/envelope"
+	"github.com/ste-utility/ste/processors/readback"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -45,7 +46,7 @@ func checkGuard(t *testing.T, readBack, readFails bool) {
 			c.Inbound = func(p int32, offset int64) ([]byte, error) {
 				reads++
 				if readFails {
-					return nil, errNotOnInbound
+					return nil, readback.ErrGone
 				}
 				return read(p, offset)
 			}
@@ -211,7 +212,7 @@ func (g *graph) oneException(t *testing.T) schemas.Exception {
 func readFrom(recs *[][]byte) func(p int32, offset int64) ([]byte, error) {
 	return func(p int32, offset int64) ([]byte, error) {
 		if p != 0 || offset < 0 || offset >= int64(len(*recs)) {
-			return nil, errNotOnInbound
+			return nil, readback.ErrGone
 		}
 		return (*recs)[offset], nil
 	}
@@ -229,7 +230,7 @@ func TestANackDoesNotDependOnTheReadBack(t *testing.T) {
 		g := newGraphWith(t, func(c *Config) {
 			c.Inbound = func(p int32, offset int64) ([]byte, error) {
 				if readFails {
-					return nil, errNotOnInbound
+					return nil, readback.ErrGone
 				}
 				return read(p, offset)
 			}

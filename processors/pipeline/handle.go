@@ -6,6 +6,7 @@ import (
 
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/processors/commits"
 	"github.com/ste-utility/ste/processors/produce"
 	"github.com/ste-utility/ste/processors/stages"
 	"github.com/ste-utility/ste/schemas"
@@ -25,7 +26,7 @@ import (
 
 // handle turns a decision into a goka callback written by the stage's
 // writer. On Kafka (Run) the record's commit is deferred and released in
-// offset order once its audit events are written (commits.go).
+// offset order once its audit events are written (processors/commits).
 func (rt *wiring) handle(st topology.Stage, decide func(stages.Input, stages.State) *stages.Result) goka.ProcessCallback {
 	w := rt.write[st]
 	return func(ctx goka.Context, msg any) {
@@ -33,8 +34,8 @@ func (rt *wiring) handle(st topology.Stage, decide func(stages.Input, stages.Sta
 		in := input(ctx, msg)
 		snk := &sink{ctx: ctx, audit: rt.audits[st]}
 		if rt.commits != nil {
-			snk.gate = rt.commits.take(ctx)
-			defer snk.gate.done(nil) // the callback's own hold, after the guard's writes
+			snk.gate = rt.commits.Take(ctx)
+			defer snk.gate.Done(nil) // the callback's own hold, after the guard's writes
 		}
 		w.run(snk, in, start, func() *stages.Result {
 			if rt.cfg.Hook != nil {
@@ -74,15 +75,15 @@ type sink struct {
 	prod goka.Producer
 	// gate is the record's deferred commit (nil: goka's tester commits),
 	// held by each audit event until it is written.
-	gate *gate
+	gate *commits.Gate
 	// audit batches the stage's audit events; nil: each is a record of its own.
 	audit *produce.AuditBatches
 }
 
 func (s *sink) emit(topic, key string, value []byte, headers goka.Headers) {
 	if s.ctx == nil {
-		s.gate.hold()
-		s.prod.EmitWithHeaders(topic, key, value, headers).Then(s.gate.done)
+		s.gate.Hold()
+		s.prod.EmitWithHeaders(topic, key, value, headers).Then(s.gate.Done)
 		return
 	}
 	if headers != nil {
@@ -98,8 +99,8 @@ func (s *sink) auditEvent(tk string, a *schemas.AuditEvent) bool {
 	if s.audit == nil {
 		return false
 	}
-	s.gate.hold()
-	s.audit.Add(tk, a, s.gate.done)
+	s.gate.Hold()
+	s.audit.Add(tk, a, s.gate.Done)
 	return true
 }
 

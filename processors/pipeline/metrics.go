@@ -250,3 +250,15 @@ func (m *Metrics) internal(st topology.Stage) {
 		m.Internal.WithLabelValues(st.String()).Inc()
 	}
 }
+
+func (m *Metrics) tableRebuilt(stage string) {
+	if m != nil {
+		m.TableRebuilds.WithLabelValues(stage).Inc()
+	}
+}
+
+func (m *Metrics) tableRestored(stage string, n int64) {
+	if m != nil {
+		m.TableRestored.WithLabelValues(stage).Add(float64(n))
+	}
+}

@@ -14,6 +14,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/ste-utility/ste/processors/envelope"
+	"github.com/ste-utility/ste/processors/gokaconf"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -64,7 +65,7 @@ func newGraphWith(t testing.TB, cfg func(*Config), cbs func(Callbacks) Callbacks
 		callbacks = cbs(callbacks)
 	}
 	for _, g := range Graphs(n, callbacks) {
-		p, err := goka.NewProcessor(nil, g, nilHandling(), goka.WithTester(tt), goka.WithLogger(gokaLogger{s.log}))
+		p, err := goka.NewProcessor(nil, g, nilHandling(), goka.WithTester(tt), goka.WithLogger(gokaconf.Logger(s.log)))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/query"
+	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topology"
@@ -26,8 +27,8 @@ func TestStandbyTablesAreNotTheStages(t *testing.T) {
 	}
 	defer db.Close()
 	s.db = db
-	own := &owned{}
-	own.set([]int32{1})
+	own := &tablestore.Owned{}
+	own.Set([]int32{1})
 	for _, st := range []topology.Stage{topology.StageIdentity, topology.StageMatch} {
 		b := s.storageChain(st, own)
 		topic := st.String() + "-table"
@@ -39,11 +40,10 @@ func TestStandbyTablesAreNotTheStages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stores := s.tables.of[st]
-		if _, ok := stores[1]; !ok {
+		if s.tables.Get(st, 1) == nil {
 			t.Errorf("%s: the owned partition is not the stages' table", st)
 		}
-		if _, ok := stores[0]; ok {
+		if s.tables.Get(st, 0) != nil {
 			t.Errorf("%s: a standby is the stages' table", st)
 		}
 		if st == topology.StageMatch {
@@ -79,7 +79,7 @@ func TestStandbyTablesAreNotTheStages(t *testing.T) {
 	if _, err := s.storageChain(topology.StageMatch, nil)("match-table2", 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := s.tables.of[topology.StageMatch][0]; !ok {
+	if s.tables.Get(topology.StageMatch, 0) == nil {
 		t.Error("without standbys, an opened partition is not the stages' table")
 	}
 }

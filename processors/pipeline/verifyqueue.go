@@ -11,6 +11,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ste-utility/ste/processors/batch"
+	"github.com/ste-utility/ste/processors/commits"
 	"github.com/ste-utility/ste/processors/stages"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas/signature"
@@ -31,14 +32,14 @@ import (
 // verdict single verification gives), then write each record's result in
 // queue order through the stage's writer and the processor's own producer;
 // each record's commit is released once its records are written, in
-// offset order (commits.go). Nothing waits for a batch to fill: an idle stage
+// offset order (processors/commits). Nothing waits for a batch to fill: an idle stage
 // verifies a lone record at once, so the latency added is the queue hand-off.
 //
 // Order: batches are written in the order they were taken, records in
 // queue order, so a partition's records reach the next stage in offset
 // order as before (two records with one identity are decided in the order
 // ste match decides them); an offset is never committed before the records
-// of an earlier one are written (at-least-once, commits.go).
+// of an earlier one are written (at-least-once, processors/commits).
 
 // maxVerifyBatch caps a batch: past ~64 signatures the curve flattens
 // (docs/benchmarks.md, the batch-size curve) while latency keeps growing.
@@ -56,7 +57,7 @@ type queued struct {
 	vd      validation.Verdict
 	pending *validation.Pending // nil: the verdict is final
 	start   time.Time
-	gate    *gate // its deferred commit, held while it is queued
+	gate    *commits.Gate // its deferred commit, held while it is queued
 	prod    goka.Producer
 	panic   any // the decision panicked in the callback: an INTERNAL exception
 }
@@ -101,7 +102,7 @@ func (q *verifyQueue) callback(ctx goka.Context, msg any) {
 	if p := q.prod.Load(); p != nil {
 		qd.prod = *p
 	}
-	qd.gate = rt.commits.take(ctx)
+	qd.gate = rt.commits.Take(ctx)
 	q.b.Add(qd)
 }
 
@@ -148,7 +149,7 @@ func (q *verifyQueue) write(batch []*queued) {
 	w := rt.write[topology.StageValidate]
 	for _, qd := range batch {
 		if qd.prod == nil {
-			qd.gate.done(errNoProducer)
+			qd.gate.Done(errNoProducer)
 			continue
 		}
 		snk := &sink{prod: qd.prod, gate: qd.gate, audit: rt.audits[topology.StageValidate]}
@@ -158,6 +159,6 @@ func (q *verifyQueue) write(batch []*queued) {
 			}
 			return rt.decide.Validated(qd.vd, qd.in)
 		})
-		qd.gate.done(nil) // its place in the queue
+		qd.gate.Done(nil) // its place in the queue
 	}
 }

@@ -2,21 +2,20 @@ package pipeline
 
 import (
 	"context"
-	"errors"
 	"log/slog"
-	"slices"
 	"strconv"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/processors/commits"
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/produce"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/processors/stages"
+	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -72,14 +71,14 @@ type wiring struct {
 	log    *slog.Logger
 	decide *stages.Decider
 	write  map[topology.Stage]*writer
-	tables partitions
+	tables tablestore.Partitions
 	query  *query.Tables
 	db     *diskstore.DB // nil: tables in memory
 
 	verify *verifyQueue // nil: signatures verified one by one in the callback
 	// commits releases the deferred commits of every record in offset
-	// order (commits.go); nil: goka commits (its tester).
-	commits *commits
+	// order (processors/commits); nil: goka commits (its tester).
+	commits *commits.Order
 	// audits batch each stage's audit events (processors/produce); none: every
 	// event is a record of its own (no Kafka: goka's tester).
 	audits map[topology.Stage]*produce.AuditBatches
@@ -109,14 +108,20 @@ func newWiring(cfg Config, q *query.Tables) *wiring {
 	}
 	rt := &wiring{cfg: cfg, log: cfg.Logger, query: q, write: map[topology.Stage]*writer{},
 		producers: map[topology.Stage]*atomic.Pointer[goka.Producer]{}}
-	rt.tables.of = map[topology.Stage]map[int32]table{}
+	if m := cfg.Metrics; m != nil {
+		rt.tables.Size = func(p int32, n int) { m.OpenTrades.WithLabelValues(strconv.Itoa(int(p))).Set(float64(n)) }
+		rt.tables.Gone = func(p int32) {
+			m.OpenTrades.DeleteLabelValues(strconv.Itoa(int(p)))
+			m.Clock.DeleteLabelValues(strconv.Itoa(int(p)))
+		}
+	}
 	refdataNow := func() *refdata.Set { return nil }
 	if cfg.Validator != nil {
 		refdataNow = cfg.Validator.Refdata
 	}
 	rt.decide = stages.New(stages.Config{Names: cfg.Names, Validator: cfg.Validator, UtilityBIC: cfg.Signer.BIC,
 		Retention: cfg.Retention, TombstoneTTL: cfg.TombstoneTTL, IdentityMargin: cfg.IdentityMargin, Now: cfg.Now,
-		Sandbox: cfg.Sandbox, Inbound: cfg.Inbound, Tolerances: cfg.Tolerances, Tables: rt.tables.get, Logger: cfg.Logger})
+		Sandbox: cfg.Sandbox, Inbound: cfg.Inbound, Tolerances: cfg.Tolerances, Tables: rt.tables.Get, Logger: cfg.Logger})
 	q.Serve(query.Config{Refdata: refdataNow, Tolerances: cfg.Tolerances, Now: cfg.Now, Lead: cfg.AtRiskLead, Logger: cfg.Logger})
 	if cfg.Metrics != nil {
 		cfg.Metrics.Trades.From(q)
@@ -145,75 +150,14 @@ func (rt *wiring) callbacks() Callbacks {
 	}
 }
 
-// table is what the runtime reads of a partition's table storage besides
-// goka's interface: the decisions' clock and due index, and the size for
-// the open-trades gauge. Both storages offer it: processors/memstore (in
-// memory, rebuilt from the changelog on every start) and
-// processors/diskstore (on disk, resumed from its offset).
-type table interface {
-	stages.Table
-	Len() int
-}
-
-// partitions are the table partitions each stateful stage works on now.
-type partitions struct {
-	mu sync.Mutex
-	of map[topology.Stage]map[int32]table
-}
-
-// get is the decisions' view (stages.Config.Tables): nil when not open.
-func (ps *partitions) get(st topology.Stage, p int32) stages.Table {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if t, ok := ps.of[st][p]; ok {
-		return t
-	}
-	return nil
-}
-
 // keep forgets a stage's tables of the partitions not in keep (nil: all of
-// them) and the per-partition gauges they fed. goka closes a partition's
-// table when a session ends and builds a new one for each partition
-// assigned in the next; without this the old stores stayed reachable here
-// — their maps in memory, ste_open_trades and the event-time clock still
-// reported, the lookups answered — after the partitions had moved to
-// another instance.
+// them): those its decisions read, the gauges they fed, and the match
+// table's lookups.
 func (rt *wiring) keep(st topology.Stage, keep []int32) {
 	if st == topology.StageMatch {
 		rt.query.Keep(keep)
 	}
-	m := rt.cfg.Metrics
-	ps := &rt.tables
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	for p := range ps.of[st] {
-		if slices.Contains(keep, p) {
-			continue
-		}
-		delete(ps.of[st], p)
-		if st == topology.StageMatch && m != nil {
-			label := strconv.Itoa(int(p))
-			m.OpenTrades.DeleteLabelValues(label)
-			m.Clock.DeleteLabelValues(label)
-		}
-	}
-}
-
-// opened makes partition p's table of stage st the one its decisions
-// read. A match partition's open-trades gauge exists from that moment, not
-// from the next sample (reportOpenTrades): a scrape right after an
-// assignment finds it.
-func (rt *wiring) opened(st topology.Stage, p int32, t table) {
-	ps := &rt.tables
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	if ps.of[st] == nil {
-		ps.of[st] = map[int32]table{}
-	}
-	ps.of[st][p] = t
-	if st == topology.StageMatch {
-		rt.sampleOpenTradesLocked(p, t)
-	}
+	rt.tables.Keep(st, keep)
 }
 
 // reportOpenTrades samples the trade tables for the open-trades gauge.
@@ -228,43 +172,7 @@ func (rt *wiring) reportOpenTrades(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			rt.tables.mu.Lock()
-			for p, tb := range rt.tables.of[topology.StageMatch] {
-				rt.sampleOpenTradesLocked(p, tb)
-			}
-			rt.tables.mu.Unlock()
+			rt.tables.Sample()
 		}
-	}
-}
-
-// sampleOpenTradesLocked sets partition p's open-trades gauge from its
-// match table (the partitions' mu held: keep deletes the gauge under it).
-func (rt *wiring) sampleOpenTradesLocked(p int32, t table) {
-	if rt.cfg.Metrics != nil {
-		rt.cfg.Metrics.OpenTrades.WithLabelValues(strconv.Itoa(int(p))).Set(float64(t.Len()))
-	}
-}
-
-// partitionCount returns a function that looks a topic's partition count
-// up with count (the audit topic's for the batchers, the identity
-// changelog's for its batches), at most once a second until it succeeds.
-func partitionCount(ctx context.Context, count func(context.Context) (int, error)) func() (int, error) {
-	var (
-		mu   sync.Mutex
-		last time.Time
-		n    int
-		err  = errors.New("partitions not looked up yet")
-	)
-	return func() (int, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		if n > 0 || time.Since(last) < time.Second {
-			return n, err
-		}
-		last = time.Now()
-		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		defer cancel()
-		n, err = count(lctx)
-		return n, err
 	}
 }

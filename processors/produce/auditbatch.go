@@ -1,16 +1,22 @@
 package produce
 
 import (
+	"context"
 	"errors"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/lovoo/goka"
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/batch"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -159,3 +165,39 @@ func (a *AuditBatches) write(evs []auditEvent) {
 
 // Close writes what waits.
 func (a *AuditBatches) Close() { a.b.Close() }
+
+// PartitionCount returns a function that looks topic's partition count up
+// on cluster k (the audit topic's for the audit batches, the identity
+// changelog's for its batches), at most once a second until it succeeds.
+func PartitionCount(ctx context.Context, k kafkaconn.Config, topic string) func() (int, error) {
+	return partitionCount(ctx, func(ctx context.Context) (int, error) {
+		cl, err := kgo.NewClient(k.Opts()...)
+		if err != nil {
+			return 0, err
+		}
+		defer cl.Close()
+		n, err := topics.Partitions(ctx, kadm.NewClient(cl), topic)
+		return int(n), err
+	})
+}
+
+func partitionCount(ctx context.Context, count func(context.Context) (int, error)) func() (int, error) {
+	var (
+		mu   sync.Mutex
+		last time.Time
+		n    int
+		err  = errors.New("partitions not looked up yet")
+	)
+	return func() (int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if n > 0 || time.Since(last) < time.Second {
+			return n, err
+		}
+		last = time.Now()
+		lctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		defer cancel()
+		n, err = count(lctx)
+		return n, err
+	}
+}

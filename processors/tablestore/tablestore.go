@@ -1,4 +1,11 @@
-package pipeline
+// Package tablestore is how the stages' tables are kept: the disk tables
+// opened (processors/diskstore: Pebble, resumed from their local offsets),
+// the partitions a group owns told from the standbys it keeps, the match
+// table's storage feeding its read side (processors/query), and the
+// identity changelog's batch records applied wherever goka reads them. The
+// chain of storages a stage's table is built from is declared in
+// processors/pipeline (chain.go).
+package tablestore
 
 import (
 	"context"
@@ -7,7 +14,6 @@ import (
 	"log/slog"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/lovoo/goka"
@@ -15,39 +21,54 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/topology"
 )
 
-// openTables opens the disk table storage under o.TableDir (nil when the
-// tables are kept in memory) and returns what closes it.
-func openTables(o Options, m *Metrics, log *slog.Logger) (*diskstore.DB, func(), error) {
-	if o.TableDir == "" {
+// Disk says where and how the disk tables are kept.
+type Disk struct {
+	Dir    string // "": tables in memory
+	Kafka  kafkaconn.Config
+	Names  topology.Names
+	Logger *slog.Logger
+	// Rebuilt is told a partition of a stage's table whose local state was
+	// wiped (to be rebuilt from the changelog), Restored the records
+	// replayed into one on start (either nil: not told).
+	Rebuilt  func(stage string)
+	Restored func(stage string, records int64)
+}
+
+// Open opens the disk table storage under d.Dir (nil when the tables are
+// kept in memory) and returns what closes it.
+func Open(d Disk) (*diskstore.DB, func(), error) {
+	if d.Dir == "" {
 		return nil, func() {}, nil
 	}
-	cl, err := kgo.NewClient(o.Kafka.Opts()...)
+	log := d.Logger
+	cl, err := kgo.NewClient(d.Kafka.Opts()...)
 	if err != nil {
 		return nil, nil, err
 	}
 	adm := kadm.NewClient(cl)
 	stage := map[string]string{} // changelog → stage, the metrics' label
-	for _, g := range topology.Describe(o.Config.Names.NS).Groups {
+	for _, g := range topology.Describe(d.Names.NS).Groups {
 		if g.Table != "" {
 			stage[g.Table] = g.Stage.String()
 		}
 	}
-	db, err := diskstore.Open(diskstore.Options{Dir: o.TableDir, Logger: log,
+	db, err := diskstore.Open(diskstore.Options{Dir: d.Dir, Logger: log,
 		Changelog: func(topic string, p int32) (diskstore.Changelog, error) { return changelogOf(adm, topic, p) },
 		OnOpen: func(topic string, p int32, _ *diskstore.Store, wiped string) {
-			if wiped != "" && m != nil {
-				m.TableRebuilds.WithLabelValues(stage[topic]).Inc()
+			if wiped != "" && d.Rebuilt != nil {
+				d.Rebuilt(stage[topic])
 			}
 		},
 		OnRecovered: func(topic string, p int32, restored int64, took time.Duration) {
-			if m != nil {
-				m.TableRestored.WithLabelValues(stage[topic]).Add(float64(restored))
+			if d.Restored != nil {
+				d.Restored(stage[topic], restored)
 			}
 			log.Info("table partition recovered", "table", stage[topic], "partition", p,
 				"restored", restored, "seconds", took.Seconds())
@@ -98,7 +119,7 @@ func changelogOf(adm *kadm.Client, topic string, p int32) (diskstore.Changelog, 
 	return cl, nil
 }
 
-// owned is one group's partitions in the current generation. goka's
+// Owned is one group's partitions in the current generation. goka's
 // rebalance callback tells them before it opens any table of that
 // generation, so the storage builder can tell a partition the group owns
 // from one it keeps as a standby. A group built anew owns nothing until its
@@ -111,69 +132,23 @@ func changelogOf(adm *kadm.Client, topic string, p int32) (diskstore.Changelog, 
 // tables before joining — on a loaded machine past the session timeout,
 // and a rebalance for everyone. The generation's setup opens the
 // standbys anyway.
-type owned struct {
+type Owned struct {
 	mu    sync.Mutex
 	parts []int32
 }
 
-func (o *owned) set(parts []int32) {
+// Set makes parts the group's partitions.
+func (o *Owned) Set(parts []int32) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.parts = parts
 }
 
-func (o *owned) has(p int32) bool {
+// Has says whether the group owns p.
+func (o *Owned) Has(p int32) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return slices.Contains(o.parts, p)
-}
-
-// tableOptions are a stateful stage's goka options for its table (none
-// for a stage without one): its storage chain (chain.go), the batch
-// records of the identity changelog applied as the writes they hold
-// wherever goka reads it (a restore, a standby: tablebatch.go), and with
-// own set (the group's partitions; disk tables only) hot standbys: goka
-// opens every partition of the table the group does not own in passive
-// mode (WithHotStandby) and replays their changelogs into them as they
-// grow, so that a lost instance's partitions are taken over from tables
-// already at the end of their changelogs instead of after replaying them.
-// A standby never serves a write: goka runs no callback on a passive
-// partition, and the standby's storage is not the one the stages are given
-// (opened): lookups, the due scan and the gauges see only owned
-// partitions. Memory tables keep no standbys: processors/memstore starts
-// empty at every open, and goka closes and reopens every table at every
-// rebalance.
-func (rt *wiring) tableOptions(st topology.Stage, own *owned) []goka.ProcessorOption {
-	b := rt.storageChain(st, own)
-	if b == nil {
-		return nil
-	}
-	opts := []goka.ProcessorOption{goka.WithStorageBuilder(b)}
-	if st == topology.StageIdentity {
-		opts = append(opts, goka.WithUpdateCallback(rt.unpackTableBatches))
-	}
-	if own != nil {
-		opts = append(opts, goka.WithHotStandby())
-	}
-	return opts
-}
-
-// Tables is a running pipeline's tables as the runtime reads them: the
-// match table's read side (lookups by trade key and TradeRef, the trades
-// at risk: processors/query), filled in by Run, and the disk tables'
-// health.
-type Tables struct {
-	query.Tables
-	disk atomic.Pointer[diskstore.DB]
-}
-
-// Health is nil, or why the table storage cannot write now (a full disk:
-// diskstore.DB.Health). Tables in memory have none.
-func (t *Tables) Health() error {
-	if db := t.disk.Load(); db != nil {
-		return db.Health()
-	}
-	return nil
 }
 
 // indexed is a match partition's storage that feeds its read side with
@@ -226,10 +201,10 @@ func (s *indexed) MarkRecovered() error {
 	return s.x.Recovered(it)
 }
 
-// indexedBuilder wraps a match table's storage builder so that each
-// partition's storage feeds a read side of its own, registered with the
-// query side (replacing the partition's previous one).
-func indexedBuilder(q *query.Tables, b storage.Builder) storage.Builder {
+// Indexed wraps a match table's storage builder so that each partition's
+// storage feeds a read side of its own, registered with the query side
+// (replacing the partition's previous one).
+func Indexed(q *query.Tables, b storage.Builder) storage.Builder {
 	return func(topic string, p int32) (storage.Storage, error) {
 		st, err := b(topic, p)
 		if err != nil {
@@ -239,9 +214,17 @@ func indexedBuilder(q *query.Tables, b storage.Builder) storage.Builder {
 	}
 }
 
-// unpackTableBatches is the identity table's update callback: a batch
-// record is applied as its writes; any other record as goka would.
-func (rt *wiring) unpackTableBatches(ctx goka.UpdateContext, st storage.Storage, key string, value []byte) error {
+// Unpack is the identity table's update callback (goka.WithUpdateCallback):
+// a batch record of its changelog (processors/changelog) is applied as the
+// writes it holds, wherever goka reads the changelog (a restore, a hot
+// standby); any other record as goka would.
+func Unpack(log *slog.Logger) goka.UpdateCallback {
+	return func(ctx goka.UpdateContext, st storage.Storage, key string, value []byte) error {
+		return unpack(log, ctx, st, key, value)
+	}
+}
+
+func unpack(log *slog.Logger, ctx goka.UpdateContext, st storage.Storage, key string, value []byte) error {
 	if !changelog.IsBatch(key) {
 		return goka.DefaultUpdate(ctx, st, key, value)
 	}
@@ -254,7 +237,7 @@ func (rt *wiring) unpackTableBatches(ctx goka.UpdateContext, st storage.Storage,
 		// Not ours (nothing else writes the changelog): what could be read
 		// is applied, the rest is reported, and the restore goes on rather
 		// than stopping the stage for good.
-		rt.log.Warn("table changelog: batch record unreadable", "topic", ctx.Topic(), "partition", ctx.Partition(),
+		log.Warn("table changelog: batch record unreadable", "topic", ctx.Topic(), "partition", ctx.Partition(),
 			"offset", ctx.Offset(), "applied", n)
 		return nil
 	}

@@ -1,4 +1,6 @@
-package pipeline
+// Package commits is the one place goka's deferred commits are released,
+// in offset order.
+package commits
 
 import (
 	"context"
@@ -7,8 +9,6 @@ import (
 	"github.com/lovoo/goka"
 )
 
-// One place releases goka's deferred commits, in offset order.
-//
 // goka commits a record once its emits and deferred commits are done, and
 // a commit (sarama's mark) moves the partition's offset forward over
 // whatever came before it: record N+1, its emits acknowledged, would commit
@@ -26,8 +26,8 @@ import (
 // master as of this writing); docs/ARCHITECTURE.md, "Commits in offset
 // order", says why the order is kept here and not in the goka fork.
 
-// commits is every input partition's commit order of one Run.
-type commits struct {
+// Order is every input partition's commit order of one pipeline run.
+type Order struct {
 	mu     sync.Mutex
 	orders map[partitionOf]*commitOrder
 }
@@ -37,9 +37,9 @@ type partitionOf struct {
 	p     int32
 }
 
-// take takes ctx's deferred commit and returns it as the last of its
-// partition's, held once (by the callback: release it with done).
-func (c *commits) take(ctx goka.Context) *gate {
+// Take takes ctx's deferred commit and returns it as the last of its
+// partition's, held once (by the callback: release it with Done).
+func (c *Order) Take(ctx goka.Context) *Gate {
 	k := partitionOf{string(ctx.Topic()), ctx.Partition()}
 	c.mu.Lock()
 	if c.orders == nil {
@@ -61,22 +61,22 @@ func (c *commits) take(ctx goka.Context) *gate {
 // and a later record's commit would mark the failed one consumed.
 type commitOrder struct {
 	mu     sync.Mutex
-	queue  []*gate
+	queue  []*Gate
 	run    context.Context // the partition's run (goka's context of its callbacks)
 	failed error           // the first failure of the run
 }
 
-// gate is one input record's deferred commit: held by its callback until
+// Gate is one input record's deferred commit: held by its callback until
 // it returns and by each of its writes until it is done.
-type gate struct {
+type Gate struct {
 	o      *commitOrder
 	commit func(error)
 	holds  int
 	err    error
 }
 
-func (o *commitOrder) add(run context.Context, commit func(error)) *gate {
-	g := &gate{o: o, commit: commit, holds: 1}
+func (o *commitOrder) add(run context.Context, commit func(error)) *Gate {
+	g := &Gate{o: o, commit: commit, holds: 1}
 	o.mu.Lock()
 	if o.run != run {
 		o.run, o.failed = run, nil
@@ -86,17 +86,17 @@ func (o *commitOrder) add(run context.Context, commit func(error)) *gate {
 	return g
 }
 
-// hold adds a hold (a write of the record).
-func (g *gate) hold() {
+// Hold adds a hold (a write of the record).
+func (g *Gate) Hold() {
 	g.o.mu.Lock()
 	g.holds++
 	g.o.mu.Unlock()
 }
 
-// done releases a hold; err, the first one, fails the record's commit.
+// Done releases a hold; err, the first one, fails the record's commit.
 // Records whose holds are all released are committed in order, up to the
 // first still held.
-func (g *gate) done(err error) {
+func (g *Gate) Done(err error) {
 	o := g.o
 	o.mu.Lock()
 	defer o.mu.Unlock()

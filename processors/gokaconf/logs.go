@@ -1,4 +1,4 @@
-package pipeline
+package gokaconf
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/IBM/sarama"
+	"github.com/lovoo/goka"
 )
 
 // goka and sarama log through Print-style loggers with no levels: goka's
@@ -46,16 +47,16 @@ func logAt(l *slog.Logger, source, msg string) {
 }
 
 // saramaLog is where sarama's global loggers write: the logger of the most
-// recent Run (sarama has one Logger per process, not per client).
+// recent RouteSarama (sarama has one Logger per process, not per client).
 var (
 	saramaLog     atomic.Pointer[slog.Logger]
 	saramaLogOnce sync.Once
 )
 
-// routeSaramaLog sends sarama's process-wide loggers to l. They are set
+// RouteSarama sends sarama's process-wide loggers to l. They are set
 // once, before the first sarama client of the process exists: sarama reads
 // them unguarded.
-func routeSaramaLog(l *slog.Logger) {
+func RouteSarama(l *slog.Logger) {
 	saramaLog.Store(l)
 	saramaLogOnce.Do(func() {
 		sarama.Logger = saramaLogger{debug: false}
@@ -83,3 +84,19 @@ func (s saramaLogger) write(msg string) {
 func (s saramaLogger) Print(v ...any)                 { s.write(fmt.Sprint(v...)) }
 func (s saramaLogger) Printf(format string, v ...any) { s.write(fmt.Sprintf(format, v...)) }
 func (s saramaLogger) Println(v ...any)               { s.write(fmt.Sprintln(v...)) }
+
+// Logger is goka's logger on l: problems at warn or error, the rest at
+// debug (levelOf).
+func Logger(l *slog.Logger) goka.Logger { return gokaLogger{l} }
+
+type gokaLogger struct{ l *slog.Logger }
+
+func (g gokaLogger) Print(v ...any)                   { logAt(g.l, "goka", fmt.Sprint(v...)) }
+func (g gokaLogger) Println(v ...any)                 { logAt(g.l, "goka", fmt.Sprint(v...)) }
+func (g gokaLogger) Printf(f string, v ...any)        { logAt(g.l, "goka", fmt.Sprintf(f, v...)) }
+func (g gokaLogger) Debugf(f string, v ...any)        { g.l.Debug(fmt.Sprintf(f, v...)) }
+func (g gokaLogger) PrefixDebugf(f string, v ...any)  { g.l.Debug(fmt.Sprintf(f, v...)) }
+func (g gokaLogger) Prefix(p string) goka.Logger      { return gokaLogger{g.l.With("component", p)} }
+func (g gokaLogger) CurrentPrefix() string            { return "" }
+func (g gokaLogger) StackPrefix(p string) goka.Logger { return gokaLogger{g.l.With("component", p)} }
+func (g gokaLogger) IsDebug() bool                    { return false }

@@ -1,4 +1,4 @@
-package pipeline
+package readback
 
 import (
 	"context"
@@ -33,9 +33,9 @@ func TestReadBackRetries(t *testing.T) {
 	}
 
 	calls = 0
-	gone := func(int32, int64) ([]byte, error) { calls++; return nil, errNotOnInbound }
-	if _, err := retryRead(context.Background(), 0, 7, gone); !errors.Is(err, errNotOnInbound) || calls != 1 {
-		t.Fatalf("a missing record: %v after %d calls, want errNotOnInbound after 1", err, calls)
+	gone := func(int32, int64) ([]byte, error) { calls++; return nil, ErrGone }
+	if _, err := retryRead(context.Background(), 0, 7, gone); !errors.Is(err, ErrGone) || calls != 1 {
+		t.Fatalf("a missing record: %v after %d calls, want ErrGone after 1", err, calls)
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -68,7 +68,7 @@ func TestReadBackWaitsForALeader(t *testing.T) {
 	}
 	fault := c.Fault(kfake.Fault{Keys: []kmsg.Key{kmsg.ListOffsets}, Topic: "in", Err: kerr.LeaderNotAvailable, Count: 1})
 	defer fault.Remove()
-	read, closeRead := inboundReader(ctx, kafkaconn.Config{Brokers: c.ListenAddrs()}, "in")
+	read, closeRead := Reader(ctx, kafkaconn.Config{Brokers: c.ListenAddrs()}, "in")
 	defer closeRead()
 	raw, err := read(0, 0)
 	if err != nil || string(raw) != "the message" {
@@ -77,7 +77,7 @@ func TestReadBackWaitsForALeader(t *testing.T) {
 	if fault.Hits() == 0 {
 		t.Fatal("the fault never met the read-back: the test tested nothing")
 	}
-	if _, err := read(0, 1); !errors.Is(err, errNotOnInbound) {
-		t.Fatalf("an offset past the end: %v, want errNotOnInbound", err)
+	if _, err := read(0, 1); !errors.Is(err, ErrGone) {
+		t.Fatalf("an offset past the end: %v, want ErrGone", err)
 	}
 }

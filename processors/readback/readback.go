@@ -1,4 +1,8 @@
-package pipeline
+// Package readback reads a record of <ns>.inbound back by partition and
+// offset: the payload of the rare exception a stage after validation
+// writes (processors/stages, Config.Inbound), since a valid message
+// travels decoded, without its record.
+package readback
 
 import (
 	"context"
@@ -13,11 +17,6 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 )
 
-// The stages after validation do not receive the inbound record of a valid
-// message, and read it back from inbound for the rare exception they write
-// (stages.Config.Inbound, processors/stages payload.go): on Kafka, with
-// inboundReader.
-
 // readBackTimeout bounds one attempt of a read-back; readBackRetry is the
 // first pause between attempts, doubled up to readBackMaxPause.
 const (
@@ -26,14 +25,16 @@ const (
 	readBackMaxPause = 5 * time.Second
 )
 
-var errNotOnInbound = errors.New("no record at that offset (deleted by retention, or never there)")
+// ErrGone: the record is not on the topic (deleted by retention, or never
+// there); a read-back that fails so is not tried again.
+var ErrGone = errors.New("no record at that offset (deleted by retention, or never there)")
 
-// inboundReader reads single records of topic back, one at a time over one
+// Reader reads single records of topic back, one at a time over one
 // client made when first needed; close releases it. A read that fails for
 // any other reason than the record not being there (the broker restarting,
 // the network) is tried again until ctx ends: the exception waits for its
 // payload as the partition's other writes wait for the broker.
-func inboundReader(ctx context.Context, k kafkaconn.Config, topic string) (read func(p int32, offset int64) ([]byte, error), close func()) {
+func Reader(ctx context.Context, k kafkaconn.Config, topic string) (read func(p int32, offset int64) ([]byte, error), close func()) {
 	var (
 		mu sync.Mutex
 		cl *kgo.Client
@@ -65,7 +66,7 @@ func inboundReader(ctx context.Context, k kafkaconn.Config, topic string) (read 
 		case end.Err != nil:
 			return nil, fmt.Errorf("the end of %s partition %d: %w", topic, p, end.Err)
 		case offset >= end.Offset:
-			return nil, errNotOnInbound
+			return nil, ErrGone
 		}
 		cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(offset)}})
 		defer cl.RemoveConsumePartitions(map[string][]int32{topic: {p}})
@@ -86,7 +87,7 @@ func inboundReader(ctx context.Context, k kafkaconn.Config, topic string) (read 
 				case r.Offset == offset:
 					return r.Value, nil
 				default:
-					return nil, errNotOnInbound
+					return nil, ErrGone
 				}
 			}
 		}
@@ -106,7 +107,7 @@ func retryRead(ctx context.Context, p int32, offset int64, read func(int32, int6
 	pause := readBackRetry
 	for {
 		raw, err := read(p, offset)
-		if err == nil || errors.Is(err, errNotOnInbound) {
+		if err == nil || errors.Is(err, ErrGone) {
 			return raw, err
 		}
 		select {

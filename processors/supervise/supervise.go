@@ -1,4 +1,10 @@
-package pipeline
+// Package supervise runs a goka processor group again and again: a group
+// that fails in a way a restart can mend (a broker restarting, a network
+// error, a rebalance gone wrong) is rebuilt with capped exponential
+// backoff and jitter, one that fails in a way no restart can mend
+// (Permanent) is given up, and one that cannot start while no broker
+// answers is given up after a start budget.
+package supervise
 
 import (
 	"context"
@@ -12,10 +18,10 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
+	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/topology"
 )
 
 // Backoff is the delay before a failed group is restarted: Base doubled per
@@ -43,8 +49,8 @@ type Backoff struct {
 // for ever.
 var DefaultRestart = Backoff{Base: time.Second, Max: 30 * time.Second, Reset: time.Minute, Start: 25 * time.Second}
 
-// orDefault fills the zero fields from DefaultRestart.
-func (b Backoff) orDefault() Backoff {
+// OrDefault fills the zero fields from DefaultRestart.
+func (b Backoff) OrDefault() Backoff {
 	d := DefaultRestart
 	for _, f := range []struct{ v, def *time.Duration }{{&b.Base, &d.Base}, {&b.Max, &d.Max}, {&b.Reset, &d.Reset}, {&b.Start, &d.Start}} {
 		if *f.v <= 0 {
@@ -87,24 +93,23 @@ func Permanent(err error) bool {
 	return strings.Contains(msg, "not copartitioned") || strings.Contains(msg, "partition gap")
 }
 
-// supervisor runs one group's processor again and again until ctx ends or
-// it fails permanently. A goka processor runs once: each restart builds a
-// new one, which rebuilds the group's tables from their changelogs.
-type supervisor struct {
-	stage   topology.Stage
-	backoff Backoff
-	log     *slog.Logger
-	metrics *Metrics
-	build   func() (*goka.Processor, error)
-	// answers says whether any broker of the cluster answers now (nil:
+// Group runs one group's processor again and again until ctx ends or it
+// fails permanently. A goka processor runs once: each restart builds a new
+// one, which rebuilds the group's tables from their changelogs.
+type Group struct {
+	Backoff Backoff
+	Log     *slog.Logger
+	Build   func() (*goka.Processor, error)
+	// Answers says whether any broker of the cluster answers now (nil:
 	// none is asked, the start budget alone decides).
-	answers func(ctx context.Context) bool
-	onUp    func()
-	onFail  func(err error, restartIn time.Duration)
-	ran     atomic.Bool // the group has been up at least once
+	Answers func(ctx context.Context) bool
+	OnUp    func()                                   // the group's tables recovered, it runs
+	OnFail  func(err error, restartIn time.Duration) // it failed, and restarts after the delay
+	ran     atomic.Bool                              // the group has been up at least once
 }
 
-func (s *supervisor) run(ctx context.Context) error {
+// Run runs the group until ctx ends (nil) or it fails permanently.
+func (s *Group) Run(ctx context.Context) error {
 	streak := 0
 	first := time.Now()
 	for {
@@ -119,17 +124,16 @@ func (s *supervisor) run(ctx context.Context) error {
 		if Permanent(err) {
 			return err
 		}
-		if !s.ran.Load() && time.Since(first) >= s.backoff.Start && (s.answers == nil || !s.answers(ctx)) {
+		if !s.ran.Load() && time.Since(first) >= s.Backoff.Start && (s.Answers == nil || !s.Answers(ctx)) {
 			return fmt.Errorf("did not start in %v (%d attempts): %w", time.Since(first).Round(time.Second), streak+1, err)
 		}
-		if time.Since(started) >= s.backoff.Reset {
+		if time.Since(started) >= s.Backoff.Reset {
 			streak = 0
 		}
-		wait := s.backoff.Delay(streak)
+		wait := s.Backoff.Delay(streak)
 		streak++
-		s.metrics.restarted(s.stage)
-		s.log.Warn("group failed, restarting", "err", oneLine(err), "restart", streak, "in", wait.Round(time.Millisecond))
-		s.onFail(err, wait)
+		s.Log.Warn("group failed, restarting", "err", oneLine(err), "restart", streak, "in", wait.Round(time.Millisecond))
+		s.OnFail(err, wait)
 		select {
 		case <-ctx.Done():
 			return nil
@@ -139,8 +143,8 @@ func (s *supervisor) run(ctx context.Context) error {
 }
 
 // once builds and runs the processor until it stops.
-func (s *supervisor) once(ctx context.Context) error {
-	p, err := s.build()
+func (s *Group) once(ctx context.Context) error {
+	p, err := s.Build()
 	if err != nil {
 		return err
 	}
@@ -149,7 +153,7 @@ func (s *supervisor) once(ctx context.Context) error {
 	go func() {
 		if p.WaitForReadyContext(pctx) == nil && p.Recovered() {
 			s.ran.Store(true)
-			s.onUp()
+			s.OnUp()
 		}
 	}()
 	err = p.Run(pctx)
@@ -165,9 +169,9 @@ func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
 
-// clusterAnswers says whether any broker of c answers a metadata request
-// within 5 s, logged in with c's credentials.
-func clusterAnswers(ctx context.Context, c kafkaconn.Config) bool {
+// ClusterAnswers says whether any broker of c answers a metadata request
+// within 5 s, logged in with c's credentials (Group.Answers).
+func ClusterAnswers(ctx context.Context, c kafkaconn.Config) bool {
 	cl, err := kgo.NewClient(c.Opts()...)
 	if err != nil {
 		return false
@@ -176,4 +180,29 @@ func clusterAnswers(ctx context.Context, c kafkaconn.Config) bool {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	return cl.Ping(ctx) == nil
+}
+
+// Leave takes the static member instanceID out of the groups (after a
+// clean stop of a one-shot run, whose partitions and groups are then free
+// when it returns).
+func Leave(k kafkaconn.Config, groups []string, instanceID string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	cl, err := kgo.NewClient(k.Opts()...)
+	if err == nil {
+		defer cl.Close()
+		adm := kadm.NewClient(cl)
+		for _, g := range groups {
+			var resp kadm.LeaveGroupResponses
+			if resp, err = adm.LeaveGroup(ctx, kadm.LeaveGroup(g).InstanceIDs(instanceID).Reason("the instance stopped")); err == nil {
+				err = resp.Error()
+			}
+			if err != nil {
+				break
+			}
+		}
+	}
+	if err != nil {
+		log.Warn("groups not left: the partitions move when the session times out", "instance", instanceID, "err", err)
+	}
 }

@@ -1,4 +1,4 @@
-package pipeline
+package supervise
 
 import (
 	"context"
@@ -13,9 +13,6 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
-	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/ste-utility/ste/topology"
 )
 
 func TestBackoffDoublesToItsCapWithJitter(t *testing.T) {
@@ -65,16 +62,15 @@ func TestGroupThatCannotStartWaitsWhileTheClusterAnswers(t *testing.T) {
 	var answers atomic.Bool
 	answers.Store(true)
 	var asked atomic.Int32
-	s := &supervisor{stage: topology.StageMatch, log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		backoff: Backoff{Base: 5 * time.Millisecond, Max: 10 * time.Millisecond, Reset: time.Minute, Start: 50 * time.Millisecond},
-		metrics: NewMetrics(prometheus.NewRegistry()),
-		build: func() (*goka.Processor, error) {
+	s := &Group{Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Backoff: Backoff{Base: 5 * time.Millisecond, Max: 10 * time.Millisecond, Reset: time.Minute, Start: 50 * time.Millisecond},
+		Build: func() (*goka.Processor, error) {
 			return nil, errors.New("error consuming from group consumer: dial tcp 127.0.0.1:9: connect: connection refused")
 		},
-		answers: func(context.Context) bool { asked.Add(1); return answers.Load() },
-		onUp:    func() {}, onFail: func(error, time.Duration) {}}
+		Answers: func(context.Context) bool { asked.Add(1); return answers.Load() },
+		OnUp:    func() {}, OnFail: func(error, time.Duration) {}}
 	done := make(chan error, 1)
-	go func() { done <- s.run(context.Background()) }()
+	go func() { done <- s.Run(context.Background()) }()
 	for asked.Load() < 5 { // five restarts past the budget, the cluster answering
 		select {
 		case err := <-done:
