@@ -2,12 +2,14 @@ package produce
 
 import (
 	"fmt"
+	"net"
 	"regexp"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 )
 
 // Watch follows the records the pipeline's producers handed to the
@@ -18,10 +20,16 @@ import (
 // reaches goka: processing simply waits. Refused says so, with the broker's
 // own reason, for /healthz.
 //
-// franz-go reports a produce answer's per-partition errors only in its debug
-// log, and building that log for every answer costs the hot path; so the
-// producers' logger asks for debug only while records have waited longer
-// than a second without any acknowledgement, and reads the reasons from it.
+// Where franz-go gives the reason through a hook, the watch takes it there:
+// a produce request that could not be written or answered (a broken
+// connection: HookBrokerE2E) and a broker that cannot be reached
+// (HookBrokerConnect) are every waiting topic's reason. A produce answer's
+// per-partition errors, which franz-go retries, it reports neither through
+// a hook nor an error, only in its debug log; building that log for every
+// answer costs the hot path, so the producers' logger asks for debug only
+// while records have waited longer than a second without any
+// acknowledgement, and reads those reasons from it (the format is pinned by
+// TestWatchReadsARefusalFromFranzGosLog against the franz-go in go.mod).
 type Watch struct {
 	topics sync.Map // topic → *topicWatch
 	now    func() time.Time
@@ -100,10 +108,38 @@ func (w *Watch) Refused(after time.Duration) string {
 	return fmt.Sprintf("produce to %s not acknowledged for %s (%d records waiting; no answer from the brokers)", topic, d.Round(time.Second), n)
 }
 
-// opts are the client options that report to w: the producers' franz-go
-// logger, silent, except that it asks for the debug log while records
-// wait, to read the brokers' answers.
-func (w *Watch) opts() []kgo.Opt { return []kgo.Opt{kgo.WithLogger(watchLogger{w})} }
+// opts are the client options that report to w: the hooks, and the
+// producers' franz-go logger, silent, except that it asks for the debug
+// log while records wait, to read the brokers' answers.
+func (w *Watch) opts() []kgo.Opt {
+	return []kgo.Opt{kgo.WithHooks(watchHooks{w}), kgo.WithLogger(watchLogger{w})}
+}
+
+// refuseAll makes reason every waiting topic's.
+func (w *Watch) refuseAll(reason string) {
+	w.topics.Range(func(_, v any) bool {
+		if tw := v.(*topicWatch); tw.pending.Load() > 0 {
+			tw.refusal.Store(&reason)
+		}
+		return true
+	})
+}
+
+type watchHooks struct{ w *Watch }
+
+// OnBrokerE2E: a produce request not written or not answered.
+func (h watchHooks) OnBrokerE2E(_ kgo.BrokerMetadata, key int16, e2e kgo.BrokerE2E) {
+	if err := e2e.Err(); err != nil && key == kmsg.Produce.Int16() {
+		h.w.refuseAll(err.Error())
+	}
+}
+
+// OnBrokerConnect: a broker that cannot be reached.
+func (h watchHooks) OnBrokerConnect(meta kgo.BrokerMetadata, _ time.Duration, _ net.Conn, err error) {
+	if err != nil {
+		h.w.refuseAll(fmt.Sprintf("broker %d (%s:%d): %v", meta.NodeID, meta.Host, meta.Port, err))
+	}
+}
 
 type watchLogger struct{ w *Watch }
 
@@ -119,31 +155,16 @@ func (l watchLogger) Level() kgo.LogLevel {
 var retryingRe = regexp.MustCompile(`([^\s\[\],]+)\[(?:[^\]]*?)(\d+)\{retrying@-?\d+,\d+\(([^)]*)\)`)
 
 func (l watchLogger) Log(_ kgo.LogLevel, msg string, kv ...any) {
-	switch msg {
-	case "produced":
-		for i := 0; i+1 < len(kv); i += 2 {
-			if kv[i] != "to" {
-				continue
-			}
-			for _, m := range retryingRe.FindAllStringSubmatch(fmt.Sprint(kv[i+1]), -1) {
-				reason := fmt.Sprintf("partition %s: %s", m[2], m[3])
-				l.w.topic(m[1]).refusal.Store(&reason)
-			}
+	if msg != "produced" {
+		return
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i] != "to" {
+			continue
 		}
-	case "produce request failed, triggering metadata update",
-		"produce request failed with a retryable error, retrying without a metadata update":
-		// The whole request failed (a broken connection): every waiting
-		// topic's reason.
-		for i := 0; i+1 < len(kv); i += 2 {
-			if kv[i] == "err" {
-				reason := fmt.Sprint(kv[i+1])
-				l.w.topics.Range(func(_, v any) bool {
-					if tw := v.(*topicWatch); tw.pending.Load() > 0 {
-						tw.refusal.Store(&reason)
-					}
-					return true
-				})
-			}
+		for _, m := range retryingRe.FindAllStringSubmatch(fmt.Sprint(kv[i+1]), -1) {
+			reason := fmt.Sprintf("partition %s: %s", m[2], m[3])
+			l.w.topic(m[1]).refusal.Store(&reason)
 		}
 	}
 }
