@@ -521,7 +521,7 @@ func (r *runtime) reportLag(ctx context.Context) {
 	groups := lag.Groups(r.o.Namespace, r.o.Stages...)
 	mine := map[string]bool{}
 	for _, st := range r.o.Stages {
-		mine[pipeline.ClientID(r.id.ID, st)] = true
+		mine[topology.ClientID(r.id.ID, st)] = true
 	}
 	t := time.NewTicker(r.o.LagEvery)
 	defer t.Stop()

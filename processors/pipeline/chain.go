@@ -115,8 +115,8 @@ func (rt *wiring) storageChain(st topology.Stage, own *tablestore.Owned) storage
 
 // hasTable says whether stage st keeps a table, by the declaration.
 func (rt *wiring) hasTable(st topology.Stage) bool {
-	g, ok := topology.Describe(rt.cfg.Names.NS).Group(st)
-	return ok && g.Table != ""
+	_, ok := topology.Describe(rt.cfg.Names.NS).Table(st)
+	return ok
 }
 
 // tableOptions are a stateful stage's goka options for its table (none

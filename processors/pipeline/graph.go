@@ -54,9 +54,10 @@ type Options struct {
 	// match where state lives) is running different sets in different
 	// processes.
 	Stages []topology.Stage
-	// InstanceID names this instance's Kafka clients ste-<id>-<stage>, so
-	// that an operator (and the lag code) can tell members apart, and is its
-	// static group membership id. Default: anonymous, dynamic membership.
+	// InstanceID names this instance's Kafka clients (topology.ClientID),
+	// so that an operator (and the lag code) can tell members apart, and is
+	// its static group membership id. Default: anonymous, dynamic
+	// membership.
 	InstanceID string
 	// OnAssign is told a stage's partitions after every rebalance (nil
 	// after the group is left or has failed).
@@ -92,11 +93,6 @@ type Options struct {
 	// costs each instance the disk space and changelog reads of the whole
 	// tables instead of its share. Ignored with memory tables.
 	Standby bool
-}
-
-// ClientID is the Kafka client id of one stage's clients in an instance.
-func ClientID(instanceID string, st topology.Stage) string {
-	return "ste-" + instanceID + "-" + st.String()
 }
 
 // Run runs the chosen groups until ctx ends (a graceful stop: in-flight
@@ -169,7 +165,7 @@ func Run(ctx context.Context, o Options) error {
 		o.Tables.OnDisk(tables)
 		defer o.Tables.OnDisk(nil)
 	}
-	graphs := Graphs(s.cfg.Names, s.callbacks())
+	graphs, decl := Graphs(s.cfg.Names, s.callbacks()), topology.Describe(s.cfg.Names.NS).Groups
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -182,7 +178,7 @@ func Run(ctx context.Context, o Options) error {
 	)
 	s.cfg.Metrics.initialise(want)
 	for i, g := range graphs {
-		st := topology.Stages[i]
+		st := decl[i].Stage
 		if !slices.Contains(want, st) {
 			continue
 		}
@@ -229,7 +225,7 @@ func Run(ctx context.Context, o Options) error {
 	if fatal == nil && o.LeaveOnStop && static != "" {
 		var names []string
 		for i, g := range graphs {
-			if slices.Contains(want, topology.Stages[i]) {
+			if slices.Contains(want, decl[i].Stage) {
 				names = append(names, string(g.Group()))
 			}
 		}
@@ -244,12 +240,12 @@ func Run(ctx context.Context, o Options) error {
 // every group's consumers carry the id of whichever group was built first.
 func (s *wiring) processorOptions(st topology.Stage, o Options, static string, log *slog.Logger) []goka.ProcessorOption {
 	var own *tablestore.Owned // this group's partitions, for its standbys
-	if o.Standby && s.db != nil && (st == topology.StageIdentity || st == topology.StageMatch) {
+	if o.Standby && s.db != nil && s.hasTable(st) {
 		own = &tablestore.Owned{}
 	}
 	opts := []goka.ProcessorOption{
 		nilHandling(),
-		goka.WithClientID(ClientID(o.InstanceID, st)),
+		goka.WithClientID(topology.ClientID(o.InstanceID, st)),
 		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(gokaconf.Sarama(o.Kafka), gokaconf.TopicManager())),
 		goka.WithProducerBuilder(s.producerChain(st, o)),
 		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(gokaconf.Group(o.Kafka, static))),
