@@ -114,7 +114,7 @@ func (b *Batcher[T]) add(x T, make func() T) {
 // a worker about to wait does not miss it).
 func (b *Batcher[T]) wake() {
 	b.mu.Lock()
-	b.mu.Unlock()
+	defer b.mu.Unlock()
 	b.ready.Broadcast()
 }
 

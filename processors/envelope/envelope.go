@@ -43,7 +43,7 @@ type Envelope struct {
 	// it: it is the payload of the exceptions they may still write
 	// (docs/spec/messages.md §7). It travels only with a message found
 	// invalid, or when no reader of inbound is configured; a valid
-	// message's is read back for the rare exception (inbound.go).
+	// message's is read back for the rare exception (processors/readback).
 	Raw []byte
 	// Decoded is the message as validation decoded it, in schemas' compact
 	// form (nil when its trade is not known: MALFORMED, SCHEMA). Envelopes

@@ -109,7 +109,7 @@ type writer struct {
 	st     topology.Stage
 	cfg    *Config
 	decide *stages.Decider
-	// seal: the producers sign the outputs (Run, seal.go), the writer
+	// seal: the producers sign the outputs (Run, processors/produce), the writer
 	// emits them unsigned; else (goka's tester) it signs them.
 	seal       bool
 	corruptLog rateLimit
@@ -147,7 +147,7 @@ func (w *writer) write(snk *sink, in stages.Input, r *stages.Result) {
 	if len(r.Outputs) > 0 {
 		var encs [][]byte
 		if w.seal {
-			encs = w.cfg.Signer.EncodeUnsigned(r.Outputs) // the producer signs them (seal.go)
+			encs = w.cfg.Signer.EncodeUnsigned(r.Outputs) // the producer signs them (processors/produce)
 		} else {
 			encs = w.cfg.Signer.EncodeAll(r.Outputs) // signed together
 		}

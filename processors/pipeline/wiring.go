@@ -46,7 +46,7 @@ type Config struct {
 	// stages.Config.Sandbox).
 	Sandbox bool
 	// Inbound reads a record of <ns>.inbound back by partition and offset
-	// (stages.Config.Inbound). Run sets it (inbound.go); nil (the
+	// (stages.Config.Inbound). Run sets it (processors/readback); nil (the
 	// broker-free tests): the record travels along.
 	Inbound func(partition int32, offset int64) ([]byte, error)
 	Hook    Hook // tests only: runs before each callback (guard.go)
