@@ -31,7 +31,7 @@ func (rt *wiring) handle(st topology.Stage, decide func(stages.Input, stages.Sta
 	w := rt.write[st]
 	return func(ctx goka.Context, msg any) {
 		start := time.Now()
-		in := input(ctx, msg)
+		in := rt.input(ctx, msg)
 		snk := &sink{ctx: ctx, audit: rt.audits[st]}
 		if rt.commits != nil {
 			snk.gate = rt.commits.Take(ctx)
@@ -46,11 +46,16 @@ func (rt *wiring) handle(st topology.Stage, decide func(stages.Input, stages.Sta
 	}
 }
 
-// input is the record goka hands the callback.
-func input(ctx goka.Context, msg any) stages.Input {
+// input is the record goka hands the callback. Only inbound records'
+// headers are read (an operator's retry): goka makes a map of them.
+func (rt *wiring) input(ctx goka.Context, msg any) stages.Input {
 	raw, _ := msg.([]byte)
-	return stages.Input{Topic: string(ctx.Topic()), Key: ctx.Key(), Partition: ctx.Partition(), Offset: ctx.Offset(),
-		Timestamp: ctx.Timestamp(), Headers: ctx.Headers(), Value: raw}
+	in := stages.Input{Topic: string(ctx.Topic()), Key: ctx.Key(), Partition: ctx.Partition(), Offset: ctx.Offset(),
+		Timestamp: ctx.Timestamp(), Value: raw}
+	if in.Topic == rt.cfg.Names.Inbound() {
+		in.Headers = ctx.Headers()
+	}
+	return in
 }
 
 // gokaState is a decision's state in goka: its key's table value and the

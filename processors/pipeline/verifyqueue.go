@@ -87,7 +87,7 @@ func (q *verifyQueue) stop() { q.b.Close() }
 // callback is the validate stage's goka callback.
 func (q *verifyQueue) callback(ctx goka.Context, msg any) {
 	rt := q.rt
-	qd := &queued{start: time.Now(), in: input(ctx, msg)}
+	qd := &queued{start: time.Now(), in: rt.input(ctx, msg)}
 	func() {
 		defer func() {
 			if p := recover(); p != nil {
