@@ -13,8 +13,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/diskstore"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
@@ -92,7 +92,7 @@ func changelogTable(t *testing.T, conn kafkaconn.Config, table string, st topolo
 	t.Helper()
 	out := map[string][]byte{}
 	if _, err := topics.Dump(context.Background(), conn, table, func(r *kgo.Record) error {
-		return pipeline.EachTableValue(st, string(r.Key), r.Value, func(k string, v []byte) {
+		return changelog.EachValue(st, string(r.Key), r.Value, func(k string, v []byte) {
 			if v == nil {
 				delete(out, k)
 			} else {

@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/ste-utility/ste/instance/api"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -24,7 +24,7 @@ const maxAtRisk = 500
 func (r *runtime) serveAtRisk(mux *http.ServeMux) {
 	mux.HandleFunc("/at-risk", func(w http.ResponseWriter, req *http.Request) {
 		if !slices.Contains(r.o.Stages, topology.StageMatch) {
-			http.Error(w, pipeline.ErrNoMatchTable.Error(), http.StatusNotFound)
+			http.Error(w, query.ErrNoMatchTable.Error(), http.StatusNotFound)
 			return
 		}
 		q := req.URL.Query()
@@ -32,20 +32,21 @@ func (r *runtime) serveAtRisk(mux *http.ServeMux) {
 		if limit <= 0 || limit > maxAtRisk {
 			limit = maxAtRisk
 		}
-		ts, err := r.tables.AtRisk(pipeline.AtRiskQuery{Market: q.Get("market"), Participant: q.Get("participant"), Limit: limit},
+		ts, err := r.tables.AtRisk(query.AtRiskQuery{Market: q.Get("market"), Participant: q.Get("participant"), Limit: limit},
 			r.owned(topology.StageMatch))
 		switch {
-		case errors.Is(err, pipeline.ErrNoMatchTable):
+		case errors.Is(err, query.ErrNoMatchTable):
 			http.Error(w, err.Error(), http.StatusNotFound)
 			return
 		case err != nil:
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		if ts == nil {
-			ts = []pipeline.AtRisk{}
+		ans := AtRiskAnswer{Instance: r.id.ID, Trades: make([]api.AtRisk, len(ts))}
+		for i, t := range ts {
+			ans.Trades[i] = api.AtRisk(t)
 		}
 		w.Header().Set("Content-Type", "application/json")
-		json.NewEncoder(w).Encode(AtRiskAnswer{Instance: r.id.ID, Trades: ts})
+		json.NewEncoder(w).Encode(ans)
 	})
 }

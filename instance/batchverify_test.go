@@ -164,7 +164,7 @@ func TestBatchedValidateGivesSteMatchVerdicts(t *testing.T) {
 	}
 	t.Logf("batches: %v for %v signatures", e.metric(r, "ste_verify_batch_size_count"), e.metric(r, "ste_verify_batch_size_sum"))
 	// The outputs compared above were signed by the producers, in batches
-	// (seal.go): outputs the stages signed themselves would not count here.
+	// (processors/produce, seal.go): outputs the stages signed themselves would not count here.
 	if n := e.metric(r, "ste_seal_batch_size_sum"); n <= 0 {
 		t.Errorf("ste_seal_batch_size_sum = %v: the producers signed no outputs", n)
 	}

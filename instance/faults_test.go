@@ -31,7 +31,8 @@ import (
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/envelope"
+	"github.com/ste-utility/ste/processors/supervise"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -246,8 +247,8 @@ func TestPanicRecordBecomesInternalException(t *testing.T) {
 		if st != topology.StageMatch {
 			return
 		}
-		env, err := pipeline.UnmarshalEnvelope(msg.([]byte))
-		if err == nil && env.MsgId == string(victim) && env.Kind != pipeline.KindExpire {
+		env, err := envelope.Unmarshal(msg.([]byte))
+		if err == nil && env.MsgId == string(victim) && env.Kind != envelope.KindExpire {
 			fields := strings.Fields(env.MsgId)
 			_ = fields[len(fields)] // an index out of range: the kind of bug a record could trigger
 		}
@@ -437,7 +438,7 @@ func TestBrokerRestartIsSurvivedInProcess(t *testing.T) {
 	e := newEnv(t, "restart", 3*time.Minute, broker.Options{DataDir: t.TempDir()})
 	recs, man := set(t, 300, 11)
 	half := len(recs) / 2
-	r := e.start("r", instance.Options{Restart: pipeline.Backoff{Base: 100 * time.Millisecond, Max: time.Second, Reset: time.Minute}})
+	r := e.start("r", instance.Options{Restart: supervise.Backoff{Base: 100 * time.Millisecond, Max: time.Second, Reset: time.Minute}})
 	e.drive(recs[:half])
 	e.waitZero()
 

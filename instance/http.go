@@ -10,7 +10,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/ste-utility/ste/instance/api"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Status is what /status answers (instance/api).
@@ -29,7 +29,7 @@ func (r *runtime) status() Status {
 	for _, p := range r.lastLag.Partitions {
 		s.GroupLag[p.Stage] += p.Lag
 		for _, st := range r.o.Stages {
-			if p.ClientID == pipeline.ClientID(r.id.ID, st) {
+			if p.ClientID == topology.ClientID(r.id.ID, st) {
 				s.Lag = append(s.Lag, p)
 			}
 		}

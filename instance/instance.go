@@ -30,6 +30,9 @@ import (
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/produce"
+	"github.com/ste-utility/ste/processors/supervise"
+	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -54,7 +57,7 @@ type Options struct {
 	RefdataDir string
 	Retention  time.Duration
 	// AtRiskLead: how far ahead of its market cutoff an unmatched trade
-	// counts in ste_trades_at_risk (0: pipeline.DefaultAtRiskLead).
+	// counts in ste_trades_at_risk (0: query.DefaultAtRiskLead).
 	AtRiskLead time.Duration
 	Signer     *schemas.Signer
 	// Verify inbound signatures (off only to benchmark).
@@ -98,8 +101,8 @@ type Options struct {
 	// Default DefaultStallAfter.
 	StallAfter time.Duration
 	// Restart is the backoff of failed groups (default
-	// pipeline.DefaultRestart); Hook a test hook run before each callback.
-	Restart pipeline.Backoff
+	// supervise.DefaultRestart); Hook a test hook run before each callback.
+	Restart supervise.Backoff
 	Hook    pipeline.Hook
 	// LeaveOnStop leaves the groups after a clean stop instead of keeping
 	// the partitions for the session timeout (pipeline.Options.LeaveOnStop).
@@ -198,10 +201,10 @@ type runtime struct {
 	// Gauges of this instance's own state (the pipeline's are in metrics).
 	stalledGauge, upGauge *prometheus.GaugeVec
 
-	tables pipeline.Tables // the match table, for /trades; the disk tables' health
+	tables tablestore.Tables // the match table, for /trades; the disk tables' health
 	// produce follows the groups' producers: a produce the brokers refuse
 	// (below min ISR: NOT_ENOUGH_REPLICAS) makes the instance unhealthy.
-	produce *pipeline.ProduceWatch
+	produce *produce.Watch
 	refused string // the last refusal reportRefused logged (reportLag's goroutine only)
 	// refdata is the reference data read so far: the match group evaluates
 	// tolerances with it (section 5: the rows the instance has read).
@@ -224,7 +227,7 @@ func Run(ctx context.Context, o Options) error {
 		}
 		defer id.Release()
 	}
-	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[topology.Stage][]int32{}, produce: pipeline.NewProduceWatch(),
+	r := &runtime{o: o, id: id, started: time.Now().UTC(), assigned: map[topology.Stage][]int32{}, produce: produce.NewWatch(),
 		up: map[topology.Stage]bool{}, stall: newStallDetector(o.StallAfter), lagPoke: make(chan struct{}, 1)}
 	r.log = o.Logger.With("namespace", o.Namespace, "instance", id.ID)
 	return r.run(ctx)
@@ -529,7 +532,7 @@ func (r *runtime) reportLag(ctx context.Context) {
 	groups := lag.Groups(r.o.Namespace, r.o.Stages...)
 	mine := map[string]bool{}
 	for _, st := range r.o.Stages {
-		mine[pipeline.ClientID(r.id.ID, st)] = true
+		mine[topology.ClientID(r.id.ID, st)] = true
 	}
 	t := time.NewTicker(r.o.LagEvery)
 	defer t.Stop()

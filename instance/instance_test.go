@@ -21,7 +21,6 @@ import (
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/matching"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -135,7 +134,7 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 		t.Fatalf("status %+v", st)
 	}
 	for _, p := range st.Lag {
-		if p.Stage != "validate" || p.ClientID != pipeline.ClientID(v.ID, topology.StageValidate) {
+		if p.Stage != "validate" || p.ClientID != topology.ClientID(v.ID, topology.StageValidate) {
 			t.Fatalf("the validate instance reports lag it does not own: %+v", p)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/instance/lookup"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topology"
 )
@@ -56,7 +56,7 @@ func (r *runtime) serveLookup(ln net.Listener) (stop func()) {
 			limit = lookup.MaxLimit
 		}
 		owned := r.owned(topology.StageMatch)
-		fs, more, err := r.tables.FindRef(pipeline.RefQuery{Ref: ref, Date: q.Get("date"), Party: q.Get("party"), Limit: limit}, owned)
+		fs, more, err := r.tables.FindRef(query.RefQuery{Ref: ref, Date: q.Get("date"), Party: q.Get("party"), Limit: limit}, owned)
 		r.answerTrades(w, owned, err, true, more, fs...)
 	})
 	// The at-risk list (atrisk.go) names trades and who owes what on them:
@@ -79,12 +79,12 @@ func (r *runtime) authorized(h http.Handler) http.Handler {
 	})
 }
 
-func (r *runtime) answerTrades(w http.ResponseWriter, owned []int32, err error, found, more bool, fs ...pipeline.Found) {
+func (r *runtime) answerTrades(w http.ResponseWriter, owned []int32, err error, found, more bool, fs ...query.Found) {
 	switch {
-	case errors.Is(err, pipeline.ErrNoMatchTable):
+	case errors.Is(err, query.ErrNoMatchTable):
 		http.Error(w, err.Error(), http.StatusNotFound)
 		return
-	case errors.Is(err, pipeline.ErrRecovering):
+	case errors.Is(err, query.ErrRecovering):
 		http.Error(w, err.Error(), http.StatusServiceUnavailable)
 		return
 	case err != nil:

@@ -18,7 +18,7 @@ import (
 
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/kafkaconn/testca"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/gokaconf"
 )
 
 const password = "pa55-w0rd-never-printed"
@@ -139,7 +139,7 @@ func saramaTopics(c kafkaconn.Config) ([]string, error) {
 	cfg.Version = sarama.V4_0_0_0
 	cfg.Net.DialTimeout = 5 * time.Second
 	cfg.Metadata.Retry.Max = 0
-	pipeline.SaramaSecurity(c, cfg)
+	gokaconf.SaramaSecurity(c, cfg)
 	cl, err := sarama.NewClient(c.Brokers, cfg)
 	if err != nil {
 		return nil, err

@@ -10,7 +10,7 @@
 // the shared partitioner, tombstones included, so that retention, CLS
 // versions and status counts continue — starts each new partition's
 // event-time clock at the largest clock of the old partitions its values
-// come from (a clock marker, pipeline.ClockMarker), copies the inbound
+// come from (a clock marker, changelog.ClockMarker), copies the inbound
 // records that arrived after the old processors stopped (participants need
 // not pause), and records completion.
 // Every write is a convergence (copier.Converge): a run killed half way is
@@ -31,7 +31,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance/registry"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
@@ -224,18 +224,18 @@ func carry(ctx context.Context, o Options, src, dst string, stage topology.Stage
 	clocks := map[int32]int64{} // old partition -> clock
 	from := map[string]int32{}  // key -> old partition
 	// The values the changelog stands for, a batch record's writes
-	// (pipeline.EachTableValue) each under its own key.
+	// (changelog.EachValue) each under its own key.
 	want := map[string][]byte{}
 	var unread error
 	_, err := copier.Fold(ctx, o.Dial, src, func(r *kgo.Record) {
-		err := pipeline.EachTableValue(stage, string(r.Key), r.Value, func(k string, v []byte) {
+		err := changelog.EachValue(stage, string(r.Key), r.Value, func(k string, v []byte) {
 			from[k] = r.Partition
 			if v == nil {
 				delete(want, k)
 				return
 			}
 			want[k] = v
-			if w, ok := pipeline.Watermark(stage, v); ok {
+			if w, ok := changelog.Watermark(stage, v); ok {
 				clocks[r.Partition] = max(clocks[r.Partition], w)
 			}
 		})
@@ -255,7 +255,7 @@ func carry(ctx context.Context, o Options, src, dst string, stage topology.Stage
 		for k, v := range want {
 			p := topics.PartitionOf(k, parts)
 			start[p] = max(start[p], clocks[from[k]])
-			if w, ok := pipeline.Watermark(stage, v); ok {
+			if w, ok := changelog.Watermark(stage, v); ok {
 				held[p] = max(held[p], w)
 			}
 		}
@@ -263,7 +263,7 @@ func carry(ctx context.Context, o Options, src, dst string, stage topology.Stage
 			if start[p] <= held[p] {
 				continue // its own values give it that clock
 			}
-			k, v := pipeline.ClockMarker(stage, start[p], func(k string) bool {
+			k, v := changelog.ClockMarker(stage, start[p], func(k string) bool {
 				_, taken := want[k]
 				return !taken && topics.PartitionOf(k, parts) == p
 			})

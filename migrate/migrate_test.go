@@ -15,8 +15,8 @@ import (
 
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/migrate"
+	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/matching"
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker/brokertest"
@@ -86,7 +86,7 @@ func (e *env) state(ns string) {
 		if i%5 == 1 && i%7 != 0 {
 			// Written by the identity stage's producer, in batch records.
 			ip := topics.PartitionOf(id, 4)
-			batches[ip] = pipeline.AppendTableEntry(batches[ip], id, identity(newest, k))
+			batches[ip] = changelog.AppendEntry(batches[ip], id, identity(newest, k))
 			continue
 		}
 		put(ids, id, identity(newest, k))
@@ -95,7 +95,7 @@ func (e *env) state(ns string) {
 		}
 	}
 	for p, b := range batches {
-		recs = append(recs, &kgo.Record{Topic: ids, Key: []byte(pipeline.TableBatchKey(p, 4)), Value: b, Partition: p})
+		recs = append(recs, &kgo.Record{Topic: ids, Key: []byte(changelog.BatchKey(p, 4)), Value: b, Partition: p})
 	}
 	put(n.Refdata(), "security:SG1", []byte(`{"isin":"SG1"}`))
 	put(n.Refdata(), "security:SG1", []byte(`{"isin":"SG1","status":"SUSPENDED"}`))
@@ -127,14 +127,14 @@ func (e *env) partitions(topic string, st topology.Stage) (map[string][]byte, ma
 	clocks, where := map[int32]int64{}, map[string]int32{}
 	fold := map[string][]byte{} // a batch record's writes each under its key, as a store reads them
 	_, err := copier.Fold(context.Background(), e.dial, topic, func(r *kgo.Record) {
-		err := pipeline.EachTableValue(st, string(r.Key), r.Value, func(k string, v []byte) {
+		err := changelog.EachValue(st, string(r.Key), r.Value, func(k string, v []byte) {
 			where[k] = r.Partition
 			if v == nil {
 				delete(fold, k)
 				return
 			}
 			fold[k] = v
-			if w, ok := pipeline.Watermark(st, v); ok {
+			if w, ok := changelog.Watermark(st, v); ok {
 				clocks[r.Partition] = max(clocks[r.Partition], w)
 			}
 		})
@@ -202,7 +202,7 @@ func TestMigrateCarriesTablesAndClocks(t *testing.T) {
 			}
 			if _, ok := old[k]; !ok {
 				markers++
-				if w, _ := pipeline.Watermark(c.st, v); w != newClock[newWhere[k]] {
+				if w, _ := changelog.Watermark(c.st, v); w != newClock[newWhere[k]] {
 					t.Fatalf("%s: marker %s at %d, partition clock %d", c.dst, k, w, newClock[newWhere[k]])
 				}
 				delete(got, k)

@@ -4,7 +4,8 @@
 // client, so everything that only needs a name — the console, analytics,
 // exceptions, lag, the monitor — can import it without goka, sarama or
 // Pebble (a test holds that). processors/pipeline runs the declaration on
-// goka. Three groups run in every `ste process`:
+// goka. The pipeline is three groups; an `ste process` runs all of them or
+// some (--groups):
 //
 //	<ns>.inbound ──validate──▶ <ns>.v1.verdicts ──identity──▶ <ns>.v1.accepted ──match──▶ <ns>.cls
 //	 (any key)    stateless     key Sender|MsgId   table:        key trade key     table:    <ns>.outbound

@@ -56,3 +56,22 @@ func ParseStages(s string) ([]Stage, error) {
 	slices.Sort(out)
 	return out, nil
 }
+
+// ClientID is the Kafka client id of stage st's clients in instance
+// instanceID: ste-<instance id>-<stage>, so that an operator (and the lag
+// code, and the trade lookups' routing) can tell the members of a group
+// apart and find their instance.
+func ClientID(instanceID string, st Stage) string {
+	return "ste-" + instanceID + "-" + st.String()
+}
+
+// InstanceOf is the instance id in a client id of stage st's (ClientID),
+// ok false for any other client id.
+func InstanceOf(clientID string, st Stage) (string, bool) {
+	id, ok := strings.CutPrefix(clientID, "ste-")
+	if !ok {
+		return "", false
+	}
+	id, ok = strings.CutSuffix(id, "-"+st.String())
+	return id, ok && id != ""
+}

@@ -119,7 +119,7 @@ func topicNotes(n Names) map[string]Topic {
 		{Name: n.Audit(), Key: "trade key, or empty", Contract: true},
 		{Name: n.Verdicts(), Key: "Sender:MsgId"},
 		{Name: n.Accepted(), Key: "trade key"},
-		{Name: Table(n.IdentityGroup()), Key: "Sender:MsgId, or ~batch:… for a record of many (processors/pipeline/tablebatch.go)"},
+		{Name: Table(n.IdentityGroup()), Key: "Sender:MsgId, or ~batch:… for a record of many (processors/changelog/batch.go)"},
 		{Name: Table(n.MatchGroup()), Key: "trade key"},
 		{Name: Loop(n.MatchGroup()), Key: "trade key"},
 		// Outside the groups: one partition, read whole.

@@ -88,3 +88,18 @@ func TestDeclarationIsComplete(t *testing.T) {
 		}
 	}
 }
+
+// A client id names its instance and stage, and reads back.
+func TestClientIDReadsBack(t *testing.T) {
+	for _, id := range []string{"vm-1-abcd", "host-3-7f2e"} {
+		c := topology.ClientID(id, topology.StageMatch)
+		if got, ok := topology.InstanceOf(c, topology.StageMatch); !ok || got != id {
+			t.Errorf("InstanceOf(%q) = %q, %v", c, got, ok)
+		}
+	}
+	for _, bad := range []string{"", "ste--match", "other-client", topology.ClientID("x", topology.StageValidate)} {
+		if id, ok := topology.InstanceOf(bad, topology.StageMatch); ok {
+			t.Errorf("InstanceOf(%q) = %q", bad, id)
+		}
+	}
+}

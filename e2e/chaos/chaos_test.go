@@ -18,7 +18,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/changelog"
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/topics"
@@ -259,7 +260,7 @@ func journeysAndIdentitiesKept(ctx context.Context, conn kafkaconn.Config, ns st
 			delete(inbound, at{ev.Partition, ev.Offset})
 			for _, s := range ev.Steps {
 				if s.Stage == topology.StageIdentity.String() && s.Event == "accepted" {
-					accepted[pipeline.IdentityKey(ev.Sender, ev.MsgId)] = true
+					accepted[envelope.IdentityKey(ev.Sender, ev.MsgId)] = true
 				}
 			}
 			return nil
@@ -272,7 +273,7 @@ func journeysAndIdentitiesKept(ctx context.Context, conn kafkaconn.Config, ns st
 	}
 	n := len(accepted)
 	if _, err := topics.Dump(ctx, conn, topology.Table(names.IdentityGroup()), func(r *kgo.Record) error {
-		return pipeline.EachTableValue(topology.StageIdentity, string(r.Key), r.Value, func(k string, _ []byte) {
+		return changelog.EachValue(topology.StageIdentity, string(r.Key), r.Value, func(k string, _ []byte) {
 			delete(accepted, k)
 		})
 	}); err != nil {

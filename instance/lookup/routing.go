@@ -118,17 +118,9 @@ func (c *Client) route(ctx context.Context) (*Routing, error) {
 	return r, nil
 }
 
-// instanceOf is the instance id in a match client's id, of
-// pipeline.ClientID's form "ste-<id>-match" (spelled here so that readers
-// link no goka; routing_test.go holds the two together).
+// instanceOf is the instance id in a match client's id (topology.ClientID).
 func instanceOf(clientID string) (string, bool) {
-	suffix := "-" + topology.StageMatch.String()
-	id, ok := strings.CutPrefix(clientID, "ste-")
-	if !ok {
-		return "", false
-	}
-	id, ok = strings.CutSuffix(id, suffix)
-	return id, ok && id != ""
+	return topology.InstanceOf(clientID, topology.StageMatch)
 }
 
 // sameHost says why addr's host is not the host a group member connects

@@ -4,15 +4,14 @@ import (
 	"context"
 	"testing"
 
-	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/topology"
 )
 
 func TestInstanceOf(t *testing.T) {
-	if id, ok := instanceOf(pipeline.ClientID("vm-1-abcd", topology.StageMatch)); !ok || id != "vm-1-abcd" {
+	if id, ok := instanceOf(topology.ClientID("vm-1-abcd", topology.StageMatch)); !ok || id != "vm-1-abcd" {
 		t.Fatalf("%q %v", id, ok)
 	}
-	for _, bad := range []string{"", "ste--match", "other-client", pipeline.ClientID("x", topology.StageValidate)} {
+	for _, bad := range []string{"", "ste--match", "other-client", topology.ClientID("x", topology.StageValidate)} {
 		if id, ok := instanceOf(bad); ok {
 			t.Errorf("%q read as instance %q", bad, id)
 		}

@@ -70,10 +70,6 @@ import (
 	"github.com/ste-utility/ste/processors/memstore"
 )
 
-// Index reads from a stored value the event time it falls due at and its
-// watermark: the same contract as memstore's.
-type Index = memstore.Index
-
 // Options configure Open.
 type Options struct {
 	// Dir is the instance's table directory (one Pebble database for all of
@@ -337,7 +333,7 @@ func (db *DB) Close() error {
 // Store under its own prefix, reported to onOpen (so the processor can reach
 // its partition's clock and due index). The processor must produce through
 // DB.Producer, or the store refuses to run.
-func (db *DB) Builder(index Index, onOpen func(topic string, partition int32, s *Store)) storage.Builder {
+func (db *DB) Builder(index memstore.Index, onOpen func(topic string, partition int32, s *Store)) storage.Builder {
 	return func(topic string, partition int32) (storage.Storage, error) {
 		s, err := db.openStore(topic, partition, index)
 		if err != nil {
@@ -360,7 +356,7 @@ func (db *DB) Builder(index Index, onOpen func(topic string, partition int32, s 
 // instance its store opens (through Builder) at the changelog's end, less
 // what came in since, instead of replaying the whole changelog: the takeover
 // of a lost instance's partitions waits for no recovery.
-func (db *DB) StandbyBuilder(index Index) storage.Builder {
+func (db *DB) StandbyBuilder(index memstore.Index) storage.Builder {
 	return func(topic string, partition int32) (storage.Storage, error) {
 		return db.openAs(topic, partition, index, true)
 	}
@@ -373,11 +369,11 @@ func (db *DB) Store(topic string, partition int32) *Store {
 	return db.open[tp{topic, partition}]
 }
 
-func (db *DB) openStore(topic string, partition int32, index Index) (*Store, error) {
+func (db *DB) openStore(topic string, partition int32, index memstore.Index) (*Store, error) {
 	return db.openAs(topic, partition, index, false)
 }
 
-func (db *DB) openAs(topic string, partition int32, index Index, standby bool) (*Store, error) {
+func (db *DB) openAs(topic string, partition int32, index memstore.Index, standby bool) (*Store, error) {
 	k := tp{topic, partition}
 	db.mu.Lock()
 	if db.open[k] != nil {

@@ -35,7 +35,8 @@ import (
 
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/diskstore"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/gokaconf"
+	stproduce "github.com/ste-utility/ste/processors/produce"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
@@ -101,7 +102,7 @@ func decode(v any) (n, last int64) {
 
 // groupConfig notices a killed member within seconds.
 func groupConfig() *sarama.Config {
-	cfg := pipeline.SaramaConfig()
+	cfg := gokaconf.SaramaConfig()
 	cfg.Consumer.Group.Session.Timeout = 2 * time.Second
 	cfg.Consumer.Group.Heartbeat.Interval = 500 * time.Millisecond
 	return cfg
@@ -119,9 +120,9 @@ func clientOptions() []goka.ProcessorOption {
 	tmc := goka.NewTopicManagerConfig()
 	tmc.Table.Replication, tmc.Stream.Replication = 1, 1
 	return []goka.ProcessorOption{
-		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(pipeline.SaramaConfig(), tmc)),
+		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(gokaconf.SaramaConfig(), tmc)),
 		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(groupConfig())),
-		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(pipeline.SaramaConfig())),
+		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(gokaconf.SaramaConfig())),
 		goka.WithHasher(topology.KeyHash),
 		goka.WithLogger(nopLogger{}),
 	}
@@ -145,10 +146,10 @@ func runProcessor(ctx context.Context, brokers, kind, dir string, o diskstore.Op
 		}
 		defer db.Close()
 		opts = append(opts, goka.WithStorageBuilder(db.Builder(nil, nil)),
-			goka.WithProducerBuilder(db.Producer(pipeline.ProducerBuilder())))
+			goka.WithProducerBuilder(db.Producer(stproduce.Builder(stproduce.Options{}))))
 	case "leveldb":
 		opts = append(opts, goka.WithStorageBuilder(gokastorage.DefaultBuilder(dir)),
-			goka.WithProducerBuilder(pipeline.ProducerBuilder()))
+			goka.WithProducerBuilder(stproduce.Builder(stproduce.Options{})))
 	}
 	p, err := goka.NewProcessor([]string{brokers},
 		goka.DefineGroup(group, goka.Input(input, new(codec.Bytes), count), goka.Persist(new(codec.Bytes))), opts...)

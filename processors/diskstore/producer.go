@@ -24,7 +24,7 @@ func (db *DB) Producer(pb goka.ProducerBuilder) goka.ProducerBuilder {
 }
 
 // RecordPart, as a produced message's Metadata, says that the write is one
-// of several in one changelog record (a batch: processors/pipeline,
+// of several in one changelog record (a batch: processors/produce,
 // tablebatch.go) and whether more of that record's writes are still to be
 // acknowledged after it. The store moves its offset to the record only
 // with the last one, so that a commit between them never claims a record

@@ -15,8 +15,9 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/processors/diskstore"
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/processors/matching"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/memstore"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
@@ -78,7 +79,7 @@ func TestHoldAtScale(t *testing.T) {
 		var wg sync.WaitGroup
 		for i, tb := range []struct {
 			topic string
-			index diskstore.Index
+			index memstore.Index
 		}{{idTable, idIndex}, {matchTable, matchIndex}} {
 			build := db.Builder(tb.index, func(_ string, p int32, s *diskstore.Store) { stores[i][p] = s })
 			for p := range int32(parts) {
@@ -133,7 +134,7 @@ func TestHoldAtScale(t *testing.T) {
 			continue
 		}
 		msgs++
-		idKey := pipeline.IdentityKey(vd.Msg.Sender, vd.Msg.MsgId)
+		idKey := envelope.IdentityKey(vd.Msg.Sender, vd.Msg.MsgId)
 		ids := stores[0][topology.Fnv32a([]byte(idKey))%parts]
 		if old, _ := ids.Get(idKey); old == nil {
 			iv := append([]byte{1}, vd.Digest[:]...)

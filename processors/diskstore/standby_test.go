@@ -14,7 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/ste-utility/ste/processors/diskstore"
-	"github.com/ste-utility/ste/processors/pipeline"
+	stproduce "github.com/ste-utility/ste/processors/produce"
 )
 
 // member is one instance of the counting processor with its tables in its
@@ -46,7 +46,7 @@ func startMember(t *testing.T, brokers string, standby bool) *member {
 	active, passive := db.Builder(nil, nil), db.StandbyBuilder(nil)
 	opts := append(clientOptions(),
 		goka.WithRejoinWait(100*time.Millisecond),
-		goka.WithProducerBuilder(db.Producer(pipeline.ProducerBuilder())),
+		goka.WithProducerBuilder(db.Producer(stproduce.Builder(stproduce.Options{}))),
 		goka.WithRebalanceCallback(func(a goka.Assignment) {
 			m.mu.Lock()
 			defer m.mu.Unlock()

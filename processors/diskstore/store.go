@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/cockroachdb/pebble/v2"
+
+	"github.com/ste-utility/ste/processors/memstore"
 )
 
 // Store is one table partition: goka's storage.Storage. goka writes from
@@ -25,7 +27,7 @@ type Store struct {
 	topic     string
 	partition int32
 	pfx       []byte
-	index     Index
+	index     memstore.Index
 	openedAt  time.Time
 
 	commitMu sync.Mutex // one commit at a time
@@ -124,7 +126,7 @@ type op struct {
 	delta  int8
 }
 
-func newStore(db *DB, topic string, partition int32, index Index) (*Store, string, error) {
+func newStore(db *DB, topic string, partition int32, index memstore.Index) (*Store, string, error) {
 	pfx, err := db.prefixOf(topic, partition)
 	if err != nil {
 		return nil, "", fmt.Errorf("diskstore: %s/%d: %w", topic, partition, err)

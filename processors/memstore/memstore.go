@@ -5,10 +5,11 @@
 // every start, which also keeps instances sharing one $STE_HOME from fighting
 // over local files.
 //
-// The due index is what retention needs: goka gives a processor no clock and
-// no way to visit keys it has no message for, so the store remembers, for each
-// key, the event time at which it must be looked at again, and the largest
-// event time written (the partition's event-time clock).
+// The due index is what retention needs: goka gives a processor no clock,
+// and calls it for a key by a message or a visit of the whole table
+// (VisitAll), never by due time, so the store remembers, for each key, the
+// event time at which it must be looked at again, and the largest event
+// time written (the partition's event-time clock).
 package memstore
 
 import (

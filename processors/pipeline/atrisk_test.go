@@ -11,6 +11,9 @@ import (
 	"github.com/lovoo/goka/tester"
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ste-utility/ste/processors/gokaconf"
+	"github.com/ste-utility/ste/processors/query"
+	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -23,7 +26,7 @@ import (
 type riskGraph struct {
 	tt  *tester.Tester
 	reg *prometheus.Registry
-	s   *stages
+	s   *wiring
 	now atomic.Pointer[time.Time]
 }
 
@@ -36,13 +39,13 @@ func newRiskGraph(t *testing.T, ref *refdata.Set, lead time.Duration) *riskGraph
 		Signer:  &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")},
 		Metrics: NewMetrics(g.reg), Logger: slog.New(slog.DiscardHandler),
 		Now: func() time.Time { return *g.now.Load() }}
-	g.s = newStages(c)
+	g.s = newWiring(c, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	for i, gg := range Graphs(n, g.s.callbacks(g.s.cfg.Logger)) {
-		opts := []goka.ProcessorOption{nilHandling(), goka.WithTester(g.tt), goka.WithLogger(gokaLogger{g.s.cfg.Logger})}
+	for i, gg := range Graphs(n, g.s.callbacks()) {
+		opts := []goka.ProcessorOption{nilHandling(), goka.WithTester(g.tt), goka.WithLogger(gokaconf.Logger(g.s.cfg.Logger))}
 		if topology.Stages[i] == topology.StageMatch {
-			opts = append(opts, goka.WithStorageBuilder(g.s.riskBuilder(g.tt.StorageBuilder())))
+			opts = append(opts, goka.WithStorageBuilder(tablestore.Indexed(g.s.query, g.tt.StorageBuilder())))
 		}
 		p, err := goka.NewProcessor(nil, gg, opts...)
 		if err != nil {
@@ -110,15 +113,18 @@ func TestTradesMoveFromAtRiskToPastCutoff(t *testing.T) {
 	// The index holds exactly the trades left unmatched with messages in force.
 	held := map[string]bool{}
 	noMarket := 0
-	for _, rg := range g.s.riskGroups(nil, "") {
-		for _, k := range rg.Keys {
-			if held[k] {
-				t.Fatalf("trade %s in two groups", k)
-			}
-			held[k] = true
-			if rg.Market == refdata.NoMarket {
-				noMarket++
-			}
+	all, err := g.s.query.AtRisk(query.AtRiskQuery{}, []int32{0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all {
+		k := r.Trade.TradeKey
+		if held[k] {
+			t.Fatalf("trade %s in two groups", k)
+		}
+		held[k] = true
+		if r.Market == refdata.NoMarket {
+			noMarket++
 		}
 	}
 	for k := range held {

@@ -3,12 +3,10 @@ package pipeline
 import (
 	"bytes"
 	"encoding/json"
-	"reflect"
 	"testing"
 	"unicode/utf8"
 
 	"github.com/ste-utility/ste/schemas"
-	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -90,40 +88,4 @@ func checkOneRecord(t *testing.T, g *graph, rec []byte) {
 	if (outcome == "accepted" || outcome == "duplicate") && !acked {
 		t.Fatalf("outcome %s without an ACK", outcome)
 	}
-}
-
-// FuzzEnvelope: whatever is on an internal topic, decoding it never panics,
-// and what decodes re-encodes to an envelope that decodes the same; the same
-// for identity-table values.
-func FuzzEnvelope(f *testing.F) {
-	e := &Envelope{Kind: KindAccepted, Partition: 3, Offset: 99, InboundTS: 123, Reason: schemas.BadDate, Detail: "d",
-		SenderKnown: true, NetUnits: 2, TradeKey: 0xfeedface, Created: -5, Sender: "S", MsgId: "M", Type: schemas.SET,
-		Function: schemas.REPLACE, Clock: 7, Steps: []Step{{topology.StageValidate, 11, EventValid}}, Raw: []byte("<Msg/>")}
-	f.Add(e.Marshal())
-	f.Add(identityEntry{Created: 5, TradeKey: 9}.marshal())
-	f.Add([]byte{1, 1, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		if e, err := UnmarshalEnvelope(b); err == nil {
-			back, err := UnmarshalEnvelope(e.Marshal())
-			if err != nil {
-				t.Fatalf("re-encoded envelope does not decode: %v", err)
-			}
-			if len(e.Steps) == 0 {
-				e.Steps = nil
-			}
-			if len(back.Steps) == 0 {
-				back.Steps = nil
-			}
-			if !bytes.Equal(back.Raw, e.Raw) || (back.Raw == nil) != (e.Raw == nil) && len(e.Raw) > 0 {
-				t.Fatal("raw differs")
-			}
-			back.Raw, e.Raw = nil, nil
-			if !reflect.DeepEqual(back, e) {
-				t.Fatalf("round trip:\n%+v\n%+v", back, e)
-			}
-		}
-		if ie, ok := unmarshalIdentity(b); ok && !bytes.Equal(ie.marshal(), b) {
-			t.Fatal("identity entry round trip")
-		}
-	})
 }

@@ -5,22 +5,25 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
-	"strconv"
 	"sync"
 	"time"
 
-	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
-	"github.com/twmb/franz-go/pkg/kadm"
-	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/processors/commits"
+	"github.com/ste-utility/ste/processors/gokaconf"
+	"github.com/ste-utility/ste/processors/produce"
+	"github.com/ste-utility/ste/processors/query"
+	"github.com/ste-utility/ste/processors/readback"
+	"github.com/ste-utility/ste/processors/supervise"
+	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/topology"
 )
 
 // raw is a goka codec that passes bytes through untouched: every value on
-// STE's topics is already encoded by its owner (XML, JSON or an Envelope).
+// STE's topics is already encoded by its owner (XML, JSON or an envelope).
 type raw struct{}
 
 func (raw) Encode(v any) ([]byte, error) {
@@ -39,81 +42,6 @@ func (raw) Decode(b []byte) (any, error) { return b, nil }
 // internal topics it is a corrupt record, counted.
 func nilHandling() goka.ProcessorOption { return goka.WithNilHandling(goka.NilProcess) }
 
-// SaramaConfig is goka's client configuration for STE, measured against
-// Apache Kafka 4 and kfake: protocol version 4.0 (Kafka 4 dropped the old
-// versions goka's default asks for), streams from the oldest offset so that a
-// backlog produced before the first start is processed, and an idempotent
-// acks=all producer (set explicitly: the contract asks for it).
-func SaramaConfig() *sarama.Config {
-	cfg := goka.DefaultConfig()
-	// goka's default config is one shared value; every client gets its own.
-	cp := *cfg
-	cfg = &cp
-	cfg.Version = sarama.V4_0_0_0
-	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
-	// Offsets are committed twice a second: a partition taken over shows
-	// its progress (lag going down) that much sooner, and a crash leaves
-	// half a second less to process again, for two small requests a
-	// second per group.
-	cfg.Consumer.Offsets.AutoCommit.Interval = 500 * time.Millisecond
-	cfg.Producer.RequiredAcks = sarama.WaitForAll
-	cfg.Producer.Idempotent = true
-	cfg.Net.MaxOpenRequests = 1 // sarama requires it for idempotence
-	cfg.Producer.MaxMessageBytes = 16 << 20
-	cfg.Producer.Flush.Frequency = 2 * time.Millisecond
-	cfg.Producer.Flush.Messages = 1000
-	cfg.Producer.Flush.MaxMessages = 10000
-	cfg.Producer.Compression = sarama.CompressionNone
-	cfg.Consumer.Fetch.Default = 4 << 20
-	cfg.Consumer.Fetch.Max = 64 << 20
-	cfg.ChannelBufferSize = 4096
-	// How long a fetch waits for data. Measured on kfake at 1,500 msg/s: with
-	// sarama's default 500 ms each hop of the pipeline took ~13 ms, with 50 ms
-	// ~3 ms (10 ms was no better: more empty fetches). A real broker answers
-	// as soon as data arrives either way.
-	cfg.Consumer.MaxWaitTime = 50 * time.Millisecond
-	// Group timeouts (docs/ARCHITECTURE.md, "Failure behaviour"). The
-	// session timeout is how long a killed instance keeps its partitions
-	// before the others take them over; 10 s rides out a GC pause or a busy
-	// core without false expiries. Heartbeats every half second tell a
-	// member of a rebalance within half a second (a third of the session
-	// timeout or less, as Kafka advises). The rebalance timeout is how long the
-	// coordinator waits for members to rejoin: goka needs ~1 s to notice,
-	// the time to stop its partitions, then waits rejoinWait — 20 s leaves
-	// room under load (a member stalled longer is left out of the
-	// generation and joins the next).
-	cfg.Consumer.Group.Session.Timeout = 10 * time.Second
-	cfg.Consumer.Group.Heartbeat.Interval = 500 * time.Millisecond
-	cfg.Consumer.Group.Rebalance.Timeout = 20 * time.Second
-	// A JoinGroup legitimately blocks until every member has rejoined, up to
-	// the rebalance timeout, but sarama reads its answer under the plain
-	// Net.ReadTimeout (sarama issue 2820): the read timeout must exceed the
-	// rebalance timeout, or a slow rebalance ends in "i/o timeout".
-	cfg.Net.ReadTimeout = cfg.Consumer.Group.Rebalance.Timeout + 10*time.Second
-	return cfg
-}
-
-// rejoinWait is how long a group waits after a rebalance ended its session
-// before it joins again (goka's WithRejoinWait, third_party/goka patch 1;
-// upstream waits a fixed 5 s). A rebalance completes only when every
-// surviving member has rejoined, so the wait is part of every failover; it
-// only keeps a group that keeps being rebalanced from spinning, which a
-// quarter of a second does.
-const rejoinWait = 250 * time.Millisecond
-
-// groupConfig is the consumer group configuration of one group of an
-// instance: static membership (KIP-345) under the instance id, so that an
-// instance restarted within the session timeout takes its partitions back
-// without a rebalance of the others. Without an id (several anonymous
-// instances in one process) membership stays dynamic: two members with one
-// static id would fence each other.
-func groupConfig(cfg *sarama.Config, instanceID string) *sarama.Config {
-	if instanceID != "" {
-		cfg.Consumer.Group.InstanceId = instanceID
-	}
-	return cfg
-}
-
 // Options configure Run.
 type Options struct {
 	// Kafka is the cluster and how to reach it (TLS, SASL), for goka's
@@ -126,9 +54,10 @@ type Options struct {
 	// match where state lives) is running different sets in different
 	// processes.
 	Stages []topology.Stage
-	// InstanceID names this instance's Kafka clients ste-<id>-<stage>, so
-	// that an operator (and the lag code) can tell members apart, and is its
-	// static group membership id. Default: anonymous, dynamic membership.
+	// InstanceID names this instance's Kafka clients (topology.ClientID),
+	// so that an operator (and the lag code) can tell members apart, and is
+	// its static group membership id. Default: anonymous, dynamic
+	// membership.
 	InstanceID string
 	// OnAssign is told a stage's partitions after every rebalance (nil
 	// after the group is left or has failed).
@@ -138,13 +67,14 @@ type Options struct {
 	OnGroup func(st topology.Stage, err error, restartIn time.Duration)
 	// Ready is closed once every group has recovered its tables and runs.
 	Ready chan<- struct{}
-	// Restart is the backoff of failed groups; zero fields: DefaultRestart's.
-	Restart Backoff
+	// Restart is the backoff of failed groups; zero fields:
+	// supervise.DefaultRestart's.
+	Restart supervise.Backoff
 	// Tables, if set, is filled in so the runtime can read the match table.
-	Tables *Tables
+	Tables *tablestore.Tables
 	// Produce, if set, follows the groups' producers: records waiting for
 	// the brokers' acknowledgement, and the brokers' reasons (/healthz).
-	Produce *ProduceWatch
+	Produce *produce.Watch
 	// TableDir, if set, keeps the identity and match tables on disk there
 	// (processors/diskstore: resumed from their local offsets on restart)
 	// instead of in memory (processors/memstore: rebuilt from the
@@ -165,14 +95,9 @@ type Options struct {
 	Standby bool
 }
 
-// ClientID is the Kafka client id of one stage's clients in an instance.
-func ClientID(instanceID string, st topology.Stage) string {
-	return "ste-" + instanceID + "-" + st.String()
-}
-
 // Run runs the chosen groups until ctx ends (a graceful stop: in-flight
 // callbacks finish, offsets are committed; returns nil) or one fails in a
-// way a restart cannot mend (see Permanent). A group that fails otherwise —
+// way a restart cannot mend (supervise.Permanent). A group that fails otherwise —
 // a broker restart, a network error, a rebalance gone wrong — is restarted
 // in-process with capped exponential backoff and jitter, logged and counted
 // (ste_group_restarts_total); the other groups keep running.
@@ -185,58 +110,62 @@ func Run(ctx context.Context, o Options) error {
 		o.Config.Logger = log
 	}
 	if o.Config.Inbound == nil {
-		read, closeReader := inboundReader(ctx, o.Kafka, o.Config.Names.Inbound())
+		read, closeReader := readback.Reader(ctx, o.Kafka, o.Config.Names.Inbound())
 		defer closeReader()
 		o.Config.Inbound = read
 	}
-	s := newStages(o.Config)
+	var q *query.Tables
 	if o.Tables != nil {
-		o.Tables.s.Store(s)
+		q = &o.Tables.Tables
 	}
+	s := newWiring(o.Config, q)
 	static := o.InstanceID
 	if o.InstanceID == "" {
 		o.InstanceID = "anon"
 	}
-	o.Restart = o.Restart.orDefault()
-	routeSaramaLog(log)
+	o.Restart = o.Restart.OrDefault()
+	gokaconf.RouteSarama(log)
 	want := o.Stages
 	if len(want) == 0 {
 		want = topology.Stages
 	}
-	tables, closeTables, err := openTables(o, s.cfg.Metrics, log)
+	m := s.cfg.Metrics
+	tables, closeTables, err := tablestore.Open(tablestore.Disk{Dir: o.TableDir, Kafka: o.Kafka, Names: o.Config.Names, Logger: log,
+		Rebuilt:  func(stage string) { m.tableRebuilt(stage) },
+		Restored: func(stage string, n int64) { m.tableRestored(stage, n) }})
 	if err != nil {
 		return err
 	}
 	defer closeTables() // after every processor has stopped (wg.Wait below)
-	s.tables = tables
+	s.db = tables
+	s.commits = &commits.Order{}
 	if !o.Config.VerifyOneByOne {
-		s.verify = newVerifyQueue(s, log)
+		s.verify = newVerifyQueue(s)
 		defer s.verify.stop() // after every processor has stopped (wg.Wait below)
 	}
-	s.audits = map[topology.Stage]*auditBatcher{}
-	s.seal = &sealConfig{signer: s.cfg.Signer, topics: []string{s.cfg.Names.Outbound(), s.cfg.Names.CLS()},
-		metrics: s.cfg.Metrics}
-	countOf := func(topic string) func() (int, error) {
-		return partitionCount(ctx, func(ctx context.Context) (int, error) {
-			cl, err := kgo.NewClient(o.Kafka.Opts()...)
-			if err != nil {
-				return 0, err
-			}
-			defer cl.Close()
-			n, err := topics.Partitions(ctx, kadm.NewClient(cl), topic)
-			return int(n), err
-		})
+	s.audits = map[topology.Stage]*produce.AuditBatches{}
+	s.seal = &produce.Seal{Signer: s.cfg.Signer, Topics: []string{s.cfg.Names.Outbound(), s.cfg.Names.CLS()}}
+	if m := s.cfg.Metrics; m != nil {
+		s.seal.Size = m.SealBatch
 	}
-	parts := countOf(s.cfg.Names.Audit())
-	s.idTableParts = countOf(topology.Table(s.cfg.Names.IdentityGroup()))
+	for _, w := range s.write {
+		w.seal = true
+	}
+	parts := produce.PartitionCount(ctx, o.Kafka, s.cfg.Names.Audit())
+	s.idTableParts = produce.PartitionCount(ctx, o.Kafka, topology.Table(s.cfg.Names.IdentityGroup()))
 	for _, st := range topology.Stages {
-		s.audits[st] = newAuditBatcher(s, st, parts)
+		var size prometheus.Observer
+		if m := s.cfg.Metrics; m != nil {
+			size = m.AuditBatch
+		}
+		s.audits[st] = produce.NewAuditBatches(s.cfg.Names.Audit(), s.producers[st], parts, func() { s.cfg.Metrics.out(st) }, size)
+		defer s.audits[st].Close() // after every processor has stopped (wg.Wait below)
 	}
 	if o.Tables != nil && tables != nil {
-		o.Tables.disk.Store(tables)
-		defer o.Tables.disk.Store(nil)
+		o.Tables.OnDisk(tables)
+		defer o.Tables.OnDisk(nil)
 	}
-	graphs := Graphs(s.cfg.Names, s.callbacks(log))
+	graphs, decl := Graphs(s.cfg.Names, s.callbacks()), topology.Describe(s.cfg.Names.NS).Groups
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -249,16 +178,16 @@ func Run(ctx context.Context, o Options) error {
 	)
 	s.cfg.Metrics.initialise(want)
 	for i, g := range graphs {
-		st := topology.Stages[i]
+		st := decl[i].Stage
 		if !slices.Contains(want, st) {
 			continue
 		}
-		sup := &supervisor{stage: st, backoff: o.Restart, log: log.With("stage", st.String()), metrics: s.cfg.Metrics,
-			answers: func(ctx context.Context) bool { return clusterAnswers(ctx, o.Kafka) },
-			build: func() (*goka.Processor, error) {
+		sup := &supervise.Group{Backoff: o.Restart, Log: log.With("stage", st.String()),
+			Answers: func(ctx context.Context) bool { return supervise.ClusterAnswers(ctx, o.Kafka) },
+			Build: func() (*goka.Processor, error) {
 				return goka.NewProcessor(o.Kafka.Brokers, g, s.processorOptions(st, o, static, log)...)
 			},
-			onUp: func() {
+			OnUp: func() {
 				if o.OnGroup != nil {
 					o.OnGroup(st, nil, 0)
 				}
@@ -271,8 +200,9 @@ func Run(ctx context.Context, o Options) error {
 					ready = nil
 				}
 			},
-			onFail: func(err error, in time.Duration) {
-				s.dropPartitions(st, nil)
+			OnFail: func(err error, in time.Duration) {
+				s.cfg.Metrics.restarted(st)
+				s.keep(st, nil)
 				if o.OnAssign != nil {
 					o.OnAssign(st, nil)
 				}
@@ -284,7 +214,7 @@ func Run(ctx context.Context, o Options) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := sup.run(ctx); err != nil {
+			if err := sup.Run(ctx); err != nil {
 				errOnce.Do(func() { fatal = fmt.Errorf("group %s: %w", g.Group(), err) })
 				cancel()
 			}
@@ -295,87 +225,34 @@ func Run(ctx context.Context, o Options) error {
 	if fatal == nil && o.LeaveOnStop && static != "" {
 		var names []string
 		for i, g := range graphs {
-			if slices.Contains(want, topology.Stages[i]) {
+			if slices.Contains(want, decl[i].Stage) {
 				names = append(names, string(g.Group()))
 			}
 		}
-		leave(o.Kafka, names, static, log)
+		supervise.Leave(o.Kafka, names, static, log)
 	}
 	return fatal
-}
-
-// leave takes the static member instanceID out of the groups.
-func leave(k kafkaconn.Config, groups []string, instanceID string, log *slog.Logger) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cl, err := kgo.NewClient(k.Opts()...)
-	if err == nil {
-		defer cl.Close()
-		adm := kadm.NewClient(cl)
-		for _, g := range groups {
-			var resp kadm.LeaveGroupResponses
-			if resp, err = adm.LeaveGroup(ctx, kadm.LeaveGroup(g).InstanceIDs(instanceID).Reason("the instance stopped")); err == nil {
-				err = resp.Error()
-			}
-			if err != nil {
-				break
-			}
-		}
-	}
-	if err != nil {
-		log.Warn("groups not left: the partitions move when the session times out", "instance", instanceID, "err", err)
-	}
 }
 
 // processorOptions are one group's goka options. Every group gets its own
 // sarama configurations: goka's builders write the client id into the
 // configuration they are given, so builders shared between groups made
 // every group's consumers carry the id of whichever group was built first.
-func (s *stages) processorOptions(st topology.Stage, o Options, static string, log *slog.Logger) []goka.ProcessorOption {
-	tmc := goka.NewTopicManagerConfig()
-	tmc.Table.Replication = 1
-	tmc.Stream.Replication = 1
-	// Topics are made in one place, topics.Create, with the operator's
-	// replication and configs (or by the operator: --no-create-topics); a
-	// topic goka created would have its defaults, so it creates none.
-	tmc.NoCreate = true
-	po := producerOptions{watch: o.Produce, seal: s.seal}
-	if st == topology.StageIdentity && s.idTableParts != nil {
-		po.table, po.partitions = topology.Table(s.cfg.Names.IdentityGroup()), s.idTableParts
-	}
-	producer := producerBuilder(po, o.Kafka.Security()...)
-	if st == topology.StageValidate && s.verify != nil {
-		producer = s.verify.producerBuilder(producer)
-	}
-	if b := s.audits[st]; b != nil {
-		producer = b.producerBuilder(producer)
-	}
-	saramaCfg := func() *sarama.Config {
-		cfg := SaramaConfig()
-		SaramaSecurity(o.Kafka, cfg)
-		// goka's default sets the deprecated single Strategy, which sarama
-		// warns about on every client; the same strategy as the one-element
-		// list it prefers (Strategy wins over GroupStrategies, so this is
-		// the same assignment).
-		if r := &cfg.Consumer.Group.Rebalance; r.Strategy != nil {
-			r.GroupStrategies, r.Strategy = []sarama.BalanceStrategy{r.Strategy}, nil
-		}
-		return cfg
-	}
-	var own *owned // this group's partitions, for its standbys
-	if o.Standby && s.tables != nil && (st == topology.StageIdentity || st == topology.StageMatch) {
-		own = &owned{}
+func (s *wiring) processorOptions(st topology.Stage, o Options, static string, log *slog.Logger) []goka.ProcessorOption {
+	var own *tablestore.Owned // this group's partitions, for its standbys
+	if o.Standby && s.db != nil && s.hasTable(st) {
+		own = &tablestore.Owned{}
 	}
 	opts := []goka.ProcessorOption{
 		nilHandling(),
-		goka.WithClientID(ClientID(o.InstanceID, st)),
-		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(saramaCfg(), tmc)),
-		goka.WithProducerBuilder(producer),
-		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(groupConfig(saramaCfg(), static))),
-		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(saramaCfg())),
+		goka.WithClientID(topology.ClientID(o.InstanceID, st)),
+		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(gokaconf.Sarama(o.Kafka), gokaconf.TopicManager())),
+		goka.WithProducerBuilder(s.producerChain(st, o)),
+		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(gokaconf.Group(o.Kafka, static))),
+		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(gokaconf.Sarama(o.Kafka))),
 		goka.WithHasher(topology.KeyHash),
-		goka.WithRejoinWait(rejoinWait),
-		goka.WithLogger(gokaLogger{log.With("stage", st.String())}),
+		goka.WithRejoinWait(gokaconf.RejoinWait),
+		goka.WithLogger(gokaconf.Logger(log.With("stage", st.String()))),
 		goka.WithRebalanceCallback(func(a goka.Assignment) {
 			if s.cfg.Metrics != nil {
 				s.cfg.Metrics.Rebalances.Inc()
@@ -386,93 +263,14 @@ func (s *stages) processorOptions(st topology.Stage, o Options, static string, l
 			}
 			slices.Sort(parts)
 			if own != nil {
-				own.set(parts)
+				own.Set(parts)
 			}
 			log.Info("partitions assigned", "stage", st.String(), "partitions", fmt.Sprint(parts))
-			s.dropPartitions(st, parts)
+			s.keep(st, parts)
 			if o.OnAssign != nil {
 				o.OnAssign(st, parts)
 			}
 		}),
 	}
-	return append(opts, s.tableOptions(st, producer, own)...)
+	return append(opts, s.tableOptions(st, own)...)
 }
-
-// dropPartitions forgets a stage's tables of the partitions not in keep
-// (nil: all of them) and the per-partition gauges they fed. goka closes a
-// partition's table when a session ends and builds a new one for each
-// partition assigned in the next; without this the old stores stayed
-// reachable here — their maps in memory, ste_open_trades and the event-time
-// clock still reported — after the partitions had moved to another
-// instance.
-func (s *stages) dropPartitions(st topology.Stage, keep []int32) {
-	var stores map[int32]table
-	switch st {
-	case topology.StageIdentity:
-		stores = s.idStore
-	case topology.StageMatch:
-		stores = s.matchStore
-	default:
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for p := range stores {
-		if slices.Contains(keep, p) {
-			continue
-		}
-		delete(stores, p)
-		if st == topology.StageMatch {
-			delete(s.matchRefs, p)
-			delete(s.risk, p)
-		}
-		if st == topology.StageMatch && s.cfg.Metrics != nil {
-			label := strconv.Itoa(int(p))
-			s.cfg.Metrics.OpenTrades.DeleteLabelValues(label)
-			s.cfg.Metrics.Clock.DeleteLabelValues(label)
-		}
-	}
-}
-
-// reportOpenTrades samples the trade tables for the open-trades gauge.
-func (s *stages) reportOpenTrades(ctx context.Context) {
-	if s.cfg.Metrics == nil {
-		return
-	}
-	t := time.NewTicker(2 * time.Second)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			s.mu.Lock()
-			for p, st := range s.matchStore {
-				s.sampleOpenTradesLocked(p, st)
-			}
-			s.mu.Unlock()
-		}
-	}
-}
-
-// sampleOpenTradesLocked sets partition p's open-trades gauge from its
-// match table (s.mu held: dropPartitions deletes the gauge under it).
-func (s *stages) sampleOpenTradesLocked(p int32, t table) {
-	if s.cfg.Metrics != nil {
-		s.cfg.Metrics.OpenTrades.WithLabelValues(strconv.Itoa(int(p))).Set(float64(t.Len()))
-	}
-}
-
-// gokaLogger sends goka's messages to slog: problems at warn or error,
-// the rest at debug (levelOf).
-type gokaLogger struct{ l *slog.Logger }
-
-func (g gokaLogger) Print(v ...any)                   { logAt(g.l, "goka", fmt.Sprint(v...)) }
-func (g gokaLogger) Println(v ...any)                 { logAt(g.l, "goka", fmt.Sprint(v...)) }
-func (g gokaLogger) Printf(f string, v ...any)        { logAt(g.l, "goka", fmt.Sprintf(f, v...)) }
-func (g gokaLogger) Debugf(f string, v ...any)        { g.l.Debug(fmt.Sprintf(f, v...)) }
-func (g gokaLogger) PrefixDebugf(f string, v ...any)  { g.l.Debug(fmt.Sprintf(f, v...)) }
-func (g gokaLogger) Prefix(p string) goka.Logger      { return gokaLogger{g.l.With("component", p)} }
-func (g gokaLogger) CurrentPrefix() string            { return "" }
-func (g gokaLogger) StackPrefix(p string) goka.Logger { return gokaLogger{g.l.With("component", p)} }
-func (g gokaLogger) IsDebug() bool                    { return false }

@@ -2,13 +2,11 @@ package pipeline
 
 import (
 	"fmt"
-	"log/slog"
 	"runtime/debug"
-	"strconv"
 
 	"github.com/lovoo/goka"
 
-	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/processors/stages"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -18,59 +16,30 @@ import (
 type Hook func(st topology.Stage, ctx goka.Context, msg any)
 
 // A record which makes a stage panic — a fault of the utility's own, never
-// of the message — becomes an exception with reason INTERNAL (docs/spec/messages.md
-// section 7: detail says what failed, payload kept, no NACK) and processing
-// goes on (handle recovers and calls internal). Left to goka, the panic
-// fails the partition, then the group; a restart would read the same record
-// again and fail again, for ever.
+// of the message — becomes an exception with reason INTERNAL
+// (stages.Decider.Internal) and processing goes on (writer.run recovers
+// and calls internal). Left to goka, the panic fails the partition, then
+// the group; a restart would read the same record again and fail again,
+// for ever.
 
 // internal writes the INTERNAL exception (and audit event) of the record
-// whose callback panicked with r. What the callback emitted or stored before
-// it failed stays: the exception says the record was not fully processed.
-func (s *stages) internal(ctx goka.Context, snk sink, st topology.Stage, log *slog.Logger, msg any, r any) {
-	at := position{topic: string(ctx.Topic()), key: ctx.Key(), partition: ctx.Partition(), offset: ctx.Offset()}
-	s.internalTo(snk, at, st, log, msg, r)
-}
-
-// position is where the record a stage failed on was read.
-type position struct {
-	topic, key string
-	partition  int32
-	offset     int64
-}
-
-// internalTo is internal writing to any sink.
-func (s *stages) internalTo(ctx sink, at position, st topology.Stage, log *slog.Logger, msg any, r any) {
+// whose decision or writing panicked with p. What was emitted or stored
+// before it failed stays: the exception says the record was not fully
+// processed.
+func (w *writer) internal(snk *sink, in stages.Input, p any) {
 	stack := debug.Stack()
-	s.cfg.Metrics.internal(st)
-	raw, _ := msg.([]byte)
-	e := &Envelope{Partition: at.partition, Offset: at.offset, Raw: raw}
-	if st != topology.StageValidate {
-		// Later stages carry the inbound record in an envelope; its position
-		// on inbound is the exception's id. An unreadable envelope keeps the
-		// internal record as payload, with no inbound position.
-		if env, err := UnmarshalEnvelope(raw); err == nil {
-			e = env
-		} else {
-			e.Partition, e.Offset = -1, -1
-		}
-	}
-	what := fmt.Sprintf("%s stage failed on %s partition %d offset %d: %v", st, at.topic, at.partition, at.offset, r)
-	if e.Kind == KindExpire {
-		what = fmt.Sprintf("%s stage failed expiring trade %s: %v", st, at.key, r)
-	}
-	log.Error("INTERNAL: a record made a stage fail; it becomes an exception and processing goes on",
-		"stage", st.String(), "topic", at.topic, "partition", at.partition, "offset", at.offset,
-		"sender", e.Sender, "msg_id", e.MsgId, "panic", fmt.Sprint(r), "stack", string(stack))
-	rej := &schemas.Rejection{Reason: schemas.Internal, Detail: what + "; retry the message once the fault is fixed"}
+	w.cfg.Metrics.internal(w.st)
+	e, rej := w.decide.Internal(w.st, in, p)
+	w.cfg.Logger.Error("INTERNAL: a record made a stage fail; it becomes an exception and processing goes on",
+		"stage", w.st.String(), "topic", in.Topic, "partition", in.Partition, "offset", in.Offset,
+		"sender", e.Sender, "msg_id", e.MsgId, "panic", fmt.Sprint(p), "stack", string(stack))
 	defer func() {
 		// The exception path itself failed: write the bare exception, with
 		// nothing of the envelope it may have tripped on.
-		if r2 := recover(); r2 != nil {
-			id := strconv.Itoa(int(e.Partition)) + "-" + strconv.FormatInt(e.Offset, 10)
-			exc := schemas.NewException(id, e.Raw, nil, rej, e.Partition, e.Offset, s.cfg.Now())
-			s.emit(ctx, s.cfg.Names.Exceptions(), "", exc.Marshal())
+		if recover() != nil {
+			b := w.decide.Bare(e, rej)
+			w.emit(snk, b.Topic, b.Key, b.Value)
 		}
 	}()
-	s.writeTo(ctx, st, s.reject(st, e, nil, rej))
+	w.write(snk, in, w.decide.Rejected(w.st, e, rej))
 }

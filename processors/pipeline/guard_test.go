@@ -8,6 +8,8 @@ import (
 
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/processors/envelope"
+	"github.com/ste-utility/ste/processors/readback"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -44,7 +46,7 @@ func checkGuard(t *testing.T, readBack, readFails bool) {
 			c.Inbound = func(p int32, offset int64) ([]byte, error) {
 				reads++
 				if readFails {
-					return nil, errNotOnInbound
+					return nil, readback.ErrGone
 				}
 				return read(p, offset)
 			}
@@ -53,8 +55,8 @@ func checkGuard(t *testing.T, readBack, readFails bool) {
 			if st != topology.StageMatch {
 				return
 			}
-			e, err := UnmarshalEnvelope(msg.([]byte))
-			if err != nil || e.Kind == KindExpire {
+			e, err := envelope.Unmarshal(msg.([]byte))
+			if err != nil || e.Kind == envelope.KindExpire {
 				return
 			}
 			if readBack != (e.Raw == nil) {
@@ -131,8 +133,8 @@ func TestMatchStageConflictReadsTheRecordBack(t *testing.T) {
 	g.drain(g.names.Outbound())
 	other := append(bytes.Clone(genuine[:len(genuine)-len("</Msg>")]), "<X/></Msg>"...)
 	vd := validation.New(refdata.Default()).Inspect(&dec, other)
-	g.tt.SetTableValue(goka.GroupTable(goka.Group(g.names.IdentityGroup())), IdentityKey(m.Sender, m.MsgId),
-		identityEntry{Digest: vd.Digest, Created: m.Created, TradeKey: m.Key.TradeKey()}.marshal())
+	g.tt.SetTableValue(goka.GroupTable(goka.Group(g.names.IdentityGroup())), envelope.IdentityKey(m.Sender, m.MsgId),
+		envelope.Identity{Digest: vd.Digest, Created: m.Created, TradeKey: m.Key.TradeKey()}.Marshal())
 	send(other)
 	x := g.oneException(t)
 	if x.Reason != "CONFLICTING_DUPLICATE" || !bytes.Equal(x.Payload, other) || x.ID != "0-1" || x.NACK == "" {
@@ -162,7 +164,7 @@ func TestIdentityStageConflictReadsTheRecordBack(t *testing.T) {
 	g := newGraphWith(t, func(c *Config) {
 		c.Inbound = func(p int32, offset int64) ([]byte, error) { reads++; return read(p, offset) }
 		c.Hook = func(st topology.Stage, ctx goka.Context, msg any) {
-			if e, err := UnmarshalEnvelope(msg.([]byte)); st == topology.StageIdentity && err == nil {
+			if e, err := envelope.Unmarshal(msg.([]byte)); st == topology.StageIdentity && err == nil {
 				rawAtIdentity[e.Offset] = e.Raw != nil
 			}
 		}
@@ -210,7 +212,7 @@ func (g *graph) oneException(t *testing.T) schemas.Exception {
 func readFrom(recs *[][]byte) func(p int32, offset int64) ([]byte, error) {
 	return func(p int32, offset int64) ([]byte, error) {
 		if p != 0 || offset < 0 || offset >= int64(len(*recs)) {
-			return nil, errNotOnInbound
+			return nil, readback.ErrGone
 		}
 		return (*recs)[offset], nil
 	}
@@ -228,7 +230,7 @@ func TestANackDoesNotDependOnTheReadBack(t *testing.T) {
 		g := newGraphWith(t, func(c *Config) {
 			c.Inbound = func(p int32, offset int64) ([]byte, error) {
 				if readFails {
-					return nil, errNotOnInbound
+					return nil, readback.ErrGone
 				}
 				return read(p, offset)
 			}

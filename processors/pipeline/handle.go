@@ -1,219 +1,221 @@
 package pipeline
 
 import (
-	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/processors/commits"
+	"github.com/ste-utility/ste/processors/produce"
+	"github.com/ste-utility/ste/processors/stages"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
 )
 
-// The stage callbacks decide; they do not write. Each returns a result —
-// the records it decided on, the outputs to sign, and whether the record's
-// journey ends there — and one wrapper (handle) writes it: emits the
+// The decisions (processors/stages) decide; they do not write. Each
+// returns a stages.Result, and one writer per stage writes it — emits the
 // records, signs and emits the outputs, stamps the journey's last step and
-// writes its audit event, and records the metrics, whichever way the
-// callback returned (as watermill's handlers return their messages). The
-// callbacks still change their own table (SetValue, Delete) and send
-// loopbacks: those are goka's state, not outputs.
-
-// record is one record a stage decided to write.
-type record struct {
-	topic, key string
-	value      []byte
-}
-
-// result is what a stage decided for one input record.
-type result struct {
-	// e is the envelope of the record: its inbound time feeds the critical
-	// time, and when the journey ends here, the audit event is its journey.
-	// Nil when the record was not an envelope.
-	e       *Envelope
-	records []record         // written first, in order
-	outs    []schemas.Output // then signed and written, counted by type
-	// end, when set, ends the journey here: the step is stamped once the
-	// records and outputs are handed over (the journey's end, as the monitor
-	// and the sink see it), then the audit event is written with outcome and
-	// reason, naming ids and the outputs' MsgIds.
-	end             Event
-	outcome, reason string
-	ids             []string
-	rejected        schemas.Reason // counted as a rejection for this reason
-	matched         matchedKind    // counted by the match stage
-	expired         expiredKind    // counted by the match stage
-	// corrupt names what could not be read ("" : nothing); table names
-	// the table when it was a table value.
-	corrupt, table string
-	// market and cutoff (µs) of the trade a message was applied to, for
-	// the audit event (docs/timeliness.md); cutoff 0: none.
-	market string
-	cutoff int64
-}
-
-type matchedKind uint8
-
-const (
-	notMatched matchedKind = iota
-	matchedNew
-	matchedDuplicate
-)
-
-type expiredKind uint8
-
-const (
-	notExpired expiredKind = iota
-	expiredSilent
-	expiredWithStatus
-)
-
-// decide is a stage callback.
-type decide func(ctx goka.Context, msg any) *result
-
-// callbacks are the stages' goka callbacks: each decision wrapped by handle
-// and guard.
-func (s *stages) callbacks(log *slog.Logger) Callbacks {
-	validate := s.handle(topology.StageValidate, log, s.validate)
-	if s.verify != nil {
-		validate = s.verify.callback
-	}
-	return Callbacks{
-		topology.StageValidate: validate,
-		topology.StageIdentity: s.handle(topology.StageIdentity, log, s.identity),
-		topology.StageMatch:    s.handle(topology.StageMatch, log, s.match),
-	}
-}
-
-// handle turns a decision into a goka callback: it writes what the decision
-// returned and records the stage's metrics for every record. A record that
-// makes the decision or its writing panic becomes an INTERNAL exception
+// writes its audit event, and records the metrics — for every record,
+// whichever way the decision returned and on every path: a callback's
+// (handle) and the validate stage's batch verification (verifyqueue.go),
+// which decides a record after its callback returned. A record that makes
+// its decision or its writing panic becomes an INTERNAL exception
 // (guard.go).
-func (s *stages) handle(st topology.Stage, log *slog.Logger, fn decide) goka.ProcessCallback {
+
+// handle turns a decision into a goka callback written by the stage's
+// writer. On Kafka (Run) the record's commit is deferred and released in
+// offset order once its audit events are written (processors/commits).
+func (rt *wiring) handle(st topology.Stage, decide func(stages.Input, stages.State) *stages.Result) goka.ProcessCallback {
+	w := rt.write[st]
 	return func(ctx goka.Context, msg any) {
 		start := time.Now()
-		var inboundTS int64
-		var snk sink = ctxSink{ctx}
-		if b := s.audits[st]; b != nil {
-			bs := batchSink{ctxSink{ctx}, b, b.gate(ctx)}
-			snk = bs
-			defer bs.g.done(nil) // the callback's own hold, after the guard's writes
+		in := rt.input(ctx, msg)
+		snk := &sink{ctx: ctx, audit: rt.audits[st]}
+		if rt.commits != nil {
+			snk.gate = rt.commits.Take(ctx)
+			defer snk.gate.Done(nil) // the callback's own hold, after the guard's writes
 		}
-		defer func() {
-			if p := recover(); p != nil {
-				s.internal(ctx, snk, st, log, msg, p)
+		w.run(snk, in, start, func() *stages.Result {
+			if rt.cfg.Hook != nil {
+				rt.cfg.Hook(st, ctx, msg)
 			}
-			s.cfg.Metrics.observe(st, ctx.Partition(), start, inboundTS)
-		}()
-		if s.cfg.Hook != nil {
-			s.cfg.Hook(st, ctx, msg)
-		}
-		r := fn(ctx, msg)
-		if r.e != nil {
-			inboundTS = r.e.InboundTS
-		}
-		s.write(ctx, snk, st, r)
+			return decide(in, gokaState{ctx})
+		})
 	}
 }
 
-// sink is where a stage's records go: the callback's goka context, or,
-// for the validate stage's records decided after a batch verification
-// (verifyqueue.go), the processor's producer.
-type sink interface {
-	emit(topic, key string, value []byte, headers goka.Headers)
+// input is the record goka hands the callback. Only inbound records'
+// headers are read (an operator's retry): goka makes a map of them.
+func (rt *wiring) input(ctx goka.Context, msg any) stages.Input {
+	raw, _ := msg.([]byte)
+	in := stages.Input{Topic: string(ctx.Topic()), Key: ctx.Key(), Partition: ctx.Partition(), Offset: ctx.Offset(),
+		Timestamp: ctx.Timestamp(), Value: raw}
+	if in.Topic == rt.cfg.Names.Inbound() {
+		in.Headers = ctx.Headers()
+	}
+	return in
 }
 
-// ctxSink emits through the callback's context (goka counts the emits and
-// commits the record once they are written).
-type ctxSink struct{ ctx goka.Context }
+// gokaState is a decision's state in goka: its key's table value and the
+// loopback, through the callback's context.
+type gokaState struct{ ctx goka.Context }
 
-func (c ctxSink) emit(topic, key string, value []byte, headers goka.Headers) {
-	if headers != nil {
-		c.ctx.Emit(goka.Stream(topic), key, value, goka.WithCtxEmitHeaders(headers))
+func (s gokaState) Value() []byte {
+	v, _ := s.ctx.Value().([]byte)
+	return v
+}
+func (s gokaState) SetValue(v []byte)                 { s.ctx.SetValue(v) }
+func (s gokaState) Delete()                           { s.ctx.Delete() }
+func (s gokaState) Loopback(key string, value []byte) { s.ctx.Loopback(key, value) }
+
+// sink is where one input record's writes go, and what holds its commit.
+type sink struct {
+	// ctx emits through the callback's context (goka counts the emits and
+	// commits the record once they are written); or, when ctx is nil, prod
+	// emits through the processor's producer, after the callback returned
+	// (the validate stage's batch verification), each emit holding gate.
+	ctx  goka.Context
+	prod goka.Producer
+	// gate is the record's deferred commit (nil: goka's tester commits),
+	// held by each audit event until it is written.
+	gate *commits.Gate
+	// audit batches the stage's audit events; nil: each is a record of its own.
+	audit *produce.AuditBatches
+}
+
+func (s *sink) emit(topic, key string, value []byte, headers goka.Headers) {
+	if s.ctx == nil {
+		s.gate.Hold()
+		s.prod.EmitWithHeaders(topic, key, value, headers).Then(s.gate.Done)
 		return
 	}
-	c.ctx.Emit(goka.Stream(topic), key, value)
+	if headers != nil {
+		s.ctx.Emit(goka.Stream(topic), key, value, goka.WithCtxEmitHeaders(headers))
+		return
+	}
+	s.ctx.Emit(goka.Stream(topic), key, value)
 }
 
-// write emits what a stage decided to snk, the callback's sink, audits the
-// journey if it ends, and counts.
-func (s *stages) write(ctx goka.Context, snk sink, st topology.Stage, r *result) {
-	if r.corrupt != "" {
-		s.corrupt(ctx, st, r.table, r.corrupt)
+// auditEvent hands an audit event to the stage's batches, holding the
+// record's commit until it is written; false: no batches.
+func (s *sink) auditEvent(tk string, a *schemas.AuditEvent) bool {
+	if s.audit == nil {
+		return false
 	}
-	s.writeTo(snk, st, r)
+	s.gate.Hold()
+	s.audit.Add(tk, a, s.gate.Done)
+	return true
 }
 
-// writeTo is write without the table side (corrupt values), to any sink.
-func (s *stages) writeTo(ctx sink, st topology.Stage, r *result) {
-	m := s.cfg.Metrics
-	for _, rec := range r.records {
-		s.out(ctx, st, rec.topic, rec.key, rec.value)
-	}
-	ids := r.ids
-	if len(r.outs) > 0 {
-		var encs [][]byte
-		if s.seal != nil {
-			encs = s.cfg.Signer.EncodeUnsigned(r.outs) // the producer signs them (seal.go)
-		} else {
-			encs = s.cfg.Signer.EncodeAll(r.outs) // signed together
+// writer writes one stage's results.
+type writer struct {
+	st     topology.Stage
+	cfg    *Config
+	decide *stages.Decider
+	// seal: the producers sign the outputs (Run, processors/produce), the writer
+	// emits them unsigned; else (goka's tester) it signs them.
+	seal       bool
+	corruptLog rateLimit
+}
+
+// run decides and writes one record and records the stage's metrics for
+// it: whatever decide returns, or, if it or the writing panics, the
+// record's INTERNAL exception. start is when the record reached the stage.
+func (w *writer) run(snk *sink, in stages.Input, start time.Time, decide func() *stages.Result) {
+	var inboundTS int64
+	defer func() {
+		if p := recover(); p != nil {
+			w.internal(snk, in, p)
 		}
-		for i := range r.outs {
-			o := &r.outs[i]
-			topic := s.cfg.Names.Outbound()
+		w.cfg.Metrics.observe(w.st, in.Partition, start, inboundTS)
+	}()
+	r := decide()
+	if r.Envelope != nil {
+		inboundTS = r.Envelope.InboundTS
+	}
+	w.write(snk, in, r)
+}
+
+// write emits what a stage decided, audits the journey if it ends, and
+// counts.
+func (w *writer) write(snk *sink, in stages.Input, r *stages.Result) {
+	m := w.cfg.Metrics
+	if r.Corrupt != "" {
+		w.corrupt(in, r.Table, r.Corrupt)
+	}
+	for _, rec := range r.Records {
+		w.out(snk, rec.Topic, rec.Key, rec.Value)
+	}
+	var ids []string
+	if len(r.Outputs) > 0 {
+		var encs [][]byte
+		if w.seal {
+			encs = w.cfg.Signer.EncodeUnsigned(r.Outputs) // the producer signs them (processors/produce)
+		} else {
+			encs = w.cfg.Signer.EncodeAll(r.Outputs) // signed together
+		}
+		for i := range r.Outputs {
+			o := &r.Outputs[i]
+			topic := w.cfg.Names.Outbound()
 			if o.IsCLS() {
-				topic = s.cfg.Names.CLS()
+				topic = w.cfg.Names.CLS()
 			}
-			s.out(ctx, st, topic, o.Key, encs[i])
+			w.out(snk, topic, o.Key, encs[i])
 			ids = append(ids, o.MsgId)
 		}
 	}
-	m.emitted(r.outs)
-	if r.end != 0 {
-		s.step(r.e, st, r.end)
-		s.audit(ctx, st, r, ids)
+	m.emitted(r.Outputs)
+	if r.End != 0 {
+		w.decide.Step(r.Envelope, w.st, r.End)
+		w.audit(snk, r, ids)
 	}
-	if r.rejected != 0 {
-		m.rejected(r.rejected)
+	if r.Rejected != 0 {
+		m.rejected(r.Rejected)
 	}
-	switch r.matched {
-	case matchedNew:
+	switch r.Matched {
+	case stages.MatchedNew:
 		m.accepted(false)
-	case matchedDuplicate:
+	case stages.MatchedDuplicate:
 		m.accepted(true)
 	}
-	switch r.expired {
-	case expiredSilent:
+	switch r.Expired {
+	case stages.ExpiredSilent:
 		m.expired(false)
-	case expiredWithStatus:
+	case stages.ExpiredWithStatus:
 		m.expired(true)
+	}
+	if r.ClockRead {
+		m.clock(in.Partition, r.Clock)
 	}
 }
 
 // out emits one record and counts it as an output of the stage.
-func (s *stages) out(ctx sink, st topology.Stage, topic, key string, value []byte) {
-	s.emit(ctx, topic, key, value)
-	s.cfg.Metrics.out(st)
+func (w *writer) out(snk *sink, topic, key string, value []byte) {
+	w.emit(snk, topic, key, value)
+	w.cfg.Metrics.out(w.st)
 }
 
 // emit writes one record; an exception carries the proof that the utility
 // wrote it (anyone who can write <ns>.exceptions could forge one).
-func (s *stages) emit(ctx sink, topic, key string, value []byte) {
-	if topic == s.cfg.Names.Exceptions() && s.cfg.Secret != nil {
-		ctx.emit(topic, key, value, goka.Headers{trust.ProofHeader: s.cfg.Secret.RecordMAC(topic, []byte(key), value)})
+func (w *writer) emit(snk *sink, topic, key string, value []byte) {
+	if topic == w.cfg.Names.Exceptions() && w.cfg.Secret != nil {
+		snk.emit(topic, key, value, goka.Headers{trust.ProofHeader: w.cfg.Secret.RecordMAC(topic, []byte(key), value)})
 		return
 	}
-	ctx.emit(topic, key, value, nil)
+	snk.emit(topic, key, value, nil)
 }
 
-func (s *stages) audit(ctx sink, st topology.Stage, r *result, outputs []string) {
-	e := r.e
+// audit writes the audit event of a journey that ends here: to the stage's
+// batches, or as a record of its own.
+func (w *writer) audit(snk *sink, r *stages.Result, outputs []string) {
+	e := r.Envelope
 	a := schemas.AuditEvent{Sender: e.Sender, MsgId: e.MsgId, Partition: e.Partition, Offset: e.Offset,
-		Outcome: r.outcome, Reason: r.reason, Outputs: outputs, RetryOf: e.RetryOf, RetriedBy: e.RetriedBy,
-		Market: r.market}
-	if r.cutoff != 0 {
-		a.Cutoff = schemas.MicroTime(r.cutoff)
+		Outcome: r.Outcome, Reason: r.Reason, Outputs: outputs, RetryOf: e.RetryOf, RetriedBy: e.RetriedBy,
+		Market: r.Market}
+	if r.Cutoff != 0 {
+		a.Cutoff = schemas.MicroTime(r.Cutoff)
 	}
 	if e.TradeKey != 0 {
 		a.TradeKey = e.TradeKey.String()
@@ -227,15 +229,54 @@ func (s *stages) audit(ctx sink, st topology.Stage, r *result, outputs []string)
 	for _, st := range e.Steps {
 		a.Steps = append(a.Steps, schemas.AuditStep{Stage: st.Stage.String(), Event: st.Event.String(), At: schemas.MicroTime(st.At)})
 	}
-	switch c := ctx.(type) {
-	case batchSink:
-		c.auditEvent(a.TradeKey, &a)
+	if snk.auditEvent(a.TradeKey, &a) {
 		return
-	case *emits:
-		if c.batcher != nil {
-			c.auditEvent(a.TradeKey, &a)
-			return
-		}
 	}
-	s.out(ctx, st, s.cfg.Names.Audit(), a.TradeKey, a.Marshal())
+	w.out(snk, w.cfg.Names.Audit(), a.TradeKey, a.Marshal())
+}
+
+// corrupt counts a record, or a table value (table != ""), that the stage
+// cannot read, and logs where it is: the input record's topic, partition and
+// offset (a table value's changelog offset is not known to the callback, its
+// key and partition are). The log is rate-limited: garbage arrives in bursts.
+func (w *writer) corrupt(in stages.Input, table, what string) {
+	w.cfg.Metrics.corrupt(w.st)
+	suppressed, ok := w.corruptLog.allow(w.cfg.Now())
+	if !ok {
+		return
+	}
+	args := []any{"stage", w.st.String(), "what", what, "topic", in.Topic, "partition", in.Partition,
+		"offset", in.Offset, "key", schemas.Echo(in.Key)}
+	if table != "" {
+		args = append(args, "table", table)
+	}
+	if suppressed > 0 {
+		args = append(args, "suppressed_since_last", suppressed)
+	}
+	w.cfg.Logger.Warn("corrupt record or state skipped", args...)
+}
+
+// rateLimit lets through a burst of log lines per minute and counts the rest.
+type rateLimit struct {
+	mu         sync.Mutex
+	window     time.Time
+	n          int
+	suppressed int
+}
+
+const logBurst = 20 // lines per minute
+
+func (r *rateLimit) allow(now time.Time) (suppressed int, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if now.Sub(r.window) >= time.Minute {
+		r.window, r.n = now, 0
+	}
+	if r.n >= logBurst {
+		r.suppressed++
+		return 0, false
+	}
+	r.n++
+	suppressed, r.suppressed = r.suppressed, 0
+	return suppressed, true
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/supervise"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topology"
 )
@@ -42,7 +43,7 @@ func TestSaramaProblemsReachTheLog(t *testing.T) {
 	// up (25 s by default, to ride out a broker restart): 2 s here.
 	err = pipeline.Run(ctx, pipeline.Options{Kafka: k, Logger: log, Stages: []topology.Stage{topology.StageValidate},
 		Config:  pipeline.Config{Names: topology.Names{NS: "logs"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX"}},
-		Restart: pipeline.Backoff{Base: 200 * time.Millisecond, Max: time.Second, Reset: time.Minute, Start: 2 * time.Second}})
+		Restart: supervise.Backoff{Base: 200 * time.Millisecond, Max: time.Second, Reset: time.Minute, Start: 2 * time.Second}})
 	if err == nil {
 		t.Fatal("Run succeeded with a wrong password")
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topology"
 )
@@ -31,20 +32,23 @@ type Metrics struct {
 	Restarts   *prometheus.CounterVec
 	Internal   *prometheus.CounterVec
 	// VerifyBatch is the size of the validate stage's signature batches
-	// (verifyqueue.go): how much a fetch delivered while the last batch was
-	// verified.
+	// (verifyqueue.go): how many records the fetches delivered while the
+	// last batch was verified.
 	VerifyBatch prometheus.Histogram
-	// SealBatch is the size of the outputs' signing batches (seal.go): how
+	// SealBatch is the size of the outputs' signing batches (produce): how
 	// many outputs the callbacks emitted while the last batch was signed.
 	SealBatch prometheus.Histogram
-	Lag       *prometheus.GaugeVec
-	GroupLag  *prometheus.GaugeVec
+	// AuditBatch and TableBatch are the sizes of the audit records' and
+	// the identity changelog's batch records (produce).
+	AuditBatch, TableBatch prometheus.Histogram
+	Lag                    *prometheus.GaugeVec
+	GroupLag               *prometheus.GaugeVec
 	// Disk tables (processors/diskstore) only.
 	TableRestored *prometheus.CounterVec
 	TableRebuilds *prometheus.CounterVec
-	// Risk reports the trades at risk and past their cutoff (atrisk.go).
-	Risk   *riskCollector
-	Status *statusCollector // ste_trades{status}, ste_trades_matched_today (statusindex.go)
+	// Trades reports the match table's trades at risk, past their cutoff
+	// and by status (processors/query).
+	Trades *query.Collector
 
 	// The series written for every record, looked up once: a vec's
 	// WithLabelValues hashes its labels and takes a lock each time, several
@@ -106,11 +110,17 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		Internal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_internal_errors_total",
 			Help: "Records that made a stage fail (a panic): each became an INTERNAL exception."}, []string{"stage"}),
 		VerifyBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_verify_batch_size",
-			Help:    "Signatures verified together in one batch by the validate stage (1: verified alone).",
+			Help:    "Records taken together by the validate stage's batch signature verification (1: verified alone).",
 			Buckets: prometheus.ExponentialBuckets(1, 2, 9)}),
 		SealBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_seal_batch_size",
 			Help:    "Outputs signed together in one batch by a processor's producer (1: signed alone).",
 			Buckets: prometheus.ExponentialBuckets(1, 2, 7)}),
+		AuditBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_audit_batch_size",
+			Help:    "Audit events a stage gathered into one batch of audit records (one record per audit partition).",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 10)}),
+		TableBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_table_batch_size",
+			Help:    "Identity table writes gathered into one batch of changelog records (one record per changelog partition).",
+			Buckets: prometheus.ExponentialBuckets(1, 2, 10)}),
 		Lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_consumer_lag",
 			Help: "Records behind the end of a stage's input, per partition this instance owns."}, []string{"stage", "topic", "partition"}),
 		GroupLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_lag",
@@ -119,8 +129,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Help: "Changelog records replayed into disk tables on start: those after each partition's local offset."}, []string{"table"}),
 		TableRebuilds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_table_rebuilds_total",
 			Help: "Disk table partitions whose local state was dropped and rebuilt from the changelog (stale, inconsistent or another layout; the log says why)."}, []string{"table"}),
-		Risk:   newRiskCollector(),
-		Status: newStatusCollector(),
+		Trades: query.NewCollector(),
 	}
 	m.in.with, m.stageOut.with, m.outs.with = m.In.WithLabelValues, m.StageOut.WithLabelValues, m.Out.WithLabelValues
 	m.processing.with, m.critical.with = m.Processing.WithLabelValues, m.Critical.WithLabelValues
@@ -129,22 +138,8 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.outs.label = func(i uint8) string { return schemas.MsgType(i).String() }
 	m.newMsg, m.dupMsg = m.Accepted.WithLabelValues("new"), m.Accepted.WithLabelValues("duplicate")
 	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
-		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.VerifyBatch, m.SealBatch, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Risk, m.Status)
+		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.VerifyBatch, m.SealBatch, m.AuditBatch, m.TableBatch, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Trades)
 	return m
-}
-
-func (m *Metrics) verifyBatch(n int) {
-	if m == nil {
-		return
-	}
-	m.VerifyBatch.Observe(float64(n))
-}
-
-func (m *Metrics) sealBatch(n int) {
-	if m == nil {
-		return
-	}
-	m.SealBatch.Observe(float64(n))
 }
 
 func (m *Metrics) observe(st topology.Stage, p int32, start time.Time, inboundTS int64) {
@@ -253,5 +248,17 @@ func (m *Metrics) restarted(st topology.Stage) {
 func (m *Metrics) internal(st topology.Stage) {
 	if m != nil {
 		m.Internal.WithLabelValues(st.String()).Inc()
+	}
+}
+
+func (m *Metrics) tableRebuilt(stage string) {
+	if m != nil {
+		m.TableRebuilds.WithLabelValues(stage).Inc()
+	}
+}
+
+func (m *Metrics) tableRestored(stage string, n int64) {
+	if m != nil {
+		m.TableRestored.WithLabelValues(stage).Add(float64(n))
 	}
 }

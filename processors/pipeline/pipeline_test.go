@@ -13,6 +13,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
+	"github.com/ste-utility/ste/processors/envelope"
+	"github.com/ste-utility/ste/processors/gokaconf"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -55,15 +57,15 @@ func newGraphWith(t testing.TB, cfg func(*Config), cbs func(Callbacks) Callbacks
 	if cfg != nil {
 		cfg(&c)
 	}
-	s := newStages(c)
+	s := newWiring(c, nil)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	callbacks := s.callbacks(s.cfg.Logger)
+	callbacks := s.callbacks()
 	if cbs != nil {
 		callbacks = cbs(callbacks)
 	}
 	for _, g := range Graphs(n, callbacks) {
-		p, err := goka.NewProcessor(nil, g, nilHandling(), goka.WithTester(tt), goka.WithLogger(gokaLogger{s.cfg.Logger}))
+		p, err := goka.NewProcessor(nil, g, nilHandling(), goka.WithTester(tt), goka.WithLogger(gokaconf.Logger(s.log)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -146,35 +148,6 @@ func TestGraphRejectsWhatCannotBeRead(t *testing.T) {
 	}
 }
 
-func TestEnvelopeRoundTrip(t *testing.T) {
-	e := &Envelope{Kind: KindAccepted, Partition: 3, Offset: 99, InboundTS: 123, Reason: schemas.BadDate, Detail: "d",
-		SenderKnown: true, NetUnits: 2, TradeKey: 0xfeedface, Created: -5, Sender: "S", MsgId: "M", Type: schemas.SET,
-		Function: schemas.REPLACE, Clock: 7, Steps: []Step{{topology.StageValidate, 11, EventValid}}, Raw: []byte("<Msg/>"),
-		Decoded: (&schemas.Message{MsgId: "M", Sender: "S", Quantity: 5}).AppendCompact(nil)}
-	e.Digest[3] = 9
-	b := e.Marshal()
-	back, err := UnmarshalEnvelope(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if back.Detail != e.Detail || back.Digest != e.Digest || back.TradeKey != e.TradeKey || back.Created != e.Created ||
-		back.Type != e.Type || string(back.Raw) != string(e.Raw) || len(back.Steps) != 1 || back.Steps[0] != e.Steps[0] ||
-		!bytes.Equal(back.Decoded, e.Decoded) {
-		t.Fatalf("%+v", back)
-	}
-	// Cut where the extensions begin, it is a whole envelope without them
-	// (one the match stage reads by decoding Raw); cut anywhere else, it is
-	// no envelope.
-	plain := *e
-	plain.Decoded = nil
-	whole := len(plain.Marshal())
-	for i := 0; i < len(b); i++ {
-		if _, err := UnmarshalEnvelope(b[:i]); err == nil && i != whole {
-			t.Fatalf("truncated at %d accepted", i)
-		}
-	}
-}
-
 // Issue 15, defect 3: goka drops a record with no value before any callback
 // by default; on <ns>.inbound it must end as a MALFORMED exception with its
 // audit event and its count, like any record that is not a message.
@@ -224,7 +197,7 @@ func TestGraphCorruptIdentityEntryIsPoisoned(t *testing.T) {
 	g.drain(g.names.Outbound())
 	g.drain(g.names.Audit())
 	table := goka.GroupTable(goka.Group(g.names.IdentityGroup()))
-	idKey := IdentityKey(m.Sender, m.MsgId)
+	idKey := envelope.IdentityKey(m.Sender, m.MsgId)
 	g.tt.SetTableValue(table, idKey, []byte("\x01garbage"))
 
 	// Other content under the genuine identity (outside the signed range, so
@@ -253,7 +226,7 @@ func TestGraphCorruptIdentityEntryIsPoisoned(t *testing.T) {
 	// be decided: INTERNAL, no NACK, no ACK.
 	fresh := recs[1] // never sent
 	fm, _ := dec.Decode(fresh)
-	g.tt.SetTableValue(table, IdentityKey(fm.Sender, fm.MsgId), []byte("short"))
+	g.tt.SetTableValue(table, envelope.IdentityKey(fm.Sender, fm.MsgId), []byte("short"))
 	g.send("K", fresh)
 	excs = g.drain(g.names.Exceptions())
 	if len(excs) != 1 || !bytes.Contains(excs[0], []byte(`"reason":"INTERNAL"`)) {

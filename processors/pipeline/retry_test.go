@@ -9,7 +9,6 @@ import (
 	"github.com/lovoo/goka/tester"
 
 	"github.com/ste-utility/ste/schemas"
-	"github.com/ste-utility/ste/schemas/bin"
 	"github.com/ste-utility/ste/workload"
 )
 
@@ -66,34 +65,5 @@ func TestRetryHeadersReachExceptionAndAudit(t *testing.T) {
 		if e.RetryOf != id {
 			t.Errorf("exception %s: retry_of %q, want %q", e.ID, e.RetryOf, id)
 		}
-	}
-}
-
-// The extension is written only when set: an ordinary envelope is the
-// version 1 layout unchanged (it ends with Raw), and one with a retry
-// decodes with it.
-func TestEnvelopeRetryExtension(t *testing.T) {
-	e := &Envelope{Kind: KindVerdict, Sender: "S", MsgId: "M", Raw: []byte("<Msg/>")}
-	plain := e.Marshal()
-	if !bytes.HasSuffix(plain, append([]byte{byte(len(e.Raw))}, e.Raw...)) {
-		t.Fatalf("an envelope without a retry no longer ends with Raw: %q", plain)
-	}
-	e.RetryOf, e.RetriedBy = "3-17", "bob"
-	b := e.Marshal()
-	back, err := UnmarshalEnvelope(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if back.RetryOf != "3-17" || back.RetriedBy != "bob" || string(back.Raw) != "<Msg/>" {
-		t.Fatalf("%+v", back)
-	}
-	// An unknown extension is skipped.
-	b = bin.AppendString(append(b, 99), "later")
-	if back, err = UnmarshalEnvelope(b); err != nil || back.RetryOf != "3-17" {
-		t.Fatalf("unknown extension: %v %+v", err, back)
-	}
-	// A cut extension is an error, not a silent loss.
-	if _, err := UnmarshalEnvelope(b[:len(b)-2]); err == nil {
-		t.Fatal("a truncated extension decoded")
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/lovoo/goka"
 	"github.com/lovoo/goka/tester"
 
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -41,9 +42,9 @@ func TestSandboxJudgesCreatedByTheRecordTime(t *testing.T) {
 	for _, sandbox := range []bool{false, true} {
 		tt := tester.New(t)
 		n := topology.Names{NS: "t"}
-		s := newStages(Config{Names: n, Validator: validation.New(refdata.Default()), Sandbox: sandbox,
-			Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
-		p, err := goka.NewProcessor(nil, Graphs(n, s.callbacks(s.cfg.Logger))[0], goka.WithTester(tt))
+		s := newWiring(Config{Names: n, Validator: validation.New(refdata.Default()), Sandbox: sandbox,
+			Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}, nil)
+		p, err := goka.NewProcessor(nil, Graphs(n, s.callbacks())[0], goka.WithTester(tt))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -59,7 +60,7 @@ func TestSandboxJudgesCreatedByTheRecordTime(t *testing.T) {
 		if !ok {
 			t.Fatal("no verdict")
 		}
-		e, err := UnmarshalEnvelope(v)
+		e, err := envelope.Unmarshal(v)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -86,7 +86,7 @@ func TestIdentityChangelogInBatchesIsReadBack(t *testing.T) {
 	records, entries := 0, 0
 	if _, err := topics.Dump(ctx, env.Conn, topology.Table(names.IdentityGroup()), func(r *kgo.Record) error {
 		records++
-		return pipeline.EachTableValue(topology.StageIdentity, string(r.Key), r.Value, func(k string, _ []byte) {
+		return changelog.EachValue(topology.StageIdentity, string(r.Key), r.Value, func(k string, _ []byte) {
 			if topics.PartitionOf(k, 4) != r.Partition {
 				t.Errorf("identity %s in changelog partition %d", k, r.Partition)
 			}

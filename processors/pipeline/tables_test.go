@@ -1,11 +1,14 @@
 package pipeline
 
 import (
+	"errors"
 	"io"
 	"log/slog"
 	"testing"
 
 	"github.com/ste-utility/ste/processors/diskstore"
+	"github.com/ste-utility/ste/processors/query"
+	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topology"
@@ -17,17 +20,17 @@ import (
 // taking changelog records after its recovery — where an owned table
 // refuses a write that did not go through the stages' producer.
 func TestStandbyTablesAreNotTheStages(t *testing.T) {
-	s := newStages(Config{Names: topology.Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}})
+	s := newWiring(Config{Names: topology.Names{NS: "t"}, Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}, nil)
 	db, err := diskstore.Open(diskstore.Options{Dir: t.TempDir(), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
-	s.tables = db
-	own := &owned{}
-	own.set([]int32{1})
+	s.db = db
+	own := &tablestore.Owned{}
+	own.Set([]int32{1})
 	for _, st := range []topology.Stage{topology.StageIdentity, topology.StageMatch} {
-		b := s.tableBuilder(st, own)
+		b := s.storageChain(st, own)
 		topic := st.String() + "-table"
 		mine, err := b(topic, 1)
 		if err != nil {
@@ -37,19 +40,18 @@ func TestStandbyTablesAreNotTheStages(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		stores := map[topology.Stage]map[int32]table{topology.StageIdentity: s.idStore, topology.StageMatch: s.matchStore}[st]
-		if _, ok := stores[1]; !ok {
+		if s.tables.Get(st, 1) == nil {
 			t.Errorf("%s: the owned partition is not the stages' table", st)
 		}
-		if _, ok := stores[0]; ok {
+		if s.tables.Get(st, 0) != nil {
 			t.Errorf("%s: a standby is the stages' table", st)
 		}
 		if st == topology.StageMatch {
-			if _, ok := s.matchRefs[0]; ok {
-				t.Error("a standby has a TradeRef index the lookups read")
+			if _, _, err := s.query.FindRef(query.RefQuery{Ref: "R"}, []int32{0}); err != nil {
+				t.Errorf("a standby has a read side the lookups read: %v", err)
 			}
-			if _, ok := s.risk[0]; ok {
-				t.Error("a standby has an at-risk index")
+			if _, _, err := s.query.FindRef(query.RefQuery{Ref: "R"}, []int32{1}); !errors.Is(err, query.ErrRecovering) {
+				t.Errorf("the owned partition has no read side: %v", err)
 			}
 		}
 		for p, tab := range map[int32]interface {
@@ -73,11 +75,11 @@ func TestStandbyTablesAreNotTheStages(t *testing.T) {
 		}
 	}
 	// Without standbys every partition goka opens is the group's own.
-	s.dropPartitions(topology.StageMatch, nil)
-	if _, err := s.tableBuilder(topology.StageMatch, nil)("match-table2", 0); err != nil {
+	s.keep(topology.StageMatch, nil)
+	if _, err := s.storageChain(topology.StageMatch, nil)("match-table2", 0); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := s.matchStore[0]; !ok {
+	if s.tables.Get(topology.StageMatch, 0) == nil {
 		t.Error("without standbys, an opened partition is not the stages' table")
 	}
 }

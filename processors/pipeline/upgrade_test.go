@@ -9,6 +9,7 @@ import (
 
 	"github.com/lovoo/goka"
 
+	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/bin"
 	"github.com/ste-utility/ste/topology"
@@ -20,7 +21,7 @@ import (
 // and the retry extensions, and no decoded message. Envelopes of that
 // release may still sit on the verdicts and accepted topics when the new
 // build starts.
-func marshalEnvelopeV1(e *Envelope) []byte {
+func marshalEnvelopeV1(e *envelope.Envelope) []byte {
 	b := make([]byte, 0, 128+len(e.Detail)+len(e.Raw)+8*len(e.Steps))
 	b = append(b, 1, byte(e.Kind))
 	b = binary.AppendVarint(b, int64(e.Partition))
@@ -69,7 +70,7 @@ type v1Emitter struct {
 
 func (c v1Emitter) Emit(topic goka.Stream, key string, value any, opts ...goka.ContextOption) {
 	if string(topic) == c.verdicts {
-		e, err := UnmarshalEnvelope(value.([]byte))
+		e, err := envelope.Unmarshal(value.([]byte))
 		if err != nil {
 			c.t.Fatal(err)
 		}
@@ -81,7 +82,9 @@ func (c v1Emitter) Emit(topic goka.Stream, key string, value any, opts ...goka.C
 	c.gokaContext.Emit(topic, key, value, opts...)
 }
 
-type gokaContext = goka.Context
+// gokaContext is goka.Context under another name, to be embedded: a field
+// named Context would hide the method Context.
+type gokaContext interface{ goka.Context }
 
 // Upgrade: identity and match stages of this build, fed the envelopes a v1
 // validate stage wrote (no compact message: the match stage decodes the
@@ -148,22 +151,5 @@ func TestUpgradeReadsV1Envelopes(t *testing.T) {
 				t.Errorf("%s record %d differs:\n v1: %s\nnow: %s", topic, i, got[i], want[i])
 			}
 		}
-	}
-}
-
-// A compact form this build cannot read (a later version of it) is passed
-// over: the record itself is decoded.
-func TestUnknownCompactVersionFallsBackToTheRecord(t *testing.T) {
-	recs := generated(t, workload.Options{Trades: 1})
-	s := newStages(Config{Signer: &schemas.Signer{}})
-	e := &Envelope{Raw: recs[0], Decoded: []byte{99, 1, 2, 3}}
-	m := s.message(e)
-	if m == nil || m.Key.TradeRef == "" {
-		t.Fatalf("no message from the record: %+v", m)
-	}
-	var d schemas.Decoder
-	want, _ := d.Decode(recs[0])
-	if m.Key != want.Key || m.MsgId != want.MsgId {
-		t.Fatalf("decoded %+v, want %+v", m.Key, want.Key)
 	}
 }

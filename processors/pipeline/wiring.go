@@ -1,0 +1,178 @@
+package pipeline
+
+import (
+	"context"
+	"log/slog"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/lovoo/goka"
+
+	"github.com/ste-utility/ste/processors/commits"
+	"github.com/ste-utility/ste/processors/diskstore"
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/produce"
+	"github.com/ste-utility/ste/processors/query"
+	"github.com/ste-utility/ste/processors/stages"
+	"github.com/ste-utility/ste/processors/tablestore"
+	"github.com/ste-utility/ste/processors/validation"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topology"
+	"github.com/ste-utility/ste/trust"
+)
+
+// Config is what the stages need besides Kafka.
+type Config struct {
+	Names     topology.Names
+	Validator *validation.Validator
+	Signer    *schemas.Signer
+	// Retention of trades past their newest Created (event time). Default 72h.
+	Retention time.Duration
+	// TombstoneTTL keeps a purged trade's counters. Default 30 days.
+	TombstoneTTL time.Duration
+	// IdentityMargin is how much longer than the retention an accepted
+	// (Sender, MsgId) is remembered by the identity stage. Default 24h.
+	IdentityMargin time.Duration
+	// AtRiskLead: an unmatched trade whose cutoff is at most this far ahead
+	// on Now's clock is at risk (processors/query). Default
+	// query.DefaultAtRiskLead.
+	AtRiskLead time.Duration
+	Metrics    *Metrics     // nil: none
+	Logger     *slog.Logger // corrupt records and state; slog.Default() when nil
+	Now        func() time.Time
+	// Sandbox: the namespace replays recorded inbound records (ste replay;
+	// stages.Config.Sandbox).
+	Sandbox bool
+	// Inbound reads a record of <ns>.inbound back by partition and offset
+	// (stages.Config.Inbound). Run sets it (processors/readback); nil (the
+	// broker-free tests): the record travels along.
+	Inbound func(partition int32, offset int64) ([]byte, error)
+	Hook    Hook // tests only: runs before each callback (guard.go)
+	// VerifyOneByOne verifies each signature in its validate callback
+	// instead of in batches (verifyqueue.go): for A/B measurements. The
+	// broker-free graph tests, which do not go through Run, always do.
+	VerifyOneByOne bool
+	// Secret proves the exceptions the stages write (trust.ProofHeader):
+	// readers skip exceptions without proof. Nil writes none.
+	Secret *trust.Secret
+	// Tolerances the match stage evaluates criteria 7 and 15 with: the
+	// reference data the instance has read so far (refdata.Current). Nil:
+	// none, values must be equal.
+	Tolerances matching.Tolerances
+}
+
+// wiring is what one Run (or a broker-free test's graphs) runs on: the
+// decisions, the one writer of each stage, the table partitions they read,
+// and, on Kafka, what batches and orders their writes.
+type wiring struct {
+	cfg    Config
+	log    *slog.Logger
+	decide *stages.Decider
+	write  map[topology.Stage]*writer
+	tables tablestore.Partitions
+	query  *query.Tables
+	db     *diskstore.DB // nil: tables in memory
+
+	verify *verifyQueue // nil: signatures verified one by one in the callback
+	// commits releases the deferred commits of every record in offset
+	// order (processors/commits); nil: goka commits (its tester).
+	commits *commits.Order
+	// audits batch each stage's audit events (processors/produce); none: every
+	// event is a record of its own (no Kafka: goka's tester).
+	audits map[topology.Stage]*produce.AuditBatches
+	// producers are each stage's goka producer of its current run, for the
+	// writes made outside its callbacks (the verify queue, the audit
+	// batches): the last link of the producer chain records it.
+	producers map[topology.Stage]*atomic.Pointer[goka.Producer]
+	// idTableParts looks up the identity changelog's partition count for
+	// its batches (processors/produce); nil: no batches (goka's tester).
+	idTableParts func() (int, error)
+	// seal, when set, has the producers sign the outputs (processors/produce): the
+	// stages emit them unsigned. Nil (goka's tester): the stages sign.
+	seal *produce.Seal
+}
+
+// newWiring wires cfg's stages; q, if set, is the read side they serve the
+// match table to (Options.Tables), else one of their own.
+func newWiring(cfg Config, q *query.Tables) *wiring {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if q == nil {
+		q = &query.Tables{}
+	}
+	rt := &wiring{cfg: cfg, log: cfg.Logger, query: q, write: map[topology.Stage]*writer{},
+		producers: map[topology.Stage]*atomic.Pointer[goka.Producer]{}}
+	if m := cfg.Metrics; m != nil {
+		rt.tables.Size = func(p int32, n int) { m.OpenTrades.WithLabelValues(strconv.Itoa(int(p))).Set(float64(n)) }
+		rt.tables.Gone = func(p int32) {
+			m.OpenTrades.DeleteLabelValues(strconv.Itoa(int(p)))
+			m.Clock.DeleteLabelValues(strconv.Itoa(int(p)))
+		}
+	}
+	refdataNow := func() *refdata.Set { return nil }
+	if cfg.Validator != nil {
+		refdataNow = cfg.Validator.Refdata
+	}
+	rt.decide = stages.New(stages.Config{Names: cfg.Names, Validator: cfg.Validator, UtilityBIC: cfg.Signer.BIC,
+		Retention: cfg.Retention, TombstoneTTL: cfg.TombstoneTTL, IdentityMargin: cfg.IdentityMargin, Now: cfg.Now,
+		Sandbox: cfg.Sandbox, Inbound: cfg.Inbound, Tolerances: cfg.Tolerances, Tables: rt.tables.Get, Logger: cfg.Logger})
+	q.Serve(query.Config{Refdata: refdataNow, Tolerances: cfg.Tolerances, Now: cfg.Now, Lead: cfg.AtRiskLead, Logger: cfg.Logger})
+	if cfg.Metrics != nil {
+		cfg.Metrics.Trades.From(q)
+	}
+	for _, st := range topology.Stages {
+		rt.write[st] = &writer{st: st, cfg: &rt.cfg, decide: rt.decide}
+		rt.producers[st] = &atomic.Pointer[goka.Producer]{}
+	}
+	return rt
+}
+
+// callbacks are the stages' goka callbacks: each decision written by its
+// stage's writer (handle.go), and on Kafka the validate stage's through the
+// batch verification (verifyqueue.go).
+func (rt *wiring) callbacks() Callbacks {
+	validate := rt.handle(topology.StageValidate, func(in stages.Input, _ stages.State) *stages.Result {
+		return rt.decide.Validate(in)
+	})
+	if rt.verify != nil {
+		validate = rt.verify.callback
+	}
+	return Callbacks{
+		topology.StageValidate: validate,
+		topology.StageIdentity: rt.handle(topology.StageIdentity, rt.decide.Identity),
+		topology.StageMatch:    rt.handle(topology.StageMatch, rt.decide.Match),
+	}
+}
+
+// keep forgets a stage's tables of the partitions not in keep (nil: all of
+// them): those its decisions read, the gauges they fed, and the match
+// table's lookups.
+func (rt *wiring) keep(st topology.Stage, keep []int32) {
+	if st == topology.StageMatch {
+		rt.query.Keep(keep)
+	}
+	rt.tables.Keep(st, keep)
+}
+
+// reportOpenTrades samples the trade tables for the open-trades gauge.
+func (rt *wiring) reportOpenTrades(ctx context.Context) {
+	if rt.cfg.Metrics == nil {
+		return
+	}
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			rt.tables.Sample()
+		}
+	}
+}

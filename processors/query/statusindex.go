@@ -1,0 +1,97 @@
+package query
+
+import (
+	"time"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/schemas"
+)
+
+// The trades by status, as a matching utility's users count them: each
+// match partition keeps, beside its at-risk index, the status of every
+// trade its table holds — matched (a CLS stands), mismatched (the last
+// STATUS said so), incomplete (neither: waiting for a counterparty's
+// message, or cancelled), expired (purged by retention; its tombstone is
+// held for the tombstone TTL) — and the matched trades by the UTC day of
+// their newest message. Like the at-risk index it sees every value the
+// table stores (Partition.Put: the processor's writes and the
+// changelog's replay alike), so the counts are the table's, after a
+// restart too. ste_trades{status} and ste_trades_matched_today are read
+// from it at each scrape; the console shows them.
+
+type tradeStatus uint8
+
+const (
+	statusIncomplete tradeStatus = iota
+	statusMatched
+	statusMismatched
+	statusExpired
+	nStatus
+)
+
+var tradeStatusNames = [nStatus]string{"incomplete", "matched", "mismatched", "expired"}
+
+type statusEntry struct {
+	st  tradeStatus
+	day int64 // matched: UTC day (Unix days) of the newest message
+}
+
+// statusTally is one partition's trades by status (kept by its riskIndex,
+// whose one map holds each trade's status beside its at-risk group).
+type statusTally struct {
+	counts [nStatus]int
+	byDay  map[int64]int // matched trades by day
+}
+
+func (x *statusTally) add(e statusEntry) {
+	x.counts[e.st]++
+	if e.st == statusMatched {
+		x.byDay[e.day]++
+	}
+}
+
+func (x *statusTally) sub(e statusEntry) {
+	x.counts[e.st]--
+	if e.st == statusMatched {
+		if x.byDay[e.day]--; x.byDay[e.day] <= 0 {
+			delete(x.byDay, e.day)
+		}
+	}
+}
+
+// classify reads a stored value's status; ok is false for a value that
+// cannot be read (left out of the counts).
+func classify(value []byte) (statusEntry, bool) {
+	tomb, _, ok := matching.Header(value)
+	if !ok {
+		return statusEntry{}, false
+	}
+	if tomb {
+		return statusEntry{st: statusExpired}, true
+	}
+	live, status, newest, ok := matching.ReadStatus(value)
+	if !ok {
+		return statusEntry{}, false
+	}
+	switch {
+	case live:
+		return statusEntry{st: statusMatched, day: newest / int64(24*time.Hour)}, true
+	case status == schemas.Mismatched:
+		return statusEntry{st: statusMismatched}, true
+	}
+	return statusEntry{st: statusIncomplete}, true
+}
+
+// statusCounts sums the open partitions: trades by status, and the
+// matched trades of day (Unix days, UTC).
+func (t *Tables) statusCounts(day int64) (counts [nStatus]int, matchedDay int) {
+	for _, x := range t.all() {
+		x.risk.mu.Lock()
+		for i, n := range x.risk.status.counts {
+			counts[i] += n
+		}
+		matchedDay += x.risk.status.byDay[day]
+		x.risk.mu.Unlock()
+	}
+	return counts, matchedDay
+}

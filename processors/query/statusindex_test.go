@@ -1,0 +1,102 @@
+package query
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/schemas"
+)
+
+func TestStatusIndexCountsWhatTheTableHolds(t *testing.T) {
+	now := time.Date(2026, 12, 2, 10, 0, 0, 0, time.UTC)
+	val := func(tr matching.Trade) []byte {
+		tr.Keys = []schemas.Key{{TradeRef: "R1"}}
+		b, err := tr.MarshalBinary()
+		if _, err := matching.UnmarshalTrade(b, nil); err != nil {
+			t.Fatal(err) // a value the stage would read
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	matched := val(matching.Trade{Key: 1, Version: 1, Live: true, Newest: now.UnixNano()})
+	matchedYesterday := val(matching.Trade{Key: 2, Version: 1, Live: true, Newest: now.Add(-24 * time.Hour).UnixNano()})
+	mismatched := val(matching.Trade{Key: 3, Last: matching.LastStatus{Status: schemas.Mismatched}})
+	waiting := val(matching.Trade{Key: 4})
+	cancelledCLS := val(matching.Trade{Key: 5, Version: 2, Live: false})
+	tomb := matching.MarshalTombstone(6, matching.Tombstone{PurgedAt: now.UnixNano()})
+
+	x := newRiskIndex()
+	const a, b, c, d, e, f, g = 1, 2, 3, 4, 5, 6, 7
+	for k, v := range map[uint64][]byte{a: matched, b: matchedYesterday, c: mismatched, d: waiting, e: cancelledCLS, f: tomb, g: []byte("junk")} {
+		x.update(k, v)
+	}
+	day := now.UnixNano() / int64(24*time.Hour)
+	want := [nStatus]int{statusMatched: 2, statusMismatched: 1, statusIncomplete: 2, statusExpired: 1}
+	if x.status.counts != want || x.status.byDay[day] != 1 {
+		t.Fatalf("counts %v, matched today %d; want %v and 1", x.status.counts, x.status.byDay[day], want)
+	}
+	// A trade moves between statuses as its value is rewritten, and leaves
+	// when deleted.
+	x.update(c, matched)
+	x.update(a, tomb)
+	x.update(b, matchedYesterday) // unchanged
+	x.remove(f)
+	x.remove(99) // nothing
+	want = [nStatus]int{statusMatched: 2, statusMismatched: 0, statusIncomplete: 2, statusExpired: 1}
+	if x.status.counts != want || x.status.byDay[day] != 1 || len(x.of) != 5 {
+		t.Fatalf("after rewrites: counts %v, today %d, held %d; want %v, 1, 5", x.status.counts, x.status.byDay[day], len(x.of), want)
+	}
+}
+
+// One map holds a trade's at-risk group and its status: a trade moves
+// between groups, leaves them when matched, and its status follows, each
+// write counted once; a delete takes both out.
+func TestRiskIndexFollowsATrade(t *testing.T) {
+	val := func(tr matching.Trade) []byte {
+		tr.Key = 42
+		tr.Keys = []schemas.Key{{TradeRef: "R1", TradeDate: "2026-12-02"}}
+		b, err := tr.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	noe := func(market string) []matching.Entry {
+		return []matching.Entry{{Type: schemas.NOE, Function: schemas.NEW, Sender: "BRKRSGSGXXX", MsgId: "M1", Market: market}}
+	}
+	x := newRiskIndex()
+	check := func(step string, groups map[string]int, st [nStatus]int) {
+		t.Helper()
+		got := map[string]int{}
+		for g, keys := range x.groups {
+			got[g.market] += len(keys)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(groups) || x.status.counts != st {
+			t.Fatalf("%s: groups %v, status %v; want %v and %v", step, got, x.status.counts, groups, st)
+		}
+	}
+	x.update(42, val(matching.Trade{Entries: noe("XSES")}))
+	x.update(42, val(matching.Trade{Entries: noe("XSES")}))
+	check("open in XSES, written twice", map[string]int{"XSES": 1}, [nStatus]int{statusIncomplete: 1})
+	x.update(42, val(matching.Trade{Entries: noe("XHKG")}))
+	check("moved to XHKG", map[string]int{"XHKG": 1}, [nStatus]int{statusIncomplete: 1})
+	x.update(42, val(matching.Trade{Entries: noe("XHKG"), Version: 1, Live: true}))
+	check("matched", map[string]int{}, [nStatus]int{statusMatched: 1})
+	x.update(42, val(matching.Trade{Entries: noe("XHKG"), Version: 2}))
+	check("CLS cancelled: open again", map[string]int{"XHKG": 1}, [nStatus]int{statusIncomplete: 1})
+	x.update(42, []byte("junk"))
+	check("unreadable", map[string]int{}, [nStatus]int{})
+	if len(x.of) != 0 {
+		t.Fatalf("an unreadable value left %d entries", len(x.of))
+	}
+	x.update(42, val(matching.Trade{Entries: noe("XSES")}))
+	x.remove(42)
+	check("deleted", map[string]int{}, [nStatus]int{})
+	if len(x.of) != 0 || len(x.groups) != 0 {
+		t.Fatalf("after the delete: %d entries, %d groups", len(x.of), len(x.groups))
+	}
+}

@@ -1,0 +1,216 @@
+package stages
+
+import (
+	"github.com/ste-utility/ste/processors/envelope"
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
+)
+
+// ---- match: keyed by trade key, the trade's compact state in the table ----
+
+// Match applies an accepted message (or an exact duplicate, or a message
+// whose identity entry is poisoned) to its trade, or looks at a trade the
+// clock made due (the loopback).
+func (d *Decider) Match(in Input, st State) *Result {
+	e, err := envelope.Unmarshal(in.Value)
+	if err != nil {
+		return &Result{Corrupt: "record is not an envelope"}
+	}
+	key, ok := schemas.ParseTradeKey(in.Key)
+	if !ok {
+		return &Result{Envelope: e, Corrupt: "key is not a trade key"}
+	}
+	it := d.interns.Get().(matching.Interner)
+	defer d.interns.Put(it)
+	if e.Kind == envelope.KindExpire {
+		return d.expire(in, st, key, e, it)
+	}
+	m := d.message(e)
+	if m == nil || m.Key.TradeKey() != key {
+		return &Result{Envelope: e, Corrupt: "envelope holds no message of this trade"}
+	}
+	t, readable := load(st, key, it)
+	var r *Result
+	if e.Kind != envelope.KindPoisoned || d.decidable(t, m, e, &r) {
+		r = d.apply(in, st, t, m, e, it)
+	}
+	if !readable {
+		// A value we cannot read is not ours to lose silently: count it, log
+		// it; the trade started afresh (its counters continue from nothing).
+		r.Corrupt, r.Table = "trade state unreadable: trade started afresh", topology.Table(d.cfg.Names.MatchGroup())
+	}
+	return r
+}
+
+// apply applies a message to its trade: the outputs it causes, or the
+// CONFLICTING_DUPLICATE of another content under an identity the trade holds.
+func (d *Decider) apply(in Input, st State, t *matching.Trade, m *schemas.Message, e *envelope.Envelope, it matching.Interner) *Result {
+	outs, res := t.Apply(&matching.Inbound{Msg: m, Digest: e.Digest, NetUnits: int(e.NetUnits)}, &d.engine, it)
+	switch res {
+	case matching.Conflict:
+		// The identity stage forgot this identity (past its memory) but the
+		// trade still holds another message under it.
+		return d.reject(topology.StageMatch, e, m, schemas.ConflictingDuplicateOf(m.Sender, m.MsgId))
+	case matching.Collision:
+		// Version 3: the trade key is held by a trade (or tombstone) with
+		// other key fields (KEY_COLLISION, the last rule).
+		return d.reject(topology.StageMatch, e, m, schemas.KeyCollisionOf(t.Key, &t.Keys[0], &m.Key))
+	case matching.Applied:
+		b, _ := t.MarshalBinary()
+		st.SetValue(b)
+	}
+	r := &Result{Envelope: e, Outputs: outs, End: envelope.EventApplied, Outcome: "accepted", Matched: MatchedNew}
+	d.sweep(in.Partition, st, r)
+	r.Market, r.Cutoff = d.cutoffOf(t)
+	if res == matching.Duplicate {
+		r.End, r.Outcome, r.Matched = envelope.EventReemitted, "duplicate", MatchedDuplicate
+	}
+	return r
+}
+
+// message is the decoded message an envelope carries: its compact form, or
+// for an envelope written before the form existed (layout v1 without the
+// extension, docs/ARCHITECTURE.md "Upgrades") or in a version of it this
+// build does not know, its record decoded again. Nil when neither reads.
+func (d *Decider) message(e *envelope.Envelope) *schemas.Message {
+	if e.Decoded != nil {
+		if m, err := schemas.DecodeCompact(e.Decoded); err == nil {
+			return m
+		}
+	}
+	dec := d.decoders.Get().(*schemas.Decoder)
+	m, rej := dec.Decode(e.Raw)
+	d.decoders.Put(dec)
+	if rej != nil {
+		return nil
+	}
+	return m
+}
+
+// decidable answers a message whose identity entry is poisoned as far as its
+// trade can (see poisoned): it reports whether Apply may go on, which it may
+// for an exact duplicate of a message the trade holds and for other valid
+// content under a held identity (Apply's Conflict). Otherwise *r is the
+// rejection or the INTERNAL exception.
+func (d *Decider) decidable(t *matching.Trade, m *schemas.Message, e *envelope.Envelope, r **Result) bool {
+	held, ok := t.Holds(m.Sender, m.MsgId)
+	switch {
+	case ok && held == e.Digest:
+		return true
+	case ok && e.Reason == 0:
+		return true
+	case ok:
+		// Not the held message's bytes, and invalid: its own code, as the
+		// contract's order puts CONFLICTING_DUPLICATE last.
+		*r = d.reject(topology.StageMatch, e, m, &schemas.Rejection{Reason: e.Reason, Detail: e.Detail})
+		return false
+	}
+	*r = d.reject(topology.StageMatch, e, m, &schemas.Rejection{Reason: schemas.Internal,
+		Detail: "the identity table entry of " + m.Sender + ":" + m.MsgId + " cannot be read (corrupt state), and its trade does not hold the message: " +
+			"whether it is new, a duplicate or a conflict cannot be decided; retry it once the entry is repaired"})
+	return false
+}
+
+// load returns the trade for key: decoded from the table, continued from a
+// tombstone, or new; readable is false when the value could not be read
+// (the trade then starts afresh).
+func load(st State, key schemas.TradeKey, it matching.Interner) (t *matching.Trade, readable bool) {
+	v := st.Value()
+	if v == nil {
+		return matching.NewTrade(key, nil), true
+	}
+	if tomb, _, ok := matching.Header(v); ok && tomb {
+		ts, err := matching.UnmarshalTombstone(v)
+		if err != nil {
+			return matching.NewTrade(key, nil), true
+		}
+		return matching.NewTrade(key, &ts), true
+	}
+	t, err := matching.UnmarshalTrade(v, it)
+	if err != nil {
+		return matching.NewTrade(key, nil), false
+	}
+	return t, true
+}
+
+// sweep asks, through the loopback, for every trade of this partition that
+// the event-time clock has left behind by more than the retention (and every
+// tombstone past its TTL) to be looked at: goka lets a callback change only
+// the state of its own key, and calls one for a key by a message or a visit
+// of the whole table (VisitAll), never by due time.
+func (d *Decider) sweep(p int32, st State, r *Result) {
+	t := d.cfg.Tables(topology.StageMatch, p)
+	if t == nil {
+		return
+	}
+	clock := t.Clock()
+	r.Clock, r.ClockRead = clock, true
+	for _, k := range t.Due(clock - 1) {
+		e := &envelope.Envelope{Kind: envelope.KindExpire, Partition: -1, Offset: -1, Clock: clock}
+		st.Loopback(k, e.Marshal())
+	}
+}
+
+// expire looks at a trade the clock made due: a tombstone past its TTL is
+// deleted, a trade past the retention purged (a STATUS EXPIRED where one
+// is due), anything else was written since and is left.
+func (d *Decider) expire(in Input, st State, key schemas.TradeKey, e *envelope.Envelope, it matching.Interner) *Result {
+	v := st.Value()
+	if v == nil {
+		return &Result{}
+	}
+	clock := e.Clock
+	if t := d.cfg.Tables(topology.StageMatch, in.Partition); t != nil {
+		clock = max(clock, t.Clock())
+	}
+	tomb, at, ok := matching.Header(v)
+	switch {
+	case !ok:
+		return &Result{}
+	case tomb:
+		if clock-at > int64(d.cfg.TombstoneTTL) {
+			st.Delete()
+		}
+		return &Result{}
+	case clock-at <= int64(d.cfg.Retention):
+		return &Result{} // it moved on since it was due
+	}
+	t, err := matching.UnmarshalTrade(v, it)
+	if err != nil {
+		return &Result{}
+	}
+	outs, ts := t.Expire(clock)
+	st.SetValue(matching.MarshalTombstone(key, ts))
+	r := &Result{Envelope: &envelope.Envelope{TradeKey: key, Partition: -1, Offset: -1}, Outputs: outs,
+		End: envelope.EventExpired, Outcome: "expired", Expired: ExpiredSilent}
+	if len(outs) > 0 {
+		r.Expired = ExpiredWithStatus
+	}
+	return r
+}
+
+// MatchIndex tells the trade store when each value falls due: a trade at
+// Newest + retention, a tombstone at PurgedAt + TTL; the clock is the largest
+// Newest (purges never remove the newest trade, so it survives restarts).
+func (d *Decider) MatchIndex(v []byte) (due, watermark int64, ok bool) {
+	tomb, at, ok := matching.Header(v)
+	if !ok {
+		return 0, 0, false
+	}
+	if tomb {
+		return at + int64(d.cfg.TombstoneTTL), at, true
+	}
+	return at + int64(d.cfg.Retention), at, true
+}
+
+// cutoffOf is a trade's market and cutoff (Unix µs) by the reference data
+// now, for its audit events.
+func (d *Decider) cutoffOf(t *matching.Trade) (market string, cutoff int64) {
+	r := t.Risk()
+	m, at := d.cfg.Validator.Refdata().CutoffOf(r.Market, r.TradeDate)
+	if at.IsZero() {
+		return m, 0
+	}
+	return m, at.UnixMicro()
+}

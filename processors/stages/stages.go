@@ -1,0 +1,170 @@
+// Package stages holds the pipeline's decisions, in pipeline order: what the
+// validate, identity and match stages make of one input record
+// (validate.go, identity.go, match.go), as functions of the record, its
+// key's table value and the reference data, each returning a Result — the
+// records to write, the outputs to sign, the journey's end — that one
+// writer in the goka runtime writes (processors/pipeline, handle.go). A
+// decision changes nothing but its key's table value and the loopback,
+// goka's state, through State; it links no Kafka client, so it is tested
+// without goka as well as through it.
+package stages
+
+import (
+	"log/slog"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/ste-utility/ste/processors/envelope"
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/validation"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/topology"
+)
+
+// Config is what the decisions need.
+type Config struct {
+	Names     topology.Names
+	Validator *validation.Validator
+	// UtilityBIC is the utility's own BIC (the CLS and STATUS sender).
+	UtilityBIC string
+	// Retention of trades past their newest Created (event time). Default 72h.
+	Retention time.Duration
+	// TombstoneTTL keeps a purged trade's counters. Default 30 days.
+	TombstoneTTL time.Duration
+	// IdentityMargin is how much longer than the retention an accepted
+	// (Sender, MsgId) is remembered by the identity stage. Default 24h.
+	IdentityMargin time.Duration
+	// Now is the wall clock of exceptions' receive times (default
+	// time.Now). Nothing decides by it: retention runs on event time.
+	Now func() time.Time
+	// Sandbox: the namespace replays recorded inbound records (ste replay).
+	// The Created rule then takes the utility's clock from each record's
+	// time — when the live utility received it — instead of the wall
+	// clock, so a replay decides as the live run did whenever it runs.
+	Sandbox bool
+	// Inbound reads a record of <ns>.inbound back by partition and offset:
+	// the payload of an exception the identity or match stage writes
+	// (payload.go). When set, a valid message's record travels decoded
+	// only; when nil (the broker-free tests), the record travels along.
+	Inbound func(partition int32, offset int64) ([]byte, error)
+	// Tolerances the match stage evaluates criteria 7 and 15 with: the
+	// reference data the instance has read so far (refdata.Current). Nil:
+	// none, values must be equal.
+	Tolerances matching.Tolerances
+	// Tables gives partition p's table store of stage st, for its clock and
+	// due index (nil: none open).
+	Tables func(st topology.Stage, p int32) Table
+	Logger *slog.Logger // a payload not read back; slog.Default() when nil
+}
+
+// Input is one record a stage reads, as goka hands it to the callback.
+type Input struct {
+	Topic     string
+	Key       string
+	Partition int32
+	Offset    int64
+	Timestamp time.Time
+	// Headers are the record's headers: an operator's retry on inbound.
+	Headers map[string][]byte
+	Value   []byte
+}
+
+// State is what a decision may change besides what it returns: its key's
+// value in the stage's table, and the loopback — goka's state, not output.
+// The goka runtime gives the callback's context; a test, a map.
+type State interface {
+	Value() []byte // nil: none
+	SetValue(value []byte)
+	Delete()
+	Loopback(key string, value []byte)
+}
+
+// Table is what the decisions read of a partition's table store besides
+// its values: the event-time clock and the due index (processors/memstore,
+// processors/diskstore).
+type Table interface {
+	Clock() int64
+	Due(now int64) []string
+	DropDue(now int64) int
+}
+
+// Decider makes the three stages' decisions.
+type Decider struct {
+	cfg      Config
+	engine   matching.Config
+	decoders sync.Pool
+	interns  sync.Pool
+}
+
+// New makes the decider of cfg, its zero fields given their defaults.
+func New(cfg Config) *Decider {
+	if cfg.Retention <= 0 {
+		cfg.Retention = 72 * time.Hour
+	}
+	if cfg.TombstoneTTL <= 0 {
+		cfg.TombstoneTTL = 30 * 24 * time.Hour
+	}
+	if cfg.IdentityMargin <= 0 {
+		cfg.IdentityMargin = 24 * time.Hour
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Tables == nil {
+		cfg.Tables = func(topology.Stage, int32) Table { return nil }
+	}
+	d := &Decider{cfg: cfg}
+	// Duplicates re-emit everything a message may have caused: after a crash
+	// goka's state can be ahead of the outputs (field notes), and a replayed
+	// message is indistinguishable from a duplicate.
+	d.engine = matching.Config{UtilityBIC: cfg.UtilityBIC, ReemitHistory: true, Tolerances: cfg.Tolerances}
+	d.decoders.New = func() any { return new(schemas.Decoder) }
+	d.interns.New = func() any { return matching.Interner{} }
+	return d
+}
+
+func (d *Decider) now() int64 { return d.cfg.Now().UnixMicro() }
+
+// Step stamps the envelope's journey with stage st's event, now.
+func (d *Decider) Step(e *envelope.Envelope, st topology.Stage, ev envelope.Event) {
+	e.Steps = append(e.Steps, envelope.Step{Stage: st, At: d.now(), Event: ev})
+}
+
+// forward passes the envelope on to the next stage.
+func forward(e *envelope.Envelope, topic, key string) *Result {
+	return &Result{Envelope: e, Records: []Record{{topic, key, e.Marshal()}}}
+}
+
+// reject decides the exception, the NACK where one is due, and the end of
+// the journey.
+func (d *Decider) reject(st topology.Stage, e *envelope.Envelope, m *schemas.Message, rej *schemas.Rejection) *Result {
+	if m == nil {
+		m = &schemas.Message{Sender: e.Sender, MsgId: e.MsgId}
+	}
+	note := d.payload(st, e)
+	vd := validation.Verdict{Msg: m, Rej: rej, Digest: e.Digest, Hash16: e.Hash16(), SenderKnown: e.SenderKnown}
+	id := strconv.Itoa(int(e.Partition)) + "-" + strconv.FormatInt(e.Offset, 10)
+	exc, nack := vd.Rejected(id, e.Raw, e.Partition, e.Offset, d.cfg.Now())
+	if note != "" {
+		// The note on a record that could not be read back is the
+		// operator's (the exception's detail). The participant's NACK
+		// stays as the rejection made it: a message applied again
+		// answers the same NACK whether or not the read-back worked.
+		exc.Detail = schemas.EchoDetail(rej.Detail + note)
+	}
+	exc.RetryOf = e.RetryOf
+	key := ""
+	if schemas.IsBIC(m.Sender) {
+		key = m.Sender
+	}
+	r := &Result{Envelope: e, Records: []Record{{d.cfg.Names.Exceptions(), key, exc.Marshal()}},
+		End: envelope.EventRejected, Outcome: "rejected", Reason: rej.Reason.String(), Rejected: rej.Reason}
+	if nack != nil {
+		r.Outputs = []schemas.Output{*nack}
+	}
+	return r
+}

@@ -1,0 +1,245 @@
+// Package tablestore is how the stages' tables are kept: the disk tables
+// opened (processors/diskstore: Pebble, resumed from their local offsets),
+// the partitions a group owns told from the standbys it keeps, the match
+// table's storage feeding its read side (processors/query), and the
+// identity changelog's batch records applied wherever goka reads them. The
+// chain of storages a stage's table is built from is declared in
+// processors/pipeline (chain.go).
+package tablestore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/lovoo/goka"
+	"github.com/lovoo/goka/storage"
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/changelog"
+	"github.com/ste-utility/ste/processors/diskstore"
+	"github.com/ste-utility/ste/processors/query"
+	"github.com/ste-utility/ste/topology"
+)
+
+// Disk says where and how the disk tables are kept.
+type Disk struct {
+	Dir    string // "": tables in memory
+	Kafka  kafkaconn.Config
+	Names  topology.Names
+	Logger *slog.Logger
+	// Rebuilt is told a partition of a stage's table whose local state was
+	// wiped (to be rebuilt from the changelog), Restored the records
+	// replayed into one on start (either nil: not told).
+	Rebuilt  func(stage string)
+	Restored func(stage string, records int64)
+}
+
+// Open opens the disk table storage under d.Dir (nil when the tables are
+// kept in memory) and returns what closes it.
+func Open(d Disk) (*diskstore.DB, func(), error) {
+	if d.Dir == "" {
+		return nil, func() {}, nil
+	}
+	log := d.Logger
+	cl, err := kgo.NewClient(d.Kafka.Opts()...)
+	if err != nil {
+		return nil, nil, err
+	}
+	adm := kadm.NewClient(cl)
+	stage := map[string]string{} // changelog → stage, the metrics' label
+	for _, g := range topology.Describe(d.Names.NS).Groups {
+		if g.Table != "" {
+			stage[g.Table] = g.Stage.String()
+		}
+	}
+	db, err := diskstore.Open(diskstore.Options{Dir: d.Dir, Logger: log,
+		Changelog: func(topic string, p int32) (diskstore.Changelog, error) { return changelogOf(adm, topic, p) },
+		OnOpen: func(topic string, p int32, _ *diskstore.Store, wiped string) {
+			if wiped != "" && d.Rebuilt != nil {
+				d.Rebuilt(stage[topic])
+			}
+		},
+		OnRecovered: func(topic string, p int32, restored int64, took time.Duration) {
+			if d.Restored != nil {
+				d.Restored(stage[topic], restored)
+			}
+			log.Info("table partition recovered", "table", stage[topic], "partition", p,
+				"restored", restored, "seconds", took.Seconds())
+		}})
+	if err != nil {
+		cl.Close()
+		return nil, nil, err
+	}
+	return db, func() {
+		if err := db.Close(); err != nil {
+			log.Error("closing the tables", "err", err)
+		}
+		cl.Close()
+	}, nil
+}
+
+// changelogOf is a changelog partition's topic id, first and next offsets.
+func changelogOf(adm *kadm.Client, topic string, p int32) (diskstore.Changelog, error) {
+	var cl diskstore.Changelog
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	td, err := adm.ListTopics(ctx, topic)
+	if err != nil {
+		return cl, err
+	}
+	t, ok := td[topic]
+	if !ok || t.Err != nil {
+		return cl, fmt.Errorf("%s: no such topic (%v)", topic, t.Err)
+	}
+	cl.TopicID = t.ID
+	for _, l := range []struct {
+		list func(context.Context, ...string) (kadm.ListedOffsets, error)
+		into *int64
+	}{{adm.ListStartOffsets, &cl.Start}, {adm.ListEndOffsets, &cl.End}} {
+		offs, err := l.list(ctx, topic)
+		if err != nil {
+			return cl, err
+		}
+		o, ok := offs.Lookup(topic, p)
+		if !ok {
+			return cl, fmt.Errorf("%s/%d: no such partition", topic, p)
+		}
+		if o.Err != nil {
+			return cl, o.Err
+		}
+		*l.into = o.Offset
+	}
+	return cl, nil
+}
+
+// Owned is one group's partitions in the current generation. goka's
+// rebalance callback tells them before it opens any table of that
+// generation, so the storage builder can tell a partition the group owns
+// from one it keeps as a standby. A group built anew owns nothing until its
+// first assignment.
+//
+// goka's WithRecoverAhead (every partition brought to its changelog's end
+// before the group joins) is not used: a restarted instance must rejoin
+// within the session timeout to get its partitions back without a
+// rebalance (static membership), and with it the restart read all of the
+// tables before joining — on a loaded machine past the session timeout,
+// and a rebalance for everyone. The generation's setup opens the
+// standbys anyway.
+type Owned struct {
+	mu    sync.Mutex
+	parts []int32
+}
+
+// Set makes parts the group's partitions.
+func (o *Owned) Set(parts []int32) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.parts = parts
+}
+
+// Has says whether the group owns p.
+func (o *Owned) Has(p int32) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return slices.Contains(o.parts, p)
+}
+
+// indexed is a match partition's storage that feeds its read side with
+// every value it stores: the stage's writes and the changelog's replay.
+type indexed struct {
+	storage.Storage
+	x *query.Partition
+}
+
+// Open reads a table resumed from disk into the at-risk and status
+// indexes: its values are not replayed.
+func (s *indexed) Open() error {
+	if err := s.Storage.Open(); err != nil {
+		return err
+	}
+	it, err := s.Storage.Iterator()
+	if err != nil {
+		return err
+	}
+	defer it.Release()
+	return s.x.Loaded(it)
+}
+
+func (s *indexed) Set(key string, value []byte) error {
+	if err := s.Storage.Set(key, value); err != nil {
+		return err
+	}
+	s.x.Put(key, value)
+	return nil
+}
+
+func (s *indexed) Delete(key string) error {
+	if err := s.Storage.Delete(key); err != nil {
+		return err
+	}
+	s.x.Delete(key)
+	return nil
+}
+
+// MarkRecovered builds the TradeRef index from the recovered table.
+func (s *indexed) MarkRecovered() error {
+	if err := s.Storage.MarkRecovered(); err != nil {
+		return err
+	}
+	it, err := s.Storage.Iterator()
+	if err != nil {
+		return err
+	}
+	defer it.Release()
+	return s.x.Recovered(it)
+}
+
+// Indexed wraps a match table's storage builder so that each partition's
+// storage feeds a read side of its own, registered with the query side
+// (replacing the partition's previous one).
+func Indexed(q *query.Tables, b storage.Builder) storage.Builder {
+	return func(topic string, p int32) (storage.Storage, error) {
+		st, err := b(topic, p)
+		if err != nil {
+			return nil, err
+		}
+		return &indexed{Storage: st, x: q.Open(p, st)}, nil
+	}
+}
+
+// Unpack is the identity table's update callback (goka.WithUpdateCallback):
+// a batch record of its changelog (processors/changelog) is applied as the
+// writes it holds, wherever goka reads the changelog (a restore, a hot
+// standby); any other record as goka would.
+func Unpack(log *slog.Logger) goka.UpdateCallback {
+	return func(ctx goka.UpdateContext, st storage.Storage, key string, value []byte) error {
+		return unpack(log, ctx, st, key, value)
+	}
+}
+
+func unpack(log *slog.Logger, ctx goka.UpdateContext, st storage.Storage, key string, value []byte) error {
+	if !changelog.IsBatch(key) {
+		return goka.DefaultUpdate(ctx, st, key, value)
+	}
+	n := 0
+	err := changelog.EachEntry(value, func(k string, v []byte) error {
+		n++
+		return goka.DefaultUpdate(ctx, st, k, v)
+	})
+	if errors.Is(err, changelog.ErrBatch) {
+		// Not ours (nothing else writes the changelog): what could be read
+		// is applied, the rest is reported, and the restore goes on rather
+		// than stopping the stage for good.
+		log.Warn("table changelog: batch record unreadable", "topic", ctx.Topic(), "partition", ctx.Partition(),
+			"offset", ctx.Offset(), "applied", n)
+		return nil
+	}
+	return err
+}
