@@ -96,6 +96,7 @@ type stages struct {
 	tables     *diskstore.DB        // nil: tables in memory
 
 	corruptLog rateLimit
+	owners     owners       // the match partitions' ownership epochs (fence.go)
 	verify     *verifyQueue // nil: signatures verified one by one in the callback
 	// audits batch each stage's audit events (auditbatch.go); none: every
 	// event is a record of its own (no Kafka: goka's tester).
@@ -360,7 +361,7 @@ func (s *stages) apply(ctx goka.Context, t *matching.Trade, m *schemas.Message, 
 		return s.reject(topology.StageMatch, e, m, schemas.ConflictingDuplicateOf(m.Sender, m.MsgId))
 	case matching.Applied:
 		b, _ := t.MarshalBinary()
-		ctx.SetValue(b)
+		ctx.SetValue(b, s.stamp(ctx)...)
 	}
 	s.sweep(ctx)
 	r := &result{e: e, outs: outs, end: EventApplied, outcome: "accepted", matched: matchedNew}
@@ -518,7 +519,7 @@ func (s *stages) expire(ctx goka.Context, key schemas.TradeKey, e *Envelope, it 
 		return &result{}
 	case tomb:
 		if clock-at > int64(s.cfg.TombstoneTTL) {
-			ctx.Delete()
+			ctx.Delete(s.stamp(ctx)...)
 		}
 		return &result{}
 	case clock-at <= int64(s.cfg.Retention):
@@ -529,7 +530,7 @@ func (s *stages) expire(ctx goka.Context, key schemas.TradeKey, e *Envelope, it 
 		return &result{}
 	}
 	outs, ts := t.Expire(clock)
-	ctx.SetValue(matching.MarshalTombstone(key, ts))
+	ctx.SetValue(matching.MarshalTombstone(key, ts), s.stamp(ctx)...)
 	r := &result{e: &Envelope{TradeKey: key, Partition: -1, Offset: -1}, outs: outs,
 		end: EventExpired, outcome: "expired", expired: expiredSilent}
 	if len(outs) > 0 {

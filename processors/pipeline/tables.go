@@ -27,6 +27,7 @@ type table interface {
 	Due(now int64) []string
 	DropDue(now int64) int
 	Len() int
+	epochs // the match table's ownership epochs (fence.go)
 }
 
 // openTables opens the disk table storage under o.TableDir (nil when the
@@ -165,6 +166,11 @@ func (s *stages) tableOptions(st topology.Stage, prod goka.ProducerBuilder, own 
 	if st == topology.StageIdentity {
 		opts = append(opts, goka.WithUpdateCallback(s.unpackTableBatches))
 	}
+	if st == topology.StageMatch {
+		// Its writes are stamped with their ownership epoch (fence.go).
+		opts = append(opts, goka.WithUpdateCallback(s.fenceMatchTable),
+			goka.WithGenerationCallback(func(gen int32, _ goka.Assignment) { s.owners.generation.Store(gen) }))
+	}
 	if s.tables == nil {
 		return opts
 	}
@@ -193,6 +199,9 @@ func (s *stages) tableBuilder(st topology.Stage, own *owned) storage.Builder {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		stores[p] = t
+		if st == topology.StageMatch {
+			s.owners.owned(p) // goka told the generation before opening the assignment's tables
+		}
 		// The gauge exists from the moment the partition is owned, not from
 		// the next sample (reportOpenTrades): a scrape right after an
 		// assignment finds it.
@@ -204,7 +213,8 @@ func (s *stages) tableBuilder(st topology.Stage, own *owned) storage.Builder {
 	// and an at-risk index (atrisk.go).
 	wrap := func(b storage.Builder) storage.Builder { return b }
 	if st == topology.StageMatch {
-		wrap = func(b storage.Builder) storage.Builder { return s.indexedBuilder(s.riskBuilder(b)) }
+		// Its update callback reaches each partition's store (fence.go).
+		wrap = func(b storage.Builder) storage.Builder { return s.fenceRegistry(s.indexedBuilder(s.riskBuilder(b))) }
 	}
 	if s.tables == nil {
 		return wrap(memstore.Builder(index, func(_ string, p int32, t *memstore.Store) { opened(p, t) }))
@@ -214,6 +224,9 @@ func (s *stages) tableBuilder(st topology.Stage, own *owned) storage.Builder {
 		return active
 	}
 	passive := s.tables.StandbyBuilder(index)
+	if st == topology.StageMatch {
+		passive = s.fenceRegistry(passive)
+	}
 	return func(topic string, p int32) (storage.Storage, error) {
 		if own.has(p) {
 			return active(topic, p)
