@@ -21,6 +21,7 @@ import (
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/outcome"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
@@ -68,7 +69,7 @@ func TestChaos(t *testing.T) {
 		t.Skip("chaos: brokers, processes and kills (drop -short to run)")
 	}
 	p := reduced
-	if os.Getenv("STE_CHAOS") == "full" {
+	if testgate.Enabled("chaos") {
 		p = full
 	}
 	s := seed(t)

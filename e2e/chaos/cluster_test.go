@@ -23,6 +23,7 @@ import (
 	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/outcome"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
@@ -68,8 +69,9 @@ func TestChaosCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos: brokers, processes and faults (drop -short to run)")
 	}
+	full := testgate.Enabled("chaos-cluster") // STE_CHAOS=full, as chaos-cluster-kafka's
 	p := reducedCluster
-	if os.Getenv("STE_CHAOS") == "full" {
+	if full {
 		p = fullCluster
 	}
 	if n, err := strconv.Atoi(os.Getenv("STE_CHAOS_TRADES")); err == nil && n > 0 {
@@ -78,7 +80,7 @@ func TestChaosCluster(t *testing.T) {
 	s := seed(t)
 	t.Logf("cluster chaos seed %d (replay the schedule: STE_CHAOS_SEED=%d)", s, s)
 	backends := []string{"kfake"}
-	if os.Getenv("STE_CHAOS") == "full" {
+	if full {
 		backends = append(backends, "kafka")
 	}
 	for _, b := range backends {
@@ -466,6 +468,7 @@ func startClusterBackend(t *testing.T, name, dir string) clusterBackend {
 		return &kfakeBackend{a: a, control: c}
 	}
 	if run, _ := kafka.Enabled(); !run {
+		testgate.Opt(t, "chaos-cluster-kafka") // its variables without STE_KAFKA=1: skipped, recorded
 		t.Skipf("the Kafka 4 run needs %s=1 (and Java)", kafka.EnvEnable)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)

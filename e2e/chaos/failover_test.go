@@ -14,6 +14,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics/lag"
 )
 
@@ -34,9 +35,7 @@ import (
 // and STE_FAILOVER_MODES (a or b) narrow it for a quick look;
 // STE_CHAOS_KEEP=1 keeps the instances' logs.
 func TestFailover(t *testing.T) {
-	if os.Getenv("STE_FAILOVER") == "" {
-		t.Skip("failover measurement: STE_FAILOVER=1 (make failover), ~2 hours")
-	}
+	testgate.Opt(t, "failover")
 	rounds := 20
 	if n, err := strconv.Atoi(os.Getenv("STE_FAILOVER_ROUNDS")); err == nil && n >= 2 {
 		rounds = n // a quick look; the documented figures are of 20

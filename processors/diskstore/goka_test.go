@@ -36,6 +36,7 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
@@ -346,7 +347,7 @@ func TestKillLoopKeepsStateLevelWithTheChangelog(t *testing.T) {
 		t.Skip("broker, kill -9")
 	}
 	kind := "disk"
-	if os.Getenv("DISKSTORE_CONTROL") == "leveldb" {
+	if testgate.Enabled("leveldb-control") {
 		kind = "leveldb" // goka's write-through storage: this test should fail
 	}
 	_, brokers := startBroker(t, nil)
