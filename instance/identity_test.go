@@ -139,8 +139,10 @@ func TestClaimWaitsForADyingHolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer other.Release()
-	if other.Slot != 1 || time.Since(start) > time.Second {
-		t.Fatalf("with a live holder: slot %d after %v, want slot 1 at once", other.Slot, time.Since(start))
+	// A claim that waited would wait the whole dyingWait (10 s); at once is
+	// any time well short of it, however loaded the machine.
+	if took := time.Since(start); other.Slot != 1 || took > dyingWait/2 {
+		t.Fatalf("with a live holder: slot %d after %v, want slot 1 without waiting for it (%v)", other.Slot, took, dyingWait)
 	}
 }
 
