@@ -24,6 +24,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ste-utility/ste/testgate"
+	"github.com/ste-utility/ste/topology"
 )
 
 var steBin string
@@ -554,13 +555,17 @@ func TestHelmChart(t *testing.T) {
 		t.Errorf("the ServiceMonitor does not scrape the metrics service: %v / %v", sm, metrics)
 	}
 	// KEDA: the validate Deployment, on its group's lag on inbound, at
-	// most one pod per partition, with the pods' credentials.
-	so := find(objs, "ScaledObject", "-validate")
+	// most one pod per partition, with the pods' credentials. The group and
+	// topic are the ones topology names for the chart's namespace — one
+	// other than the default, so that a name written out in the template
+	// shows.
+	names := topology.Names{NS: "prod-7"}
+	so := find(render(t, "namespace="+names.NS), "ScaledObject", "-validate")
 	trig := get(so, "spec", "triggers", 0)
 	if str(so, "spec", "scaleTargetRef", "name") != nameOf(validate) || fmt.Sprint(get(so, "spec", "maxReplicaCount")) != "8" ||
-		str(trig, "type") != "kafka" || str(trig, "metadata", "consumerGroup") != "ste.v1.validate" ||
-		str(trig, "metadata", "topic") != "ste.inbound" || str(trig, "metadata", "sasl") != "scram_sha512" {
-		t.Errorf("ScaledObject %v", so)
+		str(trig, "type") != "kafka" || str(trig, "metadata", "consumerGroup") != names.ValidateGroup() ||
+		str(trig, "metadata", "topic") != names.Inbound() || str(trig, "metadata", "sasl") != "scram_sha512" {
+		t.Errorf("ScaledObject %v, want group %s on %s", so, names.ValidateGroup(), names.Inbound())
 	}
 	ta := find(objs, "TriggerAuthentication", "")
 	if ta == nil || str(trig, "authenticationRef", "name") != nameOf(ta) ||
