@@ -191,7 +191,7 @@ scale-out-kafka: build kafka chdb
 # The ACL test on Apache Kafka 4 with the StandardAuthorizer: the users and
 # ACLs of topics/access (what ste topics manifest renders) enforced, the
 # processors under their own user, a participant refused everyone else's
-# topics (~2 minutes: its own target, beside make test's budget).
+# topics (12 s with Kafka cached, 6 December: its own target).
 acl: kafka
 	STE_KAFKA=1 STE_ACL=1 $(GO) test -count=1 -timeout 10m -run TestACLsOnKafka ./topics/access/ -v
 
