@@ -20,7 +20,9 @@ export STE_CACHE
 STATICCHECK_VERSION := v0.8.2
 CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
-.PHONY: all build test test-deps tools-after-build unit demo bench lint vet fuzz deps tools kafka chdb crds system-packages promtool chromium clients clean replay-kafka chaos chaos-cluster failover acl gateway-client
+.PHONY: all build test test-deps tools-after-build unit demo bench lint vet fuzz deps tools kafka chdb crds system-packages promtool chromium clients clean replay-kafka chaos chaos-cluster failover acl gateway-client \
+	verify-all gates chaos-cluster-kfake chaos-cluster-kafka backtest-kafka scale-out-kafka analytics-server gateway-measure \
+	hold-at-scale leveldb-control curve measure-ingest
 
 all: build
 
@@ -143,11 +145,33 @@ test-deps:
 tools-after-build: build
 	@$(MAKE) --no-print-directory tools
 
+# At its end make test prints what it did not run: the suites registered in
+# testgate (each its own target below; make verify-all runs them all) and
+# every test skipped for want of a tool, a privilege or a file, with the
+# reason (testgate.Need records each in $STE_SKIPS; under CI=true they fail).
 test: test-deps
 	@mkdir -p $(CURDIR)/test-output
+	@rm -f $(CURDIR)/test-output/skips.tsv
 	STE_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) STE_CLIENTS=$(STE_CACHE)/clients \
 		STE_DEPLOY_CHECKS=1 STE_CRDS=$(STE_CACHE)/crds STE_GATEWAY_PYTHON=$(GATEWAY_PY) \
-		LINT="$(MAKE) --no-print-directory lint" GO=$(GO) scripts/test.sh $(CURDIR)/test-output
+		STE_SKIPS=$(CURDIR)/test-output/skips.tsv \
+		LINT="$(MAKE) --no-print-directory lint" GO=$(GO) scripts/test.sh $(CURDIR)/test-output; \
+	rc=$$?; $(GO) run ./testgate/cmd/gates report $(CURDIR)/test-output/skips.tsv; exit $$rc
+
+# The registered suites (testgate.Suites): what turns each on, its command,
+# its measured cost.
+gates:
+	@$(GO) run ./testgate/cmd/gates list
+
+# Every test: make test, then every suite registered in testgate, one after
+# the other (the chaos and cluster suites on both brokers, failover, the
+# ACLs on Kafka 4, backtest and scale-out on Kafka 4, the analytics suite
+# on a ClickHouse server, the gateway and scale measurements, the LevelDB
+# negative control — which must fail —, a fuzz budget, the benchmarks),
+# timing each and the whole: hours (docs/benchmarks.md, "verify-all").
+# VERIFY=NAME... runs only those suites.
+verify-all: test
+	$(GO) run ./testgate/cmd/gates verify-all $(VERIFY)
 
 # The backtest and scale-out scenarios (ste replay, ste diff, ste migrate) on
 # real Kafka 4 as well; make test runs them on the embedded broker only.
@@ -155,10 +179,19 @@ replay-kafka: build kafka chdb
 	STE_KAFKA=1 STE_REPLAY_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
 		$(GO) test -count=1 -p 1 -timeout 30m ./e2e -run 'TestBacktest|TestMigrateScaleOut' -v
 
+# The same, one scenario at a time (testgate's suites backtest-kafka and
+# scale-out-kafka).
+backtest-kafka: build kafka chdb
+	STE_KAFKA=1 STE_REPLAY_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
+		$(GO) test -count=1 -p 1 -timeout 30m ./e2e -run 'TestBacktest' -v
+scale-out-kafka: build kafka chdb
+	STE_KAFKA=1 STE_REPLAY_KAFKA=1 STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
+		$(GO) test -count=1 -p 1 -timeout 30m ./e2e -run 'TestMigrateScaleOut' -v
+
 # The ACL test on Apache Kafka 4 with the StandardAuthorizer: the users and
 # ACLs of topics/access (what ste topics manifest renders) enforced, the
 # processors under their own user, a participant refused everyone else's
-# topics (~2 minutes: its own target, beside make test's budget).
+# topics (12 s with Kafka cached, 6 December: its own target).
 acl: kafka
 	STE_KAFKA=1 STE_ACL=1 $(GO) test -count=1 -timeout 10m -run TestACLsOnKafka ./topics/access/ -v
 
@@ -179,6 +212,48 @@ chaos: kafka
 # (deploy/kafka/kafka.sh cluster-start), a leader's loss a kill -9 of its JVM.
 chaos-cluster: kafka
 	STE_KAFKA=1 STE_CHAOS=full $(GO) test -count=1 -v -timeout 60m -run TestChaosCluster ./e2e/chaos/
+
+# Its two legs apart (testgate's suites chaos-cluster and chaos-cluster-kafka).
+chaos-cluster-kfake:
+	STE_CHAOS=full $(GO) test -count=1 -v -timeout 60m -run 'TestChaosCluster/kfake' ./e2e/chaos/
+chaos-cluster-kafka: kafka
+	STE_KAFKA=1 STE_CHAOS=full $(GO) test -count=1 -v -timeout 60m -run 'TestChaosCluster/kafka' ./e2e/chaos/
+
+# The analytics suite against a ClickHouse server (make test runs it on the
+# embedded chDB endpoint): CLICKHOUSE_ADDR=http://host:8123 (or a native
+# address), or a server found running on localhost:8123.
+CLICKHOUSE_ADDR ?= http://127.0.0.1:8123
+analytics-server: build
+	CLICKHOUSE_ADDR=$(CLICKHOUSE_ADDR) STE_BIN=$(BIN)/ste $(GO) test -count=1 -v -timeout 30m -run '^TestServer$$' ./analytics/conformance/
+
+# The gateway measurement (docs/benchmarks.md, "The gateway").
+gateway-measure: gateway-client
+	STE_GATEWAY_MEASURE=1 STE_GATEWAY_PYTHON=$(GATEWAY_PY) $(GO) test -count=1 -v -timeout 60m -run TestGatewayMeasure ./e2e
+
+# The tables at scale (docs/benchmarks.md): a realistic set of
+# SCALE_TRADES trades generated once (cached), then filled into one
+# instance's tables.
+SCALE_TRADES ?= 250000
+SCALE_SET := $(STE_CACHE)/scale/set-$(SCALE_TRADES).zst
+hold-at-scale: build
+	@mkdir -p $(dir $(SCALE_SET))
+	@[ -f $(SCALE_SET) ] || $(BIN)/ste gen --trades $(SCALE_TRADES) --mix realistic --out $(SCALE_SET)
+	DISKSTORE_SCALE_SET=$(SCALE_SET) $(GO) test -count=1 -v -timeout 2h -run TestHoldAtScale ./processors/diskstore
+
+# The negative control of the kill -9 loop: goka's LevelDB storage writes a
+# value before its changelog record is acknowledged, and the loop must find
+# local state ahead of the changelog — this target FAILS when the check
+# works (make verify-all counts a failure as its success).
+leveldb-control:
+	DISKSTORE_CONTROL=leveldb $(GO) test -count=1 -v -timeout 10m -run TestKillLoopKeepsStateLevelWithTheChangelog ./processors/diskstore
+
+# Measurements: the batch-signature curve; the analytics ingest rate.
+curve:
+	STE_CURVE=1 $(GO) test -count=1 -v -run TestBatchCurveCPU ./schemas/signature
+MEASURE_INGEST_TRADES ?= 20000
+measure-ingest: build chdb
+	STE_MEASURE_INGEST=$(MEASURE_INGEST_TRADES) STE_CHDB_BIN=$(BIN)/ste-chdb CHDB_LIB_PATH=$(CHDB_LIB) \
+		$(GO) test -count=1 -v -timeout 30m -run TestMeasureIngest ./analytics/conformance/
 
 # Failover times (docs/benchmarks.md): kill -9 with and without restart,
 # 20 rounds each, with two instances and with three, on both brokers

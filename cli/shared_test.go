@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/exceptions"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/trust"
 )
 
@@ -162,7 +163,7 @@ func TestClickHouseDefault(t *testing.T) {
 // Progress is drawn on a terminal only.
 func TestProgressOffTerminal(t *testing.T) {
 	if IsTerminal(os.Stderr) {
-		t.Skip("stderr is a terminal")
+		testgate.Need(t, "stderr off a terminal (run it with 2>file)", errors.New("stderr is a terminal"))
 	}
 	if SendProgress() != nil || LagProgress() != nil {
 		t.Error("progress drawn to a non-terminal")

@@ -46,9 +46,7 @@ func writeFile(t *testing.T, path string, b []byte) string {
 func fifo(t *testing.T, dir, name string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
-	if err := syscall.Mkfifo(p, 0o600); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
+	need(t, "a named pipe (mkfifo) in the test's directory", syscall.Mkfifo(p, 0o600))
 	return p
 }
 

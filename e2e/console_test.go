@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -24,6 +25,7 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 )
 
@@ -304,10 +306,7 @@ func newBrowser(t *testing.T) *browser {
 		path, _ = exec.LookPath(name)
 	}
 	if path == "" {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true and no Chromium (make test installs the chromium package)")
-		}
-		t.Skip("no Chromium: apt-get install chromium (make test does)")
+		testgate.Need(t, "Chromium (apt-get install chromium; make test does)", errors.New("not found"))
 	}
 	// The background-networking flags keep Chromium from dialling out: a
 	// closed network refuses its connections.

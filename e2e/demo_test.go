@@ -24,6 +24,7 @@ import (
 	"github.com/ste-utility/ste/deploy/monitoring"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 )
 
@@ -177,12 +178,8 @@ func TestBenchReportsCounts(t *testing.T) {
 // with the test; it skips where libchdb is missing, except under CI=true.
 func analyticsHome(t *testing.T) (string, []string) {
 	t.Helper()
-	if _, err := chdblib.Find(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("%v (CI=true: analytics must run)", err)
-		}
-		t.Skipf("%v", err)
-	}
+	_, err := chdblib.Find()
+	testgate.Need(t, "libchdb.so for the embedded analytics (make chdb)", err)
 	home := t.TempDir()
 	t.Cleanup(func() { embedded.Stop(home) })
 	return home, []string{"STE_HOME=" + home, "STE_CHDB_BIN=" + chdbBin}

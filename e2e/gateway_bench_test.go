@@ -26,6 +26,7 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 )
@@ -48,9 +49,7 @@ import (
 //     <ns>.outbound (appendTimed) to its delivery, and the single submits
 //     beside them.
 func TestGatewayMeasure(t *testing.T) {
-	if os.Getenv("STE_GATEWAY_MEASURE") == "" {
-		t.Skip("a measurement: STE_GATEWAY_MEASURE=1")
-	}
+	testgate.Opt(t, "gateway-measure")
 	// 6,000 trades (42,000 messages) give the 300 participants ~140
 	// messages each: batches of 100 need that many per sender.
 	trades, _ := strconv.Atoi(os.Getenv("STE_GATEWAY_TRADES"))

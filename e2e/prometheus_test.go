@@ -17,6 +17,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/ste-utility/ste/deploy/monitoring"
+	"github.com/ste-utility/ste/testgate"
 )
 
 // TestRealPrometheus runs Debian's prometheus (make promtool installs it)
@@ -31,12 +32,7 @@ func TestRealPrometheus(t *testing.T) {
 		t.Skip("runs ste process and prometheus")
 	}
 	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true: prometheus not installed (make promtool installs Debian's prometheus)")
-		}
-		t.Skip("prometheus not installed (make promtool)")
-	}
+	testgate.Need(t, "prometheus (make promtool installs Debian's)", err)
 	f := newFixture(t, backends[0], 120)
 	httpAddr, consoleAddr, gatewayMetrics := freeAddr(t), freeAddr(t), freeAddr(t)
 	proc := startLines(t, f.env, "process", "--refdata", f.refdata, "--http", httpAddr)

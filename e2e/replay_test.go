@@ -27,6 +27,7 @@ import (
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
@@ -39,8 +40,8 @@ import (
 // replayBackends are the brokers the replay and migration scenarios run on:
 // the embedded broker always, real Kafka with STE_REPLAY_KAFKA=1 (make
 // replay-kafka), which keeps make test within its time budget.
-func replayBackends() []backend {
-	if os.Getenv("STE_REPLAY_KAFKA") == "1" {
+func replayBackends(suite string) []backend {
+	if testgate.Enabled(suite) { // backtest-kafka or scale-out-kafka: STE_REPLAY_KAFKA=1
 		return backends
 	}
 	return backends[:1]
@@ -165,7 +166,7 @@ func TestBacktest(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: brokers and processes")
 	}
-	for _, b := range replayBackends() {
+	for _, b := range replayBackends("backtest-kafka") {
 		t.Run(b.name, func(t *testing.T) {
 			f := newFixture(t, b, 300)
 			p := startProcess(t, f.env)
@@ -282,7 +283,7 @@ func TestMigrateScaleOut(t *testing.T) {
 	if testing.Short() {
 		t.Skip("end-to-end: brokers and processes")
 	}
-	for _, b := range replayBackends() {
+	for _, b := range replayBackends("scale-out-kafka") {
 		t.Run(b.name, func(t *testing.T) { migrateScaleOut(t, b) })
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/lovoo/goka"
 
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics/broker"
 	"github.com/ste-utility/ste/topology"
 )
@@ -27,12 +28,7 @@ import (
 // SteStalled must fire for the match stage.
 func TestPrometheusFiresTheStallAlert(t *testing.T) {
 	bin, err := exec.LookPath("prometheus")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("CI=true: prometheus not installed (make promtool installs Debian's prometheus)")
-		}
-		t.Skip("prometheus not installed (make promtool)")
-	}
+	testgate.Need(t, "prometheus (make promtool installs Debian's)", err)
 	e := newEnv(t, "promstall", 2*time.Minute, broker.Options{})
 	recs, _ := set(t, 20, 3)
 	var (

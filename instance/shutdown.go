@@ -31,6 +31,14 @@ const ShutdownBound = 15 * time.Second
 // The returned function cancels the watch (call it when the command
 // returned). exit is os.Exit outside tests.
 func BoundShutdown(stopping <-chan struct{}, bound time.Duration, w io.Writer, exit func(int)) (cancel func()) {
+	return boundShutdown(stopping, bound, time.After, w, exit)
+}
+
+// boundShutdown is BoundShutdown on the clock after (tests fire it
+// themselves). A stop that ended by the time the bound is reached is left
+// alone, whichever the goroutine sees first.
+func boundShutdown(stopping <-chan struct{}, bound time.Duration, after func(time.Duration) <-chan time.Time,
+	w io.Writer, exit func(int)) (cancel func()) {
 	done := make(chan struct{})
 	go func() {
 		select {
@@ -38,11 +46,14 @@ func BoundShutdown(stopping <-chan struct{}, bound time.Duration, w io.Writer, e
 			return
 		case <-stopping:
 		}
-		t := time.NewTimer(bound)
-		defer t.Stop()
 		select {
 		case <-done:
-		case <-t.C:
+		case <-after(bound):
+			select {
+			case <-done:
+				return
+			default:
+			}
 			fmt.Fprintf(w, "shutdown: gave up after %v; still waiting in: %s\n", bound, strings.Join(blockedIn(), "; "))
 			exit(1)
 		}

@@ -32,6 +32,7 @@ import (
 
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/processors/changelog"
+	"github.com/ste-utility/ste/processors/fence"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
@@ -217,6 +218,16 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 	return res, nil
 }
 
+// epochHeader is r's ownership epoch header (processors/fence), nil if none.
+func epochHeader(r *kgo.Record) []byte {
+	for _, h := range r.Headers {
+		if h.Key == fence.Header {
+			return h.Value
+		}
+	}
+	return nil
+}
+
 // carry makes table changelog dst hold what src holds, re-keyed into parts
 // partitions, with clock markers where a new partition's values would
 // otherwise give it an older clock than the old partitions they come from.
@@ -227,7 +238,13 @@ func carry(ctx context.Context, o Options, src, dst string, stage topology.Stage
 	// (changelog.EachValue) each under its own key.
 	want := map[string][]byte{}
 	var unread error
+	// A match table write of a partition's former owner that landed after
+	// its new owner's is not the key's state (processors/fence).
+	var owners fence.Filter
 	_, err := copier.Fold(ctx, o.Dial, src, func(r *kgo.Record) {
+		if stage == topology.StageMatch && !owners.Admit(r.Partition, epochHeader(r)) {
+			return
+		}
 		err := changelog.EachValue(stage, string(r.Key), r.Value, func(k string, v []byte) {
 			from[k] = r.Partition
 			if v == nil {

@@ -51,11 +51,20 @@ func (e *env) options(from, to string, parts int32) migrate.Options {
 
 const hour = int64(time.Hour)
 
+// written is what state wrote, as its own bookkeeping has it (not read back
+// through the calls migrate makes): each table's final value of every key
+// still held, and each old partition's clock — the newest event time of
+// any value written there, overwritten or deleted since.
+type written struct {
+	values map[string]map[string][]byte // table changelog -> key -> value
+	clocks map[string]map[int32]int64   // table changelog -> old partition -> clock
+}
+
 // state writes a namespace of 4 partitions whose tables hold trades,
 // tombstones and identities, each in the partition goka would give its key,
 // with partition clocks far apart (partition p's newest trade is at p+1
 // days), overwritten values and deleted keys on the way.
-func (e *env) state(ns string) {
+func (e *env) state(ns string) written {
 	e.t.Helper()
 	ctx := context.Background()
 	if _, err := topics.Create(ctx, e.adm, ns, topics.Options{Partitions: 4}); err != nil {
@@ -65,6 +74,18 @@ func (e *env) state(ns string) {
 	match, ids := topology.Table(n.MatchGroup()), topology.Table(n.IdentityGroup())
 	var recs []*kgo.Record
 	batches := map[int32][]byte{}
+	w := written{values: map[string]map[string][]byte{match: {}, ids: {}}, clocks: map[string]map[int32]int64{match: {}, ids: {}}}
+	// final keeps what a key of table holds after this write (newest: the
+	// value's event time; a deletion keeps the clock it had).
+	final := func(table, key string, v []byte, newest int64) {
+		p := topics.PartitionOf(key, 4)
+		if v == nil {
+			delete(w.values[table], key)
+			return
+		}
+		w.values[table][key] = v
+		w.clocks[table][p] = max(w.clocks[table][p], newest)
+	}
 	put := func(topic, key string, v []byte) {
 		recs = append(recs, &kgo.Record{Topic: topic, Key: []byte(key), Value: v, Partition: topics.PartitionOf(key, 4)})
 	}
@@ -73,25 +94,32 @@ func (e *env) state(ns string) {
 		p := int64(topics.PartitionOf(k.String(), 4))
 		newest := (p+1)*24*hour - int64(i)*hour/10 // partition p's clock: (p+1) days
 		if i%10 == 0 {
-			put(match, k.String(), matching.MarshalTombstone(k, matching.Tombstone{PurgedAt: newest, Version: 2, StatusN: 5}))
+			tomb := matching.MarshalTombstone(k, matching.Tombstone{PurgedAt: newest, Version: 2, StatusN: 5})
+			put(match, k.String(), tomb)
+			final(match, k.String(), tomb, newest)
 			continue
 		}
 		old := &matching.Trade{Key: k, Newest: newest - hour, Keys: []schemas.Key{{TradeRef: fmt.Sprint(i)}}}
 		b, _ := old.MarshalBinary()
 		put(match, k.String(), b) // overwritten below
+		final(match, k.String(), b, newest-hour)
 		t := &matching.Trade{Key: k, Newest: newest, Version: i % 3, StatusN: i % 4, Keys: []schemas.Key{{TradeRef: fmt.Sprint(i)}}}
 		b, _ = t.MarshalBinary()
 		put(match, k.String(), b)
+		final(match, k.String(), b, newest)
 		id := fmt.Sprintf("BRKASGSGXXX:M%d", i)
 		if i%5 == 1 && i%7 != 0 {
 			// Written by the identity stage's producer, in batch records.
 			ip := topics.PartitionOf(id, 4)
 			batches[ip] = changelog.AppendEntry(batches[ip], id, identity(newest, k))
+			final(ids, id, identity(newest, k), newest)
 			continue
 		}
 		put(ids, id, identity(newest, k))
+		final(ids, id, identity(newest, k), newest)
 		if i%7 == 0 {
 			put(ids, id, nil) // forgotten
+			final(ids, id, nil, 0)
 		}
 	}
 	for p, b := range batches {
@@ -108,6 +136,7 @@ func (e *env) state(ns string) {
 	if err := e.cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
 		e.t.Fatal(err)
 	}
+	return w
 }
 
 // identity is an identity table value (pipeline's layout: version, digest,
@@ -160,7 +189,7 @@ func equalValues(a, b map[string][]byte) bool {
 func TestMigrateCarriesTablesAndClocks(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
-	e.state("old")
+	wrote := e.state("old")
 	// Records that arrived after the processors stopped (never validated).
 	var late []*kgo.Record
 	for i := range 5 {
@@ -194,7 +223,9 @@ func TestMigrateCarriesTablesAndClocks(t *testing.T) {
 		{topology.Table(from.MatchGroup()), topology.Table(to.MatchGroup()), topology.StageMatch},
 		{topology.Table(from.IdentityGroup()), topology.Table(to.IdentityGroup()), topology.StageIdentity},
 	} {
-		old, oldClock, oldWhere := e.partitions(c.src, c.st)
+		// What the old namespace holds, by state's own bookkeeping; what
+		// the new one holds, read back.
+		old, oldClock := wrote.values[c.src], wrote.clocks[c.src]
 		got, newClock, newWhere := e.partitions(c.dst, c.st)
 		for k, v := range got {
 			if newWhere[k] != topics.PartitionOf(k, 6) {
@@ -212,11 +243,9 @@ func TestMigrateCarriesTablesAndClocks(t *testing.T) {
 			t.Fatalf("%s holds %d values, %s %d", c.dst, len(got), c.src, len(old))
 		}
 		want := map[int32]int64{}
-		for k, q := range oldWhere {
-			if _, ok := old[k]; ok {
-				p := topics.PartitionOf(k, 6)
-				want[p] = max(want[p], oldClock[q])
-			}
+		for k := range old {
+			p := topics.PartitionOf(k, 6)
+			want[p] = max(want[p], oldClock[topics.PartitionOf(k, 4)])
 		}
 		if !maps.Equal(want, newClock) {
 			t.Fatalf("%s: clocks %v, want %v (old partitions: %v)", c.dst, newClock, want, oldClock)

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/ste-utility/ste/topics"
@@ -50,22 +51,28 @@ func TestCreateIsIdempotentAndNeverRepartitions(t *testing.T) {
 	}
 }
 
-// TestPartitionerAgreesWithGoka: franz-go records land where goka's hasher
-// (sarama's FNV-1a) puts their key.
+// TestPartitionerAgreesWithGoka: franz-go records land where goka's
+// partitioner — sarama's hash partitioner over FNV-1a, the reference here,
+// not STE's copy of it — puts their key, and PartitionOf (a lookup's
+// partition) says the same.
 func TestPartitionerAgreesWithGoka(t *testing.T) {
 	p := topics.Partitioner().ForTopic("x")
-	for _, key := range []string{"0123456789abcdef", "BRKASGSGXXX:M1", "", "a"} {
-		h := topology.KeyHash()
-		h.Write([]byte(key))
-		want := int(int32(h.Sum32()) % 8)
-		if want < 0 {
-			want = -want
-		}
-		if key == "" {
-			continue // keyless records are spread, not hashed
-		}
-		if got := p.Partition(recordWithKey(key), 8); got != want {
-			t.Fatalf("key %q: franz-go %d, goka %d", key, got, want)
+	keys := []string{"0123456789abcdef", "BRKASGSGXXX:M1", "a"}
+	for i := range 2000 {
+		keys = append(keys, fmt.Sprintf("%016x", uint64(i)*0x9e3779b97f4a7c15), fmt.Sprintf("BRK%dSGXXX:MSG-%d", i%37, i))
+	}
+	for _, key := range keys {
+		for _, n := range []int32{1, 8, 12, 64} {
+			want, err := sarama.NewHashPartitioner("x").Partition(&sarama.ProducerMessage{Key: sarama.StringEncoder(key)}, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := p.Partition(recordWithKey(key), int(n)); got != int(want) {
+				t.Fatalf("key %q of %d: franz-go %d, sarama (goka) %d", key, n, got, want)
+			}
+			if got := topics.PartitionOf(key, n); got != want {
+				t.Fatalf("key %q of %d: PartitionOf %d, sarama (goka) %d", key, n, got, want)
+			}
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/ste-utility/ste/testgate"
 )
 
 // The Kafka runtime: goka, the sarama inside it, and Pebble (disk tables).
@@ -15,9 +17,8 @@ var runtime = []string{"github.com/lovoo/goka", "github.com/IBM/sarama", "github
 // they need comes from topology; an import that drags the runtime in fails
 // here, naming the chain to look at.
 func TestReadersDoNotLinkTheRuntime(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command on PATH")
-	}
+	_, err := exec.LookPath("go")
+	testgate.Need(t, "the go command on PATH", err)
 	const mod = "github.com/ste-utility/ste/"
 	forbidden := map[string][]string{
 		"topology":         append(runtime, "github.com/twmb/franz-go"),
@@ -49,9 +50,8 @@ func TestReadersDoNotLinkTheRuntime(t *testing.T) {
 // more than chendpoint/embedded (and its chdblib) — the endpoint itself
 // links chdb-go, which a binary cannot start without.
 func TestChendpointIsFenced(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command on PATH")
-	}
+	_, err := exec.LookPath("go")
+	testgate.Need(t, "the go command on PATH", err)
 	const mod = "github.com/ste-utility/ste/"
 	const tree = mod + "chendpoint"
 	out, err := exec.Command("go", "list", "-test", "-f", `{{.ImportPath}} {{join .Imports " "}}`, mod+"...").CombinedOutput()

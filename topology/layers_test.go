@@ -5,6 +5,8 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/ste-utility/ste/testgate"
 )
 
 // layers is the allowed order of every package of the module, lowest
@@ -18,8 +20,9 @@ var layers = []struct {
 	name, what string
 	pkgs       []string
 }{
-	{"leaves", "names, time, secrets, loopback HTTP checks, connection settings, plots: no package of STE's own",
-		[]string{"topology", "when", "trust", "termsafe", "localhttp", "kafkaconn", "kafkaconn/testca", "plotting"}},
+	{"leaves", "names, time, secrets, loopback HTTP checks, connection settings, plots, the test gate: no package of STE's own",
+		[]string{"topology", "when", "trust", "termsafe", "localhttp", "kafkaconn", "kafkaconn/testca", "plotting",
+			"testgate"}},
 	{"endpoint", "the ClickHouse endpoint over chDB, a fenced tree of its own (chendpoint/README.md)",
 		[]string{"chendpoint/embedded/chdblib", "chendpoint/internal/wire", "chendpoint", "chendpoint/embedded",
 			"chendpoint/cmd/ste-chdb/internal/libguard", "chendpoint/cmd/ste-chdb", "chendpoint/clientconformance"}},
@@ -30,8 +33,8 @@ var layers = []struct {
 	{"decisions", "the engine and the stages' decisions, with no Kafka client: ste match runs them over a file",
 		[]string{"processors/matching", "processors/validation", "processors/offline", "processors/envelope",
 			"processors/changelog", "processors/stages", "processors/query"}},
-	{"stores", "the table storages goka keeps the stages' tables in",
-		[]string{"processors/memstore", "processors/duetest", "processors/diskstore"}},
+	{"stores", "the table storages goka keeps the stages' tables in, and the ownership epochs they keep",
+		[]string{"processors/fence", "processors/memstore", "processors/duetest", "processors/diskstore"}},
 	{"topics", "Kafka through franz-go: topic specs, clients, copying, lag, reference data, delivery",
 		[]string{"topics/lag", "topics/copier", "topics", "topics/access", "topics/strimzi", "topics/broker",
 			"topics/broker/brokertest", "topics/origin", "topics/deliver"}},
@@ -48,8 +51,9 @@ var layers = []struct {
 			"analytics", "analytics/conformance", "diff"}},
 	{"interfaces", "the participants' gateway, the operators' console, the command line, the demo, the binary",
 		[]string{"gateway", "console", "cli", "demo", "cmd/ste"}},
-	{"suites", "tests of the whole: no production code",
-		[]string{"conformance", "docs", "deploy", "deploy/kafka", "deploy/monitoring", "e2e", "e2e/chaos"}},
+	{"suites", "tests of the whole, and the test gate's command (make gates, make verify-all): no production code",
+		[]string{"conformance", "docs", "deploy", "deploy/kafka", "deploy/monitoring", "e2e", "e2e/chaos",
+			"testgate/cmd/gates"}},
 }
 
 const module = "github.com/ste-utility/ste/"
@@ -57,9 +61,8 @@ const module = "github.com/ste-utility/ste/"
 // TestLayering holds every package's imports (go list, tests aside) to the
 // order of layers.
 func TestLayering(t *testing.T) {
-	if _, err := exec.LookPath("go"); err != nil {
-		t.Skip("no go command on PATH")
-	}
+	_, err := exec.LookPath("go")
+	testgate.Need(t, "the go command on PATH", err)
 	cmd := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...")
 	cmd.Dir = ".."
 	out, err := cmd.CombinedOutput()

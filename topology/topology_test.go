@@ -3,25 +3,60 @@ package topology_test
 import (
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
-	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/IBM/sarama"
 
 	"github.com/ste-utility/ste/topology"
 )
 
-// Partition is franz-go's sarama-compatible hasher over FNV-1a: the one
-// partitioner goka and every franz-go producer agree on.
+// Partition is what sarama's hash partitioner (goka's, over FNV-1a) gives
+// a key, and Fnv32a and KeyHash are the standard library's FNV-1a: held to
+// implementations that are not STE's — hash/fnv and sarama's own
+// partitioner — over keys of every kind STE partitions by (trade keys,
+// Sender:MsgId identities, BICs) and random bytes, about half of them with
+// a hash negative as a 32-bit signed number (sarama's absolute value), for
+// partition counts from 1 to 64.
 func TestPartitionIsSaramasHash(t *testing.T) {
-	sarama := kgo.SaramaCompatHasher(topology.Fnv32a)
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := [][]byte{{}, []byte("0123456789abcdef"), []byte("BRKASGSGXXX:M1"), []byte("BRKASGSGXXX")}
 	for i := range 5000 {
-		key := []byte(fmt.Sprintf("TRADE-%d", i))
-		for _, n := range []int{1, 3, 12, 64} {
-			if got, want := topology.Partition(key, n), sarama(key, n); got != want {
-				t.Fatalf("key %s of %d: partition %d, sarama's %d", key, n, got, want)
+		k := make([]byte, 1+rng.IntN(40))
+		for j := range k {
+			k[j] = byte(rng.Uint32())
+		}
+		keys = append(keys, k, fmt.Appendf(nil, "TRADE-%d", i))
+	}
+	negative := 0
+	for _, key := range keys {
+		ref := fnv.New32a()
+		ref.Write(key)
+		if got, want := topology.Fnv32a(key), ref.Sum32(); got != want {
+			t.Fatalf("Fnv32a(%x) = %08x, hash/fnv's FNV-1a %08x", key, got, want)
+		}
+		h := topology.KeyHash()
+		h.Write(key)
+		if h.Sum32() != ref.Sum32() {
+			t.Fatalf("KeyHash of %x = %08x, hash/fnv's FNV-1a %08x", key, h.Sum32(), ref.Sum32())
+		}
+		if int32(ref.Sum32()) < 0 {
+			negative++
+		}
+		for _, n := range []int32{1, 3, 8, 12, 64} {
+			want, err := sarama.NewHashPartitioner("t").Partition(&sarama.ProducerMessage{Key: sarama.ByteEncoder(key)}, n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := topology.Partition(key, int(n)); got != int(want) {
+				t.Fatalf("key %x of %d: partition %d, sarama's %d", key, n, got, want)
 			}
 		}
+	}
+	if negative < len(keys)/3 {
+		t.Fatalf("only %d of %d keys hash negative: the sign is not exercised", negative, len(keys))
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/ste-utility/ste/analytics/conformance"
 	"github.com/ste-utility/ste/chendpoint/embedded"
 	"github.com/ste-utility/ste/chendpoint/embedded/chdblib"
+	"github.com/ste-utility/ste/testgate"
 )
 
 // The suite runs against the embedded endpoint always (skipped with a
@@ -95,12 +96,8 @@ func steBinary(t *testing.T) string {
 }
 
 func TestEmbedded(t *testing.T) {
-	if _, err := chdblib.Find(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI=true and %v", err)
-		}
-		t.Skipf("skipping the analytics conformance suite on the embedded endpoint: %v", err)
-	}
+	_, err := chdblib.Find()
+	testgate.Need(t, "libchdb.so for the analytics suite on the embedded endpoint (make chdb)", err)
 	if os.Getenv(embedded.BinaryEnv) == "" {
 		build(t, "github.com/ste-utility/ste/chendpoint/cmd/ste-chdb", "ste-chdb")
 	}
@@ -115,10 +112,8 @@ func TestEmbedded(t *testing.T) {
 }
 
 func TestServer(t *testing.T) {
+	testgate.Opt(t, "analytics-server")
 	addr := os.Getenv("CLICKHOUSE_ADDR")
-	if addr == "" {
-		t.Skip("CLICKHOUSE_ADDR not set: no ClickHouse server to run the suite against")
-	}
 	conformance.Run(t, conformance.Backend{Name: "server", DSN: addr, DropDatabases: true, SteBinary: steBinary})
 }
 
@@ -127,13 +122,13 @@ func TestServer(t *testing.T) {
 // per trade), produces them to an in-process kfake, and times one ingest
 // from the first record to caught up, with the default batch size.
 func TestMeasureIngest(t *testing.T) {
-	n, _ := strconv.Atoi(os.Getenv("STE_MEASURE_INGEST"))
-	if n <= 0 {
-		t.Skip("set STE_MEASURE_INGEST=trades to measure the ingest rate")
+	testgate.Opt(t, "measure-ingest")
+	n, err := strconv.Atoi(os.Getenv("STE_MEASURE_INGEST"))
+	if err != nil || n <= 0 {
+		t.Fatalf("STE_MEASURE_INGEST=%q: want a number of trades", os.Getenv("STE_MEASURE_INGEST"))
 	}
-	if _, err := chdblib.Find(); err != nil {
-		t.Skip(err)
-	}
+	_, err = chdblib.Find()
+	testgate.Need(t, "libchdb.so (make chdb)", err)
 	build(t, "github.com/ste-utility/ste/chendpoint/cmd/ste-chdb", "ste-chdb")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

@@ -21,6 +21,7 @@ import (
 	"github.com/ste-utility/ste/analytics/rows"
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
@@ -338,7 +339,7 @@ func (p *flakyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (s *suite) testInsertRetry(t *testing.T) {
 	u, err := url.Parse(s.b.DSN)
 	if err != nil || u.Scheme != "http" {
-		t.Skip("needs a ClickHouse HTTP endpoint (http:// DSN) to put a proxy in front of")
+		testgate.Skip(t, "needs a ClickHouse HTTP endpoint (http:// DSN) to put a proxy in front of")
 	}
 	direct, _ := s.open(t, store.Options{})
 	proxy := &flakyProxy{rp: httputil.NewSingleHostReverseProxy(&url.URL{Scheme: "http", Host: u.Host})}

@@ -18,6 +18,7 @@ import (
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
@@ -56,7 +57,7 @@ func sum(o ingest.Offsets) int64 {
 // views, and in `ste report counts --json`, all through the binaries.
 func (s *suite) testKill9(t *testing.T) {
 	if s.b.SteBinary == nil {
-		t.Skip("no ste binary for this backend")
+		testgate.Skip(t, "no ste binary for this backend")
 	}
 	if testing.Short() {
 		t.Skip("-short: skipping the process test")
@@ -168,7 +169,7 @@ func (s *suite) testKill9(t *testing.T) {
 // (by id) equal <ns>.exceptions', as `ste report counts --json` prints them.
 func (s *suite) testPipelineThroughBinaries(t *testing.T) {
 	if s.b.SteBinary == nil {
-		t.Skip("no ste binary for this backend")
+		testgate.Skip(t, "no ste binary for this backend")
 	}
 	if testing.Short() {
 		t.Skip("-short: skipping the process test")

@@ -37,6 +37,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/ste-utility/ste/testgate"
 )
 
 //go:embed kafka.sh
@@ -284,7 +286,9 @@ func require(tb testing.TB) {
 	tb.Helper()
 	run, strict := Enabled()
 	if !run {
-		tb.Skipf("real Kafka 4 broker tests are off: set %s=1 to run them (CI=true always runs them)", EnvEnable)
+		msg := fmt.Sprintf("real Kafka 4 broker tests are off: set %s=1 to run them (CI=true always runs them)", EnvEnable)
+		testgate.Record(tb, "suite", msg, EnvEnable+"=1 make test")
+		tb.Skip(msg)
 	}
 	for _, tool := range []string{"bash", "java"} {
 		if _, err := exec.LookPath(tool); err != nil {
@@ -298,6 +302,7 @@ func missing(tb testing.TB, strict bool, msg string) {
 	if strict {
 		tb.Fatalf("CI=true: %s", msg)
 	}
+	testgate.Record(tb, "missing", msg, "")
 	tb.Skip(msg)
 }
 

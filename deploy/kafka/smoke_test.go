@@ -3,7 +3,9 @@ package kafka
 // Smoke tests of our Kafka clients (franz-go + kadm, sarama, goka) against two
 // backends: kfake (in process, always) and a real Apache Kafka 4 broker in
 // KRaft mode (Shared; skipped unless STE_KAFKA=1 or CI=true, see the package
-// doc). Every suite is written once and run against both.
+// doc). Every suite is written once and run against both, on what STE ships:
+// goka's sarama configuration is gokaconf.SaramaConfig, its producer
+// produce.Builder, franz-go's partitioner topics.Partitioner.
 //
 // Measured timings are logged with the prefix "TIMING" (go test -v).
 
@@ -11,7 +13,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"math/rand/v2"
 	"os"
 	"sort"
@@ -28,6 +29,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+
+	"github.com/ste-utility/ste/processors/gokaconf"
+	"github.com/ste-utility/ste/processors/produce"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/topology"
 )
 
 func TestMain(m *testing.M) {
@@ -77,23 +83,15 @@ func forEachBackend(t *testing.T, fn func(t *testing.T, seeds []string)) {
 
 // ---------------------------------------------------------------- client settings under test
 
-// saramaVersion is the sarama.Config.Version that works against both Kafka 4
-// and kfake (see TestSaramaVersions for what the others do).
-var saramaVersion = sarama.V4_0_0_0
+// saramaVersion is the sarama.Config.Version STE ships, the one that works
+// against both Kafka 4 and kfake (see TestSaramaVersions for what the others
+// do).
+var saramaVersion = gokaconf.SaramaConfig().Version
 
-// gokaSaramaConfig is the sarama config for goka: goka.DefaultConfig() with
-// the version above, streams read from the oldest offset and an idempotent
-// acks=all producer. A fresh config per builder: goka's builders write
-// ClientID and Partitioner into the config they are given.
-func gokaSaramaConfig() *sarama.Config {
-	cfg := goka.DefaultConfig()
-	cfg.Version = saramaVersion
-	cfg.Consumer.Offsets.Initial = sarama.OffsetOldest
-	cfg.Producer.RequiredAcks = sarama.WaitForAll
-	cfg.Producer.Idempotent = true
-	cfg.Net.MaxOpenRequests = 1 // required by sarama for Idempotent
-	return cfg
-}
+// gokaSaramaConfig is goka's sarama configuration as STE ships it, a fresh
+// one per builder (goka's builders write ClientID and Partitioner into the
+// configuration they are given).
+func gokaSaramaConfig() *sarama.Config { return gokaconf.SaramaConfig() }
 
 // gokaTopicManagerConfig: one broker, so replication 1 for tables and streams.
 func gokaTopicManagerConfig() *goka.TopicManagerConfig {
@@ -103,89 +101,56 @@ func gokaTopicManagerConfig() *goka.TopicManagerConfig {
 	return tmc
 }
 
-// gokaSetup is one way to hand goka its sarama config; both are tested.
+// gokaSetup is how goka is handed its clients: as STE does, a builder of
+// its own for each (goka.ReplaceGlobalConfig, which STE never calls, is not
+// tested any more).
 type gokaSetup int
 
-const (
-	// explicitBuilders passes a config to every builder (processor, view, emitter).
-	explicitBuilders gokaSetup = iota
-	// globalConfig calls goka.ReplaceGlobalConfig once and only swaps the
-	// topic manager (TopicManagerBuilderWithTopicManagerConfig reads the
-	// global config, as do goka's default producer and consumer builders).
-	globalConfig
-)
+const explicitBuilders gokaSetup = 0
 
-func (s gokaSetup) String() string {
-	if s == globalConfig {
-		return "ReplaceGlobalConfig"
-	}
-	return "explicit builders"
-}
+func (s gokaSetup) String() string { return "explicit builders" }
 
 // install makes the setup effective for this test.
-func (s gokaSetup) install(t *testing.T) {
-	if s == globalConfig {
-		goka.ReplaceGlobalConfig(gokaSaramaConfig())
-		t.Cleanup(func() { goka.ReplaceGlobalConfig(goka.DefaultConfig()) })
-	}
-}
+func (s gokaSetup) install(*testing.T) {}
 
 func (s gokaSetup) topicManager() goka.TopicManagerBuilder {
-	if s == globalConfig {
-		return goka.TopicManagerBuilderWithTopicManagerConfig(gokaTopicManagerConfig())
-	}
 	return goka.TopicManagerBuilderWithConfig(gokaSaramaConfig(), gokaTopicManagerConfig())
 }
 
 func (s gokaSetup) processorOptions(l goka.Logger) []goka.ProcessorOption {
-	opts := []goka.ProcessorOption{
+	return []goka.ProcessorOption{
 		goka.WithTopicManagerBuilder(s.topicManager()),
 		goka.WithStorageBuilder(storage.MemoryBuilder()), // restart = recover from the changelog
 		goka.WithLogger(l),
+		goka.WithHasher(topology.KeyHash),
+		goka.WithProducerBuilder(produce.Builder(produce.Options{})),
+		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(gokaSaramaConfig())),
+		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(gokaSaramaConfig())),
 	}
-	if s == explicitBuilders {
-		opts = append(opts,
-			goka.WithProducerBuilder(goka.ProducerBuilderWithConfig(gokaSaramaConfig())),
-			goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(gokaSaramaConfig())),
-			goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(gokaSaramaConfig())),
-		)
-	}
-	return opts
 }
 
 func (s gokaSetup) viewOptions(l goka.Logger) []goka.ViewOption {
-	opts := []goka.ViewOption{
+	return []goka.ViewOption{
 		goka.WithViewTopicManagerBuilder(s.topicManager()),
 		goka.WithViewStorageBuilder(storage.MemoryBuilder()),
 		goka.WithViewLogger(l),
+		goka.WithViewHasher(topology.KeyHash),
+		goka.WithViewConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(gokaSaramaConfig())),
 	}
-	if s == explicitBuilders {
-		opts = append(opts, goka.WithViewConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(gokaSaramaConfig())))
-	}
-	return opts
 }
 
 func (s gokaSetup) emitterOptions(l goka.Logger) []goka.EmitterOption {
-	opts := []goka.EmitterOption{
+	return []goka.EmitterOption{
 		goka.WithEmitterTopicManagerBuilder(s.topicManager()),
 		goka.WithEmitterLogger(l),
+		goka.WithEmitterHasher(topology.KeyHash),
+		goka.WithEmitterProducerBuilder(produce.Builder(produce.Options{})),
 	}
-	if s == explicitBuilders {
-		opts = append(opts, goka.WithEmitterProducerBuilder(goka.ProducerBuilderWithConfig(gokaSaramaConfig())))
-	}
-	return opts
 }
 
-func fnv32a(b []byte) uint32 {
-	h := fnv.New32a()
-	_, _ = h.Write(b)
-	return h.Sum32()
-}
-
-// gokaPartitioner places keys where goka (sarama + FNV-1a) expects them.
-func gokaPartitioner() kgo.Partitioner {
-	return kgo.StickyKeyPartitioner(kgo.SaramaCompatHasher(fnv32a))
-}
+// gokaPartitioner is the partitioner of STE's franz-go producers, which must
+// place keys where goka expects them.
+func gokaPartitioner() kgo.Partitioner { return topics.Partitioner() }
 
 // ---------------------------------------------------------------- helpers
 
@@ -591,7 +556,7 @@ func TestSaramaVersions(t *testing.T) {
 		{"V3_6_0_0", withVersion(sarama.V3_6_0_0)},
 		{"V4_0_0_0", withVersion(sarama.V4_0_0_0)},
 		{"MaxVersion " + sarama.MaxVersion.String(), withVersion(sarama.MaxVersion)},
-		{"chosen " + saramaVersion.String(), withVersion(saramaVersion)},
+		{"chosen: gokaconf.SaramaConfig " + saramaVersion.String(), gokaconf.SaramaConfig},
 	}
 	if testing.Short() {
 		candidates = candidates[len(candidates)-1:]
@@ -731,11 +696,6 @@ func waitCounts(t *testing.T, v *goka.View, keys []string, want int64, timeout t
 // (each rebalance costs goka's fixed 5 s wait and more: skipped with -short).
 func TestGoka(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, seeds []string) { testGoka(t, seeds, explicitBuilders, !testing.Short()) })
-}
-
-// TestGokaGlobalConfig is the same with goka.ReplaceGlobalConfig (no rebalances).
-func TestGokaGlobalConfig(t *testing.T) {
-	forEachBackend(t, func(t *testing.T, seeds []string) { testGoka(t, seeds, globalConfig, false) })
 }
 
 func testGoka(t *testing.T, seeds []string, setup gokaSetup, rebalance bool) {

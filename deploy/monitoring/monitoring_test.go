@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/deploy/monitoring"
+	"github.com/ste-utility/ste/testgate"
 )
 
 func TestMetricNames(t *testing.T) {
@@ -64,12 +65,10 @@ func TestDashboardsHaveQueries(t *testing.T) {
 func promtool(t *testing.T) string {
 	t.Helper()
 	p, err := exec.LookPath("promtool")
-	if err != nil {
-		if os.Getenv("STE_DEPLOY_CHECKS") == "1" || os.Getenv("CI") == "true" {
-			t.Fatal("promtool not found (make test installs it: Debian's prometheus package)")
-		}
-		t.Skip("promtool not found: apt-get install prometheus, or run make test")
+	if err != nil && os.Getenv("STE_DEPLOY_CHECKS") == "1" {
+		t.Fatal("promtool not found (make test installs it: Debian's prometheus package)")
 	}
+	testgate.Need(t, "promtool (apt-get install prometheus, or run make test)", err)
 	return p
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/outcome"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
@@ -33,12 +34,16 @@ type plan struct {
 	rate                     int     // driver messages per second
 	dupShare                 float64 // share of the set driven again as exact duplicates
 	backends                 []string
-	converge                 time.Duration // the longest wait for lag 0 after the last fault
+	// converge is the longest wait for lag 0 after the last fault: a gross
+	// bound (convergence took 0–67 s in the runs of docs/benchmarks.md; the
+	// time is measured and logged), so that only groups that stopped
+	// draining fail the run, not a loaded machine.
+	converge time.Duration
 }
 
 // reduced is the run of `make test`: kfake only, at most ~3 minutes.
 var reduced = plan{trades: 3000, instances: 2, kills: 5, rate: 3000, dupShare: 0.1,
-	backends: []string{"kfake"}, converge: 3 * time.Minute}
+	backends: []string{"kfake"}, converge: 10 * time.Minute}
 
 // full is `make chaos`: the issue's run on both brokers.
 var full = plan{trades: 20000, instances: 3, kills: 20, rate: 3000, dupShare: 0.1,
@@ -69,7 +74,7 @@ func TestChaos(t *testing.T) {
 		t.Skip("chaos: brokers, processes and kills (drop -short to run)")
 	}
 	p := reduced
-	if os.Getenv("STE_CHAOS") == "full" {
+	if testgate.Enabled("chaos") {
 		p = full
 	}
 	s := seed(t)
@@ -211,7 +216,7 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 		}
 	}
 	if err != nil {
-		t.Fatalf("not at lag 0 %v after the last fault: %v", p.converge, err)
+		t.Fatalf("not at lag 0 %v after the last fault: %v (replay the schedule: STE_CHAOS_SEED=%d)", p.converge, err, seed)
 	}
 	groupRestarted := groupRestarts(ctx, b.Addr(), ns)
 
@@ -223,7 +228,7 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 	}
 	d := outcome.Compare(expected, got, outcome.Options{A: "ste match", B: backend})
 	if !d.Equal() {
-		t.Fatalf("outputs differ from ste match after the chaos: %s", d.Report(10))
+		t.Fatalf("outputs differ from ste match after the chaos (replay the schedule: STE_CHAOS_SEED=%d): %s", seed, d.Report(10))
 	}
 	if err := journeysAndIdentitiesKept(ctx, kafkaconn.Plaintext(b.Addr()), ns); err != nil {
 		t.Fatal(err)

@@ -36,6 +36,7 @@ import (
 	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 )
@@ -110,7 +111,9 @@ func startBroker(t *testing.T, name, dir string) broker {
 		return b
 	case "kafka":
 		if run, _ := kafka.Enabled(); !run {
-			t.Skipf("the Kafka 4 run needs %s=1 (and Java)", kafka.EnvEnable)
+			msg := fmt.Sprintf("the Kafka 4 run needs %s=1 (and Java)", kafka.EnvEnable)
+			testgate.Record(t, "suite", msg, "make chaos")
+			t.Skip(msg)
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 		defer cancel()
@@ -381,7 +384,8 @@ func tail(path string, n int) string {
 // ---------------------------------------------------------------- a cluster
 
 // workDir is a directory for one run: removed after a passing test, kept
-// (and named in the log) after a failing one, or with STE_CHAOS_KEEP=1.
+// (and named in the log) after a failing one, with STE_CHAOS_KEEP=1, or
+// when the run asked for it (keepWorkDir: a slow failover round).
 func workDir(t *testing.T, prefix string) string {
 	t.Helper()
 	dir, err := os.MkdirTemp("", prefix)
@@ -389,13 +393,26 @@ func workDir(t *testing.T, prefix string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if t.Failed() || os.Getenv("STE_CHAOS_KEEP") != "" {
-			t.Logf("logs kept in %s", dir)
+		why, _ := os.ReadFile(filepath.Join(dir, "KEPT"))
+		if t.Failed() || os.Getenv("STE_CHAOS_KEEP") != "" || len(why) > 0 {
+			t.Logf("logs kept in %s %s", dir, strings.TrimSpace(string(why)))
 		} else {
 			os.RemoveAll(dir)
 		}
 	})
 	return dir
+}
+
+// keepWorkDir keeps dir after the test, saying why in dir/KEPT.
+func keepWorkDir(t *testing.T, dir, why string) {
+	f, err := os.OpenFile(filepath.Join(dir, "KEPT"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		t.Errorf("keeping the logs of %s: %v", dir, err)
+		return
+	}
+	fmt.Fprintln(f, why)
+	f.Close()
+	t.Logf("logs of %s kept in %s", why, dir)
 }
 
 // cluster is a broker with a namespace, its reference data and instances

@@ -37,6 +37,7 @@ import (
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/gokaconf"
 	stproduce "github.com/ste-utility/ste/processors/produce"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
@@ -347,7 +348,7 @@ func TestKillLoopKeepsStateLevelWithTheChangelog(t *testing.T) {
 		t.Skip("broker, kill -9")
 	}
 	kind := "disk"
-	if os.Getenv("DISKSTORE_CONTROL") == "leveldb" {
+	if testgate.Enabled("leveldb-control") {
 		kind = "leveldb" // goka's write-through storage: this test should fail
 	}
 	_, brokers := startBroker(t, nil)

@@ -3,6 +3,8 @@ package diskstore
 import (
 	"encoding/binary"
 	"errors"
+
+	"github.com/ste-utility/ste/processors/fence"
 )
 
 // Key layout of the Pebble database (all integers big-endian):
@@ -81,6 +83,9 @@ type meta struct {
 	// deleted and created again under the same name has another id, and
 	// offsets that mean nothing for the local state.
 	topicID [16]byte
+	// epoch is the latest ownership of the partition whose writes are
+	// reflected up to offset (package fence; zero: none stamped).
+	epoch fence.Epoch
 }
 
 func (m meta) encode() []byte {
@@ -92,8 +97,12 @@ func (m meta) encode() []byte {
 	b = binary.AppendVarint(b, m.ref)
 	b = binary.AppendVarint(b, m.clock)
 	b = binary.AppendVarint(b, m.count)
-	if m.topicID != ([16]byte{}) {
+	if m.topicID != ([16]byte{}) || !m.epoch.IsZero() {
 		b = append(b, m.topicID[:]...)
+	}
+	if !m.epoch.IsZero() {
+		b = binary.AppendVarint(b, m.epoch.End)
+		b = binary.AppendVarint(b, int64(m.epoch.Generation))
 	}
 	return b
 }
@@ -114,9 +123,23 @@ func decodeMeta(b []byte) (meta, error) {
 		*p, b = v, b[n:]
 	}
 	// The topic id came later, in the same layout: a meta without it is
-	// read as "not known" and gains it at the next commit.
+	// read as "not known" and gains it at the next commit. The epoch came
+	// after it (written with the id, zero if unknown): a meta without it
+	// reads as none, and a build before it reads the id and stops there.
 	if len(b) >= len(m.topicID) {
 		copy(m.topicID[:], b)
+		b = b[len(m.topicID):]
+		if len(b) > 0 {
+			end, n := binary.Varint(b)
+			if n <= 0 {
+				return meta{}, errMeta
+			}
+			gen, k := binary.Varint(b[n:])
+			if k <= 0 {
+				return meta{}, errMeta
+			}
+			m.epoch = fence.Epoch{End: end, Generation: int32(gen)}
+		}
 	}
 	return m, nil
 }

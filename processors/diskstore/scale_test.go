@@ -22,6 +22,7 @@ import (
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -36,10 +37,8 @@ import (
 //
 //	DISKSTORE_SCALE_SET=set.zst DISKSTORE_SCALE_REFDATA=dir go test -run TestHoldAtScale -v -timeout 2h ./processors/diskstore
 func TestHoldAtScale(t *testing.T) {
+	testgate.Opt(t, "hold-at-scale")
 	set := os.Getenv("DISKSTORE_SCALE_SET")
-	if set == "" {
-		t.Skip("a measurement: give DISKSTORE_SCALE_SET (and DISKSTORE_SCALE_REFDATA)")
-	}
 	ref := refdata.Default()
 	if dir := os.Getenv("DISKSTORE_SCALE_REFDATA"); dir != "" {
 		var err error

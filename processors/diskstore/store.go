@@ -11,6 +11,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
+	"github.com/ste-utility/ste/processors/fence"
 	"github.com/ste-utility/ste/processors/memstore"
 )
 
@@ -47,6 +48,8 @@ type Store struct {
 	offset    int64
 	hasOffset bool
 	ref       int64
+	epoch     fence.Epoch // the latest ownership applied (package fence)
+	end       int64       // the changelog's end when goka's replay was done
 
 	recovered bool
 	standby   bool // never recovered: every write is a replayed record (DB.StandbyBuilder)
@@ -110,6 +113,7 @@ const (
 	opReplay opKind = iota // a changelog record replayed by goka's recovery
 	opWrite                // a processor's write, with a changelog record of its own
 	opLocal                // a local deletion, with no changelog record (DropDue)
+	opEpoch                // no value: the partition's epoch is raised (RaiseEpoch)
 )
 
 type op struct {
@@ -124,6 +128,7 @@ type op struct {
 	newIdx bool
 	wm     int64
 	delta  int8
+	epoch  fence.Epoch // opEpoch's
 }
 
 func newStore(db *DB, topic string, partition int32, index memstore.Index) (*Store, string, error) {
@@ -154,7 +159,7 @@ func newStore(db *DB, topic string, partition int32, index memstore.Index) (*Sto
 		}
 	}
 	s.meta = m
-	s.clock, s.count, s.offset, s.hasOffset, s.ref = m.clock, m.count, m.offset, m.hasOffset, m.ref
+	s.clock, s.count, s.offset, s.hasOffset, s.ref, s.epoch = m.clock, m.count, m.offset, m.hasOffset, m.ref, m.epoch
 	s.mu.Lock()
 	s.buildFilterLocked()
 	s.mu.Unlock()
@@ -507,6 +512,7 @@ func (s *Store) MarkRecovered() error {
 	if !s.hasOffset {
 		s.lastAck = -1
 	}
+	s.end = s.lastAck + 1
 	s.mu.Unlock()
 	err := s.commit()
 	if s.db.o.OnRecovered != nil {
@@ -602,6 +608,10 @@ func (s *Store) commit() error {
 	n := s.ready
 	m := s.meta
 	for _, o := range s.ops[:n] {
+		if o.kind == opEpoch {
+			m.epoch = m.epoch.Max(o.epoch)
+			continue
+		}
 		if o.newIdx {
 			m.clock = max(m.clock, o.wm)
 		}
@@ -627,10 +637,15 @@ func (s *Store) commit() error {
 	b := s.db.pdb.NewBatch()
 	firstOf := make(map[string]int, n)
 	for i := n - 1; i >= 0; i-- {
-		firstOf[s.ops[i].key] = i
+		if s.ops[i].kind != opEpoch {
+			firstOf[s.ops[i].key] = i
+		}
 	}
 	for i := n - 1; i >= 0; i-- {
 		o := s.ops[i]
+		if o.kind == opEpoch {
+			continue
+		}
 		f, ok := firstOf[o.key]
 		if !ok {
 			continue // a newer op of the key was written
@@ -670,6 +685,9 @@ func (s *Store) commit() error {
 		return nil
 	}
 	for _, o := range s.ops[:n] {
+		if o.kind == opEpoch {
+			continue
+		}
 		if p, ok := s.pend[o.key]; ok && p.seq == o.seq {
 			delete(s.pend, o.key)
 		}
@@ -719,6 +737,43 @@ func (s *Store) Clock() int64 {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	return s.clock
+}
+
+// Epoch is the latest ownership of the partition whose writes were applied
+// (package fence; zero: none stamped), committed ones or not.
+func (s *Store) Epoch() fence.Epoch {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.epoch
+}
+
+// RaiseEpoch records that writes of ownership e are applied from now on. It
+// takes its place among the writes, and is committed with the offset it
+// comes after: a store resumed from disk skips, when goka replays the
+// changelog past its offset, the late writes of an earlier owner that
+// landed after what it holds — without skipping an earlier owner's
+// writes before that point.
+func (s *Store) RaiseEpoch(e fence.Epoch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return fmt.Errorf("diskstore: %s/%d is closed", s.topic, s.partition)
+	}
+	if !s.epoch.Before(e) {
+		return nil
+	}
+	s.epoch = e
+	s.ops = append(s.ops, op{kind: opEpoch, acked: true, epoch: e})
+	s.advanceReady()
+	return nil
+}
+
+// RecoveredEnd is the changelog's end offset when goka's replay into this
+// (owned) partition was done: 0 before it, or for an empty changelog.
+func (s *Store) RecoveredEnd() int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.end
 }
 
 // Len is the number of keys.

@@ -18,6 +18,8 @@ import (
 	"sync"
 
 	"github.com/lovoo/goka/storage"
+
+	"github.com/ste-utility/ste/processors/fence"
 )
 
 // Index reads from a stored value the event time it falls due at (ok false:
@@ -37,6 +39,10 @@ type Store struct {
 	// handedOut are keys Due returned, whose index entry is gone: their next
 	// value needs an entry whatever its due time.
 	handedOut map[string]bool
+	// epoch is the latest ownership whose writes were applied (package
+	// fence); end the changelog's end when the recovery was done.
+	epoch fence.Epoch
+	end   int64
 }
 
 // New returns an empty store; index may be nil.
@@ -56,9 +62,43 @@ func Builder(index Index, onOpen func(topic string, partition int32, s *Store)) 
 	}
 }
 
-func (s *Store) Open() error          { return nil }
-func (s *Store) Close() error         { return nil }
-func (s *Store) MarkRecovered() error { return nil }
+func (s *Store) Open() error  { return nil }
+func (s *Store) Close() error { return nil }
+
+// MarkRecovered ends goka's replay: the changelog's end is where the offset
+// reached.
+func (s *Store) MarkRecovered() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hasOffset {
+		s.end = s.offset + 1
+	}
+	return nil
+}
+
+// RecoveredEnd is the changelog's end offset when goka's replay was done
+// (0 before, or for an empty changelog).
+func (s *Store) RecoveredEnd() int64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.end
+}
+
+// Epoch is the latest ownership of the partition whose writes were applied
+// (fence.Epoch; zero: none stamped).
+func (s *Store) Epoch() fence.Epoch {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.epoch
+}
+
+// RaiseEpoch records that writes of ownership e are applied from now on.
+func (s *Store) RaiseEpoch(e fence.Epoch) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.epoch = s.epoch.Max(e)
+	return nil
+}
 
 func (s *Store) Has(key string) (bool, error) {
 	s.mu.RLock()

@@ -30,8 +30,12 @@ import (
 //	                            with standbys, a partition the group does not own
 //	          read side         the match table's TradeRef, at-risk and status indexes
 //	                            (processors/query; owned match partitions)
-//	          opened            the decisions' clock and due index, the gauges (the
-//	                            store's own open callback, innermost)
+//	          epochs            the match table's update callback reaches each
+//	                            partition's store, owned or standby, for its ownership
+//	                            epoch (tablestore.Fence; outermost, around the standbys)
+//	          opened            the decisions' clock and due index, the gauges, an owned
+//	                            match partition's generation (the store's own open
+//	                            callback, innermost)
 
 // link is one named decorator of a chain.
 type link[B any] struct {
@@ -88,9 +92,9 @@ func (rt *wiring) storageChain(st topology.Stage, own *tablestore.Owned) storage
 	}
 	var store, standby storage.Builder
 	if rt.db == nil {
-		store = memstore.Builder(index, func(_ string, p int32, t *memstore.Store) { rt.tables.Opened(st, p, t) })
+		store = memstore.Builder(index, func(_ string, p int32, t *memstore.Store) { rt.opened(st, p, t) })
 	} else {
-		store = rt.db.Builder(index, func(_ string, p int32, t *diskstore.Store) { rt.tables.Opened(st, p, t) })
+		store = rt.db.Builder(index, func(_ string, p int32, t *diskstore.Store) { rt.opened(st, p, t) })
 		standby = rt.db.StandbyBuilder(index)
 	}
 	links := []link[storage.Builder]{}
@@ -102,15 +106,29 @@ func (rt *wiring) storageChain(st topology.Stage, own *tablestore.Owned) storage
 	for _, l := range links {
 		store = l.wrap(store)
 	}
-	if own == nil || standby == nil {
-		return store
-	}
-	return func(topic string, p int32) (storage.Storage, error) {
-		if own.Has(p) {
-			return store(topic, p)
+	b := store
+	if own != nil && standby != nil {
+		b = func(topic string, p int32) (storage.Storage, error) {
+			if own.Has(p) {
+				return store(topic, p)
+			}
+			return standby(topic, p)
 		}
-		return standby(topic, p)
 	}
+	if st == topology.StageMatch {
+		b = rt.fence.Registry(b) // epochs
+	}
+	return b
+}
+
+// opened makes partition p's table of stage st, owned and just opened, the
+// one its decisions read; a match partition's assignment generation is
+// recorded for its epoch (fence.go).
+func (rt *wiring) opened(st topology.Stage, p int32, t tablestore.Table) {
+	if st == topology.StageMatch {
+		rt.fence.Owned(p) // goka told the generation before opening the assignment's tables
+	}
+	rt.tables.Opened(st, p, t)
 }
 
 // hasTable says whether stage st keeps a table, by the declaration.
@@ -122,7 +140,10 @@ func (rt *wiring) hasTable(st topology.Stage) bool {
 // tableOptions are a stateful stage's goka options for its table (none
 // for a stage without one): its storage chain (chain.go), the batch
 // records of the identity changelog applied as the writes they hold
-// wherever goka reads it (a restore, a standby: tablestore.Unpack), and with
+// wherever goka reads it (a restore, a standby: tablestore.Unpack), a
+// former owner's late match table writes skipped wherever goka reads the
+// match changelog and each assignment's generation told (tablestore.Fence:
+// fence.go), and with
 // own set (the group's partitions; disk tables only) hot standbys: goka
 // opens every partition of the table the group does not own in passive
 // mode (WithHotStandby) and replays their changelogs into them as they
@@ -142,6 +163,11 @@ func (rt *wiring) tableOptions(st topology.Stage, own *tablestore.Owned) []goka.
 	opts := []goka.ProcessorOption{goka.WithStorageBuilder(b)}
 	if st == topology.StageIdentity {
 		opts = append(opts, goka.WithUpdateCallback(tablestore.Unpack(rt.log)))
+	}
+	if st == topology.StageMatch {
+		// Its writes are stamped with their ownership epoch (fence.go): a
+		// former owner's late write is skipped wherever goka reads it.
+		opts = append(opts, goka.WithUpdateCallback(rt.fence.Update), goka.WithGenerationCallback(rt.fence.Generation))
 	}
 	if own != nil {
 		opts = append(opts, goka.WithHotStandby())

@@ -29,6 +29,10 @@ import (
 // offset order once its audit events are written (processors/commits).
 func (rt *wiring) handle(st topology.Stage, decide func(stages.Input, stages.State) *stages.Result) goka.ProcessCallback {
 	w := rt.write[st]
+	var stamp func(goka.Context) []goka.ContextOption
+	if st == topology.StageMatch {
+		stamp = rt.stamp // its writes carry their ownership epoch (fence.go)
+	}
 	return func(ctx goka.Context, msg any) {
 		start := time.Now()
 		in := rt.input(ctx, msg)
@@ -41,7 +45,7 @@ func (rt *wiring) handle(st topology.Stage, decide func(stages.Input, stages.Sta
 			if rt.cfg.Hook != nil {
 				rt.cfg.Hook(st, ctx, msg)
 			}
-			return decide(in, gokaState{ctx})
+			return decide(in, gokaState{ctx: ctx, stamp: stamp})
 		})
 	}
 }
@@ -59,16 +63,29 @@ func (rt *wiring) input(ctx goka.Context, msg any) stages.Input {
 }
 
 // gokaState is a decision's state in goka: its key's table value and the
-// loopback, through the callback's context.
-type gokaState struct{ ctx goka.Context }
+// loopback, through the callback's context. The match stage's table writes
+// are stamped with their partition's ownership epoch (stamp: fence.go);
+// the other stages' are not (stamp nil).
+type gokaState struct {
+	ctx   goka.Context
+	stamp func(goka.Context) []goka.ContextOption
+}
 
 func (s gokaState) Value() []byte {
 	v, _ := s.ctx.Value().([]byte)
 	return v
 }
-func (s gokaState) SetValue(v []byte)                 { s.ctx.SetValue(v) }
-func (s gokaState) Delete()                           { s.ctx.Delete() }
+func (s gokaState) SetValue(v []byte)                 { s.ctx.SetValue(v, s.options()...) }
+func (s gokaState) Delete()                           { s.ctx.Delete(s.options()...) }
 func (s gokaState) Loopback(key string, value []byte) { s.ctx.Loopback(key, value) }
+
+// options are a table write's: its epoch stamp, if any.
+func (s gokaState) options() []goka.ContextOption {
+	if s.stamp == nil {
+		return nil
+	}
+	return s.stamp(s.ctx)
+}
 
 // sink is where one input record's writes go, and what holds its commit.
 type sink struct {

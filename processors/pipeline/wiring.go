@@ -74,6 +74,10 @@ type wiring struct {
 	tables tablestore.Partitions
 	query  *query.Tables
 	db     *diskstore.DB // nil: tables in memory
+	// fence is the match table's ownership epochs (tablestore.Fence:
+	// fence.go, chain.go); fenceLog rate-limits the late writes it skips.
+	fence    tablestore.Fence
+	fenceLog rateLimit
 
 	verify *verifyQueue // nil: signatures verified one by one in the callback
 	// commits releases the deferred commits of every record in offset
@@ -108,6 +112,7 @@ func newWiring(cfg Config, q *query.Tables) *wiring {
 	}
 	rt := &wiring{cfg: cfg, log: cfg.Logger, query: q, write: map[topology.Stage]*writer{},
 		producers: map[topology.Stage]*atomic.Pointer[goka.Producer]{}}
+	rt.fence.Skipped = rt.lateWriteSkipped
 	if m := cfg.Metrics; m != nil {
 		rt.tables.Size = func(p int32, n int) { m.OpenTrades.WithLabelValues(strconv.Itoa(int(p))).Set(float64(n)) }
 		rt.tables.Gone = func(p int32) {

@@ -3,7 +3,6 @@ package signature_test
 import (
 	"crypto/ed25519"
 	"fmt"
-	"os"
 	"runtime"
 	"sort"
 	"syscall"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/schemas/signature"
+	"github.com/ste-utility/ste/testgate"
 )
 
 func thr() time.Duration {
@@ -39,9 +39,7 @@ func cpuPer(n int, f func()) float64 {
 //
 //	STE_CURVE=1 go test ./schemas/signature -run BatchCurve -v
 func TestBatchCurveCPU(t *testing.T) {
-	if os.Getenv("STE_CURVE") == "" {
-		t.Skip("a measurement, not a test: STE_CURVE=1 runs it")
-	}
+	testgate.Opt(t, "curve")
 	runtime.LockOSThread()
 	items := benchItems(64)
 	std := cpuPer(64, func() {

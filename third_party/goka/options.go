@@ -142,6 +142,7 @@ type poptions struct {
 
 	updateCallback         UpdateCallback
 	rebalanceCallback      RebalanceCallback
+	generationCallback     GenerationCallback
 	contextWrapper         ContextWrapper
 	partitionChannelSize   int
 	hasher                 func() hash.Hash32
@@ -410,6 +411,25 @@ func (opt *poptions) applyOptions(gg *GroupGraph, opts ...ProcessorOption) error
 func WithRebalanceCallback(cb RebalanceCallback) ProcessorOption {
 	return func(o *poptions, gg *GroupGraph) {
 		o.rebalanceCallback = cb
+	}
+}
+
+// GenerationCallback is told the consumer group generation of each new
+// partition assignment, with the assignment, before any partition of it is
+// set up.
+//
+// STE patch 4 (PATCHES.md): a partition's writes can then say under which
+// generation they were made, so that a reader of a table's changelog can tell
+// the writes of a processor that kept running after its partition was given
+// to another member (it did not rejoin in time, its session expired) from the
+// new owner's.
+type GenerationCallback func(generation int32, a Assignment)
+
+// WithGenerationCallback sets the callback told the generation of each new
+// partition assignment. By default there is none.
+func WithGenerationCallback(cb GenerationCallback) ProcessorOption {
+	return func(o *poptions, gg *GroupGraph) {
+		o.generationCallback = cb
 	}
 }
 

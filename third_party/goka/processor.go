@@ -664,6 +664,10 @@ func (g *Processor) createAssignedPartitions(session sarama.ConsumerGroupSession
 	if g.rebalanceCallback != nil {
 		g.rebalanceCallback(assignment)
 	}
+	// STE patch 4 (PATCHES.md): the assignment's generation.
+	if g.opts.generationCallback != nil {
+		g.opts.generationCallback(session.GenerationID(), assignment)
+	}
 
 	// no partitions configured, just print a log but continue
 	// in case we have configured standby, we should still start the standby-processors

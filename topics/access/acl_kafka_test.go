@@ -22,6 +22,7 @@ import (
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/access"
 	"github.com/ste-utility/ste/topology"
@@ -36,9 +37,7 @@ import (
 // write <ns>.out.A. A rule widened in topics/access (say a prefix for the
 // participant's topic) turns a refusal into a read, and the test fails.
 func TestACLsOnKafka(t *testing.T) {
-	if os.Getenv("STE_ACL") != "1" {
-		t.Skip("the ACL test on real Kafka runs with make acl (STE_ACL=1)")
-	}
+	testgate.Opt(t, "acl")
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	ca, err := testca.Write(filepath.Join(t.TempDir(), "ca"), "ste-acl")

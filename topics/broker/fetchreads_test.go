@@ -11,6 +11,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
+
+	"github.com/ste-utility/ste/testgate"
 )
 
 // Patch 9: a fetch answer reads a run of batches lying next to each other
@@ -22,7 +24,7 @@ import (
 // (/proc/self/io) while one fetch answers 300 batches tell which.
 func TestFetchReadsAdjacentBatchesTogether(t *testing.T) {
 	if _, err := readCalls(); err != nil {
-		t.Skipf("no read count for this process: %v", err)
+		testgate.Need(t, "the process's read count (/proc/self/io, Linux with task I/O accounting) for kfake patch 9", err)
 	}
 	c, cl := onDisk(t, kgo.DefaultProduceTopic("t"), kgo.AllowAutoTopicCreation(), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -244,8 +244,12 @@ func testDeadJoinerExpires(t *testing.T, addr, group string, session time.Durati
 	}
 	a.sync(t, true, ra.Members)
 
-	// x never heartbeats: it must be gone after its session timeout.
-	deadline := time.Now().Add(3*session + time.Second)
+	// x never heartbeats: it must be gone after its session timeout. The
+	// time it takes is measured and logged; the bound is gross (a loaded
+	// machine runs the broker's timers late): unpatched, x never went.
+	dead := time.Now()
+	bound := max(20*session, time.Minute)
+	deadline := dead.Add(bound)
 	for {
 		if err := a.heartbeat(); err != nil && !errors.Is(err, kerr.RebalanceInProgress) {
 			t.Fatalf("heartbeat of a: %v", err)
@@ -267,11 +271,12 @@ func testDeadJoinerExpires(t *testing.T, addr, group string, session time.Durati
 			present = present || id == x.id
 		}
 		if !present {
+			t.Logf("dead member gone %v after its rebalance completed (session %v)", time.Since(dead).Round(time.Millisecond), session)
 			return
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("dead member %s still in the group %v after %v (session %v): it would hold up every later rebalance for the rebalance timeout",
-				x.id, ids, 3*session+time.Second, session)
+				x.id, ids, bound, session)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -1,0 +1,127 @@
+package testgate
+
+import (
+	"bufio"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// The registry is whole: every suite has what make verify-all needs, each
+// make target it names exists, every suite turned on by a variable is
+// gated through this package by some test (and every name a test gates
+// on is registered).
+func TestRegistryIsWhole(t *testing.T) {
+	mk, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, s := range Suites {
+		if s.Name == "" || s.Tests == "" || s.Run == "" || s.Cost == "" {
+			t.Errorf("suite %+v: a name, its tests, its command and its cost are all needed", s)
+		}
+		if seen[s.Name] {
+			t.Errorf("suite %s registered twice", s.Name)
+		}
+		seen[s.Name] = true
+		if target, ok := strings.CutPrefix(s.Run, "make "); ok {
+			target, _, _ = strings.Cut(target, " ")
+			if !regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(target) + `:`).Match(mk) {
+				t.Errorf("suite %s runs make %s, which the Makefile has no target for", s.Name, target)
+			}
+		}
+	}
+	gated := map[string]bool{}
+	use := regexp.MustCompile(`testgate\.(?:Opt\(t, |Enabled\()"([a-z0-9-]+)"|replayBackends\("([a-z0-9-]+)"`)
+	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && (d.Name() == "third_party" || d.Name() == "testgate" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for _, m := range use.FindAllSubmatch(b, -1) {
+			name := string(m[1]) + string(m[2])
+			gated[name] = true
+			if _, ok := Lookup(name); !ok {
+				t.Errorf("%s gates on suite %q, which is not registered", path, name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range Suites {
+		if s.Env != "" && !gated[s.Name] {
+			t.Errorf("suite %s (%s) is gated by no test through testgate", s.Name, s.Env)
+		}
+	}
+}
+
+func TestEnabled(t *testing.T) {
+	t.Setenv("STE_CHAOS", "")
+	if Enabled("chaos") {
+		t.Error("chaos enabled with STE_CHAOS unset")
+	}
+	t.Setenv("STE_CHAOS", "reduced")
+	if Enabled("chaos") {
+		t.Error("chaos enabled with STE_CHAOS=reduced: the registry says full")
+	}
+	t.Setenv("STE_CHAOS", "full")
+	if !Enabled("chaos") {
+		t.Error("chaos off with STE_CHAOS=full")
+	}
+	t.Setenv("CLICKHOUSE_ADDR", "http://127.0.0.1:8123") // a placeholder: any value
+	if !Enabled("analytics-server") {
+		t.Error("analytics-server off with CLICKHOUSE_ADDR set")
+	}
+	if Enabled("fuzz") {
+		t.Error("fuzz, turned on by its target alone, reported enabled")
+	}
+}
+
+// A skip is recorded as one tab-separated line: package, test, kind,
+// reason, command.
+func TestSkipsAreRecorded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "skips.tsv")
+	t.Setenv("STE_SKIPS", path)
+	t.Setenv("CI", "")
+	t.Setenv("STE_FAILOVER", "")
+	t.Run("suite", func(t *testing.T) { Opt(t, "failover"); t.Error("not skipped") })
+	t.Run("missing", func(t *testing.T) { Need(t, "a tool", os.ErrNotExist); t.Error("not skipped") })
+	t.Run("present", func(t *testing.T) { Need(t, "a tool", nil) })
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var got [][]string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		got = append(got, strings.Split(sc.Text(), "\t"))
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d records, want 2: %q", len(got), got)
+	}
+	for i, want := range [][]string{
+		{"testgate", "TestSkipsAreRecorded/suite", "suite", "", "make failover"},
+		{"testgate", "TestSkipsAreRecorded/missing", "missing", "a tool: file does not exist", ""},
+	} {
+		r := got[i]
+		if len(r) != 5 || r[0] != want[0] || r[1] != want[1] || r[2] != want[2] || r[4] != want[4] || want[3] != "" && r[3] != want[3] {
+			t.Errorf("record %d: %q, want %q", i, r, want)
+		}
+	}
+}
