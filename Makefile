@@ -286,7 +286,7 @@ fuzz:
 	$(GO) test ./schemas -run '^$$' -fuzz FuzzDecode -fuzztime $(FUZZTIME) -parallel 1
 	$(GO) test ./processors/validation -run '^$$' -fuzz FuzzInspect -fuzztime $(FUZZTIME) -parallel 1
 	$(GO) test ./processors/pipeline -run '^$$' -fuzz FuzzPipeline -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZE) -parallel 1
-	$(GO) test ./processors/pipeline -run '^$$' -fuzz FuzzEnvelope -fuzztime $(FUZZTIME) -parallel 1
+	$(GO) test ./processors/envelope -run '^$$' -fuzz FuzzEnvelope -fuzztime $(FUZZTIME) -parallel 1
 
 clean:
 	rm -rf $(BIN) test-output
