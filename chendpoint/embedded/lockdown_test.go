@@ -418,9 +418,7 @@ func TestGetWithReadonlyZeroRunsNoDDL(t *testing.T) {
 // guard (ste-chdb --self-check runs fixed probes straight on chDB), writes
 // and reads no file outside its data directory and fetches no URL.
 func TestEngineConfinedWithoutTheGuard(t *testing.T) {
-	if libErr != nil {
-		t.Skip(libErr)
-	}
+	requireLib(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
