@@ -143,12 +143,12 @@ func (rt *wiring) hasTable(st topology.Stage) bool {
 // wherever goka reads it (a restore, a standby: tablestore.Unpack), a
 // former owner's late match table writes skipped wherever goka reads the
 // match changelog and each assignment's generation told (tablestore.Fence:
-// fence.go), and with
-// own set (the group's partitions; disk tables only) hot standbys: goka
-// opens every partition of the table the group does not own in passive
-// mode (WithHotStandby) and replays their changelogs into them as they
-// grow, so that a lost instance's partitions are taken over from tables
-// already at the end of their changelogs instead of after replaying them.
+// fence.go), and with own set (the group's partitions; disk tables only)
+// hot standbys: goka opens every partition of the table the group does not
+// own in passive mode (WithHotStandby) and replays their changelogs into
+// them as they grow, so that a lost instance's partitions are taken over
+// from tables already at the end of their changelogs instead of after
+// replaying them.
 // A standby never serves a write: goka runs no callback on a passive
 // partition, and the standby's storage is not the one the stages are given
 // (opened): lookups, the due scan and the gauges see only owned
