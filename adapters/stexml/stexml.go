@@ -31,6 +31,9 @@ type Header struct {
 // field with an empty value is not written (§3.1: "absent", never empty).
 type Field struct{ Name, Value string }
 
+// F is a Field.
+func F(name, value string) Field { return Field{Name: name, Value: value} }
+
 // ErrTooLarge: the record would be over MaxRecord bytes.
 var ErrTooLarge = errors.New("TOO_LARGE")
 
