@@ -162,6 +162,10 @@ type Server struct {
 	starts  atomic.Pointer[startOffsets]
 	// refreshing: a refresh of starts runs beside the reads.
 	refreshing atomic.Bool
+
+	// front is set for an adapter's Front (front.go): its outputs topic and
+	// answer; nil for the gateway.
+	front *frontParts
 }
 
 // Serve runs the gateway until ctx ends. ready, when set, gets the URL it
