@@ -102,14 +102,20 @@ func NewFront(ctx context.Context, o FrontOptions, opts Options) (*Front, error)
 }
 
 // Authenticate runs gateway.md §1 on a request whose body has been read
-// whole: the BIC, or the refusal reason (Reason*), or err when the brokers
-// did not take the nonce in time (answer 503).
-func (f *Front) Authenticate(r *http.Request, set *refdata.Set, data []byte) (bic, reason string, err error) {
+// whole: the BIC and the signature's nonce, or the refusal reason
+// (Reason*), or err when the brokers did not take the nonce in time
+// (answer 503).
+func (f *Front) Authenticate(r *http.Request, set *refdata.Set, data []byte) (bic, nonce, reason string, err error) {
 	bic, reason, err = f.s.authenticate(r, set, &body{data: data, size: int64(len(data))})
 	if reason != "" {
 		f.s.metrics.refusals.WithLabelValues(reason).Inc()
 	}
-	return bic, reason, err
+	if bic != "" {
+		if sg, _ := parseSignature(r.Header); sg != nil {
+			nonce = sg.nonce
+		}
+	}
+	return bic, nonce, reason, err
 }
 
 // Allow is the gateway's per-participant rate limit: the seconds to wait
