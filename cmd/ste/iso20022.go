@@ -43,17 +43,17 @@ func iso20022Cmd(ctx context.Context, args []string) error {
 	if *timeout <= 0 {
 		return cli.UsageError{Msg: "--produce-timeout: want a positive duration"}
 	}
-	signer, err := adapters.LoadSigner(*signerBIC, *signerKey, *demoKey, fs.Log)
-	if err != nil {
-		return cli.UsageError{Msg: err.Error()}
-	}
 	k, err := kafka()
 	if err != nil {
 		return err
 	}
 	o := iso20022.Options{Kafka: k, Namespace: *ns, Addr: *addr, PublicURL: *publicURL, TLSCert: *cert, TLSKey: *key,
-		InsecureHTTP: *insecure, Signer: signer, ProduceTimeout: *timeout, Logger: fs.Log}
+		InsecureHTTP: *insecure, Signer: &adapters.Signer{BIC: *signerBIC}, ProduceTimeout: *timeout, Logger: fs.Log}
 	if err := o.Validate(); err != nil {
+		return cli.UsageError{Msg: err.Error()}
+	}
+	// The key last: a demo key is said in the log, once the flags are good.
+	if o.Signer, err = adapters.LoadSigner(*signerBIC, *signerKey, *demoKey, fs.Log); err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}
 	return iso20022.Serve(ctx, o, func(url string) { fmt.Printf("STE iso20022 for namespace %s: %s\n", *ns, url) })
