@@ -45,7 +45,9 @@ func (s *Server) consume(ctx context.Context, cl *kgo.Client) {
 		if ctx.Err() != nil {
 			return
 		}
-		fs.EachError(func(t string, p int32, err error) { s.log.Warn("outputs: fetch", "topic", t, "partition", p, "err", err) })
+		fs.EachError(func(t string, p int32, err error) {
+			s.log.Warn("outputs: fetch", "topic", t, "partition", p, "err", err)
+		})
 		recs := fs.Records()
 		if len(recs) == 0 {
 			cl.AllowRebalance()

@@ -417,15 +417,9 @@ func (s *Server) cancellation(ctx context.Context, d *Doc, bic string, origin ad
 		}
 		return adapters.Submission{}, Sese027(txid, owner, "Rjctd", []Reason{{"NRGN", "unknown TxId"}}), nil
 	}
-	id, err := msgid.Make(msgid.ISOCancellation, txid)
-	if err != nil {
-		return adapters.Submission{}, Sese027(txid, nil, "Rjctd", []Reason{{"OTHR", "invalid character in TxId"}}), nil
-	}
-	h := stexml.Header{MsgId: id, MsgType: "SET", Function: "CANCEL", Sender: bic, Signer: s.o.Signer.BIC,
-		Created: set.Created, RelatedMsgId: set.MsgId}
-	k := set.Key
-	body := []stexml.Field{stexml.F("TradeRef", k.TradeRef), stexml.F("TradeDate", k.TradeDate), stexml.F("ISIN", k.ISIN),
-		stexml.F("Side", k.Side), stexml.F("Broker", k.Broker), stexml.F("InvMgr", k.InvMgr), stexml.F("Custodian", bic)}
+	h := cancelHeader(set)
+	h.Sender, h.Signer = bic, s.o.Signer.BIC
+	body := cancelBody(set)
 	rec, err := s.o.Signer.Build(h, body)
 	if err != nil {
 		r := P14Reason(err)
@@ -479,4 +473,18 @@ func sleep(ctx context.Context, d time.Duration) {
 	case <-ctx.Done():
 	case <-time.After(d):
 	}
+}
+
+// cancelHeader is the Header of the SET CANCEL of set (§5.5): MsgId
+// MsgId(X1, TxId), RelatedMsgId the SET's, Created the SET's.
+func cancelHeader(set *journal.Translation) stexml.Header {
+	return stexml.Header{MsgId: msgid.MustMake(msgid.ISOCancellation, txIdOf(set)), MsgType: "SET", Function: "CANCEL",
+		Sender: set.Participant, Signer: refdata.ISOSignerBIC, Created: set.Created, RelatedMsgId: set.MsgId}
+}
+
+// cancelBody is its Body: the SET's six key fields and Custodian.
+func cancelBody(set *journal.Translation) []stexml.Field {
+	k := set.Key
+	return []stexml.Field{stexml.F("TradeRef", k.TradeRef), stexml.F("TradeDate", k.TradeDate), stexml.F("ISIN", k.ISIN),
+		stexml.F("Side", k.Side), stexml.F("Broker", k.Broker), stexml.F("InvMgr", k.InvMgr), stexml.F("Custodian", set.Participant)}
 }
