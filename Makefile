@@ -48,9 +48,11 @@ $(BIN)/staticcheck:
 # The Debian packages the tests use, in one apt-get (two at once would wait
 # on dpkg's lock): prometheus (promtool for the alert rules, and the real
 # Prometheus of the scrape tests), chromium (the console's browser tests,
-# chromedp; under CI=true they fail without it) and python3-venv (the
-# virtual environments of the Python clients).
-SYSTEM_PACKAGES := promtool:prometheus chromium:chromium
+# chromedp; under CI=true they fail without it), libxml2-utils (xmllint
+# --schema: every ISO 20022 output the suites produce is validated against
+# the pinned XSDs) and python3-venv (the virtual environments of the
+# Python clients).
+SYSTEM_PACKAGES := promtool:prometheus chromium:chromium xmllint:libxml2-utils
 system-packages:
 	@missing=; for cp in $(SYSTEM_PACKAGES); do command -v $${cp%%:*} >/dev/null 2>&1 || missing="$$missing $${cp#*:}"; done; \
 	python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || missing="$$missing python3-venv"; \
@@ -59,6 +61,7 @@ system-packages:
 		{ $$SUDO apt-get update >/dev/null && $$SUDO env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing >/dev/null; }; }
 	@promtool --version 2>&1 | head -n1
 	@chromium --version 2>/dev/null | head -n1
+	@xmllint --version 2>&1 | head -n1
 
 promtool chromium: system-packages
 
