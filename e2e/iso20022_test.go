@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -51,7 +50,12 @@ func TestISO20022(t *testing.T) {
 	dir := t.TempDir()
 	ref, _ := filepath.Abs(filepath.Join("..", "schemas", "refdata", "default"))
 	full := filepath.Join(dir, "full.xml")
-	const trades = 40
+	// STE_ISO_TRADES scales the run (make test: 40 trades, 80 SETs; the
+	// issue's acceptance run: 5000 trades, 10,000 SETs).
+	trades := 40
+	if v := os.Getenv("STE_ISO_TRADES"); v != "" {
+		fmt.Sscan(v, &trades)
+	}
 	ste(t, nil, "gen", "--trades", fmt.Sprint(trades), "--mix", "standard", "--seed", "11", "--refdata", ref, "--out", full)
 
 	// The SETs become sese.023 documents their custodians post; the rest
@@ -124,16 +128,20 @@ func TestISO20022(t *testing.T) {
 		Docs []string `json:"docs"`
 	}
 	must(t, json.Unmarshal([]byte(isoPhase(t, py, pyEnv, "examples")), &ex))
-	var posted struct{ Posted int }
-	must(t, json.Unmarshal([]byte(isoPhase(t, py, pyEnv, "post")), &posted))
+	// kill -9 of the second instance halfway through the posts: what it no
+	// longer answers is posted again at the first; the trades' STATUS
+	// records, which come once the rest of each trade is driven, land on
+	// partitions of <ns>.outbound the dead instance held too, which the
+	// first takes over from the last committed offsets.
+	var posted struct {
+		Posted      int `json:"posted"`
+		PostedAgain int `json:"posted_again"`
+	}
+	must(t, json.Unmarshal([]byte(isoPhase(t, py, append(pyEnv, fmt.Sprintf("KILL_AT=%d", trades), fmt.Sprintf("KILL_PID=%d", l2.cmd.Process.Pid)), "post")), &posted))
 	if posted.Posted != 2*trades {
 		t.Fatalf("posted %d", posted.Posted)
 	}
-	// kill -9 of the second instance once the SETs are in, before the rest
-	// of each trade: the trades' STATUS records then land on partitions of
-	// <ns>.outbound the dead instance held, which the first takes over from
-	// the last committed offsets (its group session expires).
-	must(t, l2.cmd.Process.Signal(syscall.SIGKILL))
+	t.Logf("%d sese.023 posted, %d of them again at the surviving instance after the kill -9", posted.Posted, posted.PostedAgain)
 	ste(t, env, "drive", "--in", kafkaFile)
 	var facts struct {
 		Docs, Acked, Matched int
@@ -194,10 +202,11 @@ func TestISO20022(t *testing.T) {
 		if len(cls) != trades {
 			t.Errorf("%d trades with a CLS, want %d", len(cls), trades)
 		}
-		adapter := 0
+		adapter, distinct := 0, map[string]bool{}
 		_, err = topics.Dump(t.Context(), conn, ns+".inbound", func(r *kgo.Record) error {
 			if header(r, "ste-adapter") == "iso20022" {
 				adapter++
+				distinct[string(r.Value)] = true
 				if !bytes.Contains(r.Value, []byte("<Signer>STEUTLSGISO</Signer>")) || header(r, "ste-participant") != string(r.Key) {
 					t.Errorf("record %s", r.Value)
 				}
@@ -205,8 +214,11 @@ func TestISO20022(t *testing.T) {
 			return nil
 		})
 		must(t, err)
-		if adapter != 2*trades+1 {
-			t.Errorf("%d adapter records on inbound, want %d (one per 202)", adapter, 2*trades+1)
+		// One record per SET posted; a post the killed instance had
+		// published before dying is there twice, byte for byte (an exact
+		// duplicate, which STE answers once more and ignores).
+		if len(distinct) != 2*trades+1 || adapter < len(distinct) || adapter > len(distinct)+1 {
+			t.Errorf("%d adapter records on inbound, %d distinct, want %d distinct", adapter, len(distinct), 2*trades+1)
 		}
 	})
 }

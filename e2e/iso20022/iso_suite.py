@@ -118,17 +118,28 @@ def phase_examples():
 
 
 def phase_post():
-    """The generated sese.023 of every trade's SETs, alternately at both instances."""
+    """The generated sese.023 of every trade's SETs, alternately at both
+    instances; at KILL_AT the second instance is killed with -9 (KILL_PID),
+    and a post it no longer answers is posted again, signed anew, at the
+    first (an exact duplicate if the dead one had published it)."""
     bases = [env("ISO1"), env("ISO2")]
-    n = 0
+    kill_at, kill_pid = int(os.environ.get("KILL_AT", "-1")), int(os.environ.get("KILL_PID", "0"))
+    n, again = 0, 0
     with open(env("DOCS")) as f:
         for i, line in enumerate(f):
+            if i == kill_at and kill_pid:
+                os.kill(kill_pid, 9)
             bic, path = line.split()
             body = open(path, "rb").read()
-            r = expect(post(bases[i % 2], bic, body), 202)
+            try:
+                r = post(bases[i % 2], bic, body)
+            except requests.exceptions.ConnectionError:
+                again += 1
+                r = post(bases[0], bic, body)
+            r = expect(r, 202)
             assert r.json()["msg_ids"][0].startswith("S1:"), r.text
             n += 1
-    print(json.dumps({"posted": n}))
+    print(json.dumps({"posted": n, "posted_again": again}))
 
 
 def phase_collect():
