@@ -176,7 +176,10 @@ func (s *Server) followRefdata(ctx context.Context) {
 		set := func(r *refdata.Set) {
 			if err := s.o.Signer.Check(r); err != nil {
 				if !s.checked.Load() {
-					s.fatal <- err
+					select {
+					case s.fatal <- err:
+					default:
+					}
 					return
 				}
 				s.log.Error("the signer's row no longer holds its key: messages signed now will be NACKed SIGNATURE", "err", err)

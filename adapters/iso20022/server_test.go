@@ -164,6 +164,22 @@ func mutate(t *testing.T, pairs ...string) []byte {
 
 func TestServer(t *testing.T) {
 	r := startRig(t)
+
+	t.Run("refuses to start when the signer's row lacks the key's public half", func(t *testing.T) {
+		errc := make(chan error, 1)
+		go func() {
+			errc <- Serve(t.Context(), Options{Kafka: r.conn, Namespace: r.ns, Addr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+				Signer: &adapters.Signer{BIC: refdata.ISOSignerBIC, Key: refdata.DemoPrivateKey("SOMEONEELSE")}}, nil)
+		}()
+		select {
+		case err := <-errc:
+			if err == nil || !strings.Contains(err.Error(), "signer STEUTLSGISO") {
+				t.Fatalf("%v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Fatal("still running after 30 s")
+		}
+	})
 	ex := exampleDoc(t, "sese.023-in-SET-NEW.xml")
 
 	t.Run("worked example byte for byte (§5.4)", func(t *testing.T) {
