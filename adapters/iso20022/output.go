@@ -47,7 +47,7 @@ func cut(s string, n int) string {
 	return s
 }
 
-func (b *w) reasons(rs []Reason, wrap string) {
+func (b *w) reasons(rs []Reason) {
 	for _, r := range rs {
 		b.open("Rsn")
 		b.open("Cd")
@@ -58,7 +58,6 @@ func (b *w) reasons(rs []Reason, wrap string) {
 		}
 		b.close("Rsn")
 	}
-	_ = wrap
 }
 
 // StatusId is the TxId of a sese.024 (§5.6 common fields).
@@ -107,7 +106,7 @@ func Sese024(id StatusId, st Status024) string {
 				b.empty("CxlReqd")
 			default: // Rjctd, Canc
 				b.open(st.Processing)
-				b.reasons(st.Reasons, st.Processing)
+				b.reasons(st.Reasons)
 				b.close(st.Processing)
 			}
 			b.close("PrcgSts")
@@ -120,7 +119,7 @@ func Sese024(id StatusId, st Status024) string {
 		case "Umtchd":
 			b.open("MtchgSts")
 			b.open("Umtchd")
-			b.reasons(st.Unmatched, "Umtchd")
+			b.reasons(st.Unmatched)
 			b.close("Umtchd")
 			b.close("MtchgSts")
 		}
@@ -173,7 +172,7 @@ func Sese027(cxlReqRef string, id *CancelId, processing string, rs []Reason) str
 			b.close("PdgCxl")
 		default:
 			b.open(processing)
-			b.reasons(rs, processing)
+			b.reasons(rs)
 			b.close(processing)
 		}
 		b.close("PrcgSts")
