@@ -24,6 +24,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -153,7 +154,7 @@ func (p *Publisher) Publish(ctx context.Context, s Submission) ([]Published, err
 		p.Journal.Records(s.Journal...)...)
 	// The origin first, then the journal: the one produce request carries
 	// both, and nothing of the STE records leaves before both are acknowledged.
-	if err := p.Client.ProduceSync(ctx, first...).FirstErr(); err != nil {
+	if err := produceWait(ctx, p.Client, first); err != nil {
 		return nil, fmt.Errorf("%w: origin and journal: %v", ErrUnavailable, err)
 	}
 	headers := []kgo.RecordHeader{
@@ -169,15 +170,47 @@ func (p *Publisher) Publish(ctx context.Context, s Submission) ([]Published, err
 	for i, r := range s.Records {
 		recs[i] = &kgo.Record{Topic: p.Names.Inbound(), Key: []byte(s.Participant), Value: r.Bytes, Headers: headers}
 	}
-	res := p.Client.ProduceSync(ctx, recs...)
-	if err := res.FirstErr(); err != nil {
+	if err := produceWait(ctx, p.Client, recs); err != nil {
 		return nil, fmt.Errorf("%w: inbound: %v", ErrUnavailable, err)
 	}
-	out := make([]Published, len(res))
-	for i, r := range res {
-		out[i] = Published{Partition: r.Record.Partition, Offset: r.Record.Offset}
+	out := make([]Published, len(recs))
+	for i, r := range recs {
+		out[i] = Published{Partition: r.Partition, Offset: r.Offset}
 	}
 	return out, nil
+}
+
+// produceWait produces recs and waits for every acknowledgement, or for ctx
+// to end — whichever comes first: an idempotent producer keeps a record it
+// may have sent until the brokers answer (franz-go does not fail it when
+// its context ends), and the participant's answer cannot wait for that.
+// Records not acknowledged in time may still be written later: the same
+// message again is an exact duplicate.
+func produceWait(ctx context.Context, cl *kgo.Client, recs []*kgo.Record) error {
+	var mu sync.Mutex
+	var first error
+	left := len(recs)
+	done := make(chan struct{})
+	for _, r := range recs {
+		cl.Produce(ctx, r, func(_ *kgo.Record, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && first == nil {
+				first = err
+			}
+			if left--; left == 0 {
+				close(done)
+			}
+		})
+	}
+	select {
+	case <-done:
+		mu.Lock()
+		defer mu.Unlock()
+		return first
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // Translation describes a record for the journal: what the adapter made it
