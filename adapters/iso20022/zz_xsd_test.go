@@ -40,3 +40,9 @@ func TestZZEveryOutputIsSchemaValid(t *testing.T) {
 	}
 	t.Logf("%d ISO 20022 documents valid against the pinned schemas", len(docs))
 }
+
+func TestExampleInstructionIsTheContracts(t *testing.T) {
+	if got := string(exampleDoc(t, "sese.023-in-SET-NEW.xml")); got != ExampleInstruction {
+		t.Fatal("ExampleInstruction differs from the contract's example")
+	}
+}
