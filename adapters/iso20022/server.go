@@ -142,7 +142,6 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	}
 	go s.followRefdata(ctx)
 	go s.syncOnce(ctx)
-	go s.translateOutputs(ctx)
 	srv := &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, IdleTimeout: 2 * time.Minute,
 		ErrorLog: slog.NewLogLogger(s.log.Handler(), slog.LevelDebug)}
 	u := scheme + "://" + ln.Addr().String()
@@ -187,6 +186,9 @@ func (s *Server) followRefdata(ctx context.Context) {
 			s.checked.Store(true)
 			if s.ref.Swap(r) == nil {
 				s.log.Info("ste iso20022: participant reference data read", "participants", len(r.Participants()))
+				// Only an instance whose signer checked out joins the
+				// outputs group: one refusing to start takes no partition.
+				go s.translateOutputs(ctx)
 			}
 		}
 		err := topics.FollowRefdata(ctx, s.o.Kafka, s.o.Namespace, set, set, func(key []byte, err error) {
