@@ -183,6 +183,7 @@ type Index struct {
 	seq     int64
 	byMsg   map[string][]*held // participant|MsgId
 	byTrade map[string][]*held // participant|trade key
+	byOrig  map[string][]*held // adapter|participant|first original ID
 	answers map[string][]heldAnswer
 	notes   map[string]Note
 	seen    map[string]bool // entry keys applied (a replayed record applies once)
@@ -200,7 +201,7 @@ type heldAnswer struct {
 
 // NewIndex is an empty index.
 func NewIndex() *Index {
-	return &Index{byMsg: map[string][]*held{}, byTrade: map[string][]*held{}, answers: map[string][]heldAnswer{},
+	return &Index{byMsg: map[string][]*held{}, byTrade: map[string][]*held{}, byOrig: map[string][]*held{}, answers: map[string][]heldAnswer{},
 		notes: map[string]Note{}, seen: map[string]bool{}}
 }
 
@@ -226,6 +227,10 @@ func (x *Index) Apply(e Entry) {
 		h := &held{t: t, seq: x.seq}
 		x.byMsg[t.Participant+"|"+t.MsgId] = append(x.byMsg[t.Participant+"|"+t.MsgId], h)
 		x.byTrade[t.Participant+"|"+t.TradeKey] = append(x.byTrade[t.Participant+"|"+t.TradeKey], h)
+		if len(t.OriginalIDs) > 0 {
+			k := t.Adapter + "|" + t.Participant + "|" + t.OriginalIDs[0]
+			x.byOrig[k] = append(x.byOrig[k], h)
+		}
 	case e.Answer != nil:
 		a := e.Answer
 		x.answers[a.Participant+"|"+a.MsgId] = append(x.answers[a.Participant+"|"+a.MsgId], heldAnswer{a: a, seq: x.seq})
@@ -238,6 +243,20 @@ func (x *Index) Translations(participant, msgID string) []*Translation {
 	defer x.mu.RUnlock()
 	var out []*Translation
 	for _, h := range x.byMsg[participant+"|"+msgID] {
+		out = append(out, h.t)
+	}
+	return out
+}
+
+// ByOriginalID are the translations an adapter made for a participant from
+// a standard identifier (the first part of their MsgIds: a FIX AllocID, all
+// of its accounts' ALCs; an ISO TxId), oldest first — what a FIX
+// replace or cancel of an AllocID looks up (§4.5.2).
+func (x *Index) ByOriginalID(adapter, participant, id string) []*Translation {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out []*Translation
+	for _, h := range x.byOrig[adapter+"|"+participant+"|"+id] {
 		out = append(out, h.t)
 	}
 	return out

@@ -93,3 +93,19 @@ func TestOriginalIDs(t *testing.T) {
 		t.Errorf("hash form: %v %v", ids, ok)
 	}
 }
+
+func TestByOriginalID(t *testing.T) {
+	x := NewIndex()
+	for _, acct := range []string{"ACC1", "ACC2"} {
+		e := tr("J1:A_2F1:"+acct, "NEW", "", "s"+acct)
+		e.Translation.Adapter, e.Translation.OriginalIDs = FIX44, []string{"A/1", acct}
+		x.Apply(e)
+	}
+	got := x.ByOriginalID(FIX44, "CUSTSGSGXXX", "A/1")
+	if len(got) != 2 || got[0].MsgId != "J1:A_2F1:ACC1" || got[1].MsgId != "J1:A_2F1:ACC2" {
+		t.Fatalf("%v", got)
+	}
+	if n := len(x.ByOriginalID(ISO20022, "CUSTSGSGXXX", "A/1")); n != 0 {
+		t.Fatalf("another adapter's: %d", n)
+	}
+}
