@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -20,9 +21,11 @@ import (
 // so that it authenticates exactly as the gateway does and serves outputs
 // exactly as GET /v1/outputs does, with the same code:
 //
-//   - Authenticate runs gateway.md §1's checks in their order, the nonce
-//     spent in the gateway's shared nonce space (<ns>.gateway-nonces): a
-//     nonce used at the gateway is replayed at the Front, and the reverse;
+//   - VerifyHeaders and Spend run gateway.md §1's checks in their order —
+//     the headers' before a byte of the body is read, then the digest and
+//     the nonce, spent in the gateway's shared nonce space
+//     (<ns>.gateway-nonces): a nonce used at the gateway is replayed at the
+//     Front, and the reverse;
 //   - ServeOutputs is gateway.md §3 (cursors, limits, long polls,
 //     isolation, errors) over another topic keyed by BIC, with the Front's
 //     own items.
@@ -101,21 +104,84 @@ func NewFront(ctx context.Context, o FrontOptions, opts Options) (*Front, error)
 	return &Front{s: s}, nil
 }
 
-// Authenticate runs gateway.md §1 on a request whose body has been read
-// whole: the BIC and the signature's nonce, or the refusal reason
-// (Reason*), or err when the brokers did not take the nonce in time
-// (answer 503).
-func (f *Front) Authenticate(r *http.Request, set *refdata.Set, data []byte) (bic, nonce, reason string, err error) {
-	bic, reason, err = f.s.authenticate(r, set, &body{data: data, size: int64(len(data))})
+// Verified is a request whose signature verified on its headers alone:
+// gateway.md §1's checks up to bad_signature (the signature covers the
+// Content-Digest header, not the body). Only then is its body read (no
+// stranger's body is read or buffered), and Spend holds it to that header
+// and spends the nonce.
+type Verified struct {
+	f  *Front
+	sg *signed
+	p  refdata.Participant
+}
+
+// BIC is the participant whose signature verified.
+func (v *Verified) BIC() string { return v.p.BIC }
+
+// Nonce is the signature's nonce (an adapter's ste-origin-ref, adapters.md §2).
+func (v *Verified) Nonce() string { return v.sg.nonce }
+
+// VerifyHeaders runs gateway.md §1's checks that the headers decide, in
+// their order: missing_signature, malformed, components, unknown_participant,
+// stale, bad_signature; the reason of the first that fails, or the request
+// verified so far. (The same checks as Server.authenticate, whose
+// sequence this follows up to the digest.)
+func (f *Front) VerifyHeaders(r *http.Request, set *refdata.Set) (*Verified, string) {
+	v, reason := f.verifyHeaders(r, set)
 	if reason != "" {
 		f.s.metrics.refusals.WithLabelValues(reason).Inc()
 	}
-	if bic != "" {
-		if sg, _ := parseSignature(r.Header); sg != nil {
-			nonce = sg.nonce
-		}
+	return v, reason
+}
+
+func (f *Front) verifyHeaders(r *http.Request, set *refdata.Set) (*Verified, string) {
+	s := f.s
+	sg, reason := parseSignature(r.Header)
+	if reason != "" {
+		return nil, reason
 	}
-	return bic, nonce, reason, err
+	// A body of unknown length (chunked) counts as a body: content-digest
+	// must be covered.
+	n := r.ContentLength
+	if n < 0 {
+		n = 1
+	}
+	if reason := sg.componentsReason(r, n); reason != "" {
+		return nil, reason
+	}
+	p, ok := set.Participant(sg.keyid)
+	if !ok || p.Status != refdata.Active {
+		return nil, ReasonUnknownParticipant
+	}
+	now := s.o.Now().Unix()
+	if d := now - sg.created; d > int64(createdWindow/time.Second) || d < -int64(createdWindow/time.Second) ||
+		sg.hasExpires && now > sg.expires {
+		return nil, ReasonStale
+	}
+	msg, ok := sg.base(r, s.originOf(r))
+	if !ok || !verifies(p, msg, sg.sig) {
+		return nil, ReasonBadSignature
+	}
+	return &Verified{f: f, sg: sg, p: p}, ""
+}
+
+// Spend runs the last checks of §1 on the body read: digest_mismatch, then
+// replayed — the nonce spent in the gateway's nonce space, once signature
+// and digest verified. err is a broker fault while spending it (503).
+func (v *Verified) Spend(r *http.Request, data []byte) (reason string, err error) {
+	if reason := digestReason(r.Header, &body{data: data, size: int64(len(data))}); reason != "" {
+		v.f.s.metrics.refusals.WithLabelValues(reason).Inc()
+		return reason, nil
+	}
+	fresh, err := v.f.s.nonces.use(r.Context(), v.p.BIC, v.sg.nonce)
+	if err != nil {
+		return "", err
+	}
+	if !fresh {
+		v.f.s.metrics.refusals.WithLabelValues(ReasonReplayed).Inc()
+		return ReasonReplayed, nil
+	}
+	return "", nil
 }
 
 // Allow is the gateway's per-participant rate limit: the seconds to wait

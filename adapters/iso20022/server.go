@@ -282,19 +282,42 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answerJSON(w, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
-	// The body is read whole for its digest, up to the gateway's largest
-	// (a larger one cannot be authenticated: refused by size).
-	body, err := io.ReadAll(io.LimitReader(r.Body, gateway.MaxBody+1))
-	if err != nil {
-		answerJSON(w, http.StatusBadRequest, errorBody{Error: "bad_request"})
+	// The headers first: no byte of a stranger's body is read (gateway.md
+	// §1, as the gateway does since issue 45).
+	v, reason := s.front.VerifyHeaders(r, set)
+	if reason != "" {
+		w.Header().Set("Connection", "close")
+		answerJSON(w, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
 		return
 	}
-	if len(body) > gateway.MaxBody {
+	bic := v.BIC()
+	// The rate is the participant's (its signature verified), taken before
+	// its nonce is spent.
+	if wait, ok := s.front.Allow(bic); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(wait))
+		w.Header().Set("Connection", "close")
+		answerJSON(w, http.StatusTooManyRequests, errorBody{Error: "rate_limited"})
+		return
+	}
+	const limit = int64(MaxBody)
+	if r.ContentLength > limit {
+		// Declared over the limit: answered without reading it (its digest
+		// unchecked, the nonce not spent).
 		w.Header().Set("Connection", "close")
 		answerJSON(w, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
 		return
 	}
-	bic, nonce, reason, err := s.front.Authenticate(r, set, body)
+	body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+	if err != nil {
+		answerJSON(w, http.StatusBadRequest, errorBody{Error: "bad_request"})
+		return
+	}
+	if int64(len(body)) > limit {
+		w.Header().Set("Connection", "close")
+		answerJSON(w, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
+		return
+	}
+	reason, err = v.Spend(r, body)
 	if err != nil {
 		s.log.Warn("nonce check failed: brokers unavailable", "err", err)
 		answerJSON(w, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
@@ -304,11 +327,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answerJSON(w, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
 		return
 	}
-	if wait, ok := s.front.Allow(bic); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(wait))
-		answerJSON(w, http.StatusTooManyRequests, errorBody{Error: "rate_limited"})
-		return
-	}
+	nonce := v.Nonce()
 	if route == "outputs" {
 		s.front.ServeOutputs(w, r, bic)
 		return
@@ -325,10 +344,6 @@ type Accepted struct {
 // serveMessage is POST /v1/iso20022/messages after authentication: the
 // rows of §5.2 in order.
 func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request, set *refdata.Set, bic, nonce string, body []byte) {
-	if len(body) > MaxBody {
-		answerJSON(w, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
-		return
-	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/xml" {
 		answerJSON(w, http.StatusUnsupportedMediaType, errorBody{Error: "unsupported_media_type"})
 		return

@@ -1,6 +1,7 @@
 package iso20022
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -9,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"regexp"
 	"strings"
@@ -289,6 +291,29 @@ func TestServer(t *testing.T) {
 			if resp.StatusCode != c.status {
 				t.Errorf("%s %s: %d, want %d", c.method, c.path, resp.StatusCode, c.status)
 			}
+		}
+	})
+
+	t.Run("no byte of a stranger's body is read", func(t *testing.T) {
+		// Headers signed by another key, a body declared and never sent:
+		// the answer comes without waiting for it.
+		target := r.url + "/v1/iso20022/messages"
+		h := gateway.SignedHeaders("POST", target, ex, cust, refdata.DemoPrivateKey("SOMEONEELSE"), time.Now())
+		conn, err := net.Dial("tcp", strings.TrimPrefix(r.url, "http://"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		req := "POST /v1/iso20022/messages HTTP/1.1\r\nHost: " + strings.TrimPrefix(r.url, "http://") +
+			"\r\nContent-Type: application/xml\r\nContent-Length: " + fmt.Sprint(len(ex)) + "\r\n"
+		for k, v := range h {
+			req += k + ": " + v[0] + "\r\n"
+		}
+		fmt.Fprint(conn, req+"\r\n")
+		conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+		line, err := bufio.NewReader(conn).ReadString('\n')
+		if err != nil || !strings.HasPrefix(line, "HTTP/1.1 401") {
+			t.Fatalf("%q %v", line, err)
 		}
 	})
 
