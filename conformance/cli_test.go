@@ -58,7 +58,7 @@ func isUserError(t *testing.T, what string, r execResult) {
 
 // docs/spec/cli.md: every subcommand answers --help (exit 0).
 func TestCLI_HelpExitsZero(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"match", "--help"}, {"gen", "--help"}, {"refdata", "gen", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"match", "--help"}, {"gen", "--help"}, {"refdata", "gen", "--help"}, {"iso20022", "--help"}} {
 		r := execSte(t, args...)
 		if r.code != 0 {
 			t.Errorf("ste %s: exit %d, want 0", strings.Join(args, " "), r.code)
@@ -105,6 +105,11 @@ func TestCLI_BadFlagsOneLineReason(t *testing.T) {
 		{"exceptions", "show", "1-2", "3-4"},
 		{"console", "--auth-tokens", filepath.Join(dir, "no-tokens-file")},
 		{"console", "--namespace", "bad namespace"},
+		// ste iso20022 needs a signing key, one way, and a positive timeout.
+		{"iso20022"},
+		{"iso20022", "--demo-key", "--signer-key", filepath.Join(dir, "no-key")},
+		{"iso20022", "--demo-key", "--produce-timeout", "0s"},
+		{"iso20022", "--demo-key", "--addr", "192.0.2.1:8444"},
 	}
 	for _, args := range cases {
 		failsWithOneLine(t, args...)

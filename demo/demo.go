@@ -22,6 +22,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/ste-utility/ste/adapters"
+	"github.com/ste-utility/ste/adapters/iso20022"
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/chendpoint/embedded"
 	"github.com/ste-utility/ste/console"
@@ -230,6 +232,9 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	if o.Console {
+		ictx, istop := context.WithCancel(ctx)
+		defer istop()
+		go serveISO(ictx, brokers, ns, home, log, say)
 		gw := gateway.Options{Kafka: brokers, Namespace: ns, Addr: gateway.DefaultAddr, MetricsAddr: "", Logger: log,
 			LookupToken: secret.Token(lookup.TokenPurpose), LookupSecret: secret}
 		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log, Secret: secret,
@@ -308,6 +313,38 @@ func serveGateway(ctx context.Context, o gateway.Options, who string, say func(s
 	}
 	if err != nil && ctx.Err() == nil {
 		say("   the gateway did not start: %v", err)
+	}
+}
+
+// serveISO serves the custodians' ISO 20022 adapter beside the gateway
+// (on 127.0.0.1:8444, or another free loopback port), signing with the
+// public demo key of STEUTLSGISO, and prints how to post the worked
+// example of adapters.md §5.4 as its custodian.
+func serveISO(ctx context.Context, k kafkaconn.Config, ns, dir string, log *slog.Logger, say func(string, ...any)) {
+	const who = "AFKZSGSGXXX"
+	file := filepath.Join(dir, "sese.023-example.xml")
+	body := []byte(iso20022.ExampleInstruction)
+	if err := os.WriteFile(file, body, 0o644); err != nil {
+		return
+	}
+	o := iso20022.Options{Kafka: k, Namespace: ns, Addr: iso20022.DefaultAddr, Logger: log,
+		Signer: &adapters.Signer{BIC: refdata.ISOSignerBIC, Key: refdata.DemoPrivateKey(refdata.ISOSignerBIC), Demo: true}}
+	ready := func(url string) {
+		say("\n10. custodians' ISO 20022 adapter (adapters.md §5, docs/participants.md §10): %s", url)
+		target := url + "/v1/iso20022/messages"
+		h := gateway.SignedHeaders("POST", target, body, who, refdata.DemoPrivateKey(who), time.Now())
+		say("   the worked example %s posted as %s, signed with its demo key (valid once, for 5 minutes):", file, who)
+		say("   curl -s '%s' -H 'Content-Type: application/xml' -H 'Content-Digest: %s' -H 'Signature-Input: %s' -H 'Signature: %s' --data-binary @%s",
+			target, h.Get("Content-Digest"), h.Get("Signature-Input"), h.Get("Signature"), file)
+		say("   then read its sese.024 at %s/v1/iso20022/outputs, signed the same way", url)
+	}
+	err := iso20022.Serve(ctx, o, ready)
+	if err != nil && ctx.Err() == nil {
+		o.Addr = "127.0.0.1:0"
+		err = iso20022.Serve(ctx, o, ready)
+	}
+	if err != nil && ctx.Err() == nil {
+		say("   the ISO 20022 adapter did not start: %v", err)
 	}
 }
 

@@ -180,6 +180,10 @@ type Server struct {
 	starts   atomic.Pointer[startOffsets]
 	// refreshing: a refresh of starts runs beside the reads.
 	refreshing atomic.Bool
+
+	// front is set for an adapter's Front (front.go): its outputs topic and
+	// answer; nil for the gateway.
+	front *frontParts
 }
 
 // newServer is a Server of validated options, without its Kafka parts.
@@ -356,72 +360,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
-	// Everything the headers decide is decided before a byte of the body is
-	// read (issue 45): the signature — over the covered Content-Digest
-	// header, not the body — the participant, the window, its rate, and a
-	// declared length over the limit. A stranger's body is never read,
-	// buffered or hashed. The body is then read within a deadline, against
-	// a budget of bodies in flight, through the digests its header names.
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(s.o.BodyReadTimeout))
-	sg, p, reason := s.verifyHeaders(r, set)
-	if reason != "" {
-		s.metrics.refusals.WithLabelValues(reason).Inc()
-		unread(w, r)
-		s.answer(w, route, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
+	bic, _, b, ok := s.authenticate(w, r, route, set, MaxBody)
+	if !ok {
 		return
 	}
-	bic := p.BIC
-	// The rate is the participant's (its signature verified) and is taken
-	// before its nonce is spent: a request refused 429 writes no nonce record.
-	if wait, ok := s.limiter.allow(bic); !ok {
-		w.Header().Set("Retry-After", fmt.Sprint(wait))
-		unread(w, r)
-		s.answer(w, route, http.StatusTooManyRequests, errorBody{Error: "rate_limited"})
-		return
-	}
-	if r.ContentLength > MaxBody {
-		unread(w, r)
-		s.answer(w, route, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
-		return
-	}
-	weight := r.ContentLength
-	if weight < 0 {
-		weight = MaxBody
-	}
-	if !s.inflight.acquire(r.Context(), weight, s.o.BodyReadTimeout, s.metrics.bodiesWaiting) {
-		unread(w, r)
-		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
-		return
-	}
-	b, err := readBody(r.Body, r.ContentLength, r.Header)
-	s.inflight.release(weight)
 	defer b.release()
-	if err != nil {
-		unread(w, r)
-		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
-		return
-	}
-	if b.size > MaxBody {
-		// A body of undeclared length over the limit: not read further, so
-		// its digest is not checked; refused by size.
-		unread(w, r)
-		s.answer(w, route, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
-		return
-	}
-	// Read: a long poll's wait must not be cut by the body's deadline.
-	_ = rc.SetReadDeadline(time.Time{})
-	reason, err = s.spend(r, sg, p, b)
-	if err != nil {
-		s.log.Warn("nonce check failed: brokers unavailable", "err", err)
-		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
-		return
-	}
-	if reason != "" {
-		s.metrics.refusals.WithLabelValues(reason).Inc()
-		s.answer(w, route, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
-		return
-	}
 	switch route {
 	case "messages":
 		s.serveSubmit(w, r, bic, b)
@@ -430,6 +373,84 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case "trade", "trades":
 		s.serveTrades(w, r, route, bic, set)
 	}
+}
+
+// authenticate runs gateway.md §1 on a request, answering it itself when
+// it is refused. Everything the headers decide is decided before a byte of
+// the body is read (issue 45): the signature — over the covered
+// Content-Digest header, not the body — the participant, the window, its
+// rate, and a declared length over limit. A stranger's body is never read,
+// buffered or hashed. The body is then read within a deadline, against a
+// budget of bodies in flight, through the digests its header names, and
+// the nonce spent. ok is false when the request was answered; otherwise
+// the caller releases b. The gateway and a Front (ste iso20022) run this
+// one sequence.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route string, set *refdata.Set,
+	limit int64) (bic, nonce string, b *body, ok bool) {
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(s.o.BodyReadTimeout))
+	sg, p, reason := s.verifyHeaders(r, set)
+	if reason != "" {
+		s.metrics.refusals.WithLabelValues(reason).Inc()
+		unread(w, r)
+		s.answer(w, route, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
+		return "", "", nil, false
+	}
+	bic = p.BIC
+	// The rate is the participant's (its signature verified) and is taken
+	// before its nonce is spent: a request refused 429 writes no nonce record.
+	if wait, ok := s.limiter.allow(bic); !ok {
+		w.Header().Set("Retry-After", fmt.Sprint(wait))
+		unread(w, r)
+		s.answer(w, route, http.StatusTooManyRequests, errorBody{Error: "rate_limited"})
+		return "", "", nil, false
+	}
+	if r.ContentLength > limit {
+		unread(w, r)
+		s.answer(w, route, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
+		return "", "", nil, false
+	}
+	weight := r.ContentLength
+	if weight < 0 {
+		weight = limit
+	}
+	if !s.inflight.acquire(r.Context(), weight, s.o.BodyReadTimeout, s.metrics.bodiesWaiting) {
+		unread(w, r)
+		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+		return "", "", nil, false
+	}
+	b, err := readBody(r.Body, r.ContentLength, r.Header, limit)
+	s.inflight.release(weight)
+	if err != nil {
+		b.release()
+		unread(w, r)
+		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
+		return "", "", nil, false
+	}
+	if b.size > limit {
+		// A body of undeclared length over the limit: not read further, so
+		// its digest is not checked; refused by size.
+		b.release()
+		unread(w, r)
+		s.answer(w, route, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
+		return "", "", nil, false
+	}
+	// Read: a long poll's wait must not be cut by the body's deadline.
+	_ = rc.SetReadDeadline(time.Time{})
+	reason, err = s.spend(r, sg, p, b)
+	if err != nil {
+		b.release()
+		s.log.Warn("nonce check failed: brokers unavailable", "err", err)
+		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+		return "", "", nil, false
+	}
+	if reason != "" {
+		b.release()
+		s.metrics.refusals.WithLabelValues(reason).Inc()
+		s.answer(w, route, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
+		return "", "", nil, false
+	}
+	return bic, sg.nonce, b, true
 }
 
 // routeOf names the route of a path and the methods it takes.
@@ -519,11 +540,11 @@ func (s *Server) originOf(r *http.Request) origin {
 }
 
 // readBody reads a request body after its signature verified: at most
-// MaxBody+1 bytes (one more tells it is over), into a buffer that grows as
+// limit+1 bytes (one more tells it is over), into a buffer that grows as
 // bytes arrive — never allocated from the declared length — and through the
 // digests its Content-Digest header names (sha-256, sha-512), computed as
 // it streams by.
-func readBody(rc io.Reader, length int64, h http.Header) (*body, error) {
+func readBody(rc io.Reader, length int64, h http.Header, limit int64) (*body, error) {
 	b := &body{}
 	for _, alg := range digestAlgs(h) {
 		switch alg {
@@ -538,11 +559,11 @@ func readBody(rc io.Reader, length int64, h http.Header) (*body, error) {
 		first = length + 1
 	}
 	b.data = b.buffer(int(first))
-	for b.size <= MaxBody {
+	for b.size <= limit {
 		if len(b.data) == cap(b.data) {
-			b.data = slices.Grow(b.data, min(cap(b.data), MaxBody+1-len(b.data)))
+			b.data = slices.Grow(b.data, int(min(int64(cap(b.data)), limit+1-int64(len(b.data)))))
 		}
-		room := b.data[len(b.data):min(cap(b.data), MaxBody+1)]
+		room := b.data[len(b.data):min(cap(b.data), int(limit+1))]
 		n, err := rc.Read(room)
 		if n > 0 {
 			chunk := room[:n]

@@ -70,6 +70,8 @@ type outputJSON struct {
 	MsgId   string `json:"msg_id"`
 	MsgType string `json:"msg_type"`
 	XML     string `json:"xml"`
+	// Extra is a Front's item's own field (not in the gateway's answer).
+	Extra string `json:"-"`
 }
 
 // serveOutputs answers GET /v1/outputs (docs/spec/gateway.md §3).
@@ -88,7 +90,7 @@ func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string
 	}
 	after, hasAfter := q.Get("after"), q.Has("after")
 	ctx := r.Context()
-	topic := s.names.Outbound()
+	topic := s.outputsTopic()
 	n, err := s.outboundPartitions(ctx)
 	if err != nil {
 		s.log.Warn("outputs: partitions of the outbound topic", "err", err)
@@ -155,6 +157,10 @@ func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string
 		next = cursor{parts: n, part: p, off: start}.String()
 	}
 	s.log.Info("access", "what", "outputs", "participant", bic, "after", after, "outputs", len(outs), "wait_s", wait)
+	if s.front != nil && s.front.page != nil {
+		s.answer(w, route, http.StatusOK, s.front.page(outs, next))
+		return
+	}
 	s.answer(w, route, http.StatusOK, struct {
 		Outputs []outputJSON `json:"outputs"`
 		Next    string       `json:"next"`
@@ -181,12 +187,12 @@ func (s *Server) outboundPartitions(ctx context.Context) (int32, error) {
 	if n := s.parts.Load(); n > 0 {
 		return n, nil
 	}
-	n, err := topics.Partitions(ctx, s.adm, s.names.Outbound())
+	n, err := topics.Partitions(ctx, s.adm, s.outputsTopic())
 	if err != nil {
 		return 0, err
 	}
 	if n <= 0 {
-		return 0, errors.New(s.names.Outbound() + " does not exist (run ste topics create)")
+		return 0, errors.New(s.outputsTopic() + " does not exist (run ste topics create)")
 	}
 	s.parts.Store(n)
 	return n, nil
@@ -306,7 +312,7 @@ func (s *Server) readOutputs(ctx context.Context, t **tail, bic string, n, p int
 			continue
 		}
 		for _, rec := range recs {
-			if o, ok := s.output(&doc, rec, bic, n); ok {
+			if o, ok := s.outputOf(&doc, rec, bic, n); ok {
 				outs = append(outs, o)
 				if len(outs) >= limit {
 					return outs, nil
@@ -372,7 +378,7 @@ func (s *Server) output(doc *xmltext.Document, rec *kgo.Record, bic string, n in
 // walk behind where the tail began): bic's outputs, up to limit.
 func (s *Server) scan(ctx context.Context, doc *xmltext.Document, bic string, n, p int32, from, upto int64, limit int) ([]outputJSON, error) {
 	var outs []outputJSON
-	topic := s.names.Outbound()
+	topic := s.outputsTopic()
 	cl, err := topics.Client(s.o.Kafka, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}),
 		kgo.FetchMaxWait(200*time.Millisecond), kgo.FetchMaxPartitionBytes(4<<20))
 	if err != nil {
@@ -397,7 +403,7 @@ func (s *Server) scan(ctx context.Context, doc *xmltext.Document, bic string, n,
 				continue
 			}
 			next = rec.Offset + 1
-			if o, ok := s.output(doc, rec, bic, n); ok {
+			if o, ok := s.outputOf(doc, rec, bic, n); ok {
 				outs = append(outs, o)
 				if len(outs) >= limit {
 					return outs, nil

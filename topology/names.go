@@ -59,6 +59,31 @@ func (n Names) ExceptionStates() string { return n.NS + ".exception-states" }
 // shown one nonce accept it once, across restarts too.
 func (n Names) Nonces() string { return n.NS + ".gateway-nonces" }
 
+// AdaptersOrigin is <ns>.adapters.origin (docs/spec/adapters.md §2): the
+// original bytes of every standard message an adapter translated, keyed by
+// their lower-case hex SHA-256 (compacted; retention at least inbound's).
+func (n Names) AdaptersOrigin() string { return n.NS + ".adapters.origin" }
+
+// AdaptersJournal is the adapters' journal (docs/spec/adapters.md §1): what
+// each adapter translated and what STE answered, the only state the
+// adapters share. Compacted, one partition read whole, versioned like every
+// internal topic.
+func (n Names) AdaptersJournal() string { return n.NS + ".adapters." + StateVersion + ".journal" }
+
+// ISO20022Outbound is <ns>.iso20022.outbound (docs/spec/adapters.md §5.6):
+// `ste iso20022`'s translated outputs, keyed by the receiving BIC.
+func (n Names) ISO20022Outbound() string { return n.NS + ".iso20022.outbound" }
+
+// ISO20022Group is the consumer group the `ste iso20022` instances share
+// the partitions of <ns>.outbound through (docs/spec/adapters.md §5.2).
+func (n Names) ISO20022Group() string { return n.NS + ".iso20022." + StateVersion }
+
+// Adapters are the adapters' topics (docs/spec/adapters.md §7), in the
+// order `ste topics create` lists them.
+func (n Names) Adapters() []string {
+	return []string{n.AdaptersOrigin(), n.AdaptersJournal(), n.ISO20022Outbound()}
+}
+
 func (n Names) internal(s string) string { return n.NS + "." + StateVersion + "." + s }
 
 // Internal streams.

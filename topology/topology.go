@@ -99,6 +99,9 @@ func consumers(n Names) []Group {
 		// Per-participant delivery: <ns>.outbound to each <ns>.out.<BIC>
 		// (Names.Delivery; the participants come from reference data).
 		{Name: n.DeliveryGroup(), Inputs: []string{n.Outbound()}},
+		// `ste iso20022`: STE's outputs of ISO-origin messages into
+		// sese.024/027/028/029 (docs/spec/adapters.md §5.6).
+		{Name: n.ISO20022Group(), Inputs: []string{n.Outbound()}},
 	}
 }
 
@@ -129,6 +132,10 @@ func topicNotes(n Names) map[string]Topic {
 		{Name: n.Origin(), Kind: KindShared, Key: "replay or migration, and the source namespace", Compacted: true},
 		{Name: n.ExceptionStates(), Kind: KindShared, Key: "exception id", Compacted: true},
 		{Name: n.Nonces(), Kind: KindShared, Key: "participant BIC"},
+		// The adapters' (docs/spec/adapters.md §1, §2, §5.6).
+		{Name: n.AdaptersOrigin(), Kind: KindStream, Key: "lower-case hex SHA-256 of the original bytes", Compacted: true},
+		{Name: n.AdaptersJournal(), Kind: KindShared, Key: "journal entry (adapters/journal)", Compacted: true},
+		{Name: n.ISO20022Outbound(), Kind: KindStream, Key: "receiving participant BIC"},
 	}
 	m := make(map[string]Topic, len(notes))
 	for _, t := range notes {
@@ -178,6 +185,9 @@ func Describe(ns string) Topology {
 	}
 	// The topics no group reads or writes, in the notes' order.
 	for _, name := range n.Shared() {
+		add(name, notes[name].Kind)
+	}
+	for _, name := range n.Adapters() {
 		add(name, notes[name].Kind)
 	}
 	return t
