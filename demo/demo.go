@@ -153,7 +153,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	man, err := workload.Generate(workload.Options{Trades: o.Trades, Mix: workload.Realistic, Ref: ref}, w.Write, nil)
+	man, err := workload.Generate(workload.Options{Trades: o.Trades, Mix: workload.Realistic, Ref: ref, TradeDate: workload.Today()}, w.Write, nil)
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
