@@ -98,8 +98,8 @@ func TestProcessFlagsReachOptions(t *testing.T) {
 
 	// The flags and the variables their help names, cleared so that the
 	// machine's environment (STE_BROKERS, …) changes no default.
-	envOf := map[string]string{}      // flag → variable
-	envValue := map[string]string{}   // flag → the value its help gives the variable ("=1")
+	envOf := map[string]string{}    // flag → variable
+	envValue := map[string]string{} // flag → the value its help gives the variable ("=1")
 	envRe := regexp.MustCompile(`\(\$(STE_[A-Z_]+)(=(\S+?))?[;) ]`)
 	var listed []string
 	newProcessCmd().fs.VisitAll(func(f *flag.Flag) {
