@@ -93,6 +93,7 @@ type stages struct {
 	matchRefs  map[int32]*refIndex // the TradeRef index of each match partition
 	idStore    map[int32]table
 	risk       map[int32]*riskIndex // the match partitions' at-risk indexes (atrisk.go)
+	clocks     map[int32]seenClock  // the match partitions' clocks as the last sweep saw them
 	tables     *diskstore.DB        // nil: tables in memory
 
 	corruptLog rateLimit
@@ -111,7 +112,7 @@ type stages struct {
 func newStages(cfg Config) *stages {
 	cfg.defaults()
 	s := &stages{cfg: cfg, matchStore: map[int32]table{}, matchRefs: map[int32]*refIndex{}, idStore: map[int32]table{},
-		risk: map[int32]*riskIndex{}}
+		risk: map[int32]*riskIndex{}, clocks: map[int32]seenClock{}}
 	cfg.Metrics.riskFrom(s)
 	// Duplicates re-emit everything a message may have caused: after a crash
 	// goka's state can be ahead of the outputs (field notes), and a replayed
@@ -495,10 +496,40 @@ func (s *stages) sweep(ctx goka.Context) {
 	}
 	clock := st.Clock()
 	s.cfg.Metrics.clock(ctx.Partition(), clock)
+	s.clockMoved(ctx.Partition(), st, clock)
 	for _, k := range st.Due(clock - 1) {
 		e := &Envelope{Kind: KindExpire, Partition: -1, Offset: -1, Clock: clock}
 		ctx.Loopback(k, e.Marshal())
 	}
+}
+
+// clockMoved warns when a partition's event-time clock moves by more
+// than the retention at once: one message dated far ahead of the others
+// (a live message sent into a namespace of old test data, a clock set
+// wrong at a participant) expires every trade older than the retention
+// before it — right by the contract (messages.md §5, Retention), but worth
+// an operator's eye. The console shows it (ste_event_time_jumps_total).
+// The clock seen last is kept with the table it was read from, so a
+// partition that comes back after another instance held it starts afresh.
+func (s *stages) clockMoved(p int32, st table, clock int64) {
+	s.mu.Lock()
+	prev, ok := s.clocks[p]
+	s.clocks[p] = seenClock{st, clock}
+	s.mu.Unlock()
+	if !ok || prev.table != st || prev.at <= 0 || clock-prev.at <= int64(s.cfg.Retention) {
+		return
+	}
+	by := time.Duration(clock - prev.at)
+	s.cfg.Metrics.clockJump(p, by, s.cfg.Now())
+	s.cfg.Logger.Warn("event-time clock jumped by more than the retention at once: every trade of this partition whose newest message is older than the retention before the new clock expires now (a message dated far ahead of the others: test data of another day, or a sender's clock)",
+		"partition", p, "from", schemas.FormatTimestamp(prev.at), "to", schemas.FormatTimestamp(clock), "jump", by.Round(time.Second).String(),
+		"retention", s.cfg.Retention.String())
+}
+
+// seenClock is the event-time clock a partition's table showed last.
+type seenClock struct {
+	table table
+	at    int64
 }
 
 func (s *stages) expire(ctx goka.Context, key schemas.TradeKey, e *Envelope, it matching.Interner) *result {

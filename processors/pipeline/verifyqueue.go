@@ -58,9 +58,14 @@ type queued struct {
 	in      inboundRecord
 	at      position
 	start   time.Time
-	commit  func(error)
-	prod    goka.Producer
-	panic   any // the decision panicked in the callback: an INTERNAL exception
+	// work is the time spent on the record itself: its decoding in the
+	// callback, its share of its batch's verification and its writing —
+	// not its wait in the queue (ste_stage_processing_seconds; the wait
+	// is in the critical time).
+	work   time.Duration
+	commit func(error)
+	prod   goka.Producer
+	panic  any // the decision panicked in the callback: an INTERNAL exception
 }
 
 type verifyQueue struct {
@@ -148,6 +153,7 @@ func (q *verifyQueue) callback(ctx goka.Context, msg any) {
 		qd.prod = *p
 	}
 	qd.commit = ctx.DeferCommit()
+	qd.work = time.Since(qd.start)
 	q.slots <- struct{}{}
 	q.mu.Lock()
 	q.queue = append(q.queue, qd)
@@ -212,6 +218,13 @@ func (q *verifyQueue) verify(batch []*queued) {
 	}
 	ok := make([]bool, len(items))
 	q.s.cfg.Metrics.verifyBatch(len(items))
+	began := time.Now()
+	defer func() {
+		share := time.Since(began) / time.Duration(len(items))
+		for _, i := range idx {
+			batch[i].work += share
+		}
+	}()
 	func() {
 		// A batch that fails in the curve code (it panics when the
 		// system's randomness fails) must not stop the queue: every
@@ -247,6 +260,7 @@ func (q *verifyQueue) write(batch []*queued) []*emits {
 			continue
 		}
 		var inboundTS int64
+		began := time.Now()
 		func() {
 			defer func() {
 				if p := recover(); p != nil {
@@ -261,7 +275,7 @@ func (q *verifyQueue) write(batch []*queued) []*emits {
 			inboundTS = r.e.InboundTS
 			s.writeTo(e, topology.StageValidate, r)
 		}()
-		s.cfg.Metrics.observe(topology.StageValidate, qd.at.partition, qd.start, inboundTS)
+		s.cfg.Metrics.observeWork(topology.StageValidate, qd.work+time.Since(began), inboundTS)
 		<-q.slots
 	}
 	return out
