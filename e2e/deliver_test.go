@@ -114,7 +114,9 @@ func TestDeliverPerParticipantFromTheCommandLine(t *testing.T) {
 	for b := range want {
 		bics = append(bics, b)
 	}
-	sort.Slice(bics, func(i, j int) bool { return len(want[bics[i]]) > len(want[bics[j]]) || len(want[bics[i]]) == len(want[bics[j]]) && bics[i] < bics[j] })
+	sort.Slice(bics, func(i, j int) bool {
+		return len(want[bics[i]]) > len(want[bics[j]]) || len(want[bics[i]]) == len(want[bics[j]]) && bics[i] < bics[j]
+	})
 	if len(bics) < 2 {
 		t.Fatalf("outbound holds the outputs of %d participants", len(bics))
 	}
@@ -182,4 +184,3 @@ func msgIDOf(t *testing.T, v []byte) string {
 	}
 	return string(id)
 }
-
