@@ -3,7 +3,7 @@ package console
 import (
 	"bytes"
 	"context"
-	"fmt"
+	"github.com/ste-utility/ste/when"
 	"net/http"
 	"net/url"
 	"slices"
@@ -142,14 +142,8 @@ func statusOf(v *matching.View) string {
 
 // leftText says how long until a cutoff, or how long past it.
 func leftText(d time.Duration) string {
-	past := d < 0
-	if past {
-		d = -d
+	if d < 0 {
+		return "past by " + when.Human((-d).Round(time.Minute))
 	}
-	d = d.Round(time.Minute)
-	txt := fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	if past {
-		return "past by " + txt
-	}
-	return txt
+	return when.Human(d.Round(time.Minute))
 }
