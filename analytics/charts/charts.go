@@ -137,7 +137,7 @@ func throughput(r *report.ThroughputResult) (*plot.Plot, error) {
 		for t := first; !t.After(last); t = t.Add(step) {
 			xy = append(xy, plotter.XY{X: unix(t), Y: byT[t.Unix()]})
 		}
-		if err := plotting.Line(p, i, stage, xy, len(xy) < 40); err != nil {
+		if err := plotting.StageLine(p, i, stage, stage, xy, len(xy) < 40); err != nil {
 			return nil, err
 		}
 	}
@@ -220,7 +220,7 @@ func queues(r *report.QueuesResult) (*plot.Plot, error) {
 		if len(xy) == 0 {
 			continue
 		}
-		if err := plotting.Line(p, order[st.Stage], fmt.Sprintf("%s (U=%.2f, N=%.1f, R=%.0f ms)", st.Stage, st.U, st.N, 1000*st.R), xy, len(xy) < 40); err != nil {
+		if err := plotting.StageLine(p, order[st.Stage], st.Stage, fmt.Sprintf("%s (U=%.2f, N=%.1f, R=%.0f ms)", st.Stage, st.U, st.N, 1000*st.R), xy, len(xy) < 40); err != nil {
 			return nil, err
 		}
 	}

@@ -72,3 +72,36 @@ func TestGenDatedToday(t *testing.T) {
 		t.Error("--trade-date is no longer the same as --created-day")
 	}
 }
+
+// TestPlotSaysWhere: ste plot names every file it writes (a timeline two).
+func TestPlotSaysWhere(t *testing.T) {
+	dir := t.TempDir()
+	runs := filepath.Join("..", "..", "docs", "benchmarks", "runs")
+	for _, c := range []struct {
+		args  []string
+		files []string
+	}{
+		{[]string{"plot", "degradation", "--out", filepath.Join(dir, "d.png"), filepath.Join(runs, "instances-1.json")}, []string{"d.png"}},
+		{[]string{"plot", "timeline", "--out", filepath.Join(dir, "t.svg"), filepath.Join(runs, "steady.json")}, []string{"t-queues.svg", "t-latency.svg"}},
+	} {
+		ef, err := os.Create(filepath.Join(dir, "stderr"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		saved := os.Stderr
+		os.Stderr = ef
+		var stdout, errs strings.Builder
+		code := run(c.args, &stdout, &errs)
+		os.Stderr = saved
+		ef.Close()
+		said, _ := os.ReadFile(filepath.Join(dir, "stderr"))
+		if code != 0 {
+			t.Fatalf("ste %s: exit %d: %s%s", strings.Join(c.args, " "), code, errs.String(), said)
+		}
+		for _, f := range c.files {
+			if _, err := os.Stat(filepath.Join(dir, f)); err != nil || !strings.Contains(string(said), filepath.Join(dir, f)) {
+				t.Errorf("ste %s: %s written %v, said %q", c.args[1], f, err == nil, said)
+			}
+		}
+	}
+}
