@@ -194,7 +194,7 @@ func degradation(r *report.DegradationResult) (*plot.Plot, error) {
 		s.Shape = draw.RingGlyph{}
 		s.Radius = vg.Points(3.5)
 		p.Add(s)
-		p.Legend.Add("partial windows (run start/end)", s)
+		p.Legend.Add("partial windows (a run's start or end, beside an idle gap)", s)
 	}
 	headroom(p)
 	p.X.Min = 0
