@@ -12,9 +12,11 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -62,6 +64,22 @@ type Options struct {
 // Run runs the demo until its summary is said or, with Console, until ctx
 // ends.
 func Run(ctx context.Context, o Options) error {
+	// The console's address first: a busy port is said now, in one line
+	// naming the flag, not after the whole run.
+	var consoleLn net.Listener
+	if o.Console {
+		ln, err := net.Listen("tcp", o.ConsoleAddr)
+		if err != nil {
+			why := err
+			var se *os.SyscallError
+			if errors.As(err, &se) {
+				why = se.Err // "address already in use", without the syscall's name
+			}
+			return fmt.Errorf("--console-addr %s: %v: another console or program listens there; give a free address with --console-addr (127.0.0.1:0 picks one)", o.ConsoleAddr, why)
+		}
+		consoleLn = ln
+		defer ln.Close()
+	}
 	home := filepath.Join(o.Home, "demo")
 	// Every run starts from empty state: the demo's broker data is reset.
 	if err := os.RemoveAll(filepath.Join(home, "broker")); err != nil {
@@ -232,7 +250,7 @@ func Run(ctx context.Context, o Options) error {
 	if o.Console {
 		gw := gateway.Options{Kafka: brokers, Namespace: ns, Addr: gateway.DefaultAddr, MetricsAddr: "", Logger: log,
 			LookupToken: secret.Token(lookup.TokenPurpose), LookupSecret: secret}
-		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log, Secret: secret,
+		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Listener: consoleLn, Logger: log, Secret: secret,
 			LocalOperator: o.Operator, Analytics: analytics.Opener(o.ClickHouse, o.Home)}, gw, participantOf(setPath, ref), stopProc, procDone, fd, say)
 	}
 	say("\ndone in %.0fs. Next:", time.Since(start).Seconds())
