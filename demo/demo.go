@@ -318,6 +318,9 @@ func serveGateway(ctx context.Context, o gateway.Options, who string, say func(s
 		h := gateway.SignedHeaders("GET", target, nil, who, refdata.DemoPrivateKey(who), time.Now())
 		say("   %s's outputs, signed with its demo key (valid once, for 5 minutes):", who)
 		say("   curl -s '%s' -H 'Signature-Input: %s' -H 'Signature: %s'", target, h.Get("Signature-Input"), h.Get("Signature"))
+		say("   (after=end reads from now on instead of from the oldest output.) The demo's trades are dated today:")
+		say("   send messages dated now too. Retention runs on event time: a message dated days ahead expires every")
+		say("   older trade of its partition, one dated weeks back expires at once (docs/participants.md, \"Dates and retention\").")
 	}
 	err := gateway.Serve(ctx, o, ready)
 	if err != nil && ctx.Err() == nil {
