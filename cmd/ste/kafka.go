@@ -91,11 +91,12 @@ func topicsCreate(ctx context.Context, args []string) error {
 }
 
 func topicsManifest(_ context.Context, args []string) error {
-	fs := cli.Flags("topics manifest", "--cluster NAME [--namespace NS] [--refdata DIR] [--partitions N] [--replication N] [--min-insync N] [--retention DUR] [--k8s-namespace NS]")
+	fs := cli.Flags("topics manifest", "--cluster NAME [--namespace NS] [--refdata DIR] [--partitions N] [--replication N] [--min-insync N] [--retention DUR] [--k8s-namespace NS] [--strimzi-api v1|v1beta2]")
 	ns := cli.Namespace(fs)
 	refDir := fs.String("refdata", "", "reference data directory: each participant in it gets its <ns>.out.<BIC> topic and a KafkaUser (default: the utility's users only)")
 	cluster := fs.String("cluster", "", "the Strimzi Kafka cluster (the strimzi.io/cluster label) (required)")
 	k8sNS := fs.String("k8s-namespace", "", "Kubernetes namespace of the resources (default: kubectl's)")
+	api := fs.String("strimzi-api", "v1", "apiVersion of the resources: v1 (kafka.strimzi.io/v1: Strimzi 0.49 and later, the only one Strimzi 1.x serves) or v1beta2 (Strimzi before 0.49)")
 	layout := cli.LayoutFlags(fs, topics.MaxReplication)
 	if err := fs.Read(args); err != nil {
 		return err
@@ -115,7 +116,11 @@ func topicsManifest(_ context.Context, args []string) error {
 		}
 		bics = topics.DeliveryBICs(set)
 	}
-	out, err := strimzi.NamespaceManifest(*ns, o, bics, strimzi.Options{Cluster: *cluster, Namespace: *k8sNS})
+	apiVersion, ok := strimzi.APIVersions[*api]
+	if !ok {
+		return cli.UsageError{Msg: fmt.Sprintf("--strimzi-api %q: want v1 or v1beta2", *api)}
+	}
+	out, err := strimzi.NamespaceManifest(*ns, o, bics, strimzi.Options{Cluster: *cluster, Namespace: *k8sNS, APIVersion: apiVersion})
 	if err != nil {
 		return err
 	}
