@@ -142,8 +142,19 @@ func statusOf(v *matching.View) string {
 
 // leftText says how long until a cutoff, or how long past it.
 func leftText(d time.Duration) string {
-	if d < 0 {
-		return "past by " + when.Human((-d).Round(time.Minute))
+	past := d < 0
+	if past {
+		d = -d
 	}
-	return when.Human(d.Round(time.Minute))
+	// To the second within the hour (a cutoff just passed is not "past by
+	// 0s"), to the minute beyond, in days from a day on.
+	if d < time.Hour {
+		d = d.Round(time.Second)
+	} else {
+		d = d.Round(time.Minute)
+	}
+	if past {
+		return "past by " + when.Human(d)
+	}
+	return when.Human(d)
 }

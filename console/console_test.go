@@ -228,6 +228,8 @@ func TestFormats(t *testing.T) {
 	}{
 		{num(1234567.0), "1,234,567"}, {num(int64(12)), "12"}, {num(uint64(1000)), "1,000"},
 		{parts([]int32{0, 1, 2, 3, 6, 8, 9}), "0-3,6,8-9"}, {parts(nil), "none"},
+		{leftText(-29 * time.Second), "past by 29s"}, {leftText(3*time.Hour + 20*time.Second), "3h00m"},
+		{leftText(-(815*time.Hour + 58*time.Minute)), "past by 34d 0h"}, {leftText(6*time.Hour + time.Minute), "6h01m"},
 		{durText(nil), "—"}, {durText(ptr(4e-5)), "40 µs"}, {durText(ptr(0.0123)), "12.3 ms"}, {durText(ptr(2.5)), "2.50 s"},
 	} {
 		if c.got != c.want {

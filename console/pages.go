@@ -209,6 +209,8 @@ type historyData struct {
 	Query                            template.URL
 	Text                             string
 	Err                              string
+	// NoChart says why the report has no chart (too little in its range).
+	NoChart string
 }
 
 func (s *Server) historyParams(q url.Values) (string, report.Params, error) {
@@ -254,6 +256,9 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 			var b strings.Builder
 			res.WriteText(&b)
 			d.Text = b.String()
+			if cerr := charts.Check(res); cerr != nil {
+				d.NoChart = cerr.Error()
+			}
 		}
 	}
 	if err != nil {

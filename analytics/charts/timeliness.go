@@ -1,7 +1,6 @@
 package charts
 
 import (
-	"errors"
 	"fmt"
 	"image/color"
 
@@ -18,7 +17,7 @@ import (
 // and unmatched, side by side.
 func timeliness(r *report.TimelinessResult) (*plot.Plot, error) {
 	if len(r.Markets) == 0 {
-		return nil, errors.New("nothing to plot: no trades in this range")
+		return nil, nothing("no trades in this range")
 	}
 	p := plotting.New(fmt.Sprintf("STE timeliness by market — %s (%d trades, %.1f%% matched in time)", r.Namespace,
 		r.Total.Trades, 100*r.Total.InTimeShare), "", "trades")

@@ -183,10 +183,18 @@ func (s *suite) testReports(t *testing.T) {
 		fail("throughput by minute", tm)
 	}
 
-	dg := run("degradation", report.Params{Namespace: ns, Window: 2 * time.Second}).(*report.DegradationResult)
-	if len(dg.Windows) != 2 || dg.Windows[0].Messages != 30 || dg.Windows[0].PerSec != 15 || dg.Windows[0].Cumulative != 30 ||
-		dg.Windows[1].PerSec != 35 || dg.Windows[1].Cumulative != 100 || !dg.Windows[0].Full || !dg.Windows[1].Full ||
-		!near(dg.SlopePerMillion, 20.0/70*1e6) || dg.FirstRate != 15 || dg.LastRate != 35 {
+	// Two windows are too few for a trend (a line through any two points);
+	// four are enough.
+	dg2 := run("degradation", report.Params{Namespace: ns, Window: 2 * time.Second}).(*report.DegradationResult)
+	if len(dg2.Windows) != 2 || dg2.Windows[0].Messages != 30 || dg2.Windows[0].PerSec != 15 || dg2.Windows[0].Cumulative != 30 ||
+		dg2.Windows[1].PerSec != 35 || dg2.Windows[1].Cumulative != 100 || !dg2.Windows[0].Full || !dg2.Windows[1].Full ||
+		dg2.SlopePerMillion != 0 || dg2.FirstRate != 0 || dg2.LastRate != 0 {
+		fail("degradation by 2 s", dg2)
+	}
+	dg := run("degradation", report.Params{Namespace: ns, Window: time.Second}).(*report.DegradationResult)
+	// Least squares of 10, 20, 30, 40 msgs/s against 10, 30, 60, 100 stored.
+	if len(dg.Windows) != 4 || dg.Windows[3].Cumulative != 100 || !near(dg.SlopePerMillion, 6000.0/18400*1e6) ||
+		dg.FirstRate != 10 || dg.LastRate != 40 {
 		fail("degradation", dg)
 	}
 	dgs := run("degradation", report.Params{Namespace: ns, Window: 2 * time.Second, Since: t0.Add(2 * time.Second)}).(*report.DegradationResult)

@@ -43,7 +43,7 @@ type DegradationResult struct {
 	// full windows: the change in msgs/s per million more stored messages.
 	SlopePerMillion float64 `json:"slope_msgs_per_sec_per_million"`
 	// FirstRate and LastRate are the first and last full windows' rates
-	// (0, with no slope, when fewer than two windows are full).
+	// (0, with no slope, when fewer than three windows are full).
 	FirstRate float64 `json:"first_msgs_per_sec"`
 	LastRate  float64 `json:"last_msgs_per_sec"`
 	// Gaps are the idle stretches of at least a window with no message
@@ -147,12 +147,17 @@ func Degradation(ctx context.Context, st *store.Store, p Params) (*DegradationRe
 			xs, ys = append(xs, float64(w.Cumulative)), append(ys, w.PerSec)
 		}
 	}
-	if len(ys) >= 2 {
+	if len(ys) >= minTrendWindows {
 		res.FirstRate, res.LastRate = ys[0], ys[len(ys)-1]
 		res.SlopePerMillion = slope(xs, ys) * 1e6
 	}
 	return res, nil
 }
+
+// minTrendWindows is the fewest full windows a trend is drawn through: two
+// are a line through any two points (a 2-s run's first second and its
+// second gave a trend of a million msgs/s per million).
+const minTrendWindows = 3
 
 // slope is the least-squares slope of y against x (0 if undefined).
 func slope(xs, ys []float64) float64 {
@@ -203,8 +208,12 @@ func (d *DegradationResult) WriteText(w io.Writer) error {
 			full++
 		}
 	}
-	if full < 2 {
-		fmt.Fprintf(w, "no trend: %d full window(s), two at least are needed (a shorter --window gives more)\n", full)
+	if full < minTrendWindows {
+		more := " (a shorter --window gives more)"
+		if d.WindowSeconds <= 1 {
+			more = ": the run is too short"
+		}
+		fmt.Fprintf(w, "no trend: %d full window(s), %d at least are needed%s\n", full, minTrendWindows, more)
 		return nil
 	}
 	change := 0.0
