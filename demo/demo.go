@@ -183,7 +183,9 @@ func Run(ctx context.Context, o Options) error {
 	// 5. Watch the outputs and sample the queues while driving.
 	mctx, stopMon := context.WithCancel(ctx)
 	defer stopMon()
-	monDone := monitor.Loop(mctx, monitor.New(cl, ns), cl, ns, time.Second, nil)
+	// Four samples a second: a short run (ste demo --trades 300 is done in
+	// about a second) still has a queue history to draw.
+	monDone := monitor.Loop(mctx, monitor.New(cl, ns), cl, ns, 250*time.Millisecond, nil)
 	watch := newWatcher(brokers, ns)
 	defer watch.close()
 	go watch.run(ctx)
