@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -118,7 +119,11 @@ func timeAxis(p *plot.Plot, from, to time.Time) {
 	case span < 10*time.Second:
 		format = "15:04:05.0" // the ticks of a short run fall within one second
 	}
-	p.X.Tick.Marker = plot.TimeTicks{Format: format}
+	// gonum's default conversion drops the fraction of a second.
+	p.X.Tick.Marker = plot.TimeTicks{Format: format, Time: func(t float64) time.Time {
+		sec, frac := math.Modf(t)
+		return time.Unix(int64(sec), int64(frac*1e9)).UTC()
+	}}
 	p.X.Label.Text = "time (UTC)"
 }
 
@@ -214,6 +219,7 @@ func degradation(r *report.DegradationResult) (*plot.Plot, error) {
 	}
 	headroom(p)
 	p.X.Min = 0
+	p.X.Max *= 1.03 // the last window's mark whole, inside the axes
 	p.X.Tick.Marker = plotting.CountTicks{}
 	return p, nil
 }
