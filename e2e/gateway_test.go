@@ -317,8 +317,11 @@ func rotateKey(t *testing.T, dir string) (string, []byte) {
 		bic := rows[i][:strings.IndexByte(rows[i], ',')]
 		seed := sha256.Sum256([]byte("rotated:" + bic))
 		pub := ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey)
-		c := strings.LastIndexByte(rows[i], ',')
-		rows[i] = rows[i][:c+1] + base64.StdEncoding.EncodeToString(pub) + ";" + rows[i][c+1:]
+		// The sixth column is public_key (a signers column may follow it,
+		// messages.md §8 version 3): the new key goes first there.
+		cols := strings.Split(rows[i], ",")
+		cols[5] = base64.StdEncoding.EncodeToString(pub) + ";" + cols[5]
+		rows[i] = strings.Join(cols, ",")
 		must(t, os.WriteFile(path, []byte(strings.Join(rows, "\n")+"\n"), 0o644))
 		return bic, seed[:]
 	}
