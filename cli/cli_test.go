@@ -160,3 +160,24 @@ func TestPprofRefusesReboundHost(t *testing.T) {
 		t.Errorf("from the command line: %d, want 200", got)
 	}
 }
+
+// TestProgressBar: the bar of ste gen and ste bench — a fraction of a known
+// total, the count, a detail and the time — and sizes as people read them.
+func TestProgressBar(t *testing.T) {
+	var b strings.Builder
+	bar := NewProgressBar(&b, 10000, "trades")
+	bar.Set(4500, "31.2 MB written")
+	if got, want := bar.Line(12*time.Second), "[=========>           ] 4500/10000 trades, 31.2 MB written, 12s"; got != want {
+		t.Errorf("line %q, want %q", got, want)
+	}
+	bar.Set(10000, "69.4 MB written")
+	bar.Done()
+	if out := b.String(); !strings.HasPrefix(out, "\r") || !strings.Contains(out, "10000/10000 trades, 69.4 MB written") || !strings.HasSuffix(out, "\n") {
+		t.Errorf("drawn: %q", out)
+	}
+	for n, want := range map[int64]string{999: "999 B", 12500: "12.5 kB", 728_400_000: "728.4 MB", 2_500_000_000: "2.50 GB"} {
+		if got := Bytes(n); got != want {
+			t.Errorf("Bytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

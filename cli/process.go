@@ -71,8 +71,19 @@ func (p *ProcessFlags) Check() (instance.Options, error) {
 	if err != nil || lead <= 0 {
 		return o, UsageError{Msg: "--at-risk-lead must be a positive duration (e.g. 2h, 90m)"}
 	}
+	if !schemas.IsBIC(*p.bic) {
+		return o, UsageError{Msg: fmt.Sprintf("--utility-bic %q is not a BIC", *p.bic)}
+	}
+	// The key file is read now, before any connection: a wrong path or a
+	// file that holds no key is the one line the operator sees (Instance
+	// reads it again, with the log line it gives).
+	if *p.keyFile != "" {
+		if _, err := schemas.LoadUtilityKey(*p.keyFile); err != nil {
+			return o, err
+		}
+	}
 	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, LookupAddr: *p.lookupAddr, Tables: *p.tables, Standby: *p.standby, StallAfter: stall,
-		AtRiskLead: lead}, nil
+		AtRiskLead: lead, DeliverPerParticipant: *p.deliver}, nil
 }
 
 // Instance completes o with the signer and a claimed identity; release

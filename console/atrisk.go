@@ -3,7 +3,7 @@ package console
 import (
 	"bytes"
 	"context"
-	"fmt"
+	"github.com/ste-utility/ste/when"
 	"net/http"
 	"net/url"
 	"slices"
@@ -146,10 +146,15 @@ func leftText(d time.Duration) string {
 	if past {
 		d = -d
 	}
-	d = d.Round(time.Minute)
-	txt := fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-	if past {
-		return "past by " + txt
+	// To the second within the hour (a cutoff just passed is not "past by
+	// 0s"), to the minute beyond, in days from a day on.
+	if d < time.Hour {
+		d = d.Round(time.Second)
+	} else {
+		d = d.Round(time.Minute)
 	}
-	return txt
+	if past {
+		return "past by " + when.Human(d)
+	}
+	return when.Human(d)
 }

@@ -316,6 +316,11 @@ type Overview struct {
 	Analytics    *report.CountsResult `json:"analytics,omitempty"`
 	AnalyticsAt  time.Time            `json:"analytics_at,omitzero"`
 	AnalyticsErr string               `json:"analytics_error,omitempty"`
+	// CLS reconciles the three counts of CLS (nil without analytics).
+	CLS *CLSCounts `json:"cls,omitempty"`
+	// ClockJumps are the match partitions whose event-time clock moved by
+	// more than the retention at once, the latest first.
+	ClockJumps []ClockJump `json:"clock_jumps,omitempty"`
 }
 
 // TradeCounts are the trades by status now, summed over the instances'
@@ -327,6 +332,10 @@ type TradeCounts struct {
 	Incomplete   float64 `json:"incomplete"`
 	Expired      float64 `json:"expired"`
 	MatchedToday float64 `json:"matched_today"`
+	// Held is the trades the tables hold (matched, mismatched and
+	// incomplete); Open those not matched yet.
+	Held float64 `json:"held"`
+	Open float64 `json:"open"`
 	// Share is matched over all four, in percent (0 when there are none).
 	Share float64 `json:"share_matched"`
 }
@@ -334,8 +343,33 @@ type TradeCounts struct {
 func tradeCounts(s *scrape) TradeCounts {
 	c := TradeCounts{Matched: s.trades["matched"], Mismatched: s.trades["mismatched"],
 		Incomplete: s.trades["incomplete"], Expired: s.trades["expired"], MatchedToday: s.today}
+	c.Held, c.Open = c.Matched+c.Mismatched+c.Incomplete, c.Mismatched+c.Incomplete
 	if all := c.Matched + c.Mismatched + c.Incomplete + c.Expired; all > 0 {
 		c.Share = 100 * c.Matched / all
+	}
+	return c
+}
+
+// CLSCounts are the three counts of CLS the overview shows, one explained
+// by the others: Sent (ste_outputs_total, re-sends included) − Resent =
+// Distinct (analytics, by MsgId); Distinct − Corrections = Standing (the
+// matched trades). Unreconciled says why they do not add up, when not.
+type CLSCounts struct {
+	Sent, Resent, Distinct, Corrections, Standing float64
+	Unreconciled                                  string `json:",omitempty"`
+}
+
+func clsCounts(sent float64, a *report.CountsResult, t TradeCounts) *CLSCounts {
+	if a == nil {
+		return nil
+	}
+	c := &CLSCounts{Sent: sent, Distinct: float64(a.CLS), Standing: t.Matched}
+	c.Resent, c.Corrections = c.Sent-c.Distinct, c.Distinct-c.Standing
+	switch {
+	case c.Resent < 0:
+		c.Unreconciled = "fewer sent than analytics holds: an instance restarted since (its counters start again) or more than one namespace's instances"
+	case c.Corrections < 0:
+		c.Unreconciled = "fewer CLS in analytics than matched trades: ingest is behind"
 	}
 	return c
 }
@@ -421,6 +455,16 @@ func (c *collector) overview() Overview {
 	o.Trades = tradeCounts(now)
 	o.Rejections, o.Rejected = sortedCounts(now.rejected)
 	o.Outputs, _ = sortedCounts(now.outputs)
+	o.CLS = clsCounts(now.outputs["CLS"], c.counts, o.Trades)
+	for _, j := range now.jumps {
+		if j.Count > 0 {
+			o.ClockJumps = append(o.ClockJumps, j)
+		}
+	}
+	sort.Slice(o.ClockJumps, func(i, j int) bool {
+		a, b := o.ClockJumps[i], o.ClockJumps[j]
+		return a.At.After(b.At) || a.At.Equal(b.At) && a.Partition < b.Partition
+	})
 
 	for _, st := range monitor.Stages(c.ns) {
 		v := StageView{Name: st.Name}

@@ -47,8 +47,11 @@ var assets embed.FS
 type Options struct {
 	Kafka     kafkaconn.Config
 	Namespace string
-	// Addr to listen on; default 127.0.0.1:8080.
-	Addr string
+	// Addr to listen on; default 127.0.0.1:8080. Listener, when set, is
+	// served instead (Addr ignored): ste demo takes its address before its
+	// run, so that a busy port is said at once, not after the run.
+	Addr     string
+	Listener net.Listener
 	// Tokens maps each token to who holds it (LoadTokens); nil serves
 	// without tokens.
 	Tokens map[string]Principal
@@ -118,9 +121,11 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, err
 	}
 	cl.Close()
-	ln, err := net.Listen("tcp", o.Addr)
-	if err != nil {
-		return nil, fmt.Errorf("listen on %s: %v", o.Addr, err)
+	ln := o.Listener
+	if ln == nil {
+		if ln, err = net.Listen("tcp", o.Addr); err != nil {
+			return nil, fmt.Errorf("listen on %s: %v", o.Addr, err)
+		}
 	}
 	s := &Server{o: o, ln: ln, loopback: isLoopback(ln.Addr()), log: o.Logger, done: make(chan error, 1),
 		book: exceptions.NewBook(o.Secret), pages: pg}

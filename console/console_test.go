@@ -13,11 +13,15 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/common/expfmt"
 
+	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/when"
 )
 
 // server is a console without Kafka behind it: enough for what refuses a
@@ -224,6 +228,8 @@ func TestFormats(t *testing.T) {
 	}{
 		{num(1234567.0), "1,234,567"}, {num(int64(12)), "12"}, {num(uint64(1000)), "1,000"},
 		{parts([]int32{0, 1, 2, 3, 6, 8, 9}), "0-3,6,8-9"}, {parts(nil), "none"},
+		{leftText(-29 * time.Second), "past by 29s"}, {leftText(3*time.Hour + 20*time.Second), "3h00m"},
+		{leftText(-(815*time.Hour + 58*time.Minute)), "past by 34d 0h"}, {leftText(6*time.Hour + time.Minute), "6h01m"},
 		{durText(nil), "—"}, {durText(ptr(4e-5)), "40 µs"}, {durText(ptr(0.0123)), "12.3 ms"}, {durText(ptr(2.5)), "2.50 s"},
 	} {
 		if c.got != c.want {
@@ -236,3 +242,62 @@ func TestFormats(t *testing.T) {
 }
 
 func ptr(v float64) *float64 { return &v }
+
+// TestOverviewAddsUp (issue 51): the overview's counts explain each other —
+// the trades by status add up to the trades held, the CLS sent less the
+// re-sends are analytics' distinct CLS, which less the cancelled and
+// superseded are the matched trades — and a partition's event-time jump on
+// an instance's /metrics is read for the banner, durations in days.
+func TestOverviewAddsUp(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := pipeline.NewMetrics(reg)
+	m.Out.WithLabelValues("CLS").Add(8926)
+	m.ClockJumps.WithLabelValues("3").Add(2)
+	m.ClockJump.WithLabelValues("3").Set(815*3600 + 58*60)
+	m.ClockJumpAt.WithLabelValues("3").Set(1796570560)
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	for _, mf := range mfs {
+		expfmt.MetricFamilyToText(&b, mf)
+	}
+	s, err := parseMetrics(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.trades = map[string]float64{"matched": 8604, "mismatched": 995, "incomplete": 401}
+	tc := tradeCounts(s)
+	if tc.Held != 10000 || tc.Open != 1396 {
+		t.Errorf("held %v, open %v; want 10000 and 1396", tc.Held, tc.Open)
+	}
+	c := clsCounts(s.outputs["CLS"], &report.CountsResult{CLS: 8784}, tc)
+	if c.Sent != 8926 || c.Resent != 142 || c.Distinct != 8784 || c.Corrections != 180 || c.Standing != 8604 || c.Unreconciled != "" {
+		t.Errorf("CLS %+v", c)
+	}
+	if c := clsCounts(100, &report.CountsResult{CLS: 8784}, tc); c.Unreconciled == "" {
+		t.Error("fewer sent than distinct reconciles")
+	}
+	j := s.jumps["3"]
+	if j.Count != 2 || j.By != (815*60+58)*time.Minute || j.At.Unix() != 1796570560 {
+		t.Errorf("jump %+v", j)
+	}
+	if got := when.Human(j.By); got != "34d 0h" {
+		t.Errorf("the jump reads %q", got)
+	}
+}
+
+// TestStatusOfRecord: the Trades page's recent trades are read from STATUS
+// outputs; other outputs are skipped.
+func TestStatusOfRecord(t *testing.T) {
+	tk, _ := schemas.ParseTradeKey("3f2a00aa11bb22cc")
+	v := []byte("<Msg><Header><MsgId>x</MsgId><MsgType>STATUS</MsgType></Header><Body>" +
+		string(schemas.StatusBody(tk, "BT1", schemas.Mismatched, nil)) + "</Body></Msg>")
+	if r, ok := statusOfRecord(v); !ok || r.TradeKey != "3f2a00aa11bb22cc" || r.TradeRef != "BT1" || r.Status != "MISMATCHED" {
+		t.Errorf("STATUS read as %+v %v", r, ok)
+	}
+	if _, ok := statusOfRecord([]byte("<Msg><Header><MsgType>ACK</MsgType></Header></Msg>")); ok {
+		t.Error("an ACK read as a STATUS")
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/analytics/report"
+	"github.com/ste-utility/ste/when"
 )
 
 func sameSecret(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a), []byte(b)) == 1 }
@@ -32,6 +33,7 @@ var funcs = template.FuncMap{
 	"add":   func(a, b int) int { return a + b },
 	"parts": parts,
 	"left":  leftText,
+	"human": when.Human,
 }
 
 // parts writes partition numbers as ranges: 0-3,6.
@@ -136,7 +138,7 @@ func agoText(t time.Time) string {
 	case d < time.Hour:
 		return fmt.Sprintf("%.0fm ago", d.Minutes())
 	}
-	return fmt.Sprintf("%.1fh ago", d.Hours())
+	return when.Human(d) + " ago"
 }
 
 // spark draws a series as a small inline SVG line, scaled to its maximum.

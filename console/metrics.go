@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 	"sort"
+	"time"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -21,11 +22,24 @@ type scrape struct {
 	openTrades float64            // ste_open_trades summed over partitions
 	trades     map[string]float64 // ste_trades by status (the match tables' status index)
 	today      float64            // ste_trades_matched_today
+	// jumps are the match partitions' event-time jumps beyond the
+	// retention (ste_event_time_jumps_total and the last one's size and
+	// time), by partition.
+	jumps map[string]ClockJump
+}
+
+// ClockJump is a match partition's event-time clock moving by more than
+// the retention at once: Count times, the last by By at At.
+type ClockJump struct {
+	Partition string        `json:"partition"`
+	Count     float64       `json:"count"`
+	By        time.Duration `json:"last_jump_ns"`
+	At        time.Time     `json:"last_jump_at"`
 }
 
 func newScrape() *scrape {
 	return &scrape{in: map[string]float64{}, processing: map[string]*hist{}, critical: map[string]*hist{},
-		rejected: map[string]float64{}, outputs: map[string]float64{}, trades: map[string]float64{}}
+		rejected: map[string]float64{}, outputs: map[string]float64{}, trades: map[string]float64{}, jumps: map[string]ClockJump{}}
 }
 
 // parseMetrics reads the Prometheus text format.
@@ -57,6 +71,27 @@ func parseMetrics(r io.Reader) (*scrape, error) {
 	each("ste_open_trades", func(m *dto.Metric) { s.openTrades += m.GetGauge().GetValue() })
 	each("ste_trades", func(m *dto.Metric) { s.trades[label(m, "status")] += m.GetGauge().GetValue() })
 	each("ste_trades_matched_today", func(m *dto.Metric) { s.today += m.GetGauge().GetValue() })
+	jump := func(m *dto.Metric) ClockJump {
+		p := label(m, "partition")
+		j := s.jumps[p]
+		j.Partition = p
+		return j
+	}
+	each("ste_event_time_jumps_total", func(m *dto.Metric) {
+		j := jump(m)
+		j.Count = m.GetCounter().GetValue()
+		s.jumps[j.Partition] = j
+	})
+	each("ste_event_time_last_jump_seconds", func(m *dto.Metric) {
+		j := jump(m)
+		j.By = time.Duration(m.GetGauge().GetValue() * float64(time.Second))
+		s.jumps[j.Partition] = j
+	})
+	each("ste_event_time_last_jump_timestamp_seconds", func(m *dto.Metric) {
+		j := jump(m)
+		j.At = time.UnixMilli(int64(m.GetGauge().GetValue() * 1e3)).UTC()
+		s.jumps[j.Partition] = j
+	})
 	each("ste_stage_processing_seconds", func(m *dto.Metric) { s.processing[label(m, "stage")] = histOf(m.GetHistogram()) })
 	each("ste_stage_critical_seconds", func(m *dto.Metric) { s.critical[label(m, "stage")] = histOf(m.GetHistogram()) })
 	return s, nil
@@ -78,6 +113,12 @@ func (s *scrape) add(o *scrape) {
 		s.trades[k] += v
 	}
 	s.today += o.today
+	for p, j := range o.jumps {
+		// A partition that moved between instances: the latest report.
+		if old, ok := s.jumps[p]; !ok || j.At.After(old.At) {
+			s.jumps[p] = j
+		}
+	}
 	for _, pair := range [][2]map[string]*hist{{s.processing, o.processing}, {s.critical, o.critical}} {
 		for k, h := range pair[1] {
 			pair[0][k] = pair[0][k].plus(h)

@@ -103,7 +103,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /live", s.livePart)
 	mux.HandleFunc("GET /api/overview", func(w http.ResponseWriter, _ *http.Request) { writeJSON(w, s.col.overview()) })
 	mux.HandleFunc("GET /history", s.historyPage)
-	mux.HandleFunc("GET /history/chart.svg", s.historyChart)
+	mux.HandleFunc("GET /history/chart.svg", s.historyChart("svg"))
+	mux.HandleFunc("GET /history/chart.png", s.historyChart("png"))
 	mux.HandleFunc("GET /exceptions", s.exceptionsPage)
 	mux.HandleFunc("GET /api/exceptions", s.exceptionsJSON)
 	mux.HandleFunc("GET /exceptions/{id}", s.exceptionPage)
@@ -207,12 +208,25 @@ func (s *Server) livePart(w http.ResponseWriter, r *http.Request) {
 
 var historyReports = []string{"throughput", "degradation", "latency", "queues", "exceptions", "timeliness"}
 
+// historyHeadings are the History page's headings, one per report.
+var historyHeadings = map[string]string{
+	"throughput":  "Throughput per stage",
+	"degradation": "Volume degradation: throughput as stored messages grow",
+	"latency":     "CLS latency",
+	"queues":      "Queues per stage (operational laws)",
+	"exceptions":  "Exceptions by reason",
+	"timeliness":  "Timeliness against market cutoffs",
+}
+
 type historyData struct {
+	Heading                          string
 	Report, Since, Until, By, Window string
 	Reports                          []string
 	Query                            template.URL
 	Text                             string
 	Err                              string
+	// NoChart says why the report has no chart (too little in its range).
+	NoChart string
 }
 
 func (s *Server) historyParams(q url.Values) (string, report.Params, error) {
@@ -247,6 +261,10 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	if d.Report == "" {
 		d.Report = "throughput"
 	}
+	d.Heading = historyHeadings[d.Report]
+	if d.Heading == "" {
+		d.Heading = "History"
+	}
 	name, p, err := s.historyParams(q)
 	if err == nil {
 		var res report.Result
@@ -254,12 +272,15 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 			var b strings.Builder
 			res.WriteText(&b)
 			d.Text = b.String()
+			if cerr := charts.Check(res); cerr != nil {
+				d.NoChart = cerr.Error()
+			}
 		}
 	}
 	if err != nil {
 		d.Err = err.Error()
 	}
-	s.render(w, r, http.StatusOK, "history", "History", d)
+	s.render(w, r, http.StatusOK, "history", "History: "+d.Report, d)
 }
 
 func (s *Server) runReport(ctx context.Context, name string, p report.Params) (report.Result, error) {
@@ -272,27 +293,31 @@ func (s *Server) runReport(ctx context.Context, name string, p report.Params) (r
 	return report.Run(ctx, st, name, p)
 }
 
-func (s *Server) historyChart(w http.ResponseWriter, r *http.Request) {
-	name, p, err := s.historyParams(r.URL.Query())
-	var res report.Result
-	if err == nil {
-		res, err = s.runReport(r.Context(), name, p)
-	}
-	var b bytes.Buffer
-	if err == nil {
-		err = charts.Render(res, "svg", 14, 6, &b) // wider than a plot file: the page is
-	}
-	if err != nil {
-		status := http.StatusServiceUnavailable
-		if errors.Is(err, charts.ErrNoData) {
-			status = http.StatusNotFound
+// historyChart serves the report's chart as a PNG (the page's: drawn with
+// the fonts it was measured with) or an SVG (its fonts embedded).
+func (s *Server) historyChart(format string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		name, p, err := s.historyParams(r.URL.Query())
+		var res report.Result
+		if err == nil {
+			res, err = s.runReport(r.Context(), name, p)
 		}
-		http.Error(w, err.Error(), status)
-		return
+		var b bytes.Buffer
+		if err == nil {
+			err = charts.Render(res, format, 14, 6, &b) // wider than a plot file: the page is
+		}
+		if err != nil {
+			status := http.StatusServiceUnavailable
+			if errors.Is(err, charts.ErrNoData) {
+				status = http.StatusNotFound
+			}
+			http.Error(w, err.Error(), status)
+			return
+		}
+		w.Header().Set("Content-Type", map[string]string{"svg": "image/svg+xml", "png": "image/png"}[format])
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(b.Bytes())
 	}
-	w.Header().Set("Content-Type", "image/svg+xml")
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(b.Bytes())
 }
 
 // ---- exceptions ----
@@ -542,9 +567,11 @@ func (s *Server) change(retry bool) http.HandlerFunc {
 // ---- trades ----
 
 type tradesData struct {
-	Q      string
-	Found  []tradeHit
-	Errors []string
+	Q         string
+	Found     []tradeHit
+	Errors    []string
+	Recent    []recentTrade
+	RecentErr string
 }
 
 type tradeHit struct {
@@ -564,6 +591,11 @@ func (s *Server) tradesPage(w http.ResponseWriter, r *http.Request) {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
 	d := tradesData{Q: q}
 	if q == "" {
+		// Something to look at: the trades whose status changed last.
+		var err error
+		if d.Recent, err = s.col.recent(r.Context()); err != nil {
+			d.RecentErr = err.Error()
+		}
 		s.render(w, r, http.StatusOK, "trades", "Trades", d)
 		return
 	}

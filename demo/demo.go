@@ -12,9 +12,11 @@ package demo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,6 +66,22 @@ type Options struct {
 // Run runs the demo until its summary is said or, with Console, until ctx
 // ends.
 func Run(ctx context.Context, o Options) error {
+	// The console's address first: a busy port is said now, in one line
+	// naming the flag, not after the whole run.
+	var consoleLn net.Listener
+	if o.Console {
+		ln, err := net.Listen("tcp", o.ConsoleAddr)
+		if err != nil {
+			why := err
+			var se *os.SyscallError
+			if errors.As(err, &se) {
+				why = se.Err // "address already in use", without the syscall's name
+			}
+			return fmt.Errorf("--console-addr %s: %v: another console or program listens there; give a free address with --console-addr (127.0.0.1:0 picks one)", o.ConsoleAddr, why)
+		}
+		consoleLn = ln
+		defer ln.Close()
+	}
 	home := filepath.Join(o.Home, "demo")
 	// Every run starts from empty state: the demo's broker data is reset.
 	if err := os.RemoveAll(filepath.Join(home, "broker")); err != nil {
@@ -155,7 +173,7 @@ func Run(ctx context.Context, o Options) error {
 	if err != nil {
 		return err
 	}
-	man, err := workload.Generate(workload.Options{Trades: o.Trades, Mix: workload.Realistic, Ref: ref}, w.Write, nil)
+	man, err := workload.Generate(workload.Options{Trades: o.Trades, Mix: workload.Realistic, Ref: ref, TradeDate: workload.Today()}, w.Write, nil)
 	if cerr := w.Close(); err == nil {
 		err = cerr
 	}
@@ -167,7 +185,9 @@ func Run(ctx context.Context, o Options) error {
 	// 5. Watch the outputs and sample the queues while driving.
 	mctx, stopMon := context.WithCancel(ctx)
 	defer stopMon()
-	monDone := monitor.Loop(mctx, monitor.New(cl, ns), cl, ns, time.Second, nil)
+	// Four samples a second: a short run (ste demo --trades 300 is done in
+	// about a second) still has a queue history to draw.
+	monDone := monitor.Loop(mctx, monitor.New(cl, ns), cl, ns, 250*time.Millisecond, nil)
 	watch := newWatcher(brokers, ns)
 	defer watch.close()
 	go watch.run(ctx)
@@ -237,7 +257,7 @@ func Run(ctx context.Context, o Options) error {
 		go serveISO(ictx, brokers, ns, home, log, say)
 		gw := gateway.Options{Kafka: brokers, Namespace: ns, Addr: gateway.DefaultAddr, MetricsAddr: "", Logger: log,
 			LookupToken: secret.Token(lookup.TokenPurpose), LookupSecret: secret}
-		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Addr: o.ConsoleAddr, Logger: log, Secret: secret,
+		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Listener: consoleLn, Logger: log, Secret: secret,
 			LocalOperator: o.Operator, Analytics: analytics.Opener(o.ClickHouse, o.Home)}, gw, participantOf(setPath, ref), stopProc, procDone, fd, say)
 	}
 	say("\ndone in %.0fs. Next:", time.Since(start).Seconds())
@@ -305,6 +325,9 @@ func serveGateway(ctx context.Context, o gateway.Options, who string, say func(s
 		h := gateway.SignedHeaders("GET", target, nil, who, refdata.DemoPrivateKey(who), time.Now())
 		say("   %s's outputs, signed with its demo key (valid once, for 5 minutes):", who)
 		say("   curl -s '%s' -H 'Signature-Input: %s' -H 'Signature: %s'", target, h.Get("Signature-Input"), h.Get("Signature"))
+		say("   (after=end reads from now on instead of from the oldest output.) The demo's trades are dated today:")
+		say("   send messages dated now too. Retention runs on event time: a message dated days ahead expires every")
+		say("   older trade of its partition, one dated weeks back expires at once (docs/participants.md, \"Dates and retention\").")
 	}
 	err := gateway.Serve(ctx, o, ready)
 	if err != nil && ctx.Err() == nil {

@@ -284,17 +284,47 @@ func TestHelmChartAgainstKubernetesSchemas(t *testing.T) {
 	}
 }
 
-// strimziManifest is `ste topics manifest`'s output for a namespace with
-// two participants: every topic as a KafkaTopic, every principal as a
-// KafkaUser.
+// strimziManifest is `ste topics manifest --strimzi-api v1beta2`'s output
+// for a namespace with two participants: every topic as a KafkaTopic, every
+// principal as a KafkaUser. v1beta2, because the CRDs checked against are
+// Strimzi 0.45.0's (the newest whose CRD generator runs on Java 17); the
+// default v1 output differs from it in apiVersion alone
+// (TestStrimziV1IsV1Beta2Renamed).
 func strimziManifest(t *testing.T) []byte {
 	t.Helper()
+	return strimziManifestOf(t, strimzi.APIVersionV1Beta2)
+}
+
+func strimziManifestOf(t *testing.T, apiVersion string) []byte {
+	t.Helper()
 	b, err := strimzi.NamespaceManifest("ste", topics.Options{Partitions: 8, Replication: 3, MinInsync: 2},
-		[]string{"BANKGB2L", "DEUTDEFF"}, strimzi.Options{Cluster: "my-cluster", Namespace: "trading"})
+		[]string{"BANKGB2L", "DEUTDEFF"}, strimzi.Options{Cluster: "my-cluster", Namespace: "trading", APIVersion: apiVersion})
 	if err != nil {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// TestStrimziV1IsV1Beta2Renamed (issue 51): ste topics manifest prints
+// kafka.strimzi.io/v1 by default — the only version Strimzi 1.x serves
+// (0.49 to 0.51 serve it beside v1beta2) — and the resources are otherwise
+// those checked against the CRDs above: KafkaTopic's spec and KafkaUser's
+// (acls[].operations, the form v1 keeps) did not change between the two.
+func TestStrimziV1IsV1Beta2Renamed(t *testing.T) {
+	def, err := strimzi.NamespaceManifest("ste", topics.Options{Partitions: 8, Replication: 3, MinInsync: 2},
+		[]string{"BANKGB2L", "DEUTDEFF"}, strimzi.Options{Cluster: "my-cluster", Namespace: "trading"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(def), "apiVersion: kafka.strimzi.io/v1\n"); n < 8 || strings.Contains(string(def), "v1beta2") {
+		t.Fatalf("the default manifest is not kafka.strimzi.io/v1 throughout (%d resources of v1)", n)
+	}
+	if got := strings.ReplaceAll(string(strimziManifest(t)), "kafka.strimzi.io/v1beta2", "kafka.strimzi.io/v1"); got != string(def) {
+		t.Error("the v1 manifest differs from the v1beta2 one in more than its apiVersion")
+	}
+	if strings.Contains(string(def), "operation:") {
+		t.Error("a KafkaUser ACL uses operation, which v1 removed (operations)")
+	}
 }
 
 // Every KafkaTopic and KafkaUser `ste topics manifest` prints is valid

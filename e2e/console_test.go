@@ -27,6 +27,7 @@ import (
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/workload"
 )
 
 // TestConsoleInABrowser runs `ste demo --console` and goes through the
@@ -51,6 +52,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	shots := t.ArtifactDir()
 
 	// The demo, kept running with its console.
+	demoStart := time.Now()
 	demo := startLines(t, env, "demo", "--trades", "300", "--console", "--console-addr", "127.0.0.1:0")
 	out := demo.waitFor(t, regexp.MustCompile(`console: (http://\S+)`), 3*time.Minute)
 	console := regexp.MustCompile(`console: (http://\S+)`).FindStringSubmatch(out)[1]
@@ -58,6 +60,12 @@ func TestConsoleInABrowser(t *testing.T) {
 	brokers := regexp.MustCompile(`listening on (\S+)`).FindStringSubmatch(out)[1]
 	conn := kafkaconn.Plaintext(brokers)
 	kafkaArgs := []string{"--brokers", brokers, "--namespace", ns}
+	set, err := os.ReadFile(filepath.Join(home, "demo", "set.xml"))
+	must(t, err)
+	day := demoDay(t, set)
+	if today := workload.Today(); day != today && day != today.AddDays(-1) { // yesterday: midnight UTC passed since
+		t.Fatalf("the demo's set is dated %s, not today %s (issue 51)", day, today)
+	}
 
 	// ---- Overview: the run's counts, as ste report and /metrics give them.
 	var counts struct{ CLS, Audit, Exceptions uint64 }
@@ -93,16 +101,39 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 	matched, mismatched, incomplete := summary("matched"), summary("mismatched"), summary("incomplete")
 	b.waitText(t, "#trades-matched", num(matched))
+	// Dated today, every matched trade is matched today (issue 51: 0
+	// before, the set weeks back).
+	matchedToday := num(matched)
+	if day != workload.Today() {
+		matchedToday = "0" // midnight UTC passed during the test
+	}
 	for id, want := range map[string]string{
 		"#trades-mismatched":    num(mismatched),
 		"#trades-incomplete":    num(incomplete),
+		"#trades-held":          num(matched + mismatched + incomplete),
+		"#trades-open":          num(mismatched + incomplete),
 		"#trades-expired":       "0", // the demo's trades are days inside their retention
-		"#trades-matched-today": num(uint64(metrics.sum("ste_trades_matched_today"))),
+		"#trades-matched-today": matchedToday,
 		"#trades-share":         fmt.Sprintf("%.1f %%", 100*float64(matched)/float64(matched+mismatched+incomplete)),
 	} {
 		if got := b.text(t, id); got != want {
 			t.Errorf("overview %s = %q, want %q (the demo's summary)", id, got, want)
 		}
+	}
+	if got := uint64(metrics.sum("ste_trades_matched_today")); num(got) != matchedToday {
+		t.Errorf("ste_trades_matched_today = %d, want %s", got, matchedToday)
+	}
+	// The three counts of CLS explain each other (issue 51): sent less the
+	// re-sends is analytics' distinct count, which less the cancelled and
+	// superseded is the matched trades.
+	b.waitText(t, "#cls-distinct", num(counts.CLS))
+	for id, want := range map[string]string{"#cls-standing": num(matched), "#cls-sent": num(uint64(metrics.sum(`ste_outputs_total{type="CLS"}`)))} {
+		if got := b.text(t, id); got != want {
+			t.Errorf("overview %s = %q, want %q", id, got, want)
+		}
+	}
+	if b.text(t, "#cls-unreconciled") != "(missing)" {
+		t.Errorf("the CLS counts do not reconcile: %s", b.text(t, "#cls-reconciled"))
 	}
 	if got := b.text(t, "#rejected-total"); got != num(counts.Exceptions) {
 		t.Errorf("overview: %s rejections on /metrics, %d exceptions in analytics", got, counts.Exceptions)
@@ -111,7 +142,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	sampled := b.text(t, "#live p.muted")
 	b.poll(t, `document.querySelector('#live p.muted').textContent !== `+strconv.Quote(sampled))
 	b.shot(t, shots, "overview")
-	checkAtRisk(t, b, console, metrics, 300, shots, func() string { // issue 25: e2e/atrisk_test.go
+	checkAtRisk(t, b, console, metrics, 300, shots, day, demoStart, func() string { // issues 25, 51: e2e/atrisk_test.go
 		return ste(t, env, "report", "timeliness", "--json", "--namespace", ns)
 	})
 
@@ -120,6 +151,7 @@ func TestConsoleInABrowser(t *testing.T) {
 	if got := b.text(t, "#selected"); got != strconv.FormatUint(counts.Exceptions, 10) {
 		t.Errorf("exceptions page: %s selected, want all %d", got, counts.Exceptions)
 	}
+	b.shot(t, shots, "exceptions")
 	must(t, chromedp.Do(b.ctx, chromedp.SetValue(chromedp.CSS(`#filter select[name=reason]`), "UNKNOWN_SENDER")))
 	b.submit(t, "#filter button[type=submit]")
 	reasons := b.evalStrings(t, `[...document.querySelectorAll('#exceptions tbody tr[data-id] td:nth-child(4)')].map(td => td.textContent)`)
@@ -135,8 +167,6 @@ func TestConsoleInABrowser(t *testing.T) {
 
 	// ---- Fix and retry. Three NOEs of the demo's set moved to a security
 	// the reference data lacks: UNKNOWN_SECURITY until it is loaded.
-	set, err := os.ReadFile(filepath.Join(home, "demo", "set.xml"))
-	must(t, err)
 	bad, sec := unknownSecurityNOEs(t, set, 2)
 	still := invalidCurrencyNOE(t, set)
 	cl, err := topics.Connect(context.Background(), conn)
@@ -215,6 +245,21 @@ func TestConsoleInABrowser(t *testing.T) {
 		t.Errorf("ste exceptions list --state resolved lacks %v:\n%s", ids, list)
 	}
 
+	// ---- The Trades page lists the trades whose status was sent last,
+	// each a link to its page (issue 51: it was empty).
+	b.open(t, console+"trades")
+	recent := b.evalStrings(t, `[...document.querySelectorAll('#recent tbody tr[data-trade] a code')].map(c => c.textContent)`)
+	if len(recent) == 0 || len(recent) > 20 {
+		t.Errorf("the Trades page lists %d recent trades", len(recent))
+	}
+	b.shot(t, shots, "trades")
+	if len(recent) > 0 {
+		b.click(t, "#recent tbody tr[data-trade] a")
+		if got := b.text(t, "#trade-key"); got != recent[0] {
+			t.Errorf("the first recent trade's link led to %q, want %s", got, recent[0])
+		}
+	}
+
 	// ---- A trade's page: found by TradeRef, its messages and journeys.
 	first, _ := dec.Decode(bytes.SplitN(set, []byte("\n"), 2)[0])
 	b.open(t, console+"trades")
@@ -241,6 +286,61 @@ func TestConsoleInABrowser(t *testing.T) {
 	b.open(t, console+"history")
 	b.poll(t, `document.querySelector('#chart').complete && document.querySelector('#chart').naturalWidth > 0`)
 	b.shot(t, shots, "history")
+	// Every report's page: titled by its report (issue 51: every one said
+	// "Throughput history"), its chart drawn.
+	for _, r := range []string{"throughput", "degradation", "latency", "queues", "exceptions", "timeliness"} {
+		b.open(t, console+"history?report="+r)
+		// A chart, or why there is none (a 300-trade demo is shorter than
+		// the monitor's interval: no queue has two samples).
+		b.poll(t, `document.querySelector('#no-chart') || document.querySelector('#chart') && document.querySelector('#chart').complete && document.querySelector('#chart').naturalWidth > 0`)
+		if r != "queues" && b.text(t, "#no-chart") != "(missing)" {
+			t.Errorf("History page of %s: %s", r, b.text(t, "#no-chart"))
+		}
+		if title := strings.ToLower(b.text(t, "#history-title")); !strings.Contains(title, map[string]string{"throughput": "throughput",
+			"degradation": "degradation", "latency": "latency", "queues": "queues", "exceptions": "exceptions", "timeliness": "timeliness"}[r]) {
+			t.Errorf("History page of %s titled %q", r, title)
+		}
+		b.shot(t, shots, "history-"+r)
+	}
+	// The error page.
+	b.open(t, console+"trades/not-a-key")
+	b.shot(t, shots, "error")
+	// Every --plot: ste report's six and ste plot's four, beside the pages.
+	plotFiles := map[string]string{}
+	for _, r := range []string{"throughput", "degradation", "queues", "latency", "exceptions", "timeliness"} {
+		f := filepath.Join(shots, "plot-report-"+r+".png")
+		ste(t, env, "report", r, "--namespace", ns, "--plot", f)
+		plotFiles[r] = f
+	}
+	runs := filepath.Join("..", "docs", "benchmarks", "runs")
+	var rates []string
+	for _, r := range []string{"1000", "2000", "3000", "4000", "5000", "6000"} {
+		rates = append(rates, filepath.Join(runs, "rate-"+r+".json"))
+	}
+	for kind, args := range map[string][]string{
+		"littles":     rates,
+		"instances":   {filepath.Join(runs, "instances-1.json"), filepath.Join(runs, "instances-2.json"), filepath.Join(runs, "instances-4.json")},
+		"degradation": {filepath.Join(runs, "issue26-250k-1.json")},
+		"timeline":    {filepath.Join(runs, "steady.json")},
+	} {
+		out := filepath.Join(shots, "plot-"+kind+".png")
+		said := steAll(t, env, 0, append([]string{"plot", kind, "--out", out}, args...)...)
+		files := []string{out}
+		if kind == "timeline" {
+			files = []string{filepath.Join(shots, "plot-timeline-queues.png"), filepath.Join(shots, "plot-timeline-latency.png")}
+		}
+		for _, f := range files {
+			if !strings.Contains(said, "plot written to "+f) {
+				t.Errorf("ste plot %s did not say it wrote %s: %q", kind, f, said)
+			}
+			plotFiles[filepath.Base(f)] = f
+		}
+	}
+	for name, f := range plotFiles {
+		if st, err := os.Stat(f); err != nil || st.Size() < 5000 {
+			t.Errorf("plot %s: %v", name, err)
+		}
+	}
 
 	// ---- A console with tokens; its ClickHouse does not answer.
 	tokens := filepath.Join(t.TempDir(), "tokens")

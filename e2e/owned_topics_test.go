@@ -72,7 +72,7 @@ func manifest(t *testing.T, ns string, partitions int) []manifestTopic {
 		if m.Kind == "KafkaUser" {
 			continue // the principals' users (topics/access), beside the topics
 		}
-		if m.APIVersion != "kafka.strimzi.io/v1beta2" || m.Kind != "KafkaTopic" || m.Metadata.Labels["strimzi.io/cluster"] != "e2e-cluster" ||
+		if m.APIVersion != "kafka.strimzi.io/v1" || m.Kind != "KafkaTopic" || m.Metadata.Labels["strimzi.io/cluster"] != "e2e-cluster" ||
 			m.Metadata.Name == "" || m.Metadata.Name != strings.ToLower(m.Metadata.Name) {
 			t.Fatalf("not a Strimzi KafkaTopic of cluster e2e-cluster: %+v", m)
 		}

@@ -153,7 +153,8 @@ func TestRealPrometheus(t *testing.T) {
 	// the dashboard would have them.
 	qs, err := monitoring.Queries(monitoring.Prometheus)
 	must(t, err)
-	vars := strings.NewReplacer(`$__rate_interval`, `1m`, `$__interval`, `1s`, `${job}`, `.*`, `$job`, `.*`)
+	vars := strings.NewReplacer(`$__rate_interval`, `1m`, `$__interval`, `1s`, `${job}`, `.*`, `$job`, `.*`,
+		`$gateway_job`, `.*`, `$console_job`, `.*`)
 	empty := 0
 	for _, q := range qs {
 		if strings.HasPrefix(strings.TrimSpace(q.Text), "label_values(") {

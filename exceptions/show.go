@@ -115,6 +115,13 @@ func (s Shown) WriteText(w io.Writer) error {
 	return err
 }
 
+// listWidth is the width the groups of ste exceptions list wrap at;
+// maxListed how many groups of each are listed.
+const (
+	listWidth = 100
+	maxListed = 12
+)
+
 // WriteList writes the exceptions list selected from a book of total in
 // namespace ns as ste exceptions list prints it: counts by reason and by
 // sender, then a table of at most limit rows.
@@ -124,12 +131,33 @@ func WriteList(w io.Writer, ns string, list []Exception, total, limit int) error
 	if len(list) == 0 {
 		return nil
 	}
+	// One group after another, wrapped under the title at listWidth, the
+	// largest maxListed groups and how many more (the senders of a
+	// realistic run are hundreds).
 	groups := func(title string, gs []Group) {
 		var parts []string
-		for _, g := range gs {
+		for i, g := range gs {
+			if i == maxListed {
+				parts = append(parts, fmt.Sprintf("and %d more (--%s to filter)", len(gs)-i, title))
+				break
+			}
 			parts = append(parts, fmt.Sprintf("%s %d (%d open)", g.Key, g.Total, g.By[string(Open)]))
 		}
-		fmt.Fprintf(w, "  by %s: %s\n", title, strings.Join(parts, ", "))
+		head := fmt.Sprintf("  by %s: ", title)
+		line, indent := head, strings.Repeat(" ", len(head))
+		for i, p := range parts {
+			if i < len(parts)-1 {
+				p += ","
+			}
+			if len(line) > len(head) && len(line)+1+len(p) > listWidth {
+				fmt.Fprintln(w, line)
+				line = indent
+			} else if len(line) > len(head) {
+				line += " "
+			}
+			line += p
+		}
+		fmt.Fprintln(w, line)
 	}
 	groups("reason", byReason)
 	groups("sender", bySender)

@@ -3,6 +3,7 @@ package exceptions
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +104,33 @@ func TestLocalOperator(t *testing.T) {
 	t.Setenv("STE_OPERATOR", "")
 	if got := LocalOperator(); got == "" {
 		t.Fatal("no operator name without $STE_OPERATOR")
+	}
+}
+
+// TestWriteListWraps (issue 51): the groups of ste exceptions list wrap at
+// 100 columns under their title, the largest twelve and how many more —
+// a realistic run's hundreds of senders were one line of thousands.
+func TestWriteListWraps(t *testing.T) {
+	var list []Exception
+	for i := range 300 {
+		list = append(list, Exception{Exception: schemas.Exception{ID: fmt.Sprint(i), Reason: "SIGNATURE",
+			Sender: fmt.Sprintf("S%03dSGSGXXX", i), ReceivedAt: "2026-03-02T09:00:00Z"}, State: Record{State: Open}})
+	}
+	var b bytes.Buffer
+	if err := WriteList(&b, "ste", list, 300, 0); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	var senders []string
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 100 {
+			t.Errorf("a line of %d columns: %q", len(line), line)
+		}
+		if strings.HasPrefix(line, "  by sender: ") || strings.HasPrefix(line, "             ") {
+			senders = append(senders, line)
+		}
+	}
+	if len(senders) < 2 || !strings.Contains(out, "and 288 more (--sender to filter)") {
+		t.Errorf("senders not wrapped or not cut:\n%s", out)
 	}
 }

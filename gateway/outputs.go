@@ -65,6 +65,9 @@ func parseCursor(s string) (cursor, bool) {
 	return c, true
 }
 
+// afterEnd is the after value that starts from now (gateway.md §3).
+const afterEnd = "end"
+
 type outputJSON struct {
 	Cursor  string `json:"cursor"`
 	MsgId   string `json:"msg_id"`
@@ -113,8 +116,21 @@ func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string
 	}
 	end := t.end()
 	from := start
+	cur := after
+	if hasAfter && after == afterEnd {
+		// From now (gateway.md version 2, §3): the answer is exactly that
+		// to after=E, E the partition's end as the brokers say it now, and
+		// next is a cursor (E itself when nothing is returned), never "end".
+		e, err := s.endOffset(ctx, topic, p)
+		if err != nil {
+			s.log.Warn("outputs: offsets of the outbound topic", "err", err)
+			s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
+			return
+		}
+		cur = cursor{parts: n, part: p, off: e}.String()
+	}
 	if hasAfter {
-		c, ok := parseCursor(after)
+		c, ok := parseCursor(cur)
 		if !ok || c.parts != n {
 			s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_cursor", Reason: "invalid"})
 			return
@@ -149,7 +165,7 @@ func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
-	next := after
+	next := cur
 	switch {
 	case len(outs) > 0:
 		next = outs[len(outs)-1].Cursor

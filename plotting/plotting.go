@@ -7,6 +7,7 @@ package plotting
 
 import (
 	"fmt"
+	"image/color"
 	"math"
 	"path/filepath"
 	"strconv"
@@ -31,6 +32,7 @@ func New(title, x, y string) *plot.Plot {
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
 	p.Legend.Left = true
+	p.Legend.Padding = vg.Points(2) // rows apart: long names touched
 	return p
 }
 
@@ -62,12 +64,16 @@ func Count(v float64) string {
 // Line adds one series named name with the i-th colour and dash pattern,
 // and its points marked when points is set.
 func Line(p *plot.Plot, i int, name string, xy plotter.XYs, points bool) error {
+	return line(p, plotutil.Color(i), plotutil.Dashes(i/7), name, xy, points)
+}
+
+func line(p *plot.Plot, c color.Color, dashes []vg.Length, name string, xy plotter.XYs, points bool) error {
 	l, err := plotter.NewLine(xy)
 	if err != nil {
 		return err
 	}
-	l.Color = plotutil.Color(i)
-	l.Dashes = plotutil.Dashes(i / 7)
+	l.Color = c
+	l.Dashes = dashes
 	l.Width = vg.Points(1.5)
 	p.Add(l)
 	p.Legend.Add(name, l)
@@ -101,4 +107,41 @@ func Save(p *plot.Plot, w, h vg.Length, file string) error {
 		return err
 	}
 	return saveOutside(p, w, h, file, format)
+}
+
+// Stage colours: each stage of the pipeline always has the same colour in
+// every chart, and no two look alike (issue 51: inbound and cls were two
+// reds). Unknown names take the default sequence after them.
+var stageColors = map[string]color.Color{
+	"inbound":    color.RGBA{R: 0x33, G: 0x33, B: 0x33, A: 0xff}, // near black: what was sent
+	"validate":   color.RGBA{R: 0xe6, G: 0x9f, B: 0x00, A: 0xff}, // orange
+	"identity":   color.RGBA{R: 0x56, G: 0xb4, B: 0xe9, A: 0xff}, // sky blue
+	"match":      color.RGBA{R: 0x00, G: 0x9e, B: 0x73, A: 0xff}, // green
+	"network":    color.RGBA{R: 0x00, G: 0x72, B: 0xb2, A: 0xff}, // blue: end to end
+	"cls":        color.RGBA{R: 0xcc, G: 0x79, B: 0xa7, A: 0xff}, // pink
+	"exceptions": color.RGBA{R: 0xd5, G: 0x5e, B: 0x00, A: 0xff}, // vermilion
+}
+
+// StageColor is stage's colour in every chart; ok false for a name that
+// is not a stage.
+func StageColor(stage string) (color.Color, bool) {
+	c, ok := stageColors[stage]
+	return c, ok
+}
+
+// Outcome colours: good, late and bad, as people read them.
+var (
+	Good = color.RGBA{R: 0x1a, G: 0x98, B: 0x50, A: 0xff}
+	Late = color.RGBA{R: 0xf0, G: 0xa2, B: 0x02, A: 0xff}
+	Bad  = color.RGBA{R: 0xc8, G: 0x2a, B: 0x2a, A: 0xff}
+)
+
+// StageLine is Line in stage's colour (i picks the colour of a name that
+// is not a stage).
+func StageLine(p *plot.Plot, i int, stage, name string, xy plotter.XYs, points bool) error {
+	c, ok := StageColor(stage)
+	if !ok {
+		return Line(p, i, name, xy, points)
+	}
+	return line(p, c, nil, name, xy, points)
 }

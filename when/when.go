@@ -55,3 +55,28 @@ func Duration(s string) (time.Duration, error) {
 	}
 	return d, nil
 }
+
+// Human writes a duration as people read it: 350ms, 42s, 12m05s, 3h04m,
+// and from a day on in days and hours (33d 23h), never 815h58m.
+func Human(d time.Duration) string {
+	if d < 0 {
+		return "-" + Human(-d)
+	}
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	case d < 24*time.Hour:
+		d = d.Round(time.Minute)
+		if d >= 24*time.Hour {
+			return "1d 0h"
+		}
+		return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+	}
+	d = d.Round(time.Hour)
+	return fmt.Sprintf("%dd %dh", int(d.Hours())/24, int(d.Hours())%24)
+}

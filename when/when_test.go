@@ -44,3 +44,22 @@ func TestDuration(t *testing.T) {
 		}
 	}
 }
+
+// TestHuman: durations as people read them, days from a day on (issue 51:
+// "past by 815h58m").
+func TestHuman(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		350 * time.Millisecond:                         "350ms",
+		4200 * time.Millisecond:                        "4.2s",
+		12*time.Minute + 5*time.Second:                 "12m05s",
+		3*time.Hour + 4*time.Minute:                    "3h04m",
+		23*time.Hour + 59*time.Minute + 50*time.Second: "1d 0h",
+		815*time.Hour + 58*time.Minute:                 "34d 0h",
+		49 * time.Hour:                                 "2d 1h",
+		-(26 * time.Hour):                              "-1d 2h",
+	} {
+		if got := when.Human(d); got != want {
+			t.Errorf("Human(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

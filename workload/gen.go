@@ -31,15 +31,20 @@ type Options struct {
 	Mix Mix
 	// Ref is the reference data trades are drawn from. Default refdata.Default().
 	Ref *refdata.Set
-	// TradeDate of every trade. Default 2026-11-02. Created times run through
-	// that day from 01:00Z (09:00 in Singapore) for 8 hours, so a whole set sits
-	// well inside the 72 h retention.
+	// TradeDate of every trade. Default 2026-11-02 (a fixed day: the same
+	// options give the same bytes; ste gen, ste demo and ste bench pass
+	// Today). Created times run through that day from 01:00Z (09:00 in
+	// Singapore) for 8 hours, so a whole set sits well inside the 72 h
+	// retention.
 	TradeDate date.Date
 	// Window is how many trades' messages are shuffled together: messages of a
 	// trade arrive in any order, interleaved with their neighbours'. Default 64.
 	Window int
 	// Workers sign in parallel. Default GOMAXPROCS.
 	Workers int
+	// Progress, when set, is told after each window written: the trades
+	// and the bytes written so far (records and their newlines).
+	Progress func(trades int, bytes int64)
 	// Forged is the share of the set's records that are forgeries (0 ≤
 	// Forged < 0.5): NOEs claiming to come from one of three brokers, signed
 	// with another participant's key, spread evenly through the set — the
@@ -94,6 +99,12 @@ type generator struct {
 	forgedOwed float64 // forgeries due so far, not yet added
 }
 
+// Today is the current day in UTC: the default day of the sets ste gen,
+// ste demo and ste bench make, so that they sit in one event-time clock
+// with live messages (retention runs on event time: a set dated weeks back
+// expires on the first message of today).
+func Today() date.Date { return date.FromTime(time.Now().UTC()) }
+
 // Generate writes the set's records, in order, to write, and reports each
 // trade's plan to plans when it is not nil.
 func Generate(opts Options, write func([]byte) error, plans func(TradePlan)) (*Manifest, error) {
@@ -141,9 +152,10 @@ func Generate(opts Options, write func([]byte) error, plans func(TradePlan)) (*M
 	// Windows are built in order here and signed in parallel; records are
 	// written in window order so the file is deterministic.
 	type window struct {
-		items []item
-		out   [][]byte
-		done  chan struct{}
+		items  []item
+		trades int
+		out    [][]byte
+		done   chan struct{}
 	}
 	pending := make(chan *window, opts.Workers*2)
 	work := make(chan *window, opts.Workers*2)
@@ -165,12 +177,18 @@ func Generate(opts Options, write func([]byte) error, plans func(TradePlan)) (*M
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)
+		var trades int
+		var bytes int64
 		for w := range pending {
 			<-w.done
 			for _, rec := range w.out {
 				if writeErr == nil {
 					writeErr = write(rec)
+					bytes += int64(len(rec)) + 1
 				}
+			}
+			if trades += w.trades; opts.Progress != nil && writeErr == nil {
+				opts.Progress(trades, bytes)
 			}
 		}
 	}()
@@ -202,6 +220,7 @@ func Generate(opts Options, write func([]byte) error, plans func(TradePlan)) (*M
 				Outcome: p.outcome, Criteria: p.criteria, Tolerance: p.tolerance, Rejected: p.rejected})
 		}
 		w.items = append(w.items, p.items...)
+		w.trades++
 		if (i+1)%opts.Window == 0 || i == opts.Trades-1 {
 			r.Shuffle(len(w.items), func(a, b int) { w.items[a], w.items[b] = w.items[b], w.items[a] })
 			pending <- w

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"time"
 
 	"gonum.org/v1/plot"
@@ -97,12 +98,32 @@ func build(res report.Result) (*plot.Plot, error) {
 
 var errNoData = errors.New("nothing to plot: no data in this range")
 
+// nothing is why a report has nothing to plot: an ErrNoData.
+type nothing string
+
+func (e nothing) Error() string { return "nothing to plot: " + string(e) }
+func (e nothing) Unwrap() error { return errNoData }
+
+// Check says whether res has a chart to draw: nil, or why not (an error
+// wrapping ErrNoData when its range holds too little).
+func Check(res report.Result) error {
+	_, err := build(res)
+	return err
+}
+
 func timeAxis(p *plot.Plot, from, to time.Time) {
 	format := "15:04:05"
-	if to.Sub(from) > 12*time.Hour {
+	switch span := to.Sub(from); {
+	case span > 12*time.Hour:
 		format = "01-02 15:04"
+	case span < 10*time.Second:
+		format = "15:04:05.0" // the ticks of a short run fall within one second
 	}
-	p.X.Tick.Marker = plot.TimeTicks{Format: format}
+	// gonum's default conversion drops the fraction of a second.
+	p.X.Tick.Marker = plot.TimeTicks{Format: format, Time: func(t float64) time.Time {
+		sec, frac := math.Modf(t)
+		return time.Unix(int64(sec), int64(frac*1e9)).UTC()
+	}}
 	p.X.Label.Text = "time (UTC)"
 }
 
@@ -137,7 +158,7 @@ func throughput(r *report.ThroughputResult) (*plot.Plot, error) {
 		for t := first; !t.After(last); t = t.Add(step) {
 			xy = append(xy, plotter.XY{X: unix(t), Y: byT[t.Unix()]})
 		}
-		if err := plotting.Line(p, i, stage, xy, len(xy) < 40); err != nil {
+		if err := plotting.StageLine(p, i, stage, stage, xy, len(xy) < 40); err != nil {
 			return nil, err
 		}
 	}
@@ -165,7 +186,7 @@ func degradation(r *report.DegradationResult) (*plot.Plot, error) {
 		if err := plotting.Line(p, 0, "full windows", full, true); err != nil {
 			return nil, err
 		}
-		if len(full) >= 2 && r.SlopePerMillion != 0 {
+		if r.FirstRate != 0 && r.SlopePerMillion != 0 { // a trend was found (enough full windows)
 			// The least-squares trend through the full windows.
 			var mx, my float64
 			for _, q := range full {
@@ -194,17 +215,27 @@ func degradation(r *report.DegradationResult) (*plot.Plot, error) {
 		s.Shape = draw.RingGlyph{}
 		s.Radius = vg.Points(3.5)
 		p.Add(s)
-		p.Legend.Add("partial windows (run start/end)", s)
+		p.Legend.Add("partial windows (a run's start or end, beside an idle gap)", s)
 	}
 	headroom(p)
 	p.X.Min = 0
+	p.X.Max *= 1.03 // the last window's mark whole, inside the axes
 	p.X.Tick.Marker = plotting.CountTicks{}
 	return p, nil
 }
 
 func queues(r *report.QueuesResult) (*plot.Plot, error) {
-	if len(r.Series) == 0 {
-		return nil, errors.New("nothing to plot: no monitor samples in this range")
+	// A line needs two samples of a stage (a run shorter than the
+	// monitor's interval has one each: nothing to draw, said as such).
+	perStage := map[string]int{}
+	lines := 0
+	for _, s := range r.Series {
+		if perStage[s.Stage]++; perStage[s.Stage] == 2 {
+			lines++
+		}
+	}
+	if lines == 0 {
+		return nil, nothing("fewer than two monitor samples of any stage in this range (a run shorter than the sampling interval)")
 	}
 	p := plotting.New("STE queue length per stage — "+r.Namespace, "", "records in the stage (waiting or in service)")
 	order := map[string]int{}
@@ -217,10 +248,10 @@ func queues(r *report.QueuesResult) (*plot.Plot, error) {
 	}
 	for _, st := range r.Stages {
 		xy := byStage[st.Stage]
-		if len(xy) == 0 {
+		if len(xy) < 2 {
 			continue
 		}
-		if err := plotting.Line(p, order[st.Stage], fmt.Sprintf("%s (U=%.2f, N=%.1f, R=%.0f ms)", st.Stage, st.U, st.N, 1000*st.R), xy, len(xy) < 40); err != nil {
+		if err := plotting.StageLine(p, order[st.Stage], st.Stage, fmt.Sprintf("%s (U=%.2f, N=%.1f, R=%.0f ms)", st.Stage, st.U, st.N, 1000*st.R), xy, len(xy) < 40); err != nil {
 			return nil, err
 		}
 	}
@@ -231,7 +262,7 @@ func queues(r *report.QueuesResult) (*plot.Plot, error) {
 
 func latency(r *report.LatencyResult) (*plot.Plot, error) {
 	if len(r.Series) == 0 {
-		return nil, errors.New("nothing to plot: no CLS latency measured in this range")
+		return nil, nothing("no CLS latency measured in this range")
 	}
 	p := plotting.New(fmt.Sprintf("STE CLS latency — %s (%g s windows; overall p50 %.1f, p99 %.1f ms)", r.Namespace, r.Window, r.P50, r.P99),
 		"", "ms from sending the completing message to its CLS")
@@ -259,7 +290,7 @@ func latency(r *report.LatencyResult) (*plot.Plot, error) {
 
 func exceptions(r *report.ExceptionsResult) (*plot.Plot, error) {
 	if len(r.Reasons) == 0 {
-		return nil, errors.New("nothing to plot: no exceptions in this range")
+		return nil, nothing("no exceptions in this range")
 	}
 	p := plotting.New(fmt.Sprintf("STE exceptions by reason — %s (%d)", r.Namespace, r.Total), "", "rejected messages")
 	vals := make(plotter.Values, len(r.Reasons))

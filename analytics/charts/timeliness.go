@@ -1,12 +1,11 @@
 package charts
 
 import (
-	"errors"
 	"fmt"
+	"image/color"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
@@ -18,18 +17,19 @@ import (
 // and unmatched, side by side.
 func timeliness(r *report.TimelinessResult) (*plot.Plot, error) {
 	if len(r.Markets) == 0 {
-		return nil, errors.New("nothing to plot: no trades in this range")
+		return nil, nothing("no trades in this range")
 	}
 	p := plotting.New(fmt.Sprintf("STE timeliness by market — %s (%d trades, %.1f%% matched in time)", r.Namespace,
 		r.Total.Trades, 100*r.Total.InTimeShare), "", "trades")
 	names := make([]string, len(r.Markets))
 	series := []struct {
-		name string
-		of   func(m report.TimelinessMarket) float64
+		name  string
+		color color.Color
+		of    func(m report.TimelinessMarket) float64
 	}{
-		{"matched in time", func(m report.TimelinessMarket) float64 { return float64(m.InTime) }},
-		{"matched late", func(m report.TimelinessMarket) float64 { return float64(m.Matched - m.InTime) }},
-		{"unmatched", func(m report.TimelinessMarket) float64 { return float64(m.Trades - m.Matched) }},
+		{"matched in time", plotting.Good, func(m report.TimelinessMarket) float64 { return float64(m.InTime) }},
+		{"matched late", plotting.Late, func(m report.TimelinessMarket) float64 { return float64(m.Matched - m.InTime) }},
+		{"unmatched", plotting.Bad, func(m report.TimelinessMarket) float64 { return float64(m.Trades - m.Matched) }},
 	}
 	w := vg.Points(12)
 	p.Legend = plot.NewLegend()
@@ -42,7 +42,7 @@ func timeliness(r *report.TimelinessResult) (*plot.Plot, error) {
 		if err != nil {
 			return nil, err
 		}
-		b.Color = plotutil.Color(i)
+		b.Color = s.color
 		b.LineStyle.Width = 0
 		b.Offset = vg.Length(i-1) * w
 		p.Add(b)

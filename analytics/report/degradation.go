@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/when"
 )
 
 // DegradationSQL is the volume-degradation report (the source system's
@@ -41,9 +42,15 @@ type DegradationResult struct {
 	// Slope of msgs/s against stored messages, by least squares over the
 	// full windows: the change in msgs/s per million more stored messages.
 	SlopePerMillion float64 `json:"slope_msgs_per_sec_per_million"`
-	// FirstRate and LastRate are the first and last full windows' rates.
+	// FirstRate and LastRate are the first and last full windows' rates
+	// (0, with no slope, when fewer than three windows are full).
 	FirstRate float64 `json:"first_msgs_per_sec"`
 	LastRate  float64 `json:"last_msgs_per_sec"`
+	// Gaps are the idle stretches of at least a window with no message
+	// (between runs, or a run and a late retry): the windows beside them
+	// are partial, their rates over the seconds with data.
+	Gaps       int     `json:"idle_gaps"`
+	GapSeconds float64 `json:"idle_seconds"`
 }
 
 // DegradationWindow is one window.
@@ -99,38 +106,58 @@ func Degradation(ctx context.Context, st *store.Store, p Params) (*DegradationRe
 	if len(rs) == 0 {
 		return res, nil
 	}
-	runFirst, runLast := rs[0].first, rs[len(rs)-1].last.Add(time.Second)
-	for _, x := range rs {
-		from, to := x.start, x.start.Add(win)
-		full := true
-		if from.Before(runFirst) {
-			from, full = runFirst, false
+	// Stretches are runs of consecutive windows with data, apart by idle
+	// gaps of a window or more; the main one holds the most messages.
+	stretch := make([]int, len(rs))
+	msgs := map[int]uint64{}
+	for i, x := range rs {
+		if i > 0 {
+			stretch[i] = stretch[i-1]
+			if !rs[i-1].start.Equal(x.start.Add(-win)) {
+				stretch[i]++
+				res.Gaps++
+				res.GapSeconds += x.first.Sub(rs[i-1].last.Add(time.Second)).Seconds()
+			}
 		}
-		if to.After(runLast) {
-			to, full = runLast, false
-		}
-		secs := max(to.Sub(from).Seconds(), 1)
-		res.Windows = append(res.Windows, DegradationWindow{Start: x.start.UTC(), Seconds: secs, Messages: x.msgs,
-			PerSec: float64(x.msgs) / secs, Cumulative: res.StoredBefore + x.cum, Full: full})
+		msgs[stretch[i]] += x.msgs
 	}
+	main := 0
+	for k, n := range msgs {
+		if n > msgs[main] || n == msgs[main] && k < main {
+			main = k
+		}
+	}
+	for i, x := range rs {
+		// A window is full when the data covers it whole and it belongs to
+		// the main stretch; beside the run's start or end, or an idle gap,
+		// its rate is over the seconds it covers; a burst after an idle gap
+		// (a late retry) is never full.
+		before := i > 0 && stretch[i-1] == stretch[i]
+		after := i+1 < len(rs) && stretch[i+1] == stretch[i]
+		secs, full := covered(x.start, win, x.first, x.last, before, after)
+		res.Windows = append(res.Windows, DegradationWindow{Start: x.start.UTC(), Seconds: secs, Messages: x.msgs,
+			PerSec: float64(x.msgs) / secs, Cumulative: res.StoredBefore + x.cum, Full: full && stretch[i] == main})
+	}
+	// The trend and the first and last rates are of full windows only: a
+	// partial one (a burst after an hour's idle, the last seconds of a run)
+	// would make them of the idle time, not of the volume stored.
 	var xs, ys []float64
 	for _, w := range res.Windows {
 		if w.Full {
 			xs, ys = append(xs, float64(w.Cumulative)), append(ys, w.PerSec)
 		}
 	}
-	if len(xs) < 2 { // too short for full windows: use them all
-		xs, ys = xs[:0], ys[:0]
-		for _, w := range res.Windows {
-			xs, ys = append(xs, float64(w.Cumulative)), append(ys, w.PerSec)
-		}
-	}
-	if len(ys) > 0 {
+	if len(ys) >= minTrendWindows {
 		res.FirstRate, res.LastRate = ys[0], ys[len(ys)-1]
+		res.SlopePerMillion = slope(xs, ys) * 1e6
 	}
-	res.SlopePerMillion = slope(xs, ys) * 1e6
 	return res, nil
 }
+
+// minTrendWindows is the fewest full windows a trend is drawn through: two
+// are a line through any two points (a 2-s run's first second and its
+// second gave a trend of a million msgs/s per million).
+const minTrendWindows = 3
 
 // slope is the least-squares slope of y against x (0 if undefined).
 func slope(xs, ys []float64) float64 {
@@ -171,11 +198,29 @@ func (d *DegradationResult) WriteText(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if d.Gaps > 0 {
+		fmt.Fprintf(w, "%d idle gap(s), %s without a message, left out: the windows beside them are partial, their rates over the seconds with data\n",
+			d.Gaps, when.Human(time.Duration(d.GapSeconds*float64(time.Second))))
+	}
+	full := 0
+	for _, x := range d.Windows {
+		if x.Full {
+			full++
+		}
+	}
+	if full < minTrendWindows {
+		more := " (a shorter --window gives more)"
+		if d.WindowSeconds <= 1 {
+			more = ": the run is too short"
+		}
+		fmt.Fprintf(w, "no trend: %d full window(s), %d at least are needed%s\n", full, minTrendWindows, more)
+		return nil
+	}
 	change := 0.0
 	if d.FirstRate > 0 {
 		change = 100 * (d.LastRate - d.FirstRate) / d.FirstRate
 	}
-	fmt.Fprintf(w, "first window %s msgs/s, last %s msgs/s (%+.1f%%); trend %+.1f msgs/s per million stored messages\n",
+	fmt.Fprintf(w, "first full window %s msgs/s, last %s msgs/s (%+.1f%%); trend %+.1f msgs/s per million stored messages\n",
 		fmtRate(d.FirstRate), fmtRate(d.LastRate), change, d.SlopePerMillion)
 	return nil
 }

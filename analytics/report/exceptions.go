@@ -69,9 +69,10 @@ type NamespacesResult struct {
 	Namespaces []store.Namespace `json:"namespaces"`
 }
 
-// Namespaces lists the namespaces that received rows, most recent first.
+// Namespaces lists the namespaces that received rows, the one whose data
+// begins last first: the one reports read by default.
 func Namespaces(ctx context.Context, st *store.Store) (*NamespacesResult, error) {
-	ns, err := st.Namespaces(ctx)
+	ns, err := NamespacesByStart(ctx, st)
 	if err != nil {
 		return nil, err
 	}
@@ -84,9 +85,16 @@ func Namespaces(ctx context.Context, st *store.Store) (*NamespacesResult, error)
 // WriteText prints one row per namespace.
 func (n *NamespacesResult) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintf(tw, "namespace\tlast ingest (UTC)\n")
-	for _, x := range n.Namespaces {
-		fmt.Fprintf(tw, "%s\t%s\n", x.Name, fmtTime(x.LastIngest))
+	fmt.Fprintf(tw, "namespace\tdata from (UTC)\tlast ingest (UTC)\t\n")
+	for i, x := range n.Namespaces {
+		from, mark := "-", ""
+		if !x.FirstData.IsZero() {
+			from = fmtTime(x.FirstData)
+		}
+		if i == 0 {
+			mark = "reports read this one by default (its data begins last)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", x.Name, from, fmtTime(x.LastIngest), mark)
 	}
 	return tw.Flush()
 }

@@ -78,15 +78,70 @@ var Describe = map[string]string{
 // ErrNoData is returned when the store has no namespace to default to.
 var ErrNoData = errors.New("the analytics store is empty: run ste analytics (or ste demo, ste bench) first")
 
+// firstDataSQL is when each namespace's data begins (its first second of
+// throughput).
+const firstDataSQL = `SELECT namespace, min(sec) AS first FROM ste.throughput_1s GROUP BY namespace`
+
+// NamespacesByStart are the store's namespaces, the one whose data begins
+// last first (then by last ingest), each with when its data begins.
+func NamespacesByStart(ctx context.Context, st *store.Store) ([]store.Namespace, error) {
+	ns, err := st.Namespaces(ctx)
+	if err != nil || len(ns) == 0 {
+		return ns, err
+	}
+	r, err := st.Conn().Query(ctx, qualify(st, firstDataSQL))
+	if err != nil {
+		return nil, fmt.Errorf("clickhouse: %s", firstLine(err.Error()))
+	}
+	defer r.Close()
+	first := map[string]time.Time{}
+	for r.Next() {
+		var n string
+		var t time.Time
+		if err := r.Scan(&n, &t); err != nil {
+			return nil, err
+		}
+		first[n] = t.UTC()
+	}
+	if err := r.Err(); err != nil {
+		return nil, err
+	}
+	for i := range ns {
+		ns[i].FirstData = first[ns[i].Name]
+	}
+	sort.SliceStable(ns, func(i, j int) bool {
+		if !ns[i].FirstData.Equal(ns[j].FirstData) {
+			return ns[i].FirstData.After(ns[j].FirstData)
+		}
+		return ns[i].LastIngest.After(ns[j].LastIngest)
+	})
+	return ns, nil
+}
+
+// DefaultNamespace is the namespace a report reads when none is named: the
+// one whose data begins last — the run started most recently, a bench just
+// run rather than a demo still running beside it and still ingesting — and
+// the others the store holds, to name them.
+func DefaultNamespace(ctx context.Context, st *store.Store) (ns string, others []string, err error) {
+	list, err := NamespacesByStart(ctx, st)
+	if err != nil {
+		return "", nil, err
+	}
+	if len(list) == 0 {
+		return "", nil, ErrNoData
+	}
+	for _, n := range list[1:] {
+		others = append(others, n.Name)
+	}
+	return list[0].Name, others, nil
+}
+
 // Run runs the report called name.
 func Run(ctx context.Context, st *store.Store, name string, p Params) (Result, error) {
 	if name != "namespaces" && name != "bench" && p.Namespace == "" {
-		ns, err := st.LatestNamespace(ctx)
+		ns, _, err := DefaultNamespace(ctx, st)
 		if err != nil {
 			return nil, err
-		}
-		if ns == "" {
-			return nil, ErrNoData
 		}
 		p.Namespace = ns
 	}
@@ -194,17 +249,37 @@ func sortStages(s []string) {
 }
 
 // window is the report's window: --window, or about 30 windows over the
-// data in range; whole seconds, at least one (the SQL groups by seconds).
+// seconds with data in range (idle time between runs left out: a short run
+// and a retry an hour later are not 30 two-minute windows of nothing);
+// whole seconds, at least one (the SQL groups by seconds).
 func window(ctx context.Context, st *store.Store, p Params) (time.Duration, error) {
 	win := p.Window
 	if win <= 0 {
-		first, last, _, err := span(ctx, st, p)
+		_, _, active, err := span(ctx, st, p)
 		if err != nil {
 			return 0, err
 		}
-		win = niceWindow(last.Sub(first) / 30)
+		win = niceWindow(time.Duration(active) * time.Second / 30)
 	}
 	return max(win.Round(time.Second), time.Second), nil
+}
+
+// covered is how many seconds of a step (a window) starting at start the
+// data covers, and whether it covers all of it: the whole step inside a
+// stretch of data; from its first second with data when the step before
+// holds none (the run's start, or the end of an idle gap), to its last when
+// the step after holds none (the run's end, or an idle gap starting). Rates
+// are counts over these seconds: an 11-s run read by minute is not divided
+// by 60, nor a burst after an hour's idle by the hour.
+func covered(start time.Time, step time.Duration, first, last time.Time, before, after bool) (secs float64, full bool) {
+	from, to, full := start, start.Add(step), true
+	if !before && first.After(from) {
+		from, full = first, false
+	}
+	if !after && last.Add(time.Second).Before(to) {
+		to, full = last.Add(time.Second), false
+	}
+	return max(to.Sub(from).Seconds(), 1), full
 }
 
 // niceWindow rounds a window to 1, 2, 5, 10, 15, 30 s, 1, 2, 5, 10, 15, 30

@@ -18,15 +18,17 @@ import (
 // (sent, by the inbound record's time), validate, identity, match (each
 // stage's handling), network (journeys ended), cls and exceptions
 // (records written).
-const ThroughputSQL = `SELECT toStartOfInterval(sec, toIntervalSecond({step:UInt32})) AS t, stage, sum(n) AS n
+const ThroughputSQL = `SELECT toStartOfInterval(sec, toIntervalSecond({step:UInt32})) AS t, stage, sum(n) AS n,
+    min(sec) AS first_sec, max(sec) AS last_sec
 FROM ste.throughput_1s
 WHERE namespace = {ns:String}
   AND sec >= {since:DateTime64(6, 'UTC')} AND sec < {until:DateTime64(6, 'UTC')}
 GROUP BY t, stage
 ORDER BY t, stage`
 
-// spanSQL finds the first and last second with data.
-const spanSQL = `SELECT min(sec), max(sec), count()
+// spanSQL finds the first and last second with data, and how many seconds
+// have data.
+const spanSQL = `SELECT min(sec), max(sec), uniqExact(sec)
 FROM ste.throughput_1s
 WHERE namespace = {ns:String} AND stage = 'network'
   AND sec >= {since:DateTime64(6, 'UTC')} AND sec < {until:DateTime64(6, 'UTC')}`
@@ -38,7 +40,8 @@ type ThroughputResult struct {
 	Stages      []string          `json:"stages"`
 	Points      []ThroughputPoint `json:"points"`
 	// Totals per stage over the range, and the mean and peak rates
-	// (messages per second, over steps with any message of any stage).
+	// (messages per second, over the seconds the steps with any message
+	// cover: idle gaps between runs left out).
 	Totals map[string]uint64  `json:"totals"`
 	Mean   map[string]float64 `json:"mean_per_sec"`
 	Peak   map[string]float64 `json:"peak_per_sec"`
@@ -46,10 +49,14 @@ type ThroughputResult struct {
 
 // ThroughputPoint is one stage in one step.
 type ThroughputPoint struct {
-	Time   time.Time `json:"time"`
-	Stage  string    `json:"stage"`
-	Count  uint64    `json:"count"`
-	PerSec float64   `json:"per_sec"`
+	Time  time.Time `json:"time"`
+	Stage string    `json:"stage"`
+	Count uint64    `json:"count"`
+	// PerSec is Count over the seconds of the step the data covers
+	// (Seconds: the step's length, less the part before a run's start or
+	// after its end, or beside an idle gap).
+	PerSec  float64 `json:"per_sec"`
+	Seconds float64 `json:"seconds"`
 }
 
 func span(ctx context.Context, st *store.Store, p Params) (first, last time.Time, n uint64, err error) {
@@ -68,12 +75,12 @@ func span(ctx context.Context, st *store.Store, p Params) (first, last time.Time
 func Throughput(ctx context.Context, st *store.Store, p Params) (*ThroughputResult, error) {
 	step := p.Step
 	if step <= 0 {
-		first, last, _, err := span(ctx, st, p)
+		_, _, active, err := span(ctx, st, p)
 		if err != nil {
 			return nil, err
 		}
 		step = time.Second
-		if last.Sub(first) > 15*time.Minute {
+		if time.Duration(active)*time.Second > 15*time.Minute {
 			step = time.Minute
 		}
 	}
@@ -88,52 +95,84 @@ func Throughput(ctx context.Context, st *store.Store, p Params) (*ThroughputResu
 	res := &ThroughputResult{Namespace: p.Namespace, StepSeconds: step.Seconds(),
 		Totals: map[string]uint64{}, Mean: map[string]float64{}, Peak: map[string]float64{}}
 	seen := map[string]bool{}
-	steps := map[time.Time]bool{}
+	// Each step's first and last second with data, over every stage.
+	type bounds struct{ first, last time.Time }
+	steps := map[time.Time]bounds{}
 	for r.Next() {
 		var pt ThroughputPoint
-		if err := r.Scan(&pt.Time, &pt.Stage, &pt.Count); err != nil {
+		var first, last time.Time
+		if err := r.Scan(&pt.Time, &pt.Stage, &pt.Count, &first, &last); err != nil {
 			return nil, err
 		}
 		pt.Time = pt.Time.UTC()
-		pt.PerSec = float64(pt.Count) / step.Seconds()
 		res.Points = append(res.Points, pt)
 		if !seen[pt.Stage] {
 			seen[pt.Stage] = true
 			res.Stages = append(res.Stages, pt.Stage)
 		}
-		steps[pt.Time] = true
+		b, ok := steps[pt.Time]
+		if !ok || first.Before(b.first) {
+			b.first = first
+		}
+		if !ok || last.After(b.last) {
+			b.last = last
+		}
+		steps[pt.Time] = b
 		res.Totals[pt.Stage] += pt.Count
-		res.Peak[pt.Stage] = max(res.Peak[pt.Stage], pt.PerSec)
 	}
 	if err := r.Err(); err != nil {
 		return nil, err
 	}
 	sortStages(res.Stages)
-	if len(steps) > 0 {
+	secs := map[time.Time]float64{}
+	var all float64
+	for t, b := range steps {
+		_, before := steps[t.Add(-step)]
+		_, after := steps[t.Add(step)]
+		secs[t], _ = covered(t, step, b.first, b.last, before, after)
+		all += secs[t]
+	}
+	for i := range res.Points {
+		pt := &res.Points[i]
+		pt.Seconds = secs[pt.Time]
+		pt.PerSec = float64(pt.Count) / pt.Seconds
+		res.Peak[pt.Stage] = max(res.Peak[pt.Stage], pt.PerSec)
+	}
+	if all > 0 {
 		for s, n := range res.Totals {
-			res.Mean[s] = float64(n) / (float64(len(steps)) * step.Seconds())
+			res.Mean[s] = float64(n) / all
 		}
 	}
 	return res, nil
 }
 
 // WriteText prints one row per step, one column per stage (messages per
-// second), then totals, mean and peak.
+// second), then totals, mean and peak. By minute a column says the seconds
+// of each minute the data covers (the rates are over those).
 func (t *ThroughputResult) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "namespace %s — messages per second per stage, by %s\n", t.Namespace, stepName(t.StepSeconds))
 	if len(t.Points) == 0 {
 		fmt.Fprintln(w, "no data in this range")
 		return nil
 	}
+	bySecond := t.StepSeconds <= 1
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "time (UTC)\t%s\t\n", strings.Join(t.Stages, "\t"))
+	if bySecond {
+		fmt.Fprintf(tw, "time (UTC)\t%s\t\n", strings.Join(t.Stages, "\t"))
+	} else {
+		fmt.Fprintf(tw, "time (UTC)\tseconds\t%s\t\n", strings.Join(t.Stages, "\t"))
+	}
 	idx := map[string]int{}
 	for i, s := range t.Stages {
 		idx[s] = i
 	}
 	row := make([]string, len(t.Stages))
-	flush := func(ts time.Time) {
-		fmt.Fprintf(tw, "%s\t%s\t\n", fmtTime(ts), strings.Join(row, "\t"))
+	flush := func(ts time.Time, secs float64) {
+		if bySecond {
+			fmt.Fprintf(tw, "%s\t%s\t\n", fmtTime(ts), strings.Join(row, "\t"))
+		} else {
+			fmt.Fprintf(tw, "%s\t%g\t%s\t\n", fmtTime(ts), secs, strings.Join(row, "\t"))
+		}
 		for i := range row {
 			row[i] = "0"
 		}
@@ -141,21 +180,25 @@ func (t *ThroughputResult) WriteText(w io.Writer) error {
 	for i := range row {
 		row[i] = "0"
 	}
-	cur := t.Points[0].Time
+	cur, secs := t.Points[0].Time, t.Points[0].Seconds
 	for _, p := range t.Points {
 		if !p.Time.Equal(cur) {
-			flush(cur)
-			cur = p.Time
+			flush(cur, secs)
+			cur, secs = p.Time, p.Seconds
 		}
 		row[idx[p.Stage]] = fmtRate(p.PerSec)
 	}
-	flush(cur)
+	flush(cur, secs)
 	line := func(name string, f func(s string) string) {
 		cells := make([]string, len(t.Stages))
 		for i, s := range t.Stages {
 			cells[i] = f(s)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t\n", name, strings.Join(cells, "\t"))
+		if bySecond {
+			fmt.Fprintf(tw, "%s\t%s\t\n", name, strings.Join(cells, "\t"))
+		} else {
+			fmt.Fprintf(tw, "%s\t\t%s\t\n", name, strings.Join(cells, "\t"))
+		}
 	}
 	line("total messages", func(s string) string { return strconv.FormatUint(t.Totals[s], 10) })
 	line("mean msgs/s", func(s string) string { return fmtRate(t.Mean[s]) })

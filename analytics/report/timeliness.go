@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/when"
 )
 
 // The timeliness scorecards (docs/timeliness.md). A trade is in range when
@@ -188,5 +189,5 @@ func secs(s float64, n uint64) string {
 	if n == 0 {
 		return "-"
 	}
-	return (time.Duration(s * float64(time.Second))).Round(time.Millisecond).String()
+	return when.Human(time.Duration(s * float64(time.Second)))
 }

@@ -326,6 +326,9 @@ func (s *Store) TouchNamespace(ctx context.Context, ns string, t time.Time) erro
 type Namespace struct {
 	Name       string    `json:"namespace"`
 	LastIngest time.Time `json:"last_ingest"`
+	// FirstData is when its data begins (reports set it: the first second
+	// of its throughput; zero when it has none).
+	FirstData time.Time `json:"first_data,omitzero"`
 }
 
 // Namespaces lists the namespaces that received rows, most recent first.

@@ -92,7 +92,7 @@ func reportCmd(ctx context.Context, args []string) error {
 		strings.Join(names, "\n")+"\n\ntimes (--since, --until): RFC 3339, \"2006-01-02 15:04:05\" (UTC), a date, or a duration before now (30m, 2h, 3d)")
 	asJSON := fs.Bool("json", false, "print the result as JSON")
 	dsn := cli.ClickHouse(fs)
-	ns := fs.String("namespace", os.Getenv("STE_NAMESPACE"), "namespace ($STE_NAMESPACE); default: the most recently ingested one")
+	ns := fs.String("namespace", os.Getenv("STE_NAMESPACE"), "namespace ($STE_NAMESPACE); default: the one whose data begins last (the run started most recently; ste report namespaces lists them)")
 	since := fs.String("since", "", "only data from this time on")
 	until := fs.String("until", "", "only data before this time")
 	plotFile := fs.String("plot", "", "also draw the report into FILE.png or FILE.svg (throughput, degradation, queues, latency, exceptions)")
@@ -145,6 +145,22 @@ func reportCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	defer st.Close()
+	if p.Namespace == "" && name != "namespaces" && name != "bench" {
+		// Say which namespace is read when the store holds others.
+		ns, others, err := report.DefaultNamespace(ctx, st)
+		if err != nil {
+			return err
+		}
+		p.Namespace = ns
+		if len(others) > 0 {
+			more := ""
+			if len(others) > 3 {
+				others, more = others[:3], fmt.Sprintf(" and %d more (ste report namespaces)", len(others)-3)
+			}
+			fmt.Fprintf(os.Stderr, "ste report: namespace %s, the one whose data begins last; --namespace for another: %s%s\n",
+				ns, strings.Join(others, ", "), more)
+		}
+	}
 	res, err := report.Run(ctx, st, name, p)
 	if err != nil {
 		return err

@@ -80,6 +80,31 @@ func runBench(ctx context.Context, args []string) error {
 		Instances: *instances, Partitions: *partitions, Mix: workload.Mix(*mix), Seed: *seed, Forged: *forged, Verify: !*noVerify,
 		Interval: *interval, Window: *window, Home: cli.Home(), Signer: signer, Tables: *tables,
 		Progress: func(format string, a ...any) { fmt.Fprintf(os.Stderr, format+"\n", a...) }}
+	if cli.IsTerminal(os.Stderr) {
+		// Bars on a terminal, as ste drive draws: the set's generation (a
+		// large one takes minutes) and the processing, up to its last CLS.
+		var gen *cli.ProgressBar
+		o.Generating = func(n int, bytes int64) {
+			if gen == nil {
+				gen = cli.NewProgressBar(os.Stderr, int64(*trades), "trades")
+			}
+			gen.Set(int64(n), cli.Bytes(bytes)+" written")
+			if n >= *trades {
+				gen.Done()
+			}
+		}
+		var proc *cli.ProgressBar
+		o.Processing = func(cls, expected int, done bool) {
+			if proc == nil {
+				fmt.Fprintln(os.Stderr, "bench: processing, until every expected CLS has arrived")
+				proc = cli.NewProgressBar(os.Stderr, int64(expected), "CLS")
+			}
+			proc.Set(int64(cls), "")
+			if done {
+				proc.Done()
+			}
+		}
+	}
 	if !*noAnalytics {
 		// The reports go to stderr: stdout is the one JSON object.
 		o.Feed = &analytics.BenchFeed{DSN: *chDSN, Home: cli.Home(), Reports: os.Stderr}

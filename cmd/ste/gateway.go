@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"runtime"
 	"strconv"
@@ -29,7 +30,9 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	cert := fs.String("tls-cert", os.Getenv("STE_GATEWAY_TLS_CERT"), "the gateway's HTTPS certificate (PEM) ($STE_GATEWAY_TLS_CERT)")
 	key := fs.String("tls-key", os.Getenv("STE_GATEWAY_TLS_KEY"), "its private key (PEM) ($STE_GATEWAY_TLS_KEY)")
 	insecure := fs.Bool("insecure-http", cli.EnvBool("STE_GATEWAY_INSECURE_HTTP"), "serve plain HTTP beyond loopback, for a TLS-terminating proxy in front (logged as a warning)")
-	metrics := fs.String("metrics-addr", cli.EnvOr("STE_GATEWAY_METRICS_ADDR", gateway.DefaultMetricsAddr), "address of /metrics (no authentication: loopback unless only monitoring reaches it; empty: none)")
+	metrics := fs.String("metrics-addr", cli.EnvOr("STE_GATEWAY_METRICS_ADDR", metricsAuto),
+		"address of /metrics (no authentication: loopback unless only monitoring reaches it; empty: none) ($STE_GATEWAY_METRICS_ADDR); "+
+			"auto: loopback, at the port of --addr + "+strconv.Itoa(metricsPortOffset)+" ("+gateway.DefaultMetricsAddr+" beside the default --addr), so that gateways on one host, each on its own --addr, do not collide")
 	bic := fs.String("utility-bic", cli.EnvOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC: /v1/keys serves its row's keys ($STE_UTILITY_BIC)")
 	rate := fs.Float64("rate-limit", 50, "authenticated requests per second per participant, on this instance")
 	burst := fs.Int("rate-burst", 100, "requests a participant may make at once above the rate")
@@ -62,6 +65,13 @@ func gatewayCmd(ctx context.Context, args []string) error {
 		runtime.GOMAXPROCS(*procs)
 	}
 	gateway.TuneGC()
+	if *metrics == metricsAuto {
+		m, err := metricsBeside(*addr)
+		if err != nil {
+			return cli.UsageError{Msg: err.Error()}
+		}
+		*metrics = m
+	}
 	k, err := kafka()
 	if err != nil {
 		return err
@@ -78,4 +88,30 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	o.LookupToken = secret.Token(lookup.TokenPurpose)
 	o.LookupSecret = secret
 	return gateway.Serve(ctx, o, func(url string) { fmt.Printf("STE gateway for namespace %s: %s\n", *ns, url) })
+}
+
+// metricsAuto is --metrics-addr's default: beside --addr (metricsBeside).
+const metricsAuto = "auto"
+
+// metricsPortOffset puts the default /metrics 1022 ports above the
+// gateway's own: 9465 beside the default 8443.
+const metricsPortOffset = 1022
+
+// metricsBeside is the /metrics address of a gateway on addr by default:
+// loopback, at addr's port + metricsPortOffset (a free port when addr's is
+// 0 or too high), so that two gateways on one host — on two --addr ports —
+// never collide on it (issue 51: both took 127.0.0.1:9465).
+func metricsBeside(addr string) (string, error) {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return "", fmt.Errorf("--addr %q: want host:port", addr)
+	}
+	p, err := strconv.Atoi(port)
+	if err != nil || p < 0 || p > 65535 {
+		return "", fmt.Errorf("--addr %q: bad port", addr)
+	}
+	if p == 0 || p+metricsPortOffset > 65535 {
+		return "127.0.0.1:0", nil
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(p+metricsPortOffset)), nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
@@ -89,11 +90,12 @@ func topicsCreate(ctx context.Context, args []string) error {
 }
 
 func topicsManifest(_ context.Context, args []string) error {
-	fs := cli.Flags("topics manifest", "--cluster NAME [--namespace NS] [--refdata DIR] [--partitions N] [--replication N] [--min-insync N] [--retention DUR] [--k8s-namespace NS]")
+	fs := cli.Flags("topics manifest", "--cluster NAME [--namespace NS] [--refdata DIR] [--partitions N] [--replication N] [--min-insync N] [--retention DUR] [--k8s-namespace NS] [--strimzi-api v1|v1beta2]")
 	ns := cli.Namespace(fs)
 	refDir := fs.String("refdata", "", "reference data directory: each participant in it gets its <ns>.out.<BIC> topic and a KafkaUser (default: the utility's users only)")
 	cluster := fs.String("cluster", "", "the Strimzi Kafka cluster (the strimzi.io/cluster label) (required)")
 	k8sNS := fs.String("k8s-namespace", "", "Kubernetes namespace of the resources (default: kubectl's)")
+	api := fs.String("strimzi-api", "v1", "apiVersion of the resources: v1 (kafka.strimzi.io/v1: Strimzi 0.49 and later, the only one Strimzi 1.x serves) or v1beta2 (Strimzi before 0.49)")
 	layout := cli.LayoutFlags(fs, topics.MaxReplication)
 	if err := fs.Read(args); err != nil {
 		return err
@@ -113,7 +115,11 @@ func topicsManifest(_ context.Context, args []string) error {
 		}
 		bics = topics.DeliveryBICs(set)
 	}
-	out, err := strimzi.NamespaceManifest(*ns, o, bics, strimzi.Options{Cluster: *cluster, Namespace: *k8sNS})
+	apiVersion, ok := strimzi.APIVersions[*api]
+	if !ok {
+		return cli.UsageError{Msg: fmt.Sprintf("--strimzi-api %q: want v1 or v1beta2", *api)}
+	}
+	out, err := strimzi.NamespaceManifest(*ns, o, bics, strimzi.Options{Cluster: *cluster, Namespace: *k8sNS, APIVersion: apiVersion})
 	if err != nil {
 		return err
 	}
@@ -156,42 +162,79 @@ func refdataLoad(ctx context.Context, args []string) error {
 	return nil
 }
 
-func process(ctx context.Context, args []string) error {
-	fs := cli.Flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--lookup ADDR] [--stall-after DUR] [--no-create-topics]")
-	kafka, ns := cli.KafkaFlags(fs), cli.Namespace(fs)
-	topicOpts := cli.TopicFlags(fs)
-	refDir := fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
-	pf := cli.AddProcessFlags(fs, "127.0.0.1:0")
-	fs.LogFlags()
-	if err := fs.Read(args); err != nil {
-		return err
-	}
-	to, err := topicOpts()
+// processCmd is ste process's command line: its flags, and the instance
+// options they make (options, then instance once the cluster answered).
+// Every flag --help lists reaches the options it names
+// (TestProcessFlagsReachOptions holds each one to it).
+type processCmd struct {
+	fs        *cli.FlagSet
+	kafka     func() (kafkaconn.Config, error)
+	ns        *string
+	topicOpts func() (topics.Options, error)
+	refDir    *string
+	pf        *cli.ProcessFlags
+}
+
+func newProcessCmd() *processCmd {
+	c := &processCmd{fs: cli.Flags("process", "[--brokers B] [--namespace NS] [--groups validate,identity,match] [--instance-id ID] [--refdata DIR] [--retention DUR] [--utility-bic BIC] [--utility-key FILE] [--http ADDR] [--lookup ADDR] [--stall-after DUR] [--deliver-per-participant] [--no-create-topics]")}
+	c.kafka, c.ns = cli.KafkaFlags(c.fs), cli.Namespace(c.fs)
+	c.topicOpts = cli.TopicFlags(c.fs)
+	c.refDir = c.fs.String("refdata", "", "first publish this reference data directory to <ns>.refdata (like ste refdata load)")
+	c.pf = cli.AddProcessFlags(c.fs, "127.0.0.1:0")
+	c.fs.LogFlags()
+	return c
+}
+
+// options are the instance's options from the flags read, checked, before
+// anything is connected: all but the utility's signer, its secret and the
+// instance's identity (instance).
+func (c *processCmd) options() (instance.Options, error) {
+	to, err := c.topicOpts()
 	if err != nil {
+		return instance.Options{}, err
+	}
+	o, err := c.pf.Check()
+	if err != nil {
+		return o, err
+	}
+	if o.Kafka, err = c.kafka(); err != nil {
+		return o, err
+	}
+	o.Namespace, o.RefdataDir, o.Topics, o.Logger = *c.ns, *c.refDir, to, c.fs.Log
+	return o, nil
+}
+
+// instance completes o with the signer, the secret and a claimed identity;
+// release gives the identity back.
+func (c *processCmd) instance(o instance.Options) (instance.Options, func(), error) {
+	return c.pf.Instance(o, c.fs.Log)
+}
+
+func process(ctx context.Context, args []string) error {
+	c := newProcessCmd()
+	if err := c.fs.Read(args); err != nil {
 		return err
 	}
-	o, err := pf.Check()
+	o, err := c.options()
 	if err != nil {
 		return err
 	}
 	// The cluster first: a refused login or certificate, or a topic the
 	// operator has not made, is the one line the operator sees, not
 	// preceded by warnings about the key.
-	k, err := cli.Reachable(ctx, kafka)
-	if err != nil {
+	if _, err := cli.Reachable(ctx, func() (kafkaconn.Config, error) { return o.Kafka, nil }); err != nil {
 		return err
 	}
-	if to.NoCreate {
-		if err := topics.CheckOn(ctx, k, *ns); err != nil {
+	if o.Topics.NoCreate {
+		if err := topics.CheckOn(ctx, o.Kafka, o.Namespace); err != nil {
 			return err
 		}
 	}
-	o, release, err := pf.Instance(o, fs.Log)
+	o, release, err := c.instance(o)
 	if err != nil {
 		return err
 	}
 	defer release()
-	o.Kafka, o.Namespace, o.RefdataDir, o.Topics = k, *ns, *refDir, to
 	return instance.Run(ctx, o)
 }
 

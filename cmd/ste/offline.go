@@ -55,13 +55,16 @@ func loadRefdata(dir string) (*refdata.Set, error) {
 }
 
 func gen(ctx context.Context, args []string) error {
-	fs := cli.Flags("gen", "--trades N --out FILE [--seed N] [--refdata DIR] [--mix standard|realistic]")
+	fs := cli.Flags("gen", "--trades N --out FILE [--seed N] [--refdata DIR] [--mix standard|realistic] [--created-day YYYY-MM-DD]")
 	trades := fs.Int("trades", 0, "number of trades (required)")
 	out := fs.String("out", "", "message set file to write; .gz or .zst compresses (required)")
-	seed := fs.Uint64("seed", 1, "generator seed: the same seed gives the same file")
+	seed := fs.Uint64("seed", 1, "generator seed: the same seed and --created-day give the same file")
 	refDir := fs.String("refdata", "", "reference data directory (default: the committed set)")
 	mix := fs.String("mix", "standard", "standard (1 NOE + 2 ALC + 2 NPR + 2 SET per trade) or realistic")
-	tradeDate := fs.String("trade-date", "2026-11-02", "TradeDate of every trade; Created times run through that day")
+	day := ""
+	createdDay := func(v string) error { day = v; return nil }
+	fs.Func("created-day", "the day of the set: every trade's TradeDate, and its messages' Created times run from 01:00 to 09:00 UTC of it (default: today, UTC, so that the set sits with live messages in one event-time clock; give a day for a fixed set)", createdDay)
+	fs.Func("trade-date", "the same as --created-day", createdDay)
 	plansOut := fs.Bool("plans", false, "also write FILE.trades.jsonl: each trade's key, scenario and built outcome")
 	if err := fs.Read(args); err != nil {
 		return err
@@ -69,18 +72,34 @@ func gen(ctx context.Context, args []string) error {
 	if *trades <= 0 || *out == "" {
 		return cli.UsageError{Msg: "--trades (positive) and --out are required"}
 	}
-	td, err := date.Parse(*tradeDate)
-	if err != nil {
-		return cli.UsageError{Msg: "--trade-date: " + err.Error()}
+	td := workload.Today()
+	if day != "" {
+		var err error
+		if td, err = date.Parse(day); err != nil {
+			return cli.UsageError{Msg: "--created-day: " + err.Error()}
+		}
 	}
 	ref, err := loadRefdata(*refDir)
 	if err != nil {
 		return err
 	}
-	man, err := workload.WriteFiles(workload.Options{Trades: *trades, Seed: *seed, Mix: workload.Mix(*mix), Ref: ref, TradeDate: td},
-		*out, *plansOut)
+	o := workload.Options{Trades: *trades, Seed: *seed, Mix: workload.Mix(*mix), Ref: ref, TradeDate: td}
+	// On a terminal, a bar: trades signed and bytes written (ste drive's
+	// style); a large set takes minutes and hundreds of MB.
+	var bar *cli.ProgressBar
+	if cli.IsTerminal(os.Stderr) {
+		bar = cli.NewProgressBar(os.Stderr, int64(*trades), "trades")
+		o.Progress = func(trades int, bytes int64) { bar.Set(int64(trades), cli.Bytes(bytes)+" written") }
+	}
+	man, err := workload.WriteFiles(o, *out, *plansOut)
+	if bar != nil {
+		bar.Done()
+	}
 	if err != nil {
 		return err
+	}
+	if fi, err := os.Stat(*out); err == nil {
+		fmt.Fprintf(os.Stderr, "wrote %d messages of %d trades to %s (%s)\n", man.Messages, man.Trades, *out, cli.Bytes(fi.Size()))
 	}
 	line, _ := json.Marshal(man)
 	fmt.Println(string(line))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -38,23 +39,43 @@ func plot(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Every file written is named on stderr, as ste report --plot does.
+	written := func(files ...string) {
+		for _, f := range files {
+			fmt.Fprintf(os.Stderr, "plot written to %s\n", f)
+		}
+	}
 	switch kind {
 	case "littles":
 		knee, err := plots.Littles(runs, *out)
 		if err == nil {
 			fmt.Printf("knee at about %.0f msg/s\n", knee)
+			written(*out)
 		}
 		return err
 	case "instances":
-		return plots.Instances(runs, *out)
+		err := plots.Instances(runs, *out)
+		if err == nil {
+			written(*out)
+		}
+		return err
 	case "degradation":
-		return plots.Degradation(runs[0], *out)
+		err := plots.Degradation(runs[0], *out)
+		if err == nil {
+			written(*out)
+		}
+		return err
 	case "timeline":
 		ext := filepath.Ext(*out)
 		if ext != ".png" && ext != ".svg" {
 			ext = ".svg"
 		}
-		return plots.Timeline(runs[0], *title, strings.TrimSuffix(*out, filepath.Ext(*out)), ext)
+		base := strings.TrimSuffix(*out, filepath.Ext(*out))
+		err := plots.Timeline(runs[0], *title, base, ext)
+		if err == nil {
+			written(base+"-queues"+ext, base+"-latency"+ext)
+		}
+		return err
 	}
 	return cli.UsageError{Msg: fmt.Sprintf("unknown plot %q", kind)}
 }

@@ -72,6 +72,10 @@ type variable struct {
 }
 
 // Dashboards lists the dashboard files.
+// ConsoleGatewayDashboard is the dashboard of the console's and the
+// gateway's own metrics (the others are the processors' and analytics').
+const ConsoleGatewayDashboard = "grafana/dashboards/ste-console-gateway.json"
+
 func Dashboards() ([]string, error) {
 	names, err := files.ReadDir("grafana/dashboards")
 	if err != nil {

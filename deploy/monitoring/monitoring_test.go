@@ -98,7 +98,8 @@ func TestDashboardPromQLParses(t *testing.T) {
 	}
 	var b strings.Builder
 	b.WriteString("groups:\n  - name: dashboards\n    rules:\n")
-	grafana := strings.NewReplacer("$__rate_interval", "1m", "$__interval", "1m", "$__range", "1h", `"$job"`, `".*"`)
+	grafana := strings.NewReplacer("$__rate_interval", "1m", "$__interval", "1m", "$__range", "1h", `"$job"`, `".*"`,
+		`"$gateway_job"`, `".*"`, `"$console_job"`, `".*"`)
 	for i, q := range qs {
 		expr := grafana.Replace(q.Text)
 		if strings.HasPrefix(expr, "label_values(") {

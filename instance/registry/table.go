@@ -6,6 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/ste-utility/ste/when"
 )
 
 // WriteTable writes the entries as ste instances prints them, with how long
@@ -15,7 +17,7 @@ func WriteTable(w io.Writer, list []Entry, now time.Time) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tGROUPS\tHTTP\tREADY\tHEALTH\tVERSION\tHOST\tPID\tLAST SEEN")
 	for _, e := range list {
-		seen := fmt.Sprintf("%.0fs ago", now.Sub(e.LastSeen).Seconds())
+		seen := when.Human(now.Sub(e.LastSeen).Round(time.Second)) + " ago"
 		if e.Stale {
 			seen += " (stale)"
 		}

@@ -20,7 +20,7 @@ func TestWriteTable(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "ID  ") ||
 		!strings.Contains(lines[1], "validate,match") || !strings.HasSuffix(lines[1], "3s ago") ||
-		!strings.HasSuffix(lines[2], "90s ago (stale)") {
+		!strings.HasSuffix(lines[2], "1m30s ago (stale)") {
 		t.Fatalf("table:\n%s", b.String())
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/ste-utility/ste/measure/oplaw"
 	"github.com/ste-utility/ste/measure/sink"
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/date"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
@@ -155,6 +156,14 @@ type Options struct {
 	Signer     *schemas.Signer
 	Feed       Feed // nil: no analytics
 	Progress   func(format string, a ...any)
+	// Generating and Processing, when set, are told how far the set's
+	// generation (trades, bytes written) and the processing (CLS arrived of
+	// those expected; done on the last call) have come, a few times a
+	// second: ste bench draws its bars with them.
+	Generating func(trades int, bytes int64)
+	Processing func(cls, expected int, done bool)
+	// Day is the set's day (workload.Options.TradeDate; default today, UTC).
+	Day date.Date
 }
 
 // Run runs one experiment. A processor instance that fails ends the run
@@ -183,8 +192,15 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if o.Forged > 0 {
 		forged = fmt.Sprintf("-forged%g", o.Forged)
 	}
-	setPath := filepath.Join(home, fmt.Sprintf("set-%s-%d-seed%d%s.xml", o.Mix, o.Trades, o.Seed, forged))
-	man, err := cachedSet(setPath, workload.Options{Trades: o.Trades, Mix: o.Mix, Seed: o.Seed, Forged: o.Forged})
+	// Dated today by default: a set of another day would sit apart from any
+	// live message in the event-time clock (workload.Today).
+	day := o.Day
+	if day == 0 {
+		day = workload.Today()
+	}
+	setPath := filepath.Join(home, fmt.Sprintf("set-%s-%d-seed%d%s-%s.xml", o.Mix, o.Trades, o.Seed, forged, day))
+	man, err := cachedSet(setPath, workload.Options{Trades: o.Trades, Mix: o.Mix, Seed: o.Seed, Forged: o.Forged, TradeDate: day,
+		Progress: o.Generating})
 	if err != nil {
 		return res, err
 	}
@@ -286,7 +302,28 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	}
 	res.DriveSeconds = dr.Seconds
 	progress("bench: drove %d messages in %.1fs", dr.Sent, dr.Seconds)
+	stopTrack := make(chan struct{})
+	tracked := make(chan struct{})
+	go func() {
+		defer close(tracked)
+		if o.Processing == nil {
+			return
+		}
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			o.Processing(sk.Count(), man.Matched, false)
+			select {
+			case <-stopTrack:
+				o.Processing(sk.Count(), man.Matched, true)
+				return
+			case <-t.C:
+			}
+		}
+	}()
 	got := sk.Wait(ctx, man.Matched, 60*time.Second)
+	close(stopTrack)
+	<-tracked
 	// Let the last outputs and exceptions land before counting them.
 	wctx, cancelWait := context.WithTimeout(ctx, 30*time.Second)
 	lag.WaitZero(wctx, adm, lag.Groups(ns), lag.WaitOptions{})

@@ -41,7 +41,7 @@ func (rt *wiring) handle(st topology.Stage, decide func(stages.Input, stages.Sta
 			snk.gate = rt.commits.Take(ctx)
 			defer snk.gate.Done(nil) // the callback's own hold, after the guard's writes
 		}
-		w.run(snk, in, start, func() *stages.Result {
+		w.run(snk, in, start, 0, func() *stages.Result {
 			if rt.cfg.Hook != nil {
 				rt.cfg.Hook(st, ctx, msg)
 			}
@@ -139,14 +139,19 @@ type writer struct {
 
 // run decides and writes one record and records the stage's metrics for
 // it: whatever decide returns, or, if it or the writing panics, the
-// record's INTERNAL exception. start is when the record reached the stage.
-func (w *writer) run(snk *sink, in stages.Input, start time.Time, decide func() *stages.Result) {
+// record's INTERNAL exception. start is when the work run does began (a
+// callback's: when the record reached the stage); spent is the work done
+// on the record before it (the validate stage's batch verification: its
+// callback and its share of its batch's verification). The record's
+// processing time is spent and the time since start — never its wait in
+// a queue, which its critical time holds.
+func (w *writer) run(snk *sink, in stages.Input, start time.Time, spent time.Duration, decide func() *stages.Result) {
 	var inboundTS int64
 	defer func() {
 		if p := recover(); p != nil {
 			w.internal(snk, in, p)
 		}
-		w.cfg.Metrics.observe(w.st, in.Partition, start, inboundTS)
+		w.cfg.Metrics.observeWork(w.st, spent+time.Since(start), inboundTS)
 	}()
 	r := decide()
 	if r.Envelope != nil {
@@ -205,7 +210,23 @@ func (w *writer) write(snk *sink, in stages.Input, r *stages.Result) {
 	}
 	if r.ClockRead {
 		m.clock(in.Partition, r.Clock)
+		if r.ClockJumpedFrom != 0 {
+			w.clockJumped(in.Partition, r.ClockJumpedFrom, r.Clock)
+		}
 	}
+}
+
+// clockJumped warns of, and counts, a message that moved its match
+// partition's event-time clock from from to to, by more than the retention
+// at once (stages.Decider.sweep): every trade of the partition whose
+// newest message is older than the retention before the new clock expires
+// now.
+func (w *writer) clockJumped(p int32, from, to int64) {
+	by := time.Duration(to - from)
+	w.cfg.Metrics.clockJump(p, by, w.cfg.Now())
+	w.cfg.Logger.Warn("event-time clock jumped by more than the retention at once: every trade of this partition whose newest message is older than the retention before the new clock expires now (a message dated far ahead of the others: test data of another day, or a sender's clock)",
+		"partition", p, "from", schemas.FormatTimestamp(from), "to", schemas.FormatTimestamp(to), "jump", by.Round(time.Second).String(),
+		"retention", w.decide.Retention().String())
 }
 
 // out emits one record and counts it as an output of the stage.

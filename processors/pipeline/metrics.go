@@ -23,14 +23,20 @@ type Metrics struct {
 	Processing *prometheus.HistogramVec
 	Critical   *prometheus.HistogramVec
 	Clock      *prometheus.GaugeVec
-	Rejected   *prometheus.CounterVec
-	Accepted   *prometheus.CounterVec
-	Expired    *prometheus.CounterVec
-	Corrupt    *prometheus.CounterVec
-	OpenTrades *prometheus.GaugeVec
-	Rebalances prometheus.Counter
-	Restarts   *prometheus.CounterVec
-	Internal   *prometheus.CounterVec
+	// ClockJumps count, per match partition, the times one message moved
+	// the event-time clock by more than the retention at once (a message
+	// dated far ahead of the others: every older trade expires with it);
+	// ClockJump is the last such jump's size and ClockJumpAt its wall time.
+	ClockJumps             *prometheus.CounterVec
+	ClockJump, ClockJumpAt *prometheus.GaugeVec
+	Rejected               *prometheus.CounterVec
+	Accepted               *prometheus.CounterVec
+	Expired                *prometheus.CounterVec
+	Corrupt                *prometheus.CounterVec
+	OpenTrades             *prometheus.GaugeVec
+	Rebalances             prometheus.Counter
+	Restarts               *prometheus.CounterVec
+	Internal               *prometheus.CounterVec
 	// VerifyBatch is the size of the validate stage's signature batches
 	// (verifyqueue.go): how many records the fetches delivered while the
 	// last batch was verified.
@@ -93,6 +99,12 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 			Buckets: prometheus.ExponentialBuckets(1e-4, 2, 20)}, []string{"stage"}),
 		Clock: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_event_time_clock_seconds",
 			Help: "Event-time clock (newest accepted Created) per match partition."}, []string{"partition"}),
+		ClockJumps: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_event_time_jumps_total",
+			Help: "Times a match partition's event-time clock moved by more than the retention at once (a message dated far ahead: the older trades expired with it)."}, []string{"partition"}),
+		ClockJump: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_event_time_last_jump_seconds",
+			Help: "Size of a match partition's last event-time jump beyond the retention (ste_event_time_jumps_total)."}, []string{"partition"}),
+		ClockJumpAt: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_event_time_last_jump_timestamp_seconds",
+			Help: "Wall time (Unix seconds) of a match partition's last event-time jump beyond the retention."}, []string{"partition"}),
 		Rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_rejected_total",
 			Help: "Records rejected, by reason."}, []string{"reason"}),
 		Accepted: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_matched_messages_total",
@@ -137,20 +149,25 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	m.in.label, m.stageOut.label, m.processing.label, m.critical.label = stage, stage, stage, stage
 	m.outs.label = func(i uint8) string { return schemas.MsgType(i).String() }
 	m.newMsg, m.dupMsg = m.Accepted.WithLabelValues("new"), m.Accepted.WithLabelValues("duplicate")
-	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.Rejected, m.Accepted, m.Expired,
+	reg.MustRegister(m.In, m.StageOut, m.Out, m.Processing, m.Critical, m.Clock, m.ClockJumps, m.ClockJump, m.ClockJumpAt, m.Rejected, m.Accepted, m.Expired,
 		m.Corrupt, m.OpenTrades, m.Rebalances, m.Restarts, m.Internal, m.VerifyBatch, m.SealBatch, m.AuditBatch, m.TableBatch, m.Lag, m.GroupLag, m.TableRestored, m.TableRebuilds, m.Trades)
 	return m
 }
 
-func (m *Metrics) observe(st topology.Stage, p int32, start time.Time, inboundTS int64) {
+// observeWork counts a record into stage st: its processing time is the
+// work given — the stage's time on the record itself, which for the
+// validate stage's batch verification is not one stretch of time (its
+// callback, its share of its batch's verification, its writing: the
+// writer's run) — and its critical time runs from its inbound record's
+// timestamp (0: unknown) to now.
+func (m *Metrics) observeWork(st topology.Stage, work time.Duration, inboundTS int64) {
 	if m == nil {
 		return
 	}
 	m.in.get(uint8(st)).Inc()
-	now := time.Now()
-	m.processing.get(uint8(st)).Observe(now.Sub(start).Seconds())
+	m.processing.get(uint8(st)).Observe(work.Seconds())
 	if inboundTS > 0 {
-		m.critical.get(uint8(st)).Observe(float64(now.UnixMicro()-inboundTS) / 1e6)
+		m.critical.get(uint8(st)).Observe(float64(time.Now().UnixMicro()-inboundTS) / 1e6)
 	}
 }
 
@@ -206,6 +223,15 @@ func (m *Metrics) emitted(outs []schemas.Output) {
 func (m *Metrics) clock(p int32, clock int64) {
 	if m != nil {
 		m.Clock.WithLabelValues(strconv.Itoa(int(p))).Set(float64(clock) / 1e9)
+	}
+}
+
+func (m *Metrics) clockJump(p int32, by time.Duration, at time.Time) {
+	if m != nil {
+		label := strconv.Itoa(int(p))
+		m.ClockJumps.WithLabelValues(label).Inc()
+		m.ClockJump.WithLabelValues(label).Set(by.Seconds())
+		m.ClockJumpAt.WithLabelValues(label).Set(float64(at.UnixMilli()) / 1e3)
 	}
 }
 

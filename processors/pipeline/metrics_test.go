@@ -18,9 +18,9 @@ func TestMetricsCountPerLabel(t *testing.T) {
 	m := NewMetrics(reg)
 	start := time.Now()
 	for range 3 {
-		m.observe(topology.StageMatch, 0, start, start.UnixMicro())
+		m.observeWork(topology.StageMatch, time.Since(start), start.UnixMicro())
 	}
-	m.observe(topology.StageValidate, 0, start, 0)
+	m.observeWork(topology.StageValidate, time.Since(start), 0)
 	m.out(topology.StageMatch)
 	m.emitted([]schemas.Output{{Type: schemas.ACK}, {Type: schemas.CLS}, {Type: schemas.ACK}})
 	m.accepted(false)
@@ -72,4 +72,30 @@ func value(t *testing.T, c prometheus.Counter) float64 {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// TestObserveWork: a validate record's processing time is the work given
+// (its share of a batch), not the time since it was queued; its critical
+// time runs to now, and it counts in.
+func TestObserveWork(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	m := NewMetrics(reg)
+	inbound := time.Now().Add(-2 * time.Second).UnixMicro()
+	m.observeWork(topology.StageValidate, 300*time.Microsecond, inbound)
+	var d dto.Metric
+	if err := m.Processing.WithLabelValues("validate").(prometheus.Metric).Write(&d); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.GetHistogram().GetSampleSum(); got < 299e-6 || got > 301e-6 {
+		t.Errorf("processing observed %v s, want the 300 µs of work", got)
+	}
+	if err := m.Critical.WithLabelValues("validate").(prometheus.Metric).Write(&d); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.GetHistogram().GetSampleSum(); got < 2 {
+		t.Errorf("critical observed %v s, want the 2 s since the inbound record", got)
+	}
+	if got := value(t, m.In.WithLabelValues("validate")); got != 1 {
+		t.Errorf("in{validate} = %v", got)
+	}
 }

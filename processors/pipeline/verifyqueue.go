@@ -57,9 +57,14 @@ type queued struct {
 	vd      validation.Verdict
 	pending *validation.Pending // nil: the verdict is final
 	start   time.Time
-	gate    *commits.Gate // its deferred commit, held while it is queued
-	prod    goka.Producer
-	panic   any // the decision panicked in the callback: an INTERNAL exception
+	// work is the time spent on the record itself: its decoding in the
+	// callback and its share of its batch's verification (its writing is
+	// added as it is written) — not its wait in the queue
+	// (ste_stage_processing_seconds; the wait is in the critical time).
+	work  time.Duration
+	gate  *commits.Gate // its deferred commit, held while it is queued
+	prod  goka.Producer
+	panic any // the decision panicked in the callback: an INTERNAL exception
 }
 
 type verifyQueue struct {
@@ -103,6 +108,7 @@ func (q *verifyQueue) callback(ctx goka.Context, msg any) {
 		qd.prod = *p
 	}
 	qd.gate = rt.commits.Take(ctx)
+	qd.work = time.Since(qd.start)
 	q.b.Add(qd)
 }
 
@@ -120,6 +126,14 @@ func (q *verifyQueue) verify(batch []*queued) {
 		return
 	}
 	ok := make([]bool, len(items))
+	began := time.Now()
+	defer func() {
+		// Each record's share of the batch's verification is its work.
+		share := time.Since(began) / time.Duration(len(items))
+		for _, i := range idx {
+			batch[i].work += share
+		}
+	}()
 	func() {
 		// A batch that fails in the curve code (it panics when the
 		// system's randomness fails) must not stop the queue: every
@@ -153,7 +167,7 @@ func (q *verifyQueue) write(batch []*queued) {
 			continue
 		}
 		snk := &sink{prod: qd.prod, gate: qd.gate, audit: rt.audits[topology.StageValidate]}
-		w.run(snk, qd.in, qd.start, func() *stages.Result {
+		w.run(snk, qd.in, time.Now(), qd.work, func() *stages.Result {
 			if qd.panic != nil {
 				panic(qd.panic)
 			}

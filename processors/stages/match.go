@@ -46,6 +46,7 @@ func (d *Decider) Match(in Input, st State) *Result {
 // apply applies a message to its trade: the outputs it causes, or the
 // CONFLICTING_DUPLICATE of another content under an identity the trade holds.
 func (d *Decider) apply(in Input, st State, t *matching.Trade, m *schemas.Message, e *envelope.Envelope, it matching.Interner) *Result {
+	prev := d.clock(in.Partition) // before this message moves it
 	outs, res := t.Apply(&matching.Inbound{Msg: m, Digest: e.Digest, NetUnits: int(e.NetUnits)}, &d.engine, it)
 	switch res {
 	case matching.Conflict:
@@ -61,7 +62,7 @@ func (d *Decider) apply(in Input, st State, t *matching.Trade, m *schemas.Messag
 		st.SetValue(b)
 	}
 	r := &Result{Envelope: e, Outputs: outs, End: envelope.EventApplied, Outcome: "accepted", Matched: MatchedNew}
-	d.sweep(in.Partition, st, r)
+	d.sweep(in.Partition, st, prev, r)
 	r.Market, r.Cutoff = d.cutoffOf(t)
 	if res == matching.Duplicate {
 		r.End, r.Outcome, r.Matched = envelope.EventReemitted, "duplicate", MatchedDuplicate
@@ -139,17 +140,38 @@ func load(st State, key schemas.TradeKey, it matching.Interner) (t *matching.Tra
 // tombstone past its TTL) to be looked at: goka lets a callback change only
 // the state of its own key, and calls one for a key by a message or a visit
 // of the whole table (VisitAll), never by due time.
-func (d *Decider) sweep(p int32, st State, r *Result) {
+//
+// prev is the clock before the message: when the message moved it by more
+// than the retention at once, the Result says so (ClockJumpedFrom) — one
+// message dated far ahead of the others (a live message sent into a
+// namespace of old test data, a clock set wrong at a participant) expires
+// every trade older than the retention before it, right by the contract
+// (messages.md §5, Retention) but worth an operator's eye: the runtime
+// warns and counts it (ste_event_time_jumps_total), the console shows it.
+// The clock before is the table's, recovered with it, so the first message
+// after a restart or a takeover is held to the clock the partition had.
+func (d *Decider) sweep(p int32, st State, prev int64, r *Result) {
 	t := d.cfg.Tables(topology.StageMatch, p)
 	if t == nil {
 		return
 	}
 	clock := t.Clock()
 	r.Clock, r.ClockRead = clock, true
+	if prev > 0 && clock-prev > int64(d.cfg.Retention) {
+		r.ClockJumpedFrom = prev
+	}
 	for _, k := range t.Due(clock - 1) {
 		e := &envelope.Envelope{Kind: envelope.KindExpire, Partition: -1, Offset: -1, Clock: clock}
 		st.Loopback(k, e.Marshal())
 	}
+}
+
+// clock is match partition p's event-time clock now (0: no table open).
+func (d *Decider) clock(p int32) int64 {
+	if t := d.cfg.Tables(topology.StageMatch, p); t != nil {
+		return t.Clock()
+	}
+	return 0
 }
 
 // expire looks at a trade the clock made due: a tombstone past its TTL is

@@ -39,6 +39,10 @@ type Result struct {
 	// were swept (ClockRead): the runtime's gauge.
 	Clock     int64
 	ClockRead bool
+	// ClockJumpedFrom, when not 0, is the clock before this message, which
+	// moved it to Clock by more than the retention at once (Decider.sweep):
+	// the runtime warns and counts the jump.
+	ClockJumpedFrom int64
 }
 
 // Record is one record a stage decided to write.

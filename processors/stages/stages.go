@@ -129,6 +129,10 @@ func New(cfg Config) *Decider {
 
 func (d *Decider) now() int64 { return d.cfg.Now().UnixMicro() }
 
+// Retention is the retention the decisions hold trades to (Config's, or
+// its default).
+func (d *Decider) Retention() time.Duration { return d.cfg.Retention }
+
 // Step stamps the envelope's journey with stage st's event, now.
 func (d *Decider) Step(e *envelope.Envelope, st topology.Stage, ev envelope.Event) {
 	e.Steps = append(e.Steps, envelope.Step{Stage: st, At: d.now(), Event: ev})

@@ -46,6 +46,9 @@ type chain struct {
 	offset           int64
 	outputs          []schemas.Output
 	ends             []*Result
+	// match, when set, is the match stage's state of a key (else a
+	// mapState over trades).
+	match func(key string) State
 }
 
 func newChain() *chain {
@@ -65,7 +68,10 @@ func (c *chain) send(t *testing.T, raw []byte) *Result {
 		}
 		rec := r.Records[0]
 		table := map[topology.Stage]map[string][]byte{topology.StageIdentity: c.identity, topology.StageMatch: c.trades}[st]
-		s := &mapState{table: table, key: rec.Key}
+		var s State = &mapState{table: table, key: rec.Key}
+		if st == topology.StageMatch && c.match != nil {
+			s = c.match(rec.Key)
+		}
 		in := Input{Topic: rec.Topic, Key: rec.Key, Value: rec.Value}
 		if st == topology.StageIdentity {
 			r = c.d.Identity(in, s)

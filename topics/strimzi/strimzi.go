@@ -15,11 +15,22 @@ import (
 	"github.com/ste-utility/ste/topics/access"
 )
 
-// APIVersion of the KafkaTopic resources (Strimzi 0.45 and later).
-const APIVersion = "kafka.strimzi.io/v1beta2"
+// API versions of the resources: v1 by default — Strimzi 1.x serves it
+// alone, 0.49 to 0.51 beside v1beta2 — and v1beta2 for Strimzi before 0.49
+// (ste topics manifest --strimzi-api v1beta2). STE's fields are the same in
+// both.
+const (
+	APIVersion        = "kafka.strimzi.io/v1"
+	APIVersionV1Beta2 = "kafka.strimzi.io/v1beta2"
+)
+
+// APIVersions are the versions Options.APIVersion may name, short.
+var APIVersions = map[string]string{"v1": APIVersion, "v1beta2": APIVersionV1Beta2}
 
 // Options of the manifest.
 type Options struct {
+	// APIVersion of the resources; "" is APIVersion (v1).
+	APIVersion string
 	// Cluster is the Strimzi Kafka resource the topics belong to (the
 	// strimzi.io/cluster label the topic operator watches).
 	Cluster string
@@ -51,6 +62,13 @@ type Spec struct {
 	Config     map[string]string `yaml:"config"`
 }
 
+func (o Options) apiVersion() string {
+	if o.APIVersion == "" {
+		return APIVersion
+	}
+	return o.APIVersion
+}
+
 // Resources are the KafkaTopic resources of specs.
 func Resources(specs []topics.Spec, o Options) ([]KafkaTopic, error) {
 	if o.Cluster == "" {
@@ -64,7 +82,7 @@ func Resources(specs []topics.Spec, o Options) ([]KafkaTopic, error) {
 			return nil, fmt.Errorf("topics %s and %s would both be resource %s", other, s.Name, name)
 		}
 		seen[name] = s.Name
-		out = append(out, KafkaTopic{APIVersion: APIVersion, Kind: "KafkaTopic",
+		out = append(out, KafkaTopic{APIVersion: o.apiVersion(), Kind: "KafkaTopic",
 			Metadata: Metadata{Name: name, Namespace: o.Namespace, Labels: map[string]string{
 				"strimzi.io/cluster": o.Cluster, "app.kubernetes.io/part-of": "ste"}},
 			Spec: Spec{TopicName: s.Name, Partitions: s.Partitions, Replicas: s.Replication, Config: s.Configs}})

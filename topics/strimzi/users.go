@@ -55,7 +55,7 @@ func Users(ps []access.Principal, o Options) ([]KafkaUser, error) {
 			return nil, fmt.Errorf("two principals are user %s", p.User)
 		}
 		seen[p.User] = true
-		u := KafkaUser{APIVersion: APIVersion, Kind: "KafkaUser",
+		u := KafkaUser{APIVersion: o.apiVersion(), Kind: "KafkaUser",
 			Metadata: Metadata{Name: p.User, Namespace: o.Namespace, Labels: map[string]string{
 				"strimzi.io/cluster": o.Cluster, "app.kubernetes.io/part-of": "ste", "ste/role": string(p.Role)}}}
 		u.Spec.Authentication.Type = "scram-sha-512"
