@@ -172,12 +172,12 @@ type Server struct {
 	inflight *bodyBudget
 	// demoKeyed: participants holding their public demo keys, last warned of.
 	demoKeyed atomic.Int32
-	origin   *origin // fixed by --public-url, else per request
-	tls      bool
-	trades   TradeLookup
-	parts    atomic.Int32 // partitions of <ns>.outbound, once known
-	tails    *tails       // one consumer per partition of <ns>.outbound read
-	starts   atomic.Pointer[startOffsets]
+	origin    *origin // fixed by --public-url, else per request
+	tls       bool
+	trades    TradeLookup
+	parts     atomic.Int32 // partitions of <ns>.outbound, once known
+	tails     *tails       // one consumer per partition of <ns>.outbound read
+	starts    atomic.Pointer[startOffsets]
 	// refreshing: a refresh of starts runs beside the reads.
 	refreshing atomic.Bool
 
