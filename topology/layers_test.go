@@ -49,7 +49,7 @@ var layers = []struct {
 	{"interfaces", "the participants' gateway, the operators' console, the command line, the demo, the binary",
 		[]string{"gateway", "console", "cli", "demo", "cmd/ste"}},
 	{"suites", "tests of the whole: no production code",
-		[]string{"conformance", "docs", "deploy", "deploy/kafka", "deploy/monitoring", "e2e", "e2e/chaos"}},
+		[]string{"conformance", "docs", "deploy", "deploy/kafka", "deploy/monitoring", "e2e/v3set", "e2e", "e2e/chaos"}},
 }
 
 const module = "github.com/ste-utility/ste/"

@@ -2,6 +2,7 @@ package outcome
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 )
@@ -148,6 +149,10 @@ func (t *Trade) String() string {
 	}
 	if t.CLS != "" {
 		s += " with CLS"
+	}
+	if len(t.Standing) > 0 {
+		keys := slices.Sorted(maps.Keys(t.Standing))
+		s = strings.TrimSpace(s + " standing " + strings.Join(keys, ", "))
 	}
 	return s
 }
