@@ -13,9 +13,9 @@
 // affirms, which depends on which matched first in processing order: the
 // Kafka path's order within a trade differs from the file's (inbound is
 // keyed by sender). So an AUTO investment manager's trades are only those
-// with one set that can ever match, and get no lifecycle message of their
-// own (a REJECT or a cancellation before the match would decide whether
-// the utility affirms at all).
+// with one set that can ever match, in any order, and get no lifecycle
+// message of their own (a REJECT or a cancellation before the match would
+// decide whether the utility affirms at all).
 package v3set
 
 import (
@@ -130,12 +130,23 @@ func Build(o Options) (*Set, error) {
 			ref.PutAffirmation(refdata.Affirmation{InvMgr: im, Mode: refdata.AffirmAuto})
 		}
 	}
-	// An AUTO investment manager's trades that could match with two sets
-	// are left out (see the package doc).
-	ambiguous := map[string]bool{"cancel_resend": true, "replace": true, "replace_chain": true}
+	// An AUTO investment manager's trades are those of the scenarios where
+	// no other set of the trade's messages matches, in any order (see the
+	// package doc): a NOE cancelled after its trade matched is pending
+	// under the lock of the utility's AFF, while cancelled first it leaves
+	// the trade incomplete; a second NOE, a cancel and resend, a replace
+	// of a correct message are alike.
+	single := func(sc string) bool {
+		switch sc {
+		case "clean", "duplicate", "tolerance_net_amount", "conflicting_duplicate", "invalid",
+			"incomplete_missing_set", "parked_custodian":
+			return true
+		}
+		return strings.HasPrefix(sc, "mismatch_") && sc != "mismatch_double_noe"
+	}
 	kept := recs[:0:0]
 	for i, r := range recs {
-		if k := keyOf[i]; k != "" && ref.AutoAffirms(trades[k].invMgr) && ambiguous[scenario[k]] {
+		if k := keyOf[i]; k != "" && ref.AutoAffirms(trades[k].invMgr) && !single(scenario[k]) {
 			continue
 		}
 		kept = append(kept, r)
