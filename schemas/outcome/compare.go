@@ -365,3 +365,20 @@ func isV3(status string) bool {
 	}
 	return false
 }
+
+// StandingKinds counts the standing outputs of the set's trades
+// (Options.Standing) by kind — "ALG", "CNF", "BLK", "STATUS" (version 3
+// values) — one per trade and receiver: what a standing comparison holds.
+func (s *Set) StandingKinds() map[string]int {
+	n := map[string]int{}
+	for _, t := range s.led.Trades() {
+		if t.Status == schemas.Expired.String() {
+			continue
+		}
+		for k := range standing(t, isV3(t.Status)) {
+			kind, _, _ := strings.Cut(k, " ")
+			n[kind]++
+		}
+	}
+	return n
+}
