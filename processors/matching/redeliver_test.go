@@ -188,3 +188,15 @@ func TestLayoutV2WithoutTheRedeliverySection(t *testing.T) {
 		t.Fatalf("%v %+v", err, back.AutoPending)
 	}
 }
+
+// The table's timers read every value written: without an allocation.
+func TestReadAllegeAtAllocatesNothing(t *testing.T) {
+	f := newFixture(t)
+	f.sendAll(standard("T1")[:3])
+	tr := f.book.Trade(tradeKey("T1"))
+	tr.AllegeAt = 42
+	b, _ := tr.MarshalBinary()
+	if n := testing.AllocsPerRun(100, func() { ReadAllegeAt(b) }); n != 0 {
+		t.Fatalf("%v allocations", n)
+	}
+}

@@ -124,38 +124,49 @@ func readTimelinessV1(r *reader, entries []Entry) {
 // for a tombstone, a value that is not a trade's, or one written before the
 // extension (decode it and ask Trade.Risk).
 func ReadRisk(b []byte) (r Risk, ok bool) {
-	r, _, ok = readTail(b)
-	return r, ok
+	t, ok := readTail(b)
+	if !ok {
+		return Risk{}, false
+	}
+	return Risk{Market: string(t.market), TradeDate: string(t.tradeDate), Open: t.open}, true
 }
 
 // ReadAllegeAt reads a trade value's allegement timer (Trade.AllegeAt)
-// from its tail without decoding the trade; 0 when it has none, and ok
+// from its tail without decoding the trade (nor allocating: the table's
+// timers read it from every value written); 0 when it has none, and ok
 // false for a tombstone or a value without the tail (decode it).
 func ReadAllegeAt(b []byte) (at int64, ok bool) {
-	_, at, ok = readTail(b)
-	return at, ok
+	t, ok := readTail(b)
+	return t.allegeAt, ok
 }
 
-func readTail(b []byte) (r Risk, allegeAt int64, ok bool) {
+// tail is a value's tail read in place.
+type tail struct {
+	open              bool
+	tradeDate, market []byte
+	allegeAt          int64
+}
+
+func readTail(b []byte) (t tail, ok bool) {
 	tomb, _, hok := Header(b)
 	if !hok || tomb || len(b) < headerLen+2 || b[len(b)-1] != tailMagic {
-		return Risk{}, 0, false
+		return tail{}, false
 	}
 	n := int(b[len(b)-2])
 	end := len(b) - 2
 	if end-n < headerLen {
-		return Risk{}, 0, false
+		return tail{}, false
 	}
 	rd := bin.Reader{B: b[end-n : end]}
 	open := rd.Byte()
-	r.TradeDate = string(rd.Bytes())
-	r.Market = string(rd.Bytes())
+	t.tradeDate = rd.Bytes()
+	t.market = rd.Bytes()
 	if len(rd.B) > 0 && !rd.Bad {
-		allegeAt = rd.Varint()
+		t.allegeAt = rd.Varint()
 	}
-	if rd.Bad || len(rd.B) != 0 || open > 1 || len(r.TradeDate) != 10 {
-		return Risk{}, 0, false
+	if rd.Bad || len(rd.B) != 0 || open > 1 || len(t.tradeDate) != 10 {
+		return tail{}, false
 	}
-	r.Open = open == 1
-	return r, allegeAt, true
+	t.open = open == 1
+	return t, true
 }

@@ -27,7 +27,11 @@ import (
 type Timers struct {
 	mu sync.Mutex
 	at map[string]int64 // key → its timer, while not handed out
-	h  timerHeap        // entries, some stale (at differs from the map's)
+	// h holds, for every key of at, an entry due no later than its timer
+	// (a timer moved later keeps its entry, re-indexed when it pops: a
+	// trade's every message moves its timer), and stale entries of keys
+	// cleared or handed out.
+	h timerHeap
 }
 
 // NewTimers is an empty set of timers.
@@ -41,10 +45,11 @@ func (t *Timers) Put(key string, at int64) {
 		delete(t.at, key)
 		return
 	}
-	if old, ok := t.at[key]; ok && old == at {
-		return
-	}
+	old, ok := t.at[key]
 	t.at[key] = at
+	if ok && old <= at {
+		return // its entry pops first and is re-indexed then
+	}
 	heap.Push(&t.h, timer{at, key})
 }
 
@@ -57,11 +62,16 @@ func (t *Timers) Due(now int64) []Timer {
 	var out []Timer
 	for len(t.h) > 0 && t.h[0].at <= now {
 		e := heap.Pop(&t.h).(timer)
-		if at, ok := t.at[e.key]; !ok || at != e.at {
-			continue // stale: moved, cleared or handed out
+		at, ok := t.at[e.key]
+		switch {
+		case !ok:
+			continue // stale: cleared or handed out
+		case at > now:
+			heap.Push(&t.h, timer{at, e.key}) // moved on: indexed again
+			continue
 		}
 		delete(t.at, e.key)
-		out = append(out, Timer{Key: e.key, At: e.at})
+		out = append(out, Timer{Key: e.key, At: at})
 	}
 	if len(t.h) > 2*len(t.at)+64 {
 		t.compactLocked()
@@ -88,14 +98,12 @@ func (t *Timers) Len() int {
 	return len(t.at)
 }
 
-// compactLocked drops the stale entries: a trade that keeps getting
-// messages moves its timer each time.
+// compactLocked rebuilds the heap from the timers, dropping the stale
+// entries (timers cleared, or moved earlier).
 func (t *Timers) compactLocked() {
-	h := t.h[:0]
-	for _, e := range t.h {
-		if at, ok := t.at[e.key]; ok && at == e.at {
-			h = append(h, e)
-		}
+	h := make(timerHeap, 0, len(t.at))
+	for k, at := range t.at {
+		h = append(h, timer{at, k})
 	}
 	t.h = h
 	heap.Init(&t.h)
