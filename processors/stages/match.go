@@ -11,7 +11,8 @@ import (
 
 // Match applies an accepted message (or an exact duplicate, or a message
 // whose identity entry is poisoned) to its trade, or looks at a trade the
-// clock made due (the loopback).
+// event-time clock (retention) or its allegement timer (wall clock) made
+// due: the loopback.
 func (d *Decider) Match(in Input, st State) *Result {
 	e, err := envelope.Unmarshal(in.Value)
 	if err != nil {
