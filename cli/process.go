@@ -19,6 +19,7 @@ import (
 // ste process flag works there too.
 type ProcessFlags struct {
 	groups, instanceID, bic, keyFile, httpAddr, tables, stallAfter, atRiskLead *string
+	allegementDelay                                                            *string
 	lookupAddr                                                                 *string
 	retention                                                                  Retention
 	noVerify, deliver, standby                                                 *bool
@@ -27,20 +28,21 @@ type ProcessFlags struct {
 
 func AddProcessFlags(fs *FlagSet, httpDefault string) *ProcessFlags {
 	return &ProcessFlags{
-		groups:     fs.String("groups", EnvOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)"),
-		instanceID: fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME"),
-		retention:  AddRetention(fs, "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)"),
-		bic:        fs.String("utility-bic", EnvOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC ($STE_UTILITY_BIC)"),
-		keyFile:    fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file ($STE_UTILITY_KEY); default: the public demo key, with a warning"),
-		httpAddr:   fs.String("http", EnvOr("STE_HTTP", httpDefault), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)"),
-		lookupAddr: fs.String("lookup", EnvOr("STE_LOOKUP", httpDefault), "address of the trade lookup (/trades), for the console and the gateway: its own listener, every request with the utility's lookup token ($STE_LOOKUP; \"\" turns it off; the address taken is in the log and the registry)"),
-		noVerify:   fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
-		deliver:    fs.Bool("deliver-per-participant", os.Getenv("STE_DELIVER_PER_PARTICIPANT") == "1", "also copy each record of <ns>.outbound to <ns>.out.<BIC> for its key ($STE_DELIVER_PER_PARTICIPANT=1)"),
-		tables:     fs.String("tables", EnvOr("STE_TABLES", instance.TablesDisk), "where the identity and match tables live: disk (under the instance's directory in $STE_HOME, resumed from there after a restart) or memory (rebuilt from the changelogs at every start) ($STE_TABLES)"),
-		standby:    fs.Bool("standby", os.Getenv("STE_STANDBY") != "0", "with disk tables, keep the identity and match partitions other instances own as hot standbys, following their changelogs, so that a lost instance's partitions are taken over without replaying them; costs each instance the whole tables' disk space and changelog reads ($STE_STANDBY=0 turns it off)"),
-		Secret:     SecretFlag(fs),
-		atRiskLead: fs.String("at-risk-lead", EnvOr("STE_AT_RISK_LEAD", "2h"), "an unmatched trade counts in ste_trades_at_risk from this long before its market cutoff (markets.csv; $STE_AT_RISK_LEAD)"),
-		stallAfter: fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
+		groups:          fs.String("groups", EnvOr("STE_GROUPS", "all"), "processor groups to run, comma-separated: validate, identity, match, or all ($STE_GROUPS)"),
+		instanceID:      fs.String("instance-id", os.Getenv("STE_INSTANCE_ID"), "this instance's id ($STE_INSTANCE_ID); default: a stable id from a free slot under $STE_HOME"),
+		retention:       AddRetention(fs, "72h", "event-time retention of trades past their newest Created (e.g. 72h, 3d)"),
+		bic:             fs.String("utility-bic", EnvOr("STE_UTILITY_BIC", refdata.DefaultUtilityBIC), "the utility's own BIC ($STE_UTILITY_BIC)"),
+		keyFile:         fs.String("utility-key", os.Getenv("STE_UTILITY_KEY"), "the utility's Ed25519 signing key file ($STE_UTILITY_KEY); default: the public demo key, with a warning"),
+		httpAddr:        fs.String("http", EnvOr("STE_HTTP", httpDefault), "address of /healthz, /readyz, /metrics and /status ($STE_HTTP; \"\" turns it off; the address taken is in the log and the registry)"),
+		lookupAddr:      fs.String("lookup", EnvOr("STE_LOOKUP", httpDefault), "address of the trade lookup (/trades), for the console and the gateway: its own listener, every request with the utility's lookup token ($STE_LOOKUP; \"\" turns it off; the address taken is in the log and the registry)"),
+		noVerify:        fs.Bool("no-verify", false, "skip Ed25519 verification of inbound signatures (benchmarking only)"),
+		deliver:         fs.Bool("deliver-per-participant", os.Getenv("STE_DELIVER_PER_PARTICIPANT") == "1", "also copy each record of <ns>.outbound to <ns>.out.<BIC> for its key ($STE_DELIVER_PER_PARTICIPANT=1)"),
+		tables:          fs.String("tables", EnvOr("STE_TABLES", instance.TablesDisk), "where the identity and match tables live: disk (under the instance's directory in $STE_HOME, resumed from there after a restart) or memory (rebuilt from the changelogs at every start) ($STE_TABLES)"),
+		standby:         fs.Bool("standby", os.Getenv("STE_STANDBY") != "0", "with disk tables, keep the identity and match partitions other instances own as hot standbys, following their changelogs, so that a lost instance's partitions are taken over without replaying them; costs each instance the whole tables' disk space and changelog reads ($STE_STANDBY=0 turns it off)"),
+		Secret:          SecretFlag(fs),
+		atRiskLead:      fs.String("at-risk-lead", EnvOr("STE_AT_RISK_LEAD", "2h"), "an unmatched trade counts in ste_trades_at_risk from this long before its market cutoff (markets.csv; $STE_AT_RISK_LEAD)"),
+		stallAfter:      fs.String("stall-after", "60s", "/healthz turns unhealthy when a partition this instance owns is behind and makes no progress for this long (table recovery included)"),
+		allegementDelay: fs.String("allegement-delay", EnvOr("STE_ALLEGEMENT_DELAY", "60s"), "quiet time (wall clock) after a trade's last message before its allegements (ALG) are sent; 0 sends them after every message ($STE_ALLEGEMENT_DELAY)"),
 	}
 }
 
@@ -82,8 +84,15 @@ func (p *ProcessFlags) Check() (instance.Options, error) {
 			return o, err
 		}
 	}
+	alg, err := when.Duration(*p.allegementDelay)
+	if err != nil || alg < 0 {
+		return o, UsageError{Msg: "--allegement-delay must be a duration of 0 or more (e.g. 60s, 5m; 0: after every message)"}
+	}
+	if alg == 0 {
+		alg = instance.AllegeEveryMessage
+	}
 	return instance.Options{Stages: stages, Retention: ret, Verify: !*p.noVerify, HTTPAddr: *p.httpAddr, LookupAddr: *p.lookupAddr, Tables: *p.tables, Standby: *p.standby, StallAfter: stall,
-		AtRiskLead: lead, DeliverPerParticipant: *p.deliver}, nil
+		AtRiskLead: lead, DeliverPerParticipant: *p.deliver, AllegementDelay: alg}, nil
 }
 
 // Instance completes o with the signer and a claimed identity; release

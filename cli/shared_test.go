@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/exceptions"
+	"github.com/ste-utility/ste/instance"
 	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/trust"
 )
@@ -79,7 +80,7 @@ func TestSecretFlag(t *testing.T) {
 // ProcessFlags.Check: each flag's bad value is a usage error naming it;
 // the defaults make the options of ste process.
 func TestProcessFlagsCheck(t *testing.T) {
-	for _, env := range []string{"STE_GROUPS", "STE_TABLES", "STE_AT_RISK_LEAD", "STE_INSTANCE_ID"} {
+	for _, env := range []string{"STE_GROUPS", "STE_TABLES", "STE_AT_RISK_LEAD", "STE_INSTANCE_ID", "STE_ALLEGEMENT_DELAY"} {
 		t.Setenv(env, "")
 	}
 	check := func(args ...string) error {
@@ -101,6 +102,8 @@ func TestProcessFlagsCheck(t *testing.T) {
 		{[]string{"--at-risk-lead", "soon"}, "--at-risk-lead"},
 		{[]string{"--retention", "1m"}, "--retention"},
 		{[]string{"--instance-id", "a/b"}, "--instance-id"},
+		{[]string{"--allegement-delay", "-1s"}, "--allegement-delay"},
+		{[]string{"--allegement-delay", "later"}, "--allegement-delay"},
 	} {
 		if err := check(c.args...); !usageErr(err, c.want) {
 			t.Errorf("%v: %v, want a usage error on %s", c.args, err, c.want)
@@ -112,8 +115,18 @@ func TestProcessFlagsCheck(t *testing.T) {
 		t.Fatal(err)
 	}
 	o, err := p.Check()
-	if err != nil || o.Retention != 72*time.Hour || o.Verify || len(o.Stages) == 0 || o.AtRiskLead != 2*time.Hour {
+	if err != nil || o.Retention != 72*time.Hour || o.Verify || len(o.Stages) == 0 || o.AtRiskLead != 2*time.Hour ||
+		o.AllegementDelay != time.Minute {
 		t.Errorf("defaults: %+v %v", o, err)
+	}
+	// --allegement-delay 0 is after every message.
+	fs = Flags("process", "")
+	p = AddProcessFlags(fs, "")
+	if err := fs.Read([]string{"--allegement-delay", "0"}); err != nil {
+		t.Fatal(err)
+	}
+	if o, err := p.Check(); err != nil || o.AllegementDelay != instance.AllegeEveryMessage {
+		t.Errorf("--allegement-delay 0: %v %v", o.AllegementDelay, err)
 	}
 }
 

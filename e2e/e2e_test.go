@@ -25,8 +25,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/e2e/v3set"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/outcome"
+	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 )
@@ -208,18 +210,39 @@ func newFixture(t *testing.T, b backend, trades int) *fixture {
 // outcome (ste match), and touches no broker.
 func prepareFixture(t *testing.T, brokers string, trades int) *fixture {
 	t.Helper()
+	f := newFixtureDir(t, brokers)
+	ste(t, nil, "gen", "--trades", fmt.Sprint(trades), "--mix", "realistic", "--seed", "5", "--refdata", f.refdata, "--out", f.set)
+	f.expect()
+	return f
+}
+
+// newFixtureDir makes a namespace name and generated reference data; the
+// processes it starts allege after allegementDelay.
+func newFixtureDir(t *testing.T, brokers string) *fixture {
+	t.Helper()
 	nsSeq.Lock()
 	nsSeq.n++
 	ns := fmt.Sprintf("e2e%d%d", time.Now().UnixNano()%1e6, nsSeq.n)
 	nsSeq.Unlock()
 	dir := t.TempDir()
 	f := &fixture{t: t, brokers: brokers, conn: kafkaconn.Plaintext(brokers), ns: ns, set: filepath.Join(dir, "set.xml"), refdata: filepath.Join(dir, "ref"),
-		env: []string{"STE_BROKERS=" + brokers, "STE_NAMESPACE=" + ns}}
+		env: []string{"STE_BROKERS=" + brokers, "STE_NAMESPACE=" + ns, "STE_ALLEGEMENT_DELAY=" + allegementDelay.String()}}
 	ste(t, nil, "refdata", "gen", "--out", f.refdata, "--seed", "3")
-	ste(t, nil, "gen", "--trades", fmt.Sprint(trades), "--mix", "realistic", "--seed", "5", "--refdata", f.refdata, "--out", f.set)
-	out := filepath.Join(dir, "match")
+	return f
+}
+
+// allegementDelay is the processes' --allegement-delay in the suite: the
+// standing allegements are compared once it has passed.
+const allegementDelay = time.Second
+
+// expect runs ste match on the fixture's set: the expected outcome.
+func (f *fixture) expect() {
+	t := f.t
+	t.Helper()
+	out := filepath.Join(filepath.Dir(f.set), "match")
 	var sum struct {
 		Accepted   int `json:"accepted"`
+		Auto       int `json:"auto"`
 		Exceptions int `json:"exceptions"`
 	}
 	if err := json.Unmarshal([]byte(ste(t, nil, "match", "--in", f.set, "--refdata", f.refdata, "--out", out)), &sum); err != nil {
@@ -229,10 +252,10 @@ func prepareFixture(t *testing.T, brokers string, trades int) *fixture {
 	var err error
 	f.expected, err = outcome.FromMatchDir(out)
 	must(t, err)
-	if c := f.expected.Counts(); c.ACKs != sum.Accepted || c.Exceptions != sum.Exceptions {
-		t.Fatalf("ste match wrote %d ACKs and %d exceptions, summary says %d and %d", c.ACKs, c.Exceptions, sum.Accepted, sum.Exceptions)
+	if c := f.expected.Counts(); c.ACKs != sum.Accepted+sum.Auto || c.Exceptions != sum.Exceptions {
+		t.Fatalf("ste match wrote %d ACKs and %d exceptions, summary says %d (and %d of the utility's AFFs) and %d",
+			c.ACKs, c.Exceptions, sum.Accepted, sum.Auto, sum.Exceptions)
 	}
-	return f
 }
 
 func must(t *testing.T, err error) {
@@ -242,9 +265,12 @@ func must(t *testing.T, err error) {
 	}
 }
 
-// compare holds the observed outputs to ste match's.
+// compare holds the observed outputs to ste match's: the contract's
+// standing outputs (docs/spec/messages.md §6) — each receiver's last
+// STATUS, CNF, BLK and ALG of every trade, the CLS — and every ACK and
+// NACK.
 func (f *fixture) compare(o *outcome.Set) *outcome.Diff {
-	return outcome.Compare(f.expected, o, outcome.Options{A: "ste match", B: "topics"})
+	return outcome.Compare(f.expected, o, outcome.Options{A: "ste match", B: "topics", Standing: true})
 }
 
 // waitComplete polls the outputs until every accepted message has its ACK,
@@ -268,9 +294,17 @@ func (f *fixture) waitComplete(timeout time.Duration) *outcome.Set {
 			timeout, err, got.ACKs, want.ACKs, got.Exceptions, want.Exceptions,
 			got.Settled, want.Settled, f.compare(o).Report(5))
 	}
-	o, err := topics.ReadOutcome(ctx, f.conn, f.ns)
-	must(f.t, err)
-	return o
+	// Allegements stand once the delay has passed with no message: the
+	// timers' loopbacks come after lag 0.
+	deadline := time.Now().Add(allegementDelay + time.Minute)
+	for {
+		o, err := topics.ReadOutcome(ctx, f.conn, f.ns)
+		must(f.t, err)
+		if f.compare(o).Equal() || time.Now().After(deadline) {
+			return o
+		}
+		time.Sleep(500 * time.Millisecond)
+	}
 }
 
 // check holds the observed outputs to ste match's.
@@ -341,6 +375,39 @@ func TestConformance(t *testing.T) {
 					must(t, p.stop(t, syscall.SIGTERM))
 				}
 			})
+			t.Run("v3 set shuffled: two instances match ste match", func(t *testing.T) {
+				f := newV3Fixture(t, b, 200)
+				p1 := startProcess(t, f.env)
+				p2 := startProcess(t, f.env)
+				f.drive(0)
+				f.check(f.waitComplete(3 * time.Minute))
+				must(t, p1.stop(t, syscall.SIGTERM))
+				must(t, p2.stop(t, syscall.SIGTERM))
+			})
+			t.Run("v3 set shuffled: groups apart", func(t *testing.T) {
+				f := newV3Fixture(t, b, 150)
+				procs := []*proc{
+					startProcess(t, f.env, "--groups", "validate"),
+					startProcess(t, f.env, "--groups", "identity"),
+					startProcess(t, f.env, "--groups", "match"),
+				}
+				f.drive(0)
+				f.check(f.waitComplete(3 * time.Minute))
+				for _, p := range procs {
+					must(t, p.stop(t, syscall.SIGTERM))
+				}
+			})
+			t.Run("v3 set shuffled: kill -9 mid-stream", func(t *testing.T) {
+				f := newV3Fixture(t, b, 200)
+				p := startProcess(t, f.env)
+				driven := make(chan struct{})
+				go func() { defer close(driven); f.drive(600) }()
+				f.waitProgress(0.4, p)
+				p.stop(t, syscall.SIGKILL)
+				startProcess(t, f.env)
+				<-driven
+				f.check(f.waitComplete(3 * time.Minute))
+			})
 			t.Run("graceful restart mid-stream", func(t *testing.T) {
 				f := newFixture(t, b, 300)
 				p := startProcess(t, f.env)
@@ -367,4 +434,30 @@ func TestConformance(t *testing.T) {
 			})
 		})
 	}
+}
+
+// newV3Fixture prepares a scenario of a version 3 set (e2e/v3set: AUTO and
+// MANUAL affirmation, a rejection, an amendment, cancellations, rogue
+// SETs), shuffled, against generated reference data with its investment
+// managers' affirmation modes, and loads them with ste topics create and
+// ste refdata load.
+func newV3Fixture(t *testing.T, b backend, trades int) *fixture {
+	t.Helper()
+	f := newFixtureDir(t, b.brokers(t))
+	ref, err := refdata.LoadDir(f.refdata)
+	must(t, err)
+	s, err := v3set.Build(v3set.Options{Trades: trades, Seed: 13, Ref: ref})
+	must(t, err)
+	must(t, os.WriteFile(f.set, append(bytes.Join(s.Records, []byte("\n")), '\n'), 0o644))
+	af, err := os.OpenFile(filepath.Join(f.refdata, refdata.AffirmationFile), os.O_APPEND|os.O_WRONLY, 0)
+	must(t, err)
+	for _, im := range s.Auto {
+		fmt.Fprintf(af, "%s,AUTO\n", im)
+	}
+	must(t, af.Close())
+	f.expect()
+	ste(t, f.env, "topics", "create")
+	ste(t, f.env, "refdata", "load", "--dir", f.refdata)
+	t.Logf("v3 set: %d records, %d AUTO investment managers, cases %v", len(s.Records), len(s.Auto), s.Cases)
+	return f
 }

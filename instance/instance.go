@@ -31,6 +31,7 @@ import (
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/produce"
+	"github.com/ste-utility/ste/processors/stages"
 	"github.com/ste-utility/ste/processors/supervise"
 	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/processors/validation"
@@ -56,6 +57,11 @@ type Options struct {
 	// RefdataDir, if set, is published to <ns>.refdata first.
 	RefdataDir string
 	Retention  time.Duration
+	// AllegementDelay is the quiet time after a trade's last message before
+	// its allegements are sent (messages.md §5a; wall clock): 0 is the
+	// default, 60 s; AllegeEveryMessage (negative) after every
+	// message (ste process --allegement-delay 0).
+	AllegementDelay time.Duration
 	// AtRiskLead: how far ahead of its market cutoff an unmatched trade
 	// counts in ste_trades_at_risk (0: query.DefaultAtRiskLead).
 	AtRiskLead time.Duration
@@ -160,6 +166,10 @@ func (o *Options) validate() error {
 	}
 	return nil
 }
+
+// AllegeEveryMessage as Options.AllegementDelay sends a trade's
+// allegements after every message (ste process --allegement-delay 0).
+const AllegeEveryMessage = stages.AllegeEveryMessage
 
 // Where tables live (Options.Tables).
 const (
@@ -356,7 +366,7 @@ func (r *runtime) run(ctx context.Context) error {
 		Kafka: o.Kafka,
 		Config: pipeline.Config{Names: topology.Names{NS: o.Namespace}, Validator: v, Signer: o.Signer,
 			Retention: o.Retention, AtRiskLead: o.AtRiskLead, Metrics: r.metrics, Sandbox: r.o.Sandbox, Hook: o.Hook,
-			Tolerances: &r.refdata, Secret: o.Secret},
+			Tolerances: &r.refdata, Affirmation: &r.refdata, AllegementDelay: o.AllegementDelay, Secret: o.Secret},
 		Logger:      r.log,
 		Stages:      o.Stages,
 		InstanceID:  r.id.ID,
@@ -382,7 +392,7 @@ func (r *runtime) run(ctx context.Context) error {
 
 // followRefdata reads reference data to its end — no inbound message is
 // consumed before — and keeps applying later changes to the validator and
-// to r.refdata (the match group's tolerances). Every instance reads it,
+// to r.refdata (the match group's tolerances and affirmation modes). Every instance reads it,
 // whatever its groups: all of them sign outputs, and refdata.CheckSigner
 // refuses a key the utility's row does not list.
 // It returns nil, nil when ctx ends first.

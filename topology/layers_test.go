@@ -54,7 +54,7 @@ var layers = []struct {
 	{"interfaces", "the participants' gateway, the operators' console, the command line, the demo, the binary",
 		[]string{"gateway", "adapters/iso20022", "console", "cli", "demo", "cmd/ste"}},
 	{"suites", "tests of the whole, and the test gate's command (make gates, make verify-all): no production code",
-		[]string{"conformance", "docs", "deploy", "deploy/kafka", "deploy/monitoring", "e2e", "e2e/chaos",
+		[]string{"conformance", "docs", "deploy", "deploy/kafka", "deploy/monitoring", "e2e/v3set", "e2e", "e2e/chaos",
 			"testgate/cmd/gates"}},
 }
 

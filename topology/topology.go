@@ -83,11 +83,15 @@ func groups(n Names) []Group {
 			Inputs:  []string{n.Verdicts()},
 			Table:   Table(n.IdentityGroup()),
 			Outputs: []string{n.Accepted(), n.Exceptions(), n.Outbound(), n.Audit()}},
+		// The match stage also writes <ns>.inbound (the utility's AFFs for
+		// AUTO investment managers, messages.md §5a step 4) and
+		// <ns>.v1.verdicts (an identity it rejected, released: a rejected
+		// message does not claim its MsgId, §4).
 		{Name: n.MatchGroup(), Stage: StageMatch,
 			Inputs:  []string{n.Accepted()},
 			Loop:    Loop(n.MatchGroup()),
 			Table:   Table(n.MatchGroup()),
-			Outputs: []string{n.CLS(), n.Outbound(), n.Exceptions(), n.Audit()}},
+			Outputs: []string{n.CLS(), n.Outbound(), n.Exceptions(), n.Audit(), n.Inbound(), n.Verdicts()}},
 	}
 }
 

@@ -91,6 +91,7 @@ func TestProcessFlagsReachOptions(t *testing.T) {
 		"standby":                 {args: []string{"--standby=false"}, fields: []string{"Standby"}},
 		"utility-secret":          {args: []string{"--utility-secret", secretFile}, fields: []string{"Secret"}},
 		"at-risk-lead":            {args: []string{"--at-risk-lead", "3h"}, fields: []string{"AtRiskLead"}, check: func(o instance.Options) bool { return o.AtRiskLead == 3*time.Hour }},
+		"allegement-delay":        {args: []string{"--allegement-delay", "5m"}, fields: []string{"AllegementDelay"}, check: func(o instance.Options) bool { return o.AllegementDelay == 5*time.Minute }},
 		"stall-after":             {args: []string{"--stall-after", "2m"}, fields: []string{"StallAfter"}},
 		"log-format":              {args: []string{"--log-format", "json"}, fields: []string{"Logger"}},
 		"log-level":               {args: []string{"--log-level", "debug"}, fields: []string{"Logger"}},

@@ -2,6 +2,7 @@ package chaos
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -17,11 +18,13 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/e2e/v3set"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/outcome"
+	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
@@ -221,12 +224,9 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 	groupRestarted := groupRestarts(ctx, b.Addr(), ns)
 
 	// At lag 0 every output is written (a commit follows its outputs'
-	// acknowledgement); read them and hold them to ste match.
-	got, err := topics.ReadOutcome(ctx, kafkaconn.Plaintext(b.Addr()), ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := outcome.Compare(expected, got, outcome.Options{A: "ste match", B: backend})
+	// acknowledgement); read them and hold them to ste match — the
+	// standing outputs too, the allegements once the delay has passed.
+	got, d := settle(ctx, t, kafkaconn.Plaintext(b.Addr()), ns, expected, backend)
 	if !d.Equal() {
 		t.Fatalf("outputs differ from ste match after the chaos (replay the schedule: STE_CHAOS_SEED=%d): %s", seed, d.Report(10))
 	}
@@ -235,8 +235,40 @@ func runChaos(t *testing.T, backend string, p plan, seed uint64) {
 	}
 	n := got.Counts()
 	t.Logf("CHAOS %s seed %d: %d kills, %d broker restart, converged %.1f s after the last fault; "+
-		"%d group restarts in-process; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades)",
-		backend, seed, kills, brokerKill, converged.Seconds(), groupRestarted, n.ACKs, n.Exceptions, n.Settled)
+		"%d group restarts in-process; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades; standing: %s)",
+		backend, seed, kills, brokerKill, converged.Seconds(), groupRestarted, n.ACKs, n.Exceptions, n.Settled, standingCounts(got))
+}
+
+// allegementDelay is the instances' --allegement-delay in the suite.
+const allegementDelay = 2 * time.Second
+
+// settle reads the outputs until they hold ste match's, standing outputs
+// included — the last ALG to each participant of each trade is the
+// standing one ste match computes, and likewise the last CNF, BLK and a
+// version 3 STATUS — or a minute past the allegement delay has passed.
+// Allegements come after lag 0: the delay after each trade's last message,
+// the timers' loopbacks.
+func settle(ctx context.Context, t *testing.T, conn kafkaconn.Config, ns string, expected *outcome.Set, name string) (*outcome.Set, *outcome.Diff) {
+	t.Helper()
+	deadline := time.Now().Add(allegementDelay + time.Minute)
+	for {
+		got, err := topics.ReadOutcome(ctx, conn, ns)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := outcome.Compare(expected, got, outcome.Options{A: "ste match", B: name, Standing: true})
+		if d.Equal() || time.Now().After(deadline) {
+			return got, d
+		}
+		time.Sleep(time.Second)
+	}
+}
+
+// standingCounts says how many trades have a standing output of each kind,
+// and to how many receivers: what the standing comparison held.
+func standingCounts(s *outcome.Set) string {
+	n := s.StandingKinds()
+	return fmt.Sprintf("%d ALG, %d CNF, %d BLK, %d version 3 STATUS", n["ALG"], n["CNF"], n["BLK"], n["STATUS"])
 }
 
 // journeysAndIdentitiesKept: at lag 0 every inbound record's journey has
@@ -300,13 +332,36 @@ func chaosSet(t *testing.T, dir string, rng *rand.Rand, trades int, dupShare flo
 	t.Helper()
 	ref, set, dups = filepath.Join(dir, "ref"), filepath.Join(dir, "set.xml"), filepath.Join(dir, "dups.xml")
 	ste(t, nil, "refdata", "gen", "--out", ref)
-	ste(t, nil, "gen", "--trades", fmt.Sprint(trades), "--mix", "realistic", "--seed", fmt.Sprint(seed%1000+1),
-		"--refdata", ref, "--out", set)
+	// A version 3 set: the realistic mix with affirmations (the utility's
+	// for AUTO investment managers), an amendment, cancellations, rogue
+	// SETs (e2e/v3set), in the order it is built in.
+	rd, err := refdata.LoadDir(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v3, err := v3set.Build(v3set.Options{Trades: trades, Seed: seed%1000 + 1, Ref: rd})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(set, append(bytes.Join(v3.Records, []byte("\n")), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	af, err := os.OpenFile(filepath.Join(ref, refdata.AffirmationFile), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, im := range v3.Auto {
+		fmt.Fprintf(af, "%s,AUTO\n", im)
+	}
+	if err := af.Close(); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("set: %d trades, %d AUTO investment managers, lifecycle cases %v", trades, len(v3.Auto), v3.Cases)
 	nSet, nDups = pickDuplicates(t, rng, set, dups, dupShare)
 	all := filepath.Join(dir, "all.xml")
 	concat(t, all, set, dups)
 	ste(t, nil, "match", "--in", all, "--refdata", ref, "--out", filepath.Join(dir, "match"))
-	expected, err := outcome.FromMatchDir(filepath.Join(dir, "match"))
+	expected, err = outcome.FromMatchDir(filepath.Join(dir, "match"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,9 +22,7 @@ import (
 
 	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/testgate"
-	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
 )
@@ -151,7 +149,8 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	cb := startClusterBackend(t, backend, dir)
 	addrs := cb.addrs()
 	ns := "chaoscl"
-	env := []string{"STE_BROKERS=" + addrs, "STE_NAMESPACE=" + ns, "STE_HOME=" + filepath.Join(dir, "home")}
+	env := []string{"STE_BROKERS=" + addrs, "STE_NAMESPACE=" + ns, "STE_HOME=" + filepath.Join(dir, "home"),
+		"STE_ALLEGEMENT_DELAY=" + allegementDelay.String()}
 	ste(t, env, "topics", "create", "--replication", "3", "--min-insync", "2")
 	ste(t, env, "refdata", "load", "--dir", ref)
 	adm := connect(t, addrs)
@@ -329,11 +328,7 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	if err != nil {
 		t.Fatalf("not at lag 0 %v after the last fault: %v (replay the schedule: STE_CHAOS_SEED=%d)", p.converge, err, seed)
 	}
-	got, err := topics.ReadOutcome(wctx, kafkaconn.Plaintext(addrs), ns)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := outcome.Compare(expected, got, outcome.Options{A: "ste match", B: backend + " x3"})
+	got, d := settle(wctx, t, kafkaconn.Plaintext(addrs), ns, expected, backend+" x3")
 	if !d.Equal() {
 		t.Fatalf("outputs differ from ste match after the cluster chaos (replay the schedule: STE_CHAOS_SEED=%d): %s", seed, d.Report(10))
 	}

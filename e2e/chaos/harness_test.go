@@ -428,7 +428,8 @@ type cluster struct {
 func startCluster(t *testing.T, backend, dir, ns, ref string, instances int) *cluster {
 	t.Helper()
 	c := &cluster{b: startBroker(t, backend, dir), ns: ns}
-	c.env = []string{"STE_BROKERS=" + c.b.Addr(), "STE_NAMESPACE=" + ns, "STE_HOME=" + filepath.Join(dir, "home")}
+	c.env = []string{"STE_BROKERS=" + c.b.Addr(), "STE_NAMESPACE=" + ns, "STE_HOME=" + filepath.Join(dir, "home"),
+		"STE_ALLEGEMENT_DELAY=" + allegementDelay.String()}
 	ste(t, c.env, "topics", "create")
 	ste(t, c.env, "refdata", "load", "--dir", ref)
 	c.adm = connect(t, c.b.Addr())

@@ -32,7 +32,8 @@ var ErrBatch = errors.New("table batch record unreadable")
 func IsBatch(key string) bool { return strings.HasPrefix(key, BatchPrefix) }
 
 // AppendEntry adds one write (key, value) to a batch record's value (nil
-// or empty: a new one).
+// or empty: a new one). A nil value is a deletion (a withdrawn claim,
+// processors/stages): EachEntry gives it back as nil.
 func AppendEntry(b []byte, key string, value []byte) []byte {
 	if len(b) == 0 {
 		b = append(b, batchV1)
@@ -59,7 +60,11 @@ func EachEntry(b []byte, fn func(key string, value []byte) error) error {
 			}
 			parts[i], b = b[w:w+int(n)], b[w+int(n):]
 		}
-		if err := fn(string(parts[0]), parts[1]); err != nil {
+		v := parts[1]
+		if len(v) == 0 {
+			v = nil // a deletion (no table value is empty)
+		}
+		if err := fn(string(parts[0]), v); err != nil {
 			return err
 		}
 	}

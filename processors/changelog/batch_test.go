@@ -23,6 +23,17 @@ func TestTableBatchRecordsReadBack(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("read back %q, want %q", got, want)
 	}
+	// An empty value is a deletion: read back as nil.
+	nils := 0
+	EachEntry(b, func(k string, v []byte) error {
+		if v == nil {
+			nils++
+		}
+		return nil
+	})
+	if nils != 1 {
+		t.Fatalf("%d deletions read back, want 1", nils)
+	}
 	// A record of the match table, or an identity's, stands for itself.
 	for _, st := range []topology.Stage{topology.StageMatch, topology.StageIdentity} {
 		k := key

@@ -36,3 +36,36 @@ func UnmarshalIdentity(b []byte) (ie Identity, ok bool) {
 	ie.TradeKey = schemas.TradeKey(binary.BigEndian.Uint64(b[25:33]))
 	return ie, true
 }
+
+// Release is what the match stage sends back to the identity stage, on
+// <ns>.v1.verdicts keyed by the identity, for a message the identity stage
+// accepted and its trade rejected (KEY_COLLISION, or CONFLICTING_DUPLICATE
+// of a message the identity stage had forgotten): a rejected message does
+// not claim its MsgId (messages.md §4), so the claim is withdrawn — if it
+// is still the claim of these bytes. Its layout byte is its own, so that a
+// build from before it reads it as a corrupt record and skips it, never as
+// a verdict.
+type Release struct {
+	Digest   matching.Digest
+	TradeKey schemas.TradeKey
+}
+
+const layoutRelease = 'R'
+
+// Marshal encodes the release.
+func (r Release) Marshal() []byte {
+	b := make([]byte, 0, 25)
+	b = append(b, layoutRelease)
+	b = append(b, r.Digest[:]...)
+	return binary.BigEndian.AppendUint64(b, uint64(r.TradeKey))
+}
+
+// UnmarshalRelease decodes Marshal; ok is false for anything else.
+func UnmarshalRelease(b []byte) (r Release, ok bool) {
+	if len(b) != 25 || b[0] != layoutRelease {
+		return Release{}, false
+	}
+	copy(r.Digest[:], b[1:17])
+	r.TradeKey = schemas.TradeKey(binary.BigEndian.Uint64(b[17:25]))
+	return r, true
+}

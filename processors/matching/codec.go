@@ -62,6 +62,9 @@ func MarshalTombstone(key schemas.TradeKey, t Tombstone) []byte {
 		b = appendString(b, a.Receiver)
 		b = binary.AppendUvarint(b, uint64(a.N))
 	}
+	if len(t.Purged) > 0 {
+		b = appendPrints(b, t.Purged) // added to v2 before its release: absent, none
+	}
 	return b
 }
 
@@ -80,6 +83,9 @@ func UnmarshalTombstone(b []byte) (Tombstone, error) {
 		t.Cancelled, t.Locked = f&flagCancelled != 0, f&flagLocked != 0
 		for n := r.count(); n > 0; n-- {
 			t.ALG = append(t.ALG, ALGCount{Receiver: r.string(), N: int(r.uvarint())})
+		}
+		if len(r.B) > 0 {
+			t.Purged = r.prints()
 		}
 	}
 	return t, r.err()
@@ -196,7 +202,94 @@ func (t *Trade) MarshalBinary() ([]byte, error) {
 		b = appendBytes(b, s.Body)
 	}
 	b = appendStrings(b, t.AutoSent)
+	b = appendRedelivery(b, t)
 	return appendRisk(b, t), nil
+}
+
+// The redelivery section (redeliver.go) follows AutoSent: a tag, its
+// length, then the pending AFFs, the prints of purged messages and the CNF
+// receivers gone. It was added to layout v2 before any release of v2; a
+// value without it (written before) reads with none, so a reader knows it
+// by its tag, which no tail starts with (a tail's first byte is 0 or 1).
+// Written only when it holds something: most trades never need it.
+const redeliveryTag = 'K'
+
+func appendRedelivery(b []byte, t *Trade) []byte {
+	if len(t.AutoPending) == 0 && len(t.Purged) == 0 && len(t.CNF.Gone) == 0 {
+		return b
+	}
+	var x []byte
+	x = binary.AppendUvarint(x, uint64(len(t.AutoPending)))
+	for _, p := range t.AutoPending {
+		x = appendString(x, p.MsgId)
+		x = binary.AppendVarint(x, p.MatchedAt)
+		x = append(x, p.Digest[:]...)
+		x = binary.AppendUvarint(x, uint64(len(p.Set)))
+		for _, i := range p.Set {
+			x = binary.AppendUvarint(x, uint64(i))
+		}
+	}
+	x = appendPrints(x, t.Purged)
+	x = binary.AppendUvarint(x, uint64(len(t.CNF.Gone)))
+	for _, g := range t.CNF.Gone {
+		x = appendString(x, g.Receiver)
+		x = binary.AppendUvarint(x, uint64(g.N))
+		x = append(x, g.Digest[:]...)
+	}
+	b = append(b, redeliveryTag)
+	return appendBytes(b, x)
+}
+
+func readRedelivery(r *reader, t *Trade) {
+	if r.Bad || len(r.B) == 0 || r.B[0] != redeliveryTag {
+		return
+	}
+	r.byte()
+	x := reader{Reader: bin.Reader{B: r.take(r.count())}, it: r.it}
+	for n := x.count(); n > 0; n-- {
+		p := AutoPending{MsgId: x.string(), MatchedAt: x.varint()}
+		copy(p.Digest[:], x.take(32))
+		for m := x.count(); m > 0; m-- {
+			i := int32(x.uvarint())
+			if int(i) >= len(t.Entries) || i < 0 {
+				x.Bad = true
+			}
+			p.Set = append(p.Set, i)
+		}
+		t.AutoPending = append(t.AutoPending, p)
+	}
+	t.Purged = x.prints()
+	for n := x.count(); n > 0; n-- {
+		g := CNFGone{Receiver: x.interned(), N: int(x.uvarint())}
+		copy(g.Digest[:], x.take(32))
+		t.CNF.Gone = append(t.CNF.Gone, g)
+	}
+	if x.Bad || len(x.B) != 0 {
+		r.Bad = true
+	}
+}
+
+func appendPrints(b []byte, ps []Print) []byte {
+	b = binary.AppendUvarint(b, uint64(len(ps)))
+	for _, p := range ps {
+		b = binary.BigEndian.AppendUint64(b, p.ID)
+		b = append(b, p.Digest[:]...)
+	}
+	return b
+}
+
+func (r *reader) prints() []Print {
+	n := r.count()
+	if n == 0 {
+		return nil
+	}
+	ps := make([]Print, 0, min(n, len(r.B)/24))
+	for ; n > 0 && !r.Bad; n-- {
+		p := Print{ID: binary.BigEndian.Uint64(r.take(8))}
+		copy(p.Digest[:], r.take(16))
+		ps = append(ps, p)
+	}
+	return ps
 }
 
 // UnmarshalTrade decodes MarshalBinary, of either layout; strings are
@@ -280,7 +373,8 @@ func UnmarshalTrade(b []byte, it Interner) (*Trade, error) {
 		t.ALG = append(t.ALG, ALGState{Receiver: r.interned(), N: int(r.uvarint()), NewN: int(r.uvarint()), Body: r.bytes()})
 	}
 	t.AutoSent = r.strings(false)
-	readRisk(&r)
+	readRedelivery(&r, t)
+	t.AllegeAt = readRisk(&r)
 	if err := r.err(); err != nil {
 		return nil, err
 	}

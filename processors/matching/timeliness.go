@@ -1,6 +1,8 @@
 package matching
 
 import (
+	"encoding/binary"
+
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/bin"
 )
@@ -17,9 +19,14 @@ import (
 // ends with the same tail:
 //
 //	[tail]       open (1 byte), TradeDate (string), market (string),
+//	             [AllegeAt (varint), when not 0],
 //	             the tail's length (1 byte), tailMagic (1 byte)
 //
-// ReadRisk reads the tail from the value's end, in either layout.
+// ReadRisk reads the tail from the value's end, in either layout, and
+// ReadAllegeAt the allegement timer the Kafka path keeps there (its
+// table's timers read it from every value written). A reader from before
+// AllegeAt skips the tail by its length (UnmarshalTrade), and its ReadRisk
+// reports none for a tail that holds it (the trade is decoded instead).
 const tailMagic = 0xE7
 
 // Risk is what the at-risk index keeps of a trade.
@@ -63,6 +70,9 @@ func appendRisk(b []byte, t *Trade) []byte {
 	b = appendBool(b, r.Open)
 	b = appendString(b, r.TradeDate)
 	b = appendString(b, r.Market)
+	if t.AllegeAt != 0 {
+		b = binary.AppendVarint(b, t.AllegeAt)
+	}
 	if n := len(b) - start; n < 256 {
 		return append(b, byte(n), tailMagic)
 	}
@@ -73,15 +83,29 @@ func appendRisk(b []byte, t *Trade) []byte {
 
 // readRisk skips the tail of a layout v2 value (derived from the rest), or
 // fails when there is something else.
-func readRisk(r *reader) {
+func readRisk(r *reader) (allegeAt int64) {
 	if r.Bad || len(r.B) == 0 {
-		return
+		return 0
 	}
-	if b := r.B; len(b) < 2 || b[len(b)-1] != tailMagic || int(b[len(b)-2])+2 != len(b) {
+	b := r.B
+	if len(b) < 2 || b[len(b)-1] != tailMagic || int(b[len(b)-2])+2 != len(b) {
 		r.Bad, r.B = true, nil
-		return
+		return 0
 	}
 	r.B = nil
+	// The tail is derived from the rest, but for AllegeAt after its strings.
+	rd := bin.Reader{B: b[:len(b)-2]}
+	rd.Byte()
+	rd.Bytes()
+	rd.Bytes()
+	if len(rd.B) > 0 && !rd.Bad {
+		allegeAt = rd.Varint()
+	}
+	if rd.Bad || len(rd.B) != 0 {
+		r.Bad = true
+		return 0
+	}
+	return allegeAt
 }
 
 // readTimelinessV1 reads the extension of a layout v1 value that has one (a
@@ -100,22 +124,49 @@ func readTimelinessV1(r *reader, entries []Entry) {
 // for a tombstone, a value that is not a trade's, or one written before the
 // extension (decode it and ask Trade.Risk).
 func ReadRisk(b []byte) (r Risk, ok bool) {
+	t, ok := readTail(b)
+	if !ok {
+		return Risk{}, false
+	}
+	return Risk{Market: string(t.market), TradeDate: string(t.tradeDate), Open: t.open}, true
+}
+
+// ReadAllegeAt reads a trade value's allegement timer (Trade.AllegeAt)
+// from its tail without decoding the trade (nor allocating: the table's
+// timers read it from every value written); 0 when it has none, and ok
+// false for a tombstone or a value without the tail (decode it).
+func ReadAllegeAt(b []byte) (at int64, ok bool) {
+	t, ok := readTail(b)
+	return t.allegeAt, ok
+}
+
+// tail is a value's tail read in place.
+type tail struct {
+	open              bool
+	tradeDate, market []byte
+	allegeAt          int64
+}
+
+func readTail(b []byte) (t tail, ok bool) {
 	tomb, _, hok := Header(b)
 	if !hok || tomb || len(b) < headerLen+2 || b[len(b)-1] != tailMagic {
-		return Risk{}, false
+		return tail{}, false
 	}
 	n := int(b[len(b)-2])
 	end := len(b) - 2
 	if end-n < headerLen {
-		return Risk{}, false
+		return tail{}, false
 	}
 	rd := bin.Reader{B: b[end-n : end]}
 	open := rd.Byte()
-	r.TradeDate = string(rd.Bytes())
-	r.Market = string(rd.Bytes())
-	if rd.Bad || len(rd.B) != 0 || open > 1 || len(r.TradeDate) != 10 {
-		return Risk{}, false
+	t.tradeDate = rd.Bytes()
+	t.market = rd.Bytes()
+	if len(rd.B) > 0 && !rd.Bad {
+		t.allegeAt = rd.Varint()
 	}
-	r.Open = open == 1
-	return r, true
+	if rd.Bad || len(rd.B) != 0 || open > 1 || len(t.tradeDate) != 10 {
+		return tail{}, false
+	}
+	t.open = open == 1
+	return t, true
 }

@@ -52,6 +52,23 @@ type Trade struct {
 	// (section 5a step 4): none is sent twice, accepted or rejected.
 	AutoSent []string
 
+	// What the Kafka path keeps to redo, after a crash, what a message
+	// caused (redeliver.go); `ste match` never reads it.
+	//
+	// AutoPending are the utility's AFFs sent and not yet held by the
+	// trade, with what rebuilds their bytes.
+	AutoPending []AutoPending
+	// Purged are prints of the messages of this key's purged trades, while
+	// their tombstone (and then this trade and its own) lives: a copy of
+	// one is a duplicate or a conflict, never a new message (messages.md §4).
+	Purged []Print
+	// AllegeAt is when (wall clock, Unix µs) the trade's allegements are to
+	// be compared with what was last sent (Allege): its last message plus
+	// the allegement delay; 0 when nothing could differ. The Kafka path
+	// sets and clears it; it is kept in the timeliness tail, where the
+	// table's timers read it without decoding the trade.
+	AllegeAt int64
+
 	auto *schemas.Draft // the AFF the last Apply asks the caller to send
 }
 
@@ -83,6 +100,17 @@ type CNFState struct {
 	Live   bool // it stands (not cancelled)
 	Digest schemas.MatchDigest
 	To     []string // its receivers
+	// Gone are the receivers of earlier CNFs that are not receivers of
+	// this one, each with the CNF whose CANCEL was the last it was sent
+	// (a duplicate re-sends it, ReemitHistory).
+	Gone []CNFGone
+}
+
+// CNFGone is a receiver whose last CNF was the CANCEL of confirmation N.
+type CNFGone struct {
+	Receiver string
+	N        int
+	Digest   schemas.MatchDigest
 }
 
 // BLKState is the last BLK sent.
@@ -108,8 +136,9 @@ type Config struct {
 	UtilityBIC string
 	// ReemitHistory makes a duplicate re-emit, beyond what the contract asks
 	// (the ACK, and the current CLS, STATUS and CNF of a matched trade), the
-	// CANCELs of every superseded CLS version, the current STATUS of an
-	// unmatched trade, the last BLK and each receiver's last ALG. The Kafka
+	// CANCELs of every superseded CLS version, the last CNF CANCEL to each
+	// receiver whose last CNF was one, the current STATUS of an unmatched
+	// trade, the last BLK and each receiver's last ALG. The Kafka
 	// path sets it: after a crash its state may be ahead of its outputs, so
 	// a replayed message must restore everything it may have caused.
 	// Default false (`ste match` follows the contract to the letter).
@@ -173,6 +202,7 @@ func NewTrade(key schemas.TradeKey, tomb *Tombstone) *Trade {
 		}
 		t.TombCancelled = tomb.Cancelled
 		t.Cancelled = tomb.Cancelled
+		t.Purged = tomb.Purged
 	}
 	return t
 }
@@ -206,6 +236,14 @@ func (t *Trade) Apply(in *Inbound, cfg *Config, it Interner) ([]schemas.Output, 
 			return nil, Conflict
 		}
 	}
+	if d, ok := t.purged(m.Sender, m.MsgId); ok {
+		// A message of a purged trade of this key, while its tombstone
+		// lives: its ACK again (as Book.Duplicate answers), or a conflict.
+		if d == in.Digest {
+			return []schemas.Output{ack(m.Sender, m.MsgId)}, Duplicate
+		}
+		return nil, Conflict
+	}
 	if t.Collides(m.Key) {
 		return nil, Collision
 	}
@@ -217,6 +255,9 @@ func (t *Trade) Apply(in *Inbound, cfg *Config, it Interner) ([]schemas.Output, 
 	}
 	t.Entries = append(t.Entries, newEntry(in, it))
 	t.Newest = max(t.Newest, m.Created)
+	if m.Sender == cfg.utility() {
+		t.held(m.MsgId)
+	}
 	out := []schemas.Output{ack(m.Sender, m.MsgId)}
 	return t.settle(out, cfg), Applied
 }
@@ -517,7 +558,8 @@ func (a *assessment) statusRequests(s schemas.Status) []byte {
 
 // cnfNew confirms the standing digest to each party: a new count c.
 func (t *Trade) cnfNew(out []schemas.Output, a *assessment) []schemas.Output {
-	t.CNF = CNFState{N: t.CNF.N + 1, Live: true, Digest: a.match.digest, To: a.parties}
+	gone := t.cnfGone(a.parties)
+	t.CNF = CNFState{N: t.CNF.N + 1, Live: true, Digest: a.match.digest, To: a.parties, Gone: gone}
 	return t.appendCNF(out, a.match.ev.cls, a.match.tokens)
 }
 
@@ -609,6 +651,8 @@ func (t *Trade) autoAffirmation(a *assessment, cfg *Config) *schemas.Draft {
 		return nil
 	}
 	t.AutoSent = append(t.AutoSent, id)
+	t.AutoPending = append(t.AutoPending, AutoPending{MsgId: id, MatchedAt: c.ev.cls.MatchedAt, Digest: c.digest,
+		Set: t.indices(c.set)})
 	return d
 }
 
@@ -653,6 +697,7 @@ func (t *Trade) Reemit(e *Entry, cfg *Config) []schemas.Output {
 		for v := 1; v < t.Version || (v == t.Version && !t.Live); v++ {
 			out = append(out, clsCancel(t.Key, v, cfg))
 		}
+		out = t.appendCNFCancels(out)
 	}
 	var c *schemas.CLSContent
 	var set []*Entry
@@ -675,15 +720,7 @@ func (t *Trade) Reemit(e *Entry, cfg *Config) []schemas.Output {
 		if t.BLK.Body != nil {
 			out = t.appendBLK(out)
 		}
-		for i := range t.ALG {
-			s := &t.ALG[i]
-			switch {
-			case s.Body != nil:
-				out = append(out, t.algNew(s))
-			case s.N > 0 && s.NewN > 0:
-				out = append(out, t.algCancelRecord(s))
-			}
-		}
+		out = append(out, t.ReemitAllegements()...)
 	}
 	return out
 }
@@ -704,6 +741,10 @@ type Tombstone struct {
 	ALG       []ALGCount // each receiver's ALG count
 	Cancelled bool
 	Locked    bool // purged while locked: lives no shorter than the retention
+	// Purged are prints of the messages of the trade (and of the key's
+	// earlier purged trades it continued), remembered while the tombstone
+	// lives (messages.md §4).
+	Purged []Print
 }
 
 // ALGCount is a receiver's ALG count kept by a tombstone.
@@ -748,6 +789,7 @@ func (t *Trade) Tombstone(now int64) Tombstone {
 			ts.ALG = append(ts.ALG, ALGCount{s.Receiver, s.N})
 		}
 	}
+	ts.Purged = t.prints()
 	return ts
 }
 

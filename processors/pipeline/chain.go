@@ -10,6 +10,7 @@ import (
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/memstore"
 	"github.com/ste-utility/ste/processors/produce"
+	"github.com/ste-utility/ste/processors/stages"
 	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/topology"
 )
@@ -30,9 +31,13 @@ import (
 //	                            with standbys, a partition the group does not own
 //	          read side         the match table's TradeRef, at-risk and status indexes
 //	                            (processors/query; owned match partitions)
+//	          timers            the match table's wall-clock timers, read from its values
+//	                            (tablestore.Timed: the trades' allegement timers; owned
+//	                            match partitions)
 //	          epochs            the match table's update callback reaches each
 //	                            partition's store, owned or standby, for its ownership
-//	                            epoch (tablestore.Fence; outermost, around the standbys)
+//	                            epoch (tablestore.Fence; outermost, around the standbys;
+//	                            it unwraps every decorator above)
 //	          opened            the decisions' clock and due index, the gauges, an owned
 //	                            match partition's generation (the store's own open
 //	                            callback, innermost)
@@ -101,6 +106,8 @@ func (rt *wiring) storageChain(st topology.Stage, own *tablestore.Owned) storage
 	if st == topology.StageMatch {
 		links = append(links, link[storage.Builder]{"read side", func(b storage.Builder) storage.Builder {
 			return tablestore.Indexed(rt.query, b)
+		}}, link[storage.Builder]{"timers", func(b storage.Builder) storage.Builder {
+			return tablestore.Timed(&rt.timers, stages.AllegeIndex, b)
 		}})
 	}
 	for _, l := range links {

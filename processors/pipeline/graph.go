@@ -221,6 +221,9 @@ func Run(ctx context.Context, o Options) error {
 		}()
 	}
 	go s.reportOpenTrades(ctx)
+	if slices.Contains(want, topology.StageMatch) {
+		go s.fireTimers(ctx)
+	}
 	wg.Wait()
 	if fatal == nil && o.LeaveOnStop && static != "" {
 		var names []string

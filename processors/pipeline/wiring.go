@@ -61,6 +61,14 @@ type Config struct {
 	// reference data the instance has read so far (refdata.Current). Nil:
 	// none, values must be equal.
 	Tolerances matching.Tolerances
+	// Affirmation says which investment managers are AUTO (refdata.Current):
+	// the match stage writes the utility's AFFs for them to <ns>.inbound,
+	// signed with Signer's key (stages.Config.Affirmation). Nil: none.
+	Affirmation matching.AffirmationModes
+	// AllegementDelay is ste process's --allegement-delay
+	// (stages.Config.AllegementDelay: 0 the default,
+	// stages.AllegeEveryMessage after every message).
+	AllegementDelay time.Duration
 }
 
 // wiring is what one Run (or a broker-free test's graphs) runs on: the
@@ -73,6 +81,9 @@ type wiring struct {
 	write  map[topology.Stage]*writer
 	tables tablestore.Partitions
 	query  *query.Tables
+	// timers are the owned match partitions' wall-clock timers (the
+	// trades' allegement timers), fired by fireTimers (timers.go).
+	timers tablestore.TimerSet
 	db     *diskstore.DB // nil: tables in memory
 	// fence is the match table's ownership epochs (tablestore.Fence:
 	// fence.go, chain.go); fenceLog rate-limits the late writes it skips.
@@ -126,7 +137,8 @@ func newWiring(cfg Config, q *query.Tables) *wiring {
 	}
 	rt.decide = stages.New(stages.Config{Names: cfg.Names, Validator: cfg.Validator, UtilityBIC: cfg.Signer.BIC,
 		Retention: cfg.Retention, TombstoneTTL: cfg.TombstoneTTL, IdentityMargin: cfg.IdentityMargin, Now: cfg.Now,
-		Sandbox: cfg.Sandbox, Inbound: cfg.Inbound, Tolerances: cfg.Tolerances, Tables: rt.tables.Get, Logger: cfg.Logger})
+		Sandbox: cfg.Sandbox, Inbound: cfg.Inbound, Tolerances: cfg.Tolerances, Tables: rt.tables.Get, Logger: cfg.Logger,
+		Affirmation: cfg.Affirmation, UtilityKey: cfg.Signer.Key, AllegementDelay: cfg.AllegementDelay})
 	q.Serve(query.Config{Refdata: refdataNow, Tolerances: cfg.Tolerances, Now: cfg.Now, Lead: cfg.AtRiskLead, Logger: cfg.Logger})
 	if cfg.Metrics != nil {
 		cfg.Metrics.Trades.From(q)
@@ -161,6 +173,7 @@ func (rt *wiring) callbacks() Callbacks {
 func (rt *wiring) keep(st topology.Stage, keep []int32) {
 	if st == topology.StageMatch {
 		rt.query.Keep(keep)
+		rt.timers.Keep(keep)
 	}
 	rt.tables.Keep(st, keep)
 }

@@ -14,6 +14,9 @@ import (
 // accepted under its identity (its table value written) and sent on to
 // its trade.
 func (d *Decider) Identity(in Input, st State) *Result {
+	if rl, ok := envelope.UnmarshalRelease(in.Value); ok {
+		return d.released(st, rl)
+	}
 	e, err := envelope.Unmarshal(in.Value)
 	if err != nil {
 		return &Result{Corrupt: "record is not an envelope"} // not ours: nothing to answer, never crash on input
@@ -45,6 +48,17 @@ func (d *Decider) Identity(in Input, st State) *Result {
 	default: // Reject, Conflict
 		return d.reject(topology.StageIdentity, e, nil, vd.Rej)
 	}
+}
+
+// released withdraws the claim of a message its trade rejected (a Release
+// from the match stage): the identity is forgotten if the claim is still
+// that message's bytes — another message's claim since stays. Nothing is
+// answered: the rejection was.
+func (d *Decider) released(st State, rl envelope.Release) *Result {
+	if known, ok := envelope.UnmarshalIdentity(st.Value()); ok && known.Digest == rl.Digest {
+		st.Delete()
+	}
+	return &Result{}
 }
 
 // toMatch sends an accepted message or an exact duplicate to its trade: the

@@ -11,7 +11,8 @@ import (
 
 // Match applies an accepted message (or an exact duplicate, or a message
 // whose identity entry is poisoned) to its trade, or looks at a trade the
-// clock made due (the loopback).
+// event-time clock (retention) or its allegement timer (wall clock) made
+// due: the loopback.
 func (d *Decider) Match(in Input, st State) *Result {
 	e, err := envelope.Unmarshal(in.Value)
 	if err != nil {
@@ -23,14 +24,17 @@ func (d *Decider) Match(in Input, st State) *Result {
 	}
 	it := d.interns.Get().(matching.Interner)
 	defer d.interns.Put(it)
-	if e.Kind == envelope.KindExpire {
+	switch e.Kind {
+	case envelope.KindExpire:
 		return d.expire(in, st, key, e, it)
+	case envelope.KindAllege:
+		return d.allege(st, e, it)
 	}
 	m := d.message(e)
 	if m == nil || m.Key.TradeKey() != key {
 		return &Result{Envelope: e, Corrupt: "envelope holds no message of this trade"}
 	}
-	t, readable := load(st, key, it)
+	t, readable := d.load(in.Partition, st, key, it)
 	var r *Result
 	if e.Kind != envelope.KindPoisoned || d.decidable(t, m, e, &r) {
 		r = d.apply(in, st, t, m, e, it)
@@ -48,26 +52,125 @@ func (d *Decider) Match(in Input, st State) *Result {
 func (d *Decider) apply(in Input, st State, t *matching.Trade, m *schemas.Message, e *envelope.Envelope, it matching.Interner) *Result {
 	prev := d.clock(in.Partition) // before this message moves it
 	outs, res := t.Apply(&matching.Inbound{Msg: m, Digest: e.Digest, NetUnits: int(e.NetUnits)}, &d.engine, it)
+	var recs []Record
 	switch res {
 	case matching.Conflict:
 		// The identity stage forgot this identity (past its memory) but the
-		// trade still holds another message under it.
-		return d.reject(topology.StageMatch, e, m, schemas.ConflictingDuplicateOf(m.Sender, m.MsgId))
+		// trade, or its tombstone, still holds another message under it.
+		return d.release(e, d.reject(topology.StageMatch, e, m, schemas.ConflictingDuplicateOf(m.Sender, m.MsgId)))
 	case matching.Collision:
 		// Version 3: the trade key is held by a trade (or tombstone) with
 		// other key fields (KEY_COLLISION, the last rule).
-		return d.reject(topology.StageMatch, e, m, schemas.KeyCollisionOf(t.Key, &t.Keys[0], &m.Key))
+		return d.release(e, d.reject(topology.StageMatch, e, m, schemas.KeyCollisionOf(t.Key, &t.Keys[0], &m.Key)))
 	case matching.Applied:
+		outs = d.allegeAfter(t, outs)
+		recs = d.autoAffirmations(recs, t.AutoAffirmation())
 		b, _ := t.MarshalBinary()
 		st.SetValue(b)
+	case matching.Duplicate:
+		// Applied before, perhaps by a run that died before its writes were
+		// acknowledged: the utility's AFFs the trade does not hold yet are
+		// produced again (the same bytes, an exact duplicate where they
+		// did arrive).
+		recs = d.autoAffirmations(recs, t.PendingAutoAffirmations(&d.engine)...)
 	}
-	r := &Result{Envelope: e, Outputs: outs, End: envelope.EventApplied, Outcome: "accepted", Matched: MatchedNew}
+	r := &Result{Envelope: e, Records: recs, Outputs: outs, End: envelope.EventApplied, Outcome: "accepted", Matched: MatchedNew}
 	d.sweep(in.Partition, st, prev, r)
 	r.Market, r.Cutoff = d.cutoffOf(t)
 	if res == matching.Duplicate {
 		r.End, r.Outcome, r.Matched = envelope.EventReemitted, "duplicate", MatchedDuplicate
 	}
 	return r
+}
+
+// autoAffirmations adds to recs the utility's AFFs for AUTO investment
+// managers (messages.md §5a step 4), signed with the utility's key — the
+// same bytes whenever signed, so a copy produced again is an exact
+// duplicate — for <ns>.inbound keyed by the utility's BIC, as the driver
+// keys a message by its Sender. They are validated and applied like any
+// message.
+func (d *Decider) autoAffirmations(recs []Record, ds ...*schemas.Draft) []Record {
+	for _, dr := range ds {
+		if dr == nil || d.cfg.UtilityKey == nil {
+			continue
+		}
+		recs = append(recs, Record{d.cfg.Names.Inbound(), dr.Sender, dr.AppendSigned(nil, d.cfg.UtilityKey)})
+	}
+	return recs
+}
+
+// release withdraws the identity stage's claim of a message its trade
+// rejected (a rejected message does not claim its MsgId, messages.md §4):
+// a Release to the identity's key on the verdicts stream, which the
+// identity stage applies only while the claim is still these bytes'. A
+// message the identity stage did not claim (its entry unreadable:
+// KindPoisoned) has nothing to withdraw.
+func (d *Decider) release(e *envelope.Envelope, r *Result) *Result {
+	if e.Kind != envelope.KindAccepted && e.Kind != envelope.KindDuplicate {
+		return r
+	}
+	r.Records = append(r.Records, Record{d.cfg.Names.Verdicts(), envelope.IdentityKey(e.Sender, e.MsgId),
+		envelope.Release{Digest: e.Digest, TradeKey: e.TradeKey}.Marshal()})
+	return r
+}
+
+// allegeAfter is the allegement step after a message (messages.md §5a):
+// with --allegement-delay 0 the trade's allegements are compared with those
+// sent at once; otherwise its timer is set to the delay from now (wall
+// clock), when anything could be sent then (Trade.MayAllege), and the
+// table's timers loop the trade back to allege once it has had no message
+// for the delay (allege). Outputs after the message's.
+func (d *Decider) allegeAfter(t *matching.Trade, outs []schemas.Output) []schemas.Output {
+	if d.cfg.AllegementDelay < 0 {
+		t.AllegeAt = 0
+		return append(outs, t.Allege()...)
+	}
+	t.AllegeAt = 0
+	if t.MayAllege() {
+		t.AllegeAt = d.now() + d.cfg.AllegementDelay.Microseconds()
+	}
+	return outs
+}
+
+// allege looks at a trade its timer made due (the loopback the table's
+// timers send, KindAllege): when it has had no message since the timer
+// was set (its AllegeAt is at or before the time the timer fired), its
+// allegements are compared with those sent and the differences sent. A
+// trade whose timer is cleared was alleged already — this loopback is a
+// copy, or its first processing died before its outputs were
+// acknowledged — so it re-sends each receiver's last ALG (the same
+// MsgIds). One whose timer moved on had a message since: its new timer
+// brings it back.
+func (d *Decider) allege(st State, e *envelope.Envelope, it matching.Interner) *Result {
+	v := st.Value()
+	if v == nil {
+		return &Result{}
+	}
+	if tomb, _, ok := matching.Header(v); !ok || tomb {
+		return &Result{}
+	}
+	t, err := matching.UnmarshalTrade(v, it)
+	if err != nil {
+		return &Result{}
+	}
+	switch {
+	case t.AllegeAt == 0:
+		return &Result{Outputs: t.ReemitAllegements()}
+	case t.AllegeAt > e.Clock:
+		return &Result{}
+	}
+	outs := t.Allege()
+	t.AllegeAt = 0
+	b, _ := t.MarshalBinary()
+	st.SetValue(b)
+	return &Result{Outputs: outs}
+}
+
+// AllegeIndex reads a match table value's allegement timer for the table's
+// timers (wall clock, Unix µs; ok false: none).
+func AllegeIndex(v []byte) (at int64, ok bool) {
+	at, ok = matching.ReadAllegeAt(v)
+	return at, ok && at != 0
 }
 
 // message is the decoded message an envelope carries: its compact form, or
@@ -114,16 +217,21 @@ func (d *Decider) decidable(t *matching.Trade, m *schemas.Message, e *envelope.E
 }
 
 // load returns the trade for key: decoded from the table, continued from a
-// tombstone, or new; readable is false when the value could not be read
-// (the trade then starts afresh).
-func load(st State, key schemas.TradeKey, it matching.Interner) (t *matching.Trade, readable bool) {
+// living tombstone, or new; readable is false when the value could not be
+// read (the trade then starts afresh).
+func (d *Decider) load(p int32, st State, key schemas.TradeKey, it matching.Interner) (t *matching.Trade, readable bool) {
 	v := st.Value()
 	if v == nil {
 		return matching.NewTrade(key, nil), true
 	}
-	if tomb, _, ok := matching.Header(v); ok && tomb {
+	if tomb, at, ok := matching.Header(v); ok && tomb {
 		ts, err := matching.UnmarshalTombstone(v)
 		if err != nil {
+			return matching.NewTrade(key, nil), true
+		}
+		if tb := d.cfg.Tables(topology.StageMatch, p); tb != nil && tb.Clock()-at > d.tombTTL(ts) {
+			// Past its TTL, its expiry not looked at yet: gone, as ste
+			// match forgets it (its key starts afresh).
 			return matching.NewTrade(key, nil), true
 		}
 		return matching.NewTrade(key, &ts), true
@@ -191,7 +299,7 @@ func (d *Decider) expire(in Input, st State, key schemas.TradeKey, e *envelope.E
 	case !ok:
 		return &Result{}
 	case tomb:
-		if clock-at > int64(d.cfg.TombstoneTTL) {
+		if ts, err := matching.UnmarshalTombstone(v); err != nil || clock-at > d.tombTTL(ts) {
 			st.Delete()
 		}
 		return &Result{}
@@ -221,9 +329,25 @@ func (d *Decider) MatchIndex(v []byte) (due, watermark int64, ok bool) {
 		return 0, 0, false
 	}
 	if tomb {
-		return at + int64(d.cfg.TombstoneTTL), at, true
+		ttl := int64(d.cfg.TombstoneTTL)
+		if ttl < int64(d.cfg.Retention) {
+			// Only then are a tombstone's flags worth reading.
+			ts, _ := matching.UnmarshalTombstone(v)
+			ttl = d.tombTTL(ts)
+		}
+		return at + ttl, at, true
 	}
 	return at + int64(d.cfg.Retention), at, true
+}
+
+// tombTTL is how long a tombstone lives (messages.md §5): the tombstone
+// TTL, and no shorter than the retention for a trade purged while locked or
+// cancelled (as matching.Book keeps them).
+func (d *Decider) tombTTL(ts matching.Tombstone) int64 {
+	if ts.Locked || ts.Cancelled {
+		return max(int64(d.cfg.TombstoneTTL), int64(d.cfg.Retention))
+	}
+	return int64(d.cfg.TombstoneTTL)
 }
 
 // cutoffOf is a trade's market and cutoff (Unix µs) by the reference data

@@ -10,6 +10,7 @@
 package stages
 
 import (
+	"crypto/ed25519"
 	"log/slog"
 	"strconv"
 	"sync"
@@ -52,11 +53,30 @@ type Config struct {
 	// reference data the instance has read so far (refdata.Current). Nil:
 	// none, values must be equal.
 	Tolerances matching.Tolerances
+	// Affirmation says which investment managers are AUTO (affirmation.csv,
+	// refdata.Current): the match stage then produces the utility's AFF to
+	// <ns>.inbound, signed with UtilityKey. Nil: every one MANUAL.
+	Affirmation matching.AffirmationModes
+	// UtilityKey signs the utility's AFFs (the utility's own key, whose
+	// public half is in its row). Nil: no AFF is produced (MANUAL).
+	UtilityKey ed25519.PrivateKey
+	// AllegementDelay is the quiet time after a trade's last message before
+	// its allegements are compared with those sent (messages.md §5a, wall
+	// clock): 0 is DefaultAllegementDelay, AllegeEveryMessage after every
+	// message.
+	AllegementDelay time.Duration
 	// Tables gives partition p's table store of stage st, for its clock and
 	// due index (nil: none open).
 	Tables func(st topology.Stage, p int32) Table
 	Logger *slog.Logger // a payload not read back; slog.Default() when nil
 }
+
+// DefaultAllegementDelay is ste process's --allegement-delay default.
+const DefaultAllegementDelay = 60 * time.Second
+
+// AllegeEveryMessage as Config.AllegementDelay compares a trade's
+// allegements after every message (--allegement-delay 0).
+const AllegeEveryMessage time.Duration = -1
 
 // Input is one record a stage reads, as goka hands it to the callback.
 type Input struct {
@@ -117,11 +137,17 @@ func New(cfg Config) *Decider {
 	if cfg.Tables == nil {
 		cfg.Tables = func(topology.Stage, int32) Table { return nil }
 	}
+	if cfg.AllegementDelay == 0 {
+		cfg.AllegementDelay = DefaultAllegementDelay
+	}
 	d := &Decider{cfg: cfg}
 	// Duplicates re-emit everything a message may have caused: after a crash
 	// goka's state can be ahead of the outputs (field notes), and a replayed
 	// message is indistinguishable from a duplicate.
 	d.engine = matching.Config{UtilityBIC: cfg.UtilityBIC, ReemitHistory: true, Tolerances: cfg.Tolerances}
+	if cfg.UtilityKey != nil {
+		d.engine.Affirmation = cfg.Affirmation
+	}
 	d.decoders.New = func() any { return new(schemas.Decoder) }
 	d.interns.New = func() any { return matching.Interner{} }
 	return d

@@ -146,13 +146,18 @@ func (f *Fence) Update(ctx goka.UpdateContext, st storage.Storage, key string, v
 	return goka.DefaultUpdate(ctx, st, key, value)
 }
 
-// unwrap is the table store under the match table's read-side wrapper.
+// wrapper is a decorator of the storage chain (pipeline/chain.go): the
+// read side (indexed), the timers (timed). Every decorator that embeds a
+// store implements it, so the fence reaches the store under any chain.
+type wrapper interface{ Unwrap() storage.Storage }
+
+// unwrap is the table store under the match table's decorators.
 func unwrap(st storage.Storage) storage.Storage {
 	for {
-		w, ok := st.(*indexed)
+		w, ok := st.(wrapper)
 		if !ok {
 			return st
 		}
-		st = w.Storage
+		st = w.Unwrap()
 	}
 }

@@ -28,7 +28,7 @@ func (r record) Timestamp() time.Time  { return time.Time{} }
 func stamped(e fence.Epoch) goka.Headers { return goka.Headers{fence.Header: e.Encode()} }
 
 // The match table's update callback reaches each partition's store through
-// the read-side wrapper the chain puts around it, skips a write stamped
+// the decorators the chain puts around it (the read side, the timers), skips a write stamped
 // before the latest epoch the store applied (telling Skipped), raises the
 // store's epoch with each later one, and applies an unstamped write (an
 // older build's) as goka would. Each partition has its own owners.
@@ -36,7 +36,8 @@ func TestFenceUpdateSkipsAFormerOwnersLateWrite(t *testing.T) {
 	var f Fence
 	var skipped []fence.Epoch // write, held: two a skip
 	f.Skipped = func(_ goka.UpdateContext, _ string, write, held fence.Epoch) { skipped = append(skipped, write, held) }
-	b := f.Registry(Indexed(&query.Tables{}, memstore.Builder(nil, nil)))
+	noTimer := func([]byte) (int64, bool) { return 0, false }
+	b := f.Registry(Timed(&TimerSet{}, noTimer, Indexed(&query.Tables{}, memstore.Builder(nil, nil))))
 	st := map[int32]storage.Storage{}
 	for _, p := range []int32{0, 1} {
 		s, err := b("t-table", p)

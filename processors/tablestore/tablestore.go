@@ -158,6 +158,9 @@ type indexed struct {
 	x *query.Partition
 }
 
+// Unwrap is the store under the read side (the fence's registry).
+func (s *indexed) Unwrap() storage.Storage { return s.Storage }
+
 // Open reads a table resumed from disk into the at-risk and status
 // indexes: its values are not replayed.
 func (s *indexed) Open() error {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/ste-utility/ste/schemas"
@@ -29,6 +30,19 @@ type Trade struct {
 	// Parties are the receivers of the last status (the trade's Broker,
 	// InvMgr and Custodians then), sorted.
 	Parties []string
+	// Standing is what each receiver was last sent of the trade, by
+	// Standing key ("CNF BIC", "BLK BIC", "ALG BIC", and "STATUS BIC" for
+	// the receivers of the last status): docs/spec/messages.md §6,
+	// "Standing outputs".
+	Standing map[string]Last
+}
+
+// Last is the last record of one kind a receiver was sent about a trade:
+// its count (n, or a CNF's c) and Function, and the Body of a NEW.
+type Last struct {
+	N        int
+	Function string
+	Body     []byte
 }
 
 // Ledger accumulates outputs.
@@ -37,15 +51,16 @@ type Ledger struct {
 	clsNew    map[string]map[int][]byte
 	cancelled map[string]map[int]bool
 	status    map[string]*Trade
-	Conflicts []string // MsgIds seen with two contents
-	Dups      int      // repeated outputs (same MsgId and content)
+	last      map[lastKey]Last // STATUS, CNF, BLK, ALG by trade, type and receiver
+	Conflicts []string         // MsgIds seen with two contents
+	Dups      int              // repeated outputs (same MsgId and content)
 	Count     map[string]int
 	Reasons   map[string]int // exceptions (or NACKs) by reason
 }
 
 // New returns an empty ledger.
 func New() *Ledger {
-	return &Ledger{seen: map[string][]byte{}, clsNew: map[string]map[int][]byte{},
+	return &Ledger{seen: map[string][]byte{}, clsNew: map[string]map[int][]byte{}, last: map[lastKey]Last{},
 		cancelled: map[string]map[int]bool{}, status: map[string]*Trade{}, Count: map[string]int{}, Reasons: map[string]int{}}
 }
 
@@ -105,7 +120,34 @@ func (l *Ledger) Fold(r *schemas.Received) (fresh bool) {
 			slices.Sort(t.Parties)
 		}
 	}
+	switch r.MsgType {
+	case "STATUS", "CNF", "BLK", "ALG":
+		l.fold(r)
+	}
 	return true
+}
+
+type lastKey struct{ trade, kind, receiver string }
+
+// fold keeps the record if it is the receiver's latest of its kind about
+// its trade: the highest count of its MsgId (<TYPE>:<key>:<n>:<receiver>),
+// and of a CNF NEW and its CANCEL, which share c, the CANCEL.
+func (l *Ledger) fold(r *schemas.Received) {
+	parts := strings.Split(r.MsgId, ":")
+	if len(parts) < 4 || r.TradeKey == "" {
+		return
+	}
+	n, err := strconv.Atoi(parts[2])
+	if err != nil {
+		return
+	}
+	k := lastKey{r.TradeKey, r.MsgType, parts[3]}
+	prev, ok := l.last[k]
+	if ok && (n < prev.N || n == prev.N && (prev.Function == "CANCEL" || r.Function != "CANCEL")) {
+		return
+	}
+	l.last[k] = Last{N: n, Function: r.Function, Body: slices.Clone(r.Body)}
+	l.trade(r.TradeKey)
 }
 
 // AddException folds one exception JSON record (counted by reason).
@@ -140,6 +182,19 @@ func (l *Ledger) Trades() []Trade {
 				t.CLS, t.Version = body, v
 			}
 		}
+	}
+	for _, t := range l.status {
+		t.Standing = nil
+	}
+	for k, v := range l.last {
+		t := l.trade(k.trade)
+		if k.kind == "STATUS" && (v.N != t.StatusN || !slices.Contains(t.Parties, k.receiver)) {
+			continue // not the last status: what its receiver kept as it stopped being a party
+		}
+		if t.Standing == nil {
+			t.Standing = map[string]Last{}
+		}
+		t.Standing[k.kind+" "+k.receiver] = v
 	}
 	out := make([]Trade, 0, len(l.status))
 	for _, t := range l.status {

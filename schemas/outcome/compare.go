@@ -2,9 +2,12 @@ package outcome
 
 import (
 	"cmp"
+	"maps"
 	"slices"
+	"strings"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/ledger"
 )
 
 // Options configure Compare.
@@ -15,6 +18,15 @@ type Options struct {
 	// in `ste match` — so which trades expire may differ between two correct
 	// runs of one message set.
 	Expiries bool
+	// Standing also compares the standing outputs of docs/spec/messages.md
+	// §6 ("Standing outputs", version 3) of every trade, settled or not:
+	// what each receiver was last sent — a CNF NEW, a BLK but
+	// BLOCK_INCOMPLETE, an ALG NEW (a CANCEL, BLOCK_INCOMPLETE or nothing
+	// are alike: none stands) — and, when the last STATUS carries a
+	// version 3 value, its Body to each of its receivers; an unsettled
+	// trade's status is compared only as such a value (UNMATCHED and none
+	// are alike). Allegements stand once the allegement delay has passed.
+	Standing bool
 	// A and B name the two sides in the human summary ("ste match",
 	// "kafka"); default "A" and "B".
 	A, B string
@@ -34,10 +46,14 @@ const (
 	// tolerance differ.
 	ToleranceChanged Kind = "tolerance"
 	CLSChanged       Kind = "cls" // same status and criteria, standing CLS content differs (or stands on one side only)
+	// StandingChanged: the rest the same, a standing CNF, BLK, ALG or
+	// version 3 STATUS differs (Options.Standing).
+	StandingChanged Kind = "standing"
 )
 
-// Kinds in the order they are decided and reported.
-var Kinds = []Kind{OnlyInA, OnlyInB, StatusChanged, CriteriaChanged, ToleranceChanged, CLSChanged}
+// Kinds in the order they are decided and reported (StandingChanged only
+// with Options.Standing).
+var Kinds = []Kind{OnlyInA, OnlyInB, StatusChanged, CriteriaChanged, ToleranceChanged, CLSChanged, StandingChanged}
 
 // Trade is one side's final outcome of a trade.
 type Trade struct {
@@ -49,6 +65,10 @@ type Trade struct {
 	// Parties received the last status; not compared (they follow from the
 	// messages), used to count flips per participant.
 	Parties []string `json:"parties,omitempty"`
+	// Standing are the standing outputs by "TYPE receiver" (the Body of a
+	// CNF NEW, a BLK, an ALG NEW, a version 3 STATUS), with
+	// Options.Standing.
+	Standing map[string]string `json:"standing,omitempty"`
 }
 
 // TradeDiff is one trade that differs, with both sides.
@@ -156,7 +176,7 @@ func Compare(a, b *Set, o Options) *Diff {
 	d := &Diff{names: [2]string{cmp.Or(o.A, "A"), cmp.Or(o.B, "B")}}
 	d.Conflicts = Conflicts{A: a.conflicts(), B: b.conflicts()}
 	d.Summary.Conflicts = Pair{len(d.Conflicts.A), len(d.Conflicts.B)}
-	d.compareTrades(a.trades(o), b.trades(o))
+	d.compareTrades(a.trades(o), b.trades(o), o.Standing)
 	d.Flips = flips(d.Trades)
 
 	d.ACKs = Delta[string]{Missing: without(a.acks, b.acks), Extra: without(b.acks, a.acks)}
@@ -179,20 +199,58 @@ func Compare(a, b *Set, o Options) *Diff {
 func (s *Set) trades(o Options) map[string]Trade {
 	out := map[string]Trade{}
 	for _, t := range s.led.Trades() {
-		if t.Settled() || (o.Expiries && t.Status == schemas.Expired.String()) {
+		expired := t.Status == schemas.Expired.String()
+		if t.Settled() || (o.Expiries && expired) {
 			out[t.TradeKey] = Trade{Status: t.Status, Criteria: t.Criteria, Tolerances: t.Tolerances,
 				Parties: slices.Clone(t.Parties), CLS: string(t.CLS)}
+		}
+		if !o.Standing || expired && !o.Expiries {
+			continue
+		}
+		v3 := isV3(t.Status)
+		std := standing(t, v3)
+		if _, ok := out[t.TradeKey]; !ok && (v3 || len(std) > 0) {
+			status := ""
+			if v3 {
+				status = t.Status
+			}
+			out[t.TradeKey] = Trade{Status: status, Parties: slices.Clone(t.Parties), CLS: string(t.CLS)}
+		}
+		if tr, ok := out[t.TradeKey]; ok {
+			tr.Standing = std
+			out[t.TradeKey] = tr
 		}
 	}
 	return out
 }
 
-func (d *Diff) compareTrades(a, b map[string]Trade) {
+// standing is what stands of a trade's outputs (Options.Standing).
+func standing(t ledger.Trade, v3 bool) map[string]string {
+	out := map[string]string{}
+	for k, l := range t.Standing {
+		kind, _, _ := strings.Cut(k, " ")
+		switch {
+		case l.Function == "CANCEL":
+		case kind == "STATUS" && !v3:
+		case kind == "BLK" && strings.Contains(string(l.Body), "<Status>"+schemas.BlockIncomplete.String()+"</Status>"):
+		default:
+			out[k] = string(l.Body)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
+}
+
+func (d *Diff) compareTrades(a, b map[string]Trade, standing bool) {
 	s := &d.Summary.Trades
 	s.A, s.B = outcomes(a), outcomes(b)
 	s.Changed = map[Kind]int{}
 	for _, k := range Kinds {
-		s.Changed[k] = 0
+		if k != StandingChanged || standing {
+			s.Changed[k] = 0
+		}
 	}
 	for _, key := range sortedKeys(a, b) {
 		ta, inA := a[key]
@@ -211,6 +269,8 @@ func (d *Diff) compareTrades(a, b map[string]Trade) {
 			k = ToleranceChanged
 		case ta.CLS != tb.CLS:
 			k = CLSChanged
+		case !maps.Equal(ta.Standing, tb.Standing):
+			k = StandingChanged
 		default:
 			s.Same++
 			continue
@@ -294,4 +354,31 @@ func sortedSet(xs []string) []string {
 	out := slices.Clone(xs)
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// isV3 says whether a STATUS value is one version 3 adds.
+func isV3(status string) bool {
+	for s := schemas.Affirmed; s <= schemas.Cancelled; s++ {
+		if s.String() == status {
+			return true
+		}
+	}
+	return false
+}
+
+// StandingKinds counts the standing outputs of the set's trades
+// (Options.Standing) by kind — "ALG", "CNF", "BLK", "STATUS" (version 3
+// values) — one per trade and receiver: what a standing comparison holds.
+func (s *Set) StandingKinds() map[string]int {
+	n := map[string]int{}
+	for _, t := range s.led.Trades() {
+		if t.Status == schemas.Expired.String() {
+			continue
+		}
+		for k := range standing(t, isV3(t.Status)) {
+			kind, _, _ := strings.Cut(k, " ")
+			n[kind]++
+		}
+	}
+	return n
 }

@@ -326,3 +326,60 @@ func TestTableShowsEveryRow(t *testing.T) {
 		}
 	}
 }
+
+// TestStandingOutputs: with Options.Standing two orders of one set agree on
+// what stands of every trade (CNF, BLK, ALG: ste match alleges once after
+// its last line); the last record a receiver got being dropped is a
+// difference there, and only there.
+func TestStandingOutputs(t *testing.T) {
+	inOrder, shuffled := pair(t)
+	a := build(t, inOrder)
+	d := outcome.Compare(a, build(t, shuffled), outcome.Options{Standing: true})
+	if got := kinds(t, d); len(got) > 0 {
+		t.Fatalf("two orders of one set differ: %v\n%s", got, d.Report(5))
+	}
+	parsed := func(raw []byte) *schemas.Received {
+		r, err := schemas.ParseOutput(raw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	// The comparison is not vacuous: every kind stands somewhere.
+	seen := map[string]bool{}
+	for _, b := range inOrder.outbound {
+		r := parsed(b)
+		seen[r.MsgType+" "+r.Function] = true
+	}
+	for _, k := range []string{"CNF NEW", "BLK NEW", "ALG NEW"} {
+		if !seen[k] {
+			t.Fatalf("no %s in the set's outputs", k)
+		}
+	}
+	for _, kind := range []string{"ALG", "CNF", "BLK"} {
+		t.Run("last "+kind+" dropped", func(t *testing.T) {
+			o := inOrder
+			// The last record of its kind in the file: the last its receiver got.
+			i := -1
+			for j, b := range o.outbound {
+				if r := parsed(b); r.MsgType == kind && r.Function == "NEW" && !strings.Contains(string(r.Body), "BLOCK_INCOMPLETE") {
+					i = j
+				}
+			}
+			r := parsed(o.outbound[i])
+			o.outbound = slices.Delete(slices.Clone(o.outbound), i, i+1)
+			d := outcome.Compare(a, build(t, o), outcome.Options{Standing: true})
+			// A trade of which nothing else stands is only in A.
+			got := kinds(t, d)
+			if len(got) != 1 || got[0] != "trades standing" && got[0] != "trades only_in_a" || d.Trades[0].TradeKey != r.TradeKey {
+				t.Fatalf("dropped %s: %v\n%s", r.MsgId, got, d.Report(5))
+			}
+			if got[0] == "trades standing" && !strings.Contains(d.Report(5), kind+" "+r.Receiver) {
+				t.Fatalf("report:\n%s", d.Report(5))
+			}
+			if got := kinds(t, outcome.Compare(a, build(t, o), outcome.Options{})); len(got) > 0 {
+				t.Fatalf("without Standing: %v", got)
+			}
+		})
+	}
+}

@@ -2,6 +2,8 @@ package outcome
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -20,6 +22,8 @@ func (d *Diff) label(k Kind) string {
 		return "tolerance criteria changed"
 	case CLSChanged:
 		return "CLS content changed"
+	case StandingChanged:
+		return "standing outputs changed"
 	}
 	return string(k)
 }
@@ -93,6 +97,8 @@ func (d *Diff) Lines() []string {
 		case CLSChanged:
 			ea, eb := excerpts(t.A.CLS, t.B.CLS)
 			line = fmt.Sprintf("CLS content changed: %s %s, %s %s", a, ea, b, eb)
+		case StandingChanged:
+			line = "standing outputs changed: " + standingDiff(t.A.Standing, t.B.Standing, a, b)
 		}
 		out = append(out, "trade "+t.TradeKey+": "+line)
 	}
@@ -144,6 +150,10 @@ func (t *Trade) String() string {
 	if t.CLS != "" {
 		s += " with CLS"
 	}
+	if len(t.Standing) > 0 {
+		keys := slices.Sorted(maps.Keys(t.Standing))
+		s = strings.TrimSpace(s + " standing " + strings.Join(keys, ", "))
+	}
 	return s
 }
 
@@ -183,4 +193,26 @@ func excerpts(a, b string) (string, string) {
 		return out
 	}
 	return cut(a), cut(b)
+}
+
+// standingDiff names the standing outputs that differ, the first one's
+// bodies in excerpt.
+func standingDiff(x, y map[string]string, a, b string) string {
+	var keys []string
+	for k := range x {
+		if x[k] != y[k] {
+			keys = append(keys, k)
+		}
+	}
+	for k := range y {
+		if _, ok := x[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	if len(keys) == 0 {
+		return ""
+	}
+	ea, eb := excerpts(x[keys[0]], y[keys[0]])
+	return fmt.Sprintf("%s (%s %s, %s %s)", strings.Join(keys, ", "), a, ea, b, eb)
 }

@@ -26,7 +26,9 @@ func (d *Diff) Table(w io.Writer, expiries bool) error {
 	row("trades the same", t.Same, "", "")
 	row("trades changed", t.Differ(), "", "")
 	for _, k := range Kinds {
-		row("  "+d.label(k), t.Changed[k], "", "")
+		if n, ok := t.Changed[k]; ok {
+			row("  "+d.label(k), n, "", "")
+		}
 	}
 	delta := func(x Tally) string {
 		if x.Missing+x.Extra == 0 {

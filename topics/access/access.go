@@ -117,8 +117,9 @@ func Participant(ns, bic string) Principal {
 // inputs, writes its outputs, tables and loopback, announces itself in the
 // registry, and with per-participant delivery reads outbound and writes
 // (creating on first use) the participants' topics. It may not write
-// <ns>.inbound (whatever is there comes from outside and is verified) nor
-// <ns>.refdata (operators load it). It may describe every topic of the
+// <ns>.refdata (operators load it). It writes <ns>.inbound for the
+// utility's own AFFs (docs/spec/messages.md §1, §5a step 4), which are
+// verified there like any message. It may describe every topic of the
 // namespace: at start it checks the namespace's topics are all there.
 func Processors(ns string) Principal {
 	n := topology.Names{NS: ns}

@@ -52,7 +52,7 @@ func TestUtilityPrincipalsWriteWhatTheyOwn(t *testing.T) {
 	}
 	for topic, want := range map[string][]Role{
 		n.Refdata():                    {RoleOperator},
-		n.Inbound():                    {RoleConsole, RoleGateway, RoleParticipant},
+		n.Inbound():                    {RoleProcessors, RoleConsole, RoleGateway, RoleParticipant},
 		n.Outbound():                   {RoleProcessors},
 		n.CLS():                        {RoleProcessors},
 		n.Exceptions():                 {RoleProcessors},
