@@ -1,0 +1,562 @@
+package query
+
+import (
+	"cmp"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/RaduBerinde/btreemap"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/date"
+	"github.com/ste-utility/ste/schemas/refdata"
+)
+
+// The work queue (gateway.md v2 §4c): each participant's own trades, a
+// page at a time, by TradeDate then trade key, filtered by status,
+// lifecycle, what the participant owes and time to cutoff. Each match
+// partition keeps a queue index beside its other indexes: for each party,
+// its trades ordered by (TradeDate, trade key) in a B-tree, and for each
+// trade what a queue entry shows and the filters read — summarised from
+// the engine's view of the trade (matching.View, the same the trade view
+// of §4 is rendered from), so that an entry and the trade's view agree.
+//
+// Summarising a trade means decoding and evaluating it (tens of µs), too
+// much to add to every write of the match stage. So the storage's writes
+// only mark the trade dirty (Partition.Put: a map insert), and the trades
+// marked are summarised after a short delay (drainDelay), off the stage's
+// path and once for all the writes of that delay — a trade's messages
+// arrive close together. A question drains what is still marked in the
+// partitions it reads before it answers, so an answer reflects every write
+// made before it was asked, as a point lookup does; the delay bounds what
+// is left to drain. The index is built from the whole table once the
+// partition is recovered (like the TradeRef index); until that build has
+// run, a question of the partition gets ErrRecovering.
+
+// QueueStatuses and QueueLifecycles are the values of the status and
+// lifecycle filters, as gateway.md §4 names them.
+var (
+	QueueStatuses   = []string{"INCOMPLETE", "MATCHED", "MISMATCHED"}
+	QueueLifecycles = []string{"NONE", "AFFIRMED", "AFFIRM_REJECTED", "CHANGE_PENDING", "CANCEL_PENDING", "CANCELLED"}
+)
+
+// MaxQueueLimit bounds a page of the work queue (gateway.md §4c).
+const MaxQueueLimit = 500
+
+// QueuePos is a position in a work queue: after the trade of this
+// TradeDate and key. The order is on values a trade never changes.
+type QueuePos struct {
+	Date date.Date
+	Key  schemas.TradeKey
+}
+
+// Compare orders positions by TradeDate, then trade key.
+func (p QueuePos) Compare(q QueuePos) int {
+	return cmp.Or(cmp.Compare(p.Date, q.Date), cmp.Compare(p.Key, q.Key))
+}
+
+// QueueQuery is a participant's question of its work queue.
+type QueueQuery struct {
+	Party     string   // required: only its trades are examined
+	Date      string   // TradeDate (YYYY-MM-DD); "" for any
+	Status    []string // of QueueStatuses; none for any
+	Lifecycle []string // of QueueLifecycles; none for any
+	Owes      bool     // only trades where Party is alleged an item
+	AtRisk    bool     // only trades at risk
+	After     *QueuePos
+	Limit     int // 1..MaxQueueLimit
+	// Now and Lead are what at_risk and past_cutoff are read against (the
+	// asker's wall clock and at-risk lead).
+	Now  time.Time
+	Lead time.Duration
+}
+
+// ErrBadQueue: a question of the work queue out of its form.
+var ErrBadQueue = errors.New("work queue: a parameter out of its form")
+
+// QueueOwed is an item a party owes, without its `from` (it is the party).
+type QueueOwed struct {
+	MsgType string `json:"msg_type"`
+	Account string `json:"account,omitempty"`
+	Count   int    `json:"count,omitempty"`
+}
+
+// QueueTrade is one trade of a party's work queue as gateway.md §4c lists
+// it, as that party sees it.
+type QueueTrade struct {
+	TradeKey        string      `json:"trade_key"`
+	TradeRef        string      `json:"trade_ref"`
+	TradeDate       string      `json:"trade_date"`
+	ISIN            string      `json:"isin"`
+	Side            string      `json:"side"`
+	Broker          string      `json:"broker"`
+	InvMgr          string      `json:"inv_mgr"`
+	Status          string      `json:"status"`
+	Lifecycle       string      `json:"lifecycle"`
+	CLSVersion      int         `json:"cls_version"`
+	FailingCriteria []int       `json:"failing_criteria"`
+	Owes            []QueueOwed `json:"owes"`
+	MissingCount    int         `json:"missing_count"`
+	Market          string      `json:"market"`
+	Cutoff          string      `json:"cutoff"`
+	AtRisk          bool        `json:"at_risk"`
+	PastCutoff      bool        `json:"past_cutoff"`
+}
+
+// Pos is the trade's position in a queue.
+func (t *QueueTrade) Pos() (QueuePos, bool) {
+	d, err := date.Parse(t.TradeDate)
+	k, ok := schemas.ParseTradeKey(t.TradeKey)
+	return QueuePos{Date: d, Key: k}, err == nil && ok
+}
+
+// QueueFound is a queue entry with the partition holding its trade.
+type QueueFound struct {
+	Partition int32
+	Trade     QueueTrade
+}
+
+// drainDelay is how long after a write its trade is summarised (the
+// writes of that time summarised once); a question drains what is left.
+var drainDelay = 250 * time.Millisecond
+
+// Index states.
+const (
+	queueWaiting  = iota // not recovered yet: writes are not followed
+	queueBuilding        // recovered, the first summary of the table running
+	queueReady
+)
+
+// queueIndex is one match partition's work-queue index.
+type queueIndex struct {
+	store Store
+	tol   func() matching.Tolerances
+
+	mu        sync.Mutex // dirty, scheduled, state, closed
+	dirty     map[uint64]struct{}
+	scheduled bool
+	state     int
+	closed    bool
+
+	drainMu sync.Mutex // one drain at a time, so a question's drain follows every write before it
+
+	rw      sync.RWMutex // of and byParty
+	of      map[uint64]*queued
+	byParty map[string]*btreemap.BTreeMap[QueuePos, *queued]
+	intern  map[string]string
+}
+
+// queued is what the index holds of a trade: never changed once made (a
+// new summary replaces it), so a question may keep it past the lock.
+type queued struct {
+	pos               QueuePos
+	ref, isin, side   string
+	broker, invMgr    string
+	status, lifecycle uint8
+	settled           bool // locked or cancelled: never at risk
+	cls               int
+	failing           []int
+	market            string // the NOE in force's Market, "" without
+	parties           []queuedParty
+	tradeDate         string
+	key               string
+}
+
+// queuedParty is what one party sees of the trade in its queue.
+type queuedParty struct {
+	bic     string
+	owes    []QueueOwed
+	missing int
+}
+
+func (q *queued) party(bic string) *queuedParty {
+	for i := range q.parties {
+		if q.parties[i].bic == bic {
+			return &q.parties[i]
+		}
+	}
+	return nil
+}
+
+func newQueueIndex(s Store, tol func() matching.Tolerances) *queueIndex {
+	return &queueIndex{store: s, tol: tol, dirty: map[uint64]struct{}{}, of: map[uint64]*queued{},
+		byParty: map[string]*btreemap.BTreeMap[QueuePos, *queued]{}, intern: map[string]string{}}
+}
+
+// mark notes a write of key: its trade is summarised after drainDelay.
+func (x *queueIndex) mark(key uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.state == queueWaiting || x.closed {
+		return
+	}
+	x.dirty[key] = struct{}{}
+	x.scheduleLocked(drainDelay)
+}
+
+func (x *queueIndex) scheduleLocked(after time.Duration) {
+	if x.scheduled || x.closed {
+		return
+	}
+	x.scheduled = true
+	time.AfterFunc(after, x.background)
+}
+
+// background drains, and again while writes keep coming.
+func (x *queueIndex) background() {
+	x.drain()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.scheduled = false
+	if x.state == queueBuilding {
+		x.state = queueReady
+	}
+	if len(x.dirty) > 0 {
+		x.scheduleLocked(drainDelay)
+	}
+}
+
+// rebuild marks every trade of the recovered table and summarises them
+// (in the background: the partition answers once that has run).
+func (x *queueIndex) rebuild(keys []uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, k := range keys {
+		x.dirty[k] = struct{}{}
+	}
+	x.state = queueBuilding
+	x.scheduleLocked(0)
+}
+
+func (x *queueIndex) close() {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.closed = true
+	clear(x.dirty)
+}
+
+// ready says whether the partition answers questions.
+func (x *queueIndex) ready() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.state == queueReady
+}
+
+// drain summarises the trades marked and puts them in the index.
+func (x *queueIndex) drain() {
+	x.drainMu.Lock()
+	defer x.drainMu.Unlock()
+	x.mu.Lock()
+	if len(x.dirty) == 0 || x.closed {
+		x.mu.Unlock()
+		return
+	}
+	keys := make([]uint64, 0, len(x.dirty))
+	for k := range x.dirty {
+		keys = append(keys, k)
+	}
+	clear(x.dirty)
+	x.mu.Unlock()
+	var tol matching.Tolerances
+	if x.tol != nil {
+		tol = x.tol()
+	}
+	// Summarised in batches, each put in under one lock: questions read
+	// between them.
+	const batch = 256
+	sums := make([]*queued, 0, min(len(keys), batch))
+	for len(keys) > 0 {
+		n := min(len(keys), batch)
+		sums = sums[:0]
+		for _, k := range keys[:n] {
+			sums = append(sums, x.summary(schemas.TradeKey(k), tol))
+		}
+		x.rw.Lock()
+		for i, k := range keys[:n] {
+			x.putLocked(k, sums[i])
+		}
+		x.rw.Unlock()
+		keys = keys[n:]
+	}
+}
+
+// summary reads key's trade from the store: nil when the table holds no
+// trade of it (deleted, a tombstone: purged trades are not listed) or its
+// value cannot be read.
+func (x *queueIndex) summary(key schemas.TradeKey, tol matching.Tolerances) *queued {
+	v, err := x.store.Get(key.String())
+	if err != nil || v == nil {
+		return nil
+	}
+	if tomb, _, ok := matching.Header(v); !ok || tomb {
+		return nil
+	}
+	view, err := matching.ViewOfWith(key, v, tol)
+	if err != nil || len(view.Keys) == 0 || view.Purged != nil {
+		return nil
+	}
+	return x.summarise(key, &view)
+}
+
+// summarise is what a queue shows of a trade, from its view.
+func (x *queueIndex) summarise(key schemas.TradeKey, v *matching.View) *queued {
+	k := v.Keys[0]
+	d, err := date.Parse(k.TradeDate)
+	if err != nil {
+		return nil
+	}
+	st := slices.Index(QueueStatuses, strings.ToUpper(v.State))
+	lc := slices.Index(QueueLifecycles, v.Lifecycle)
+	if st < 0 || lc < 0 {
+		return nil
+	}
+	q := &queued{pos: QueuePos{Date: d, Key: key}, key: key.String(), tradeDate: k.TradeDate, ref: k.TradeRef,
+		isin: x.in(k.ISIN), side: x.in(k.Side), broker: x.in(k.Broker), invMgr: x.in(k.InvMgr),
+		status: uint8(st), lifecycle: uint8(lc), settled: v.Locked || v.Cancelled, market: x.in(v.Market)}
+	for _, c := range v.CLS {
+		if c.Standing {
+			q.cls = c.Version
+		}
+	}
+	if q.status == 2 {
+		for _, f := range v.Failing {
+			q.failing = append(q.failing, f.N)
+		}
+	}
+	parties := append([]string{k.Broker, k.InvMgr}, v.Parties...)
+	slices.Sort(parties)
+	for _, p := range slices.Compact(parties) {
+		pv, ok := v.For(p)
+		if !ok {
+			continue
+		}
+		qp := queuedParty{bic: x.in(p), missing: len(pv.Missing)}
+		// Alleged (messages.md §5a "Allegements"): the items whose sender
+		// is p, when a message of another sender is in force.
+		if slices.ContainsFunc(v.Messages, func(m matching.MessageView) bool { return m.InForce && m.Sender != p }) {
+			for _, o := range v.Missing {
+				if o.From == p {
+					qp.owes = append(qp.owes, QueueOwed{MsgType: o.MsgType, Account: o.Account, Count: o.Count})
+				}
+			}
+		}
+		q.parties = append(q.parties, qp)
+	}
+	return q
+}
+
+func (x *queueIndex) in(s string) string {
+	x.rw.RLock()
+	v, ok := x.intern[s]
+	x.rw.RUnlock()
+	if ok {
+		return v
+	}
+	x.rw.Lock()
+	defer x.rw.Unlock()
+	if v, ok := x.intern[s]; ok {
+		return v
+	}
+	s = strings.Clone(s)
+	x.intern[s] = s
+	return s
+}
+
+// putLocked makes q key's summary (nil: none), moving it between the
+// parties' trees where its parties changed.
+func (x *queueIndex) putLocked(key uint64, q *queued) {
+	old := x.of[key]
+	if old != nil {
+		for _, p := range old.parties {
+			if q == nil || q.pos != old.pos || q.party(p.bic) == nil {
+				if t := x.byParty[p.bic]; t != nil {
+					t.Delete(old.pos)
+					if t.Len() == 0 {
+						delete(x.byParty, p.bic)
+					}
+				}
+			}
+		}
+	}
+	if q == nil {
+		delete(x.of, key)
+		return
+	}
+	x.of[key] = q
+	for _, p := range q.parties {
+		t := x.byParty[p.bic]
+		if t == nil {
+			t = btreemap.New[QueuePos, *queued](16, QueuePos.Compare)
+			x.byParty[p.bic] = t
+		}
+		t.ReplaceOrInsert(q.pos, q)
+	}
+}
+
+// queueFilter is a question's filters, read once.
+type queueFilter struct {
+	party             string
+	status, lifecycle uint8 // bit masks; 0: any
+	owes, atRisk      bool
+	day               date.Date
+	hasDay            bool
+	now               time.Time
+	lead              time.Duration
+	ref               *refdata.Set
+	cutoffs           map[cutoffKey]time.Time
+}
+
+type cutoffKey struct {
+	market string
+	day    date.Date
+}
+
+func mask(values, names []string) (uint8, bool) {
+	var m uint8
+	for _, v := range values {
+		i := slices.Index(names, v)
+		if i < 0 {
+			return 0, false
+		}
+		m |= 1 << i
+	}
+	return m, true
+}
+
+func newQueueFilter(q QueueQuery, ref *refdata.Set) (*queueFilter, error) {
+	f := &queueFilter{party: q.Party, owes: q.Owes, atRisk: q.AtRisk, now: q.Now, lead: q.Lead, ref: ref,
+		cutoffs: map[cutoffKey]time.Time{}}
+	var ok1, ok2 bool
+	f.status, ok1 = mask(q.Status, QueueStatuses)
+	f.lifecycle, ok2 = mask(q.Lifecycle, QueueLifecycles)
+	if !ok1 || !ok2 || q.Party == "" || q.Limit < 1 || q.Limit > MaxQueueLimit {
+		return nil, ErrBadQueue
+	}
+	if q.Date != "" {
+		d, err := date.Parse(q.Date)
+		if err != nil {
+			return nil, ErrBadQueue
+		}
+		f.day, f.hasDay = d, true
+	}
+	return f, nil
+}
+
+// cutoff is a trade's market (as markets.csv has it) and cutoff.
+func (f *queueFilter) cutoff(q *queued) (string, time.Time) {
+	market, at := f.ref.CutoffOf(q.market, q.tradeDate)
+	return market, at
+}
+
+func (f *queueFilter) atRiskOf(q *queued) bool {
+	if q.settled {
+		return false
+	}
+	k := cutoffKey{q.market, q.pos.Date}
+	at, ok := f.cutoffs[k]
+	if !ok {
+		_, at = f.cutoff(q)
+		f.cutoffs[k] = at
+	}
+	return !f.now.Before(at.Add(-f.lead))
+}
+
+func (f *queueFilter) keeps(q *queued, p *queuedParty) bool {
+	switch {
+	case f.status != 0 && f.status&(1<<q.status) == 0,
+		f.lifecycle != 0 && f.lifecycle&(1<<q.lifecycle) == 0,
+		f.owes && len(p.owes) == 0,
+		f.atRisk && !f.atRiskOf(q):
+		return false
+	}
+	return true
+}
+
+// render is q as f's party sees it in its queue.
+func (f *queueFilter) render(q *queued) QueueTrade {
+	p := q.party(f.party)
+	market, at := f.cutoff(q)
+	t := QueueTrade{TradeKey: q.key, TradeRef: q.ref, TradeDate: q.tradeDate, ISIN: q.isin, Side: q.side,
+		Broker: q.broker, InvMgr: q.invMgr, Status: QueueStatuses[q.status], Lifecycle: QueueLifecycles[q.lifecycle],
+		CLSVersion: q.cls, FailingCriteria: slices.Clone(q.failing), Owes: slices.Clone(p.owes), MissingCount: p.missing,
+		Market: market, Cutoff: at.UTC().Format(time.RFC3339), AtRisk: !q.settled && !f.now.Before(at.Add(-f.lead)),
+		PastCutoff: f.now.After(at)}
+	if t.FailingCriteria == nil {
+		t.FailingCriteria = []int{}
+	}
+	if t.Owes == nil {
+		t.Owes = []QueueOwed{}
+	}
+	return t
+}
+
+// page is the first limit trades of f's party after `after` that pass f,
+// in order.
+func (x *queueIndex) page(f *queueFilter, after *QueuePos, limit int) []*queued {
+	x.rw.RLock()
+	defer x.rw.RUnlock()
+	t := x.byParty[f.party]
+	if t == nil {
+		return nil
+	}
+	lo, hi := btreemap.Min[QueuePos](), btreemap.Max[QueuePos]()
+	if f.hasDay {
+		lo, hi = btreemap.GE(QueuePos{Date: f.day}), btreemap.LT(QueuePos{Date: f.day + 1})
+	}
+	if after != nil && (!f.hasDay || after.Compare(QueuePos{Date: f.day}) >= 0) {
+		lo = btreemap.GT(*after)
+	}
+	var out []*queued
+	t.AscendFunc(lo, hi, func(_ QueuePos, q *queued) bool {
+		if p := q.party(f.party); p != nil && f.keeps(q, p) {
+			out = append(out, q)
+		}
+		return len(out) < limit
+	})
+	return out
+}
+
+// Queue answers a participant's work queue question from the owned
+// partitions' queue indexes: the first q.Limit of q.Party's trades after
+// q.After that pass the filters, by TradeDate then trade key. Only trades
+// q.Party is a party to are examined. A partition whose index is not built
+// yet makes it ErrRecovering; a question out of its form ErrBadQueue.
+func (t *Tables) Queue(q QueueQuery, partitions []int32) ([]QueueFound, error) {
+	c, parts, err := t.owned(partitions)
+	if err != nil {
+		return nil, err
+	}
+	f, err := newQueueFilter(q, c.Refdata())
+	if err != nil {
+		return nil, err
+	}
+	for _, x := range parts {
+		if !x.queue.ready() {
+			return nil, ErrRecovering
+		}
+	}
+	type hit struct {
+		p int32
+		q *queued
+	}
+	var hits []hit
+	for p, x := range parts {
+		x.queue.drain()
+		for _, qd := range x.queue.page(f, q.After, q.Limit) {
+			hits = append(hits, hit{p, qd})
+		}
+	}
+	slices.SortFunc(hits, func(a, b hit) int { return a.q.pos.Compare(b.q.pos) })
+	if len(hits) > q.Limit {
+		hits = hits[:q.Limit]
+	}
+	out := make([]QueueFound, len(hits))
+	for i, h := range hits {
+		out[i] = QueueFound{Partition: h.p, Trade: f.render(h.q)}
+	}
+	return out, nil
+}
