@@ -534,8 +534,10 @@ func (t *Tables) Queue(q QueueQuery, partitions []int32) ([]QueueFound, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, x := range parts {
-		if !x.queue.ready() {
+	for _, p := range partitions {
+		// A partition owned whose table is not open yet (a rebalance) is
+		// as one recovering: its trades cannot be listed.
+		if x, ok := parts[p]; !ok || !x.queue.ready() {
 			return nil, ErrRecovering
 		}
 	}

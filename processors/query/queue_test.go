@@ -462,6 +462,11 @@ func TestQueueRecoveringAndForm(t *testing.T) {
 	if len(one) >= len(all) {
 		t.Fatalf("partition 1 alone gave %d of %d", len(one), len(all))
 	}
+	// A partition owned whose table is not open (a rebalance under way)
+	// cannot be listed: recovering, not a page without it.
+	if _, err := f.tables.Queue(base, append(f.all(), 9)); !errors.Is(err, ErrRecovering) {
+		t.Fatalf("a partition owned but not open: %v", err)
+	}
 }
 
 // Three participants — a Broker, an InvMgr and a Custodian — and the
