@@ -41,6 +41,18 @@ type queueCluster struct {
 	dec       schemas.Decoder
 	keys      []schemas.TradeKey
 	instances int
+	gets      atomic.Int64 // reads of the stores by the indexes: the trades summarised
+}
+
+// countedStore counts the reads of a store.
+type countedStore struct {
+	*memstore.Store
+	n *atomic.Int64
+}
+
+func (s countedStore) Get(key string) ([]byte, error) {
+	s.n.Add(1)
+	return s.Store.Get(key)
 }
 
 func newQueueCluster(t testing.TB, parts int32, instances int) *queueCluster {
@@ -54,7 +66,7 @@ func newQueueCluster(t testing.TB, parts int32, instances int) *queueCluster {
 		for p := int32(i); p < parts; p += int32(instances) {
 			owned = append(owned, p)
 			c.stores[p] = memstore.New(nil)
-			c.partOf[p] = tb.Open(p, c.stores[p])
+			c.partOf[p] = tb.Open(p, countedStore{c.stores[p], &c.gets})
 		}
 		id := fmt.Sprintf("inst-%d", i)
 		srv := httptest.NewServer(instance.QueueHandler(id, tb, func() []int32 { return owned }))

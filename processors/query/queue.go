@@ -3,6 +3,7 @@ package query
 import (
 	"cmp"
 	"errors"
+	"hash/maphash"
 	"slices"
 	"strings"
 	"sync"
@@ -122,7 +123,7 @@ type QueueFound struct {
 
 // drainDelay is how long after a write its trade is summarised (the
 // writes of that time summarised once); a question drains what is left.
-var drainDelay = 250 * time.Millisecond
+var drainDelay = 50 * time.Millisecond
 
 // Index states.
 const (
@@ -136,8 +137,8 @@ type queueIndex struct {
 	store Store
 	tol   func() matching.Tolerances
 
-	mu        sync.Mutex // dirty, scheduled, state, closed
-	dirty     map[uint64]struct{}
+	mu        sync.Mutex          // dirty, scheduled, state, closed
+	dirty     map[uint64]mentions // the trades written since they were summarised
 	scheduled bool
 	state     int
 	closed    bool
@@ -146,8 +147,15 @@ type queueIndex struct {
 
 	rw      sync.RWMutex // of and byParty
 	of      map[uint64]*queued
-	byParty map[string]*btreemap.BTreeMap[QueuePos, *queued]
-	intern  map[string]string
+	byParty map[string]*btreemap.BTreeMap[QueuePos, partyEntry]
+	intern  matching.Interner // the summaries' strings (under drainMu)
+}
+
+// partyEntry is a trade in a party's tree: its summary and the party's
+// place among its parties.
+type partyEntry struct {
+	q *queued
+	i uint8
 }
 
 // queued is what the index holds of a trade: never changed once made (a
@@ -156,21 +164,19 @@ type queued struct {
 	pos               QueuePos
 	ref, isin, side   string
 	broker, invMgr    string
+	market            string // the NOE in force's Market, "" without
 	status, lifecycle uint8
 	settled           bool // locked or cancelled: never at risk
-	cls               int
+	cls               int32
 	failing           []int
-	market            string // the NOE in force's Market, "" without
 	parties           []queuedParty
-	tradeDate         string
-	key               string
 }
 
 // queuedParty is what one party sees of the trade in its queue.
 type queuedParty struct {
 	bic     string
 	owes    []QueueOwed
-	missing int
+	missing int32
 }
 
 func (q *queued) party(bic string) *queuedParty {
@@ -183,18 +189,57 @@ func (q *queued) party(bic string) *queuedParty {
 }
 
 func newQueueIndex(s Store, tol func() matching.Tolerances) *queueIndex {
-	return &queueIndex{store: s, tol: tol, dirty: map[uint64]struct{}{}, of: map[uint64]*queued{},
-		byParty: map[string]*btreemap.BTreeMap[QueuePos, *queued]{}, intern: map[string]string{}}
+	return &queueIndex{store: s, tol: tol, dirty: map[uint64]mentions{}, of: map[uint64]*queued{},
+		byParty: map[string]*btreemap.BTreeMap[QueuePos, partyEntry]{}, intern: matching.Interner{}}
 }
 
-// mark notes a write of key: its trade is summarised after drainDelay.
-func (x *queueIndex) mark(key uint64) {
+// mentions are who may be a party of a trade written (matching.Mentions),
+// by the hash of their BICs: a question drains the trades that mention
+// its party (or that its party was a party of), and leaves the others to
+// the delay. A hash collision only drains a trade early.
+type mentions struct {
+	any  bool // unknown (a value of an older layout, a rebuild): every question drains it
+	n    uint8
+	bics [4]uint64
+	more []uint64
+}
+
+var mentionSeed = maphash.MakeSeed()
+
+func (m *mentions) add(bic []byte) {
+	h := maphash.Bytes(mentionSeed, bic)
+	if m.has(h) {
+		return
+	}
+	if int(m.n) < len(m.bics) {
+		m.bics[m.n] = h
+		m.n++
+		return
+	}
+	m.more = append(m.more, h)
+}
+
+func (m *mentions) has(h uint64) bool {
+	return slices.Contains(m.bics[:m.n], h) || slices.Contains(m.more, h)
+}
+
+// mark notes a write of key (value nil: deleted): its trade is summarised
+// after drainDelay, or before a question of a party it mentions.
+func (x *queueIndex) mark(key uint64, value []byte) {
+	// Deleted, or a tombstone: no party now; its old parties' questions
+	// drain it (drainFor).
+	var m mentions
+	if tomb, _, ok := matching.Header(value); value != nil && !(ok && tomb) {
+		if ok, err := matching.Mentions(value, m.add); !ok || err != nil {
+			m = mentions{any: true}
+		}
+	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.state == queueWaiting || x.closed {
 		return
 	}
-	x.dirty[key] = struct{}{}
+	x.dirty[key] = m
 	x.scheduleLocked(drainDelay)
 }
 
@@ -226,7 +271,7 @@ func (x *queueIndex) rebuild(keys []uint64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, k := range keys {
-		x.dirty[k] = struct{}{}
+		x.dirty[k] = mentions{any: true}
 	}
 	x.state = queueBuilding
 	x.scheduleLocked(0)
@@ -247,7 +292,11 @@ func (x *queueIndex) ready() bool {
 }
 
 // drain summarises the trades marked and puts them in the index.
-func (x *queueIndex) drain() {
+func (x *queueIndex) drain() { x.drainFor("") }
+
+// drainFor summarises the trades marked that may concern party (every one
+// for ""): those that mention it, and those it was a party of.
+func (x *queueIndex) drainFor(party string) {
 	x.drainMu.Lock()
 	defer x.drainMu.Unlock()
 	x.mu.Lock()
@@ -255,12 +304,30 @@ func (x *queueIndex) drain() {
 		x.mu.Unlock()
 		return
 	}
-	keys := make([]uint64, 0, len(x.dirty))
-	for k := range x.dirty {
-		keys = append(keys, k)
+	var keys []uint64
+	if party == "" {
+		keys = make([]uint64, 0, len(x.dirty))
+		for k := range x.dirty {
+			keys = append(keys, k)
+		}
+		clear(x.dirty)
+	} else {
+		h := maphash.String(mentionSeed, party)
+		x.rw.RLock()
+		for k, m := range x.dirty {
+			if m.any || m.has(h) || x.of[k] != nil && x.of[k].party(party) != nil {
+				keys = append(keys, k)
+			}
+		}
+		x.rw.RUnlock()
+		for _, k := range keys {
+			delete(x.dirty, k)
+		}
 	}
-	clear(x.dirty)
 	x.mu.Unlock()
+	if len(keys) == 0 {
+		return
+	}
 	var tol matching.Tolerances
 	if x.tol != nil {
 		tol = x.tol()
@@ -286,84 +353,45 @@ func (x *queueIndex) drain() {
 
 // summary reads key's trade from the store: nil when the table holds no
 // trade of it (deleted, a tombstone: purged trades are not listed) or its
-// value cannot be read.
+// value cannot be read. The facts are the engine's (matching.QueueFacts:
+// what the trade's view says, without building it).
 func (x *queueIndex) summary(key schemas.TradeKey, tol matching.Tolerances) *queued {
 	v, err := x.store.Get(key.String())
 	if err != nil || v == nil {
 		return nil
 	}
-	if tomb, _, ok := matching.Header(v); !ok || tomb {
+	f, ok, err := matching.QueueFactsOf(v, tol, x.intern)
+	if err != nil || !ok {
 		return nil
 	}
-	view, err := matching.ViewOfWith(key, v, tol)
-	if err != nil || len(view.Keys) == 0 || view.Purged != nil {
-		return nil
-	}
-	return x.summarise(key, &view)
+	return summarise(key, &f)
 }
 
-// summarise is what a queue shows of a trade, from its view.
-func (x *queueIndex) summarise(key schemas.TradeKey, v *matching.View) *queued {
-	k := v.Keys[0]
+// summarise is what a queue shows of a trade, from its facts.
+func summarise(key schemas.TradeKey, f *matching.QueueFacts) *queued {
+	k := f.Key
 	d, err := date.Parse(k.TradeDate)
 	if err != nil {
 		return nil
 	}
-	st := slices.Index(QueueStatuses, strings.ToUpper(v.State))
-	lc := slices.Index(QueueLifecycles, v.Lifecycle)
+	st := slices.Index(QueueStatuses, strings.ToUpper(f.State))
+	lc := slices.Index(QueueLifecycles, f.Lifecycle)
 	if st < 0 || lc < 0 {
 		return nil
 	}
-	q := &queued{pos: QueuePos{Date: d, Key: key}, key: key.String(), tradeDate: k.TradeDate, ref: k.TradeRef,
-		isin: x.in(k.ISIN), side: x.in(k.Side), broker: x.in(k.Broker), invMgr: x.in(k.InvMgr),
-		status: uint8(st), lifecycle: uint8(lc), settled: v.Locked || v.Cancelled, market: x.in(v.Market)}
-	for _, c := range v.CLS {
-		if c.Standing {
-			q.cls = c.Version
-		}
-	}
+	q := &queued{pos: QueuePos{Date: d, Key: key}, ref: k.TradeRef, isin: k.ISIN, side: k.Side, broker: k.Broker,
+		invMgr: k.InvMgr, status: uint8(st), lifecycle: uint8(lc), settled: f.Locked || f.Cancelled,
+		market: f.Market, cls: int32(f.CLSVersion), parties: make([]queuedParty, len(f.Parties))}
 	if q.status == 2 {
-		for _, f := range v.Failing {
-			q.failing = append(q.failing, f.N)
-		}
+		q.failing = f.Failing
 	}
-	parties := append([]string{k.Broker, k.InvMgr}, v.Parties...)
-	slices.Sort(parties)
-	for _, p := range slices.Compact(parties) {
-		pv, ok := v.For(p)
-		if !ok {
-			continue
+	for i, p := range f.Parties {
+		q.parties[i] = queuedParty{bic: p.BIC, missing: int32(p.Missing)}
+		for _, o := range p.Owes {
+			q.parties[i].owes = append(q.parties[i].owes, QueueOwed{MsgType: o.MsgType, Account: o.Account, Count: o.Count})
 		}
-		qp := queuedParty{bic: x.in(p), missing: len(pv.Missing)}
-		// Alleged (messages.md §5a "Allegements"): the items whose sender
-		// is p, when a message of another sender is in force.
-		if slices.ContainsFunc(v.Messages, func(m matching.MessageView) bool { return m.InForce && m.Sender != p }) {
-			for _, o := range v.Missing {
-				if o.From == p {
-					qp.owes = append(qp.owes, QueueOwed{MsgType: o.MsgType, Account: o.Account, Count: o.Count})
-				}
-			}
-		}
-		q.parties = append(q.parties, qp)
 	}
 	return q
-}
-
-func (x *queueIndex) in(s string) string {
-	x.rw.RLock()
-	v, ok := x.intern[s]
-	x.rw.RUnlock()
-	if ok {
-		return v
-	}
-	x.rw.Lock()
-	defer x.rw.Unlock()
-	if v, ok := x.intern[s]; ok {
-		return v
-	}
-	s = strings.Clone(s)
-	x.intern[s] = s
-	return s
 }
 
 // putLocked makes q key's summary (nil: none), moving it between the
@@ -387,13 +415,13 @@ func (x *queueIndex) putLocked(key uint64, q *queued) {
 		return
 	}
 	x.of[key] = q
-	for _, p := range q.parties {
+	for i, p := range q.parties {
 		t := x.byParty[p.bic]
 		if t == nil {
-			t = btreemap.New[QueuePos, *queued](16, QueuePos.Compare)
+			t = btreemap.New[QueuePos, partyEntry](16, QueuePos.Compare)
 			x.byParty[p.bic] = t
 		}
-		t.ReplaceOrInsert(q.pos, q)
+		t.ReplaceOrInsert(q.pos, partyEntry{q, uint8(i)})
 	}
 }
 
@@ -407,12 +435,17 @@ type queueFilter struct {
 	now               time.Time
 	lead              time.Duration
 	ref               *refdata.Set
-	cutoffs           map[cutoffKey]time.Time
+	cutoffs           map[cutoffKey]marketCutoff
 }
 
 type cutoffKey struct {
 	market string
 	day    date.Date
+}
+
+type marketCutoff struct {
+	market string
+	at     time.Time
 }
 
 func mask(values, names []string) (uint8, bool) {
@@ -429,7 +462,7 @@ func mask(values, names []string) (uint8, bool) {
 
 func newQueueFilter(q QueueQuery, ref *refdata.Set) (*queueFilter, error) {
 	f := &queueFilter{party: q.Party, owes: q.Owes, atRisk: q.AtRisk, now: q.Now, lead: q.Lead, ref: ref,
-		cutoffs: map[cutoffKey]time.Time{}}
+		cutoffs: map[cutoffKey]marketCutoff{}}
 	var ok1, ok2 bool
 	f.status, ok1 = mask(q.Status, QueueStatuses)
 	f.lifecycle, ok2 = mask(q.Lifecycle, QueueLifecycles)
@@ -446,22 +479,23 @@ func newQueueFilter(q QueueQuery, ref *refdata.Set) (*queueFilter, error) {
 	return f, nil
 }
 
-// cutoff is a trade's market (as markets.csv has it) and cutoff.
+// cutoff is a trade's market (as markets.csv has it) and cutoff, read
+// once a question for each market and TradeDate.
 func (f *queueFilter) cutoff(q *queued) (string, time.Time) {
-	market, at := f.ref.CutoffOf(q.market, q.tradeDate)
-	return market, at
+	k := cutoffKey{q.market, q.pos.Date}
+	c, ok := f.cutoffs[k]
+	if !ok {
+		c.market, c.at = f.ref.CutoffOf(q.market, q.pos.Date.String())
+		f.cutoffs[k] = c
+	}
+	return c.market, c.at
 }
 
 func (f *queueFilter) atRiskOf(q *queued) bool {
 	if q.settled {
 		return false
 	}
-	k := cutoffKey{q.market, q.pos.Date}
-	at, ok := f.cutoffs[k]
-	if !ok {
-		_, at = f.cutoff(q)
-		f.cutoffs[k] = at
-	}
+	_, at := f.cutoff(q)
 	return !f.now.Before(at.Add(-f.lead))
 }
 
@@ -480,9 +514,9 @@ func (f *queueFilter) keeps(q *queued, p *queuedParty) bool {
 func (f *queueFilter) render(q *queued) QueueTrade {
 	p := q.party(f.party)
 	market, at := f.cutoff(q)
-	t := QueueTrade{TradeKey: q.key, TradeRef: q.ref, TradeDate: q.tradeDate, ISIN: q.isin, Side: q.side,
+	t := QueueTrade{TradeKey: q.pos.Key.String(), TradeRef: q.ref, TradeDate: q.pos.Date.String(), ISIN: q.isin, Side: q.side,
 		Broker: q.broker, InvMgr: q.invMgr, Status: QueueStatuses[q.status], Lifecycle: QueueLifecycles[q.lifecycle],
-		CLSVersion: q.cls, FailingCriteria: slices.Clone(q.failing), Owes: slices.Clone(p.owes), MissingCount: p.missing,
+		CLSVersion: int(q.cls), FailingCriteria: slices.Clone(q.failing), Owes: slices.Clone(p.owes), MissingCount: int(p.missing),
 		Market: market, Cutoff: at.UTC().Format(time.RFC3339), AtRisk: !q.settled && !f.now.Before(at.Add(-f.lead)),
 		PastCutoff: f.now.After(at)}
 	if t.FailingCriteria == nil {
@@ -511,9 +545,9 @@ func (x *queueIndex) page(f *queueFilter, after *QueuePos, limit int) []*queued 
 		lo = btreemap.GT(*after)
 	}
 	var out []*queued
-	t.AscendFunc(lo, hi, func(_ QueuePos, q *queued) bool {
-		if p := q.party(f.party); p != nil && f.keeps(q, p) {
-			out = append(out, q)
+	t.AscendFunc(lo, hi, func(_ QueuePos, e partyEntry) bool {
+		if f.keeps(e.q, &e.q.parties[e.i]) {
+			out = append(out, e.q)
 		}
 		return len(out) < limit
 	})
@@ -547,7 +581,7 @@ func (t *Tables) Queue(q QueueQuery, partitions []int32) ([]QueueFound, error) {
 	}
 	var hits []hit
 	for p, x := range parts {
-		x.queue.drain()
+		x.queue.drainFor(q.Party)
 		for _, qd := range x.queue.page(f, q.After, q.Limit) {
 			hits = append(hits, hit{p, qd})
 		}

@@ -392,6 +392,21 @@ func TestQueueFollowsTheTable(t *testing.T) {
 		f.accept(t, r)
 		check(fmt.Sprintf("after message %d of a new trade", i+1))
 	}
+	// A question drains only the trades that may concern its party: the
+	// others wait for the delay (their writes summarised once).
+	k0 := f.keys[0]
+	v0 := f.book.Trade(k0).View()
+	val0, _ := f.book.Trade(k0).MarshalBinary()
+	f.stores[f.partOf(k0)].Set(k0.String(), val0)
+	x0 := f.tables.parts[f.partOf(k0)].queue
+	q("NOTAPARTYXXX")
+	if _, dirty := x0.dirty[uint64(k0)]; !dirty {
+		t.Fatal("a question of a participant the trade does not mention summarised it")
+	}
+	q(v0.Keys[0].InvMgr)
+	if _, dirty := x0.dirty[uint64(k0)]; dirty {
+		t.Fatal("a question of its InvMgr did not summarise it")
+	}
 	// Deleted, and purged to a tombstone.
 	k := f.keys[0]
 	if err := f.stores[f.partOf(k)].Delete(k.String()); err != nil {

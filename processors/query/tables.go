@@ -147,7 +147,7 @@ func (x *Partition) Put(key string, value []byte) {
 	}
 	x.risk.update(uint64(k), value)
 	x.refs.put(uint64(k), value)
-	x.queue.mark(uint64(k))
+	x.queue.mark(uint64(k), value)
 }
 
 func (x *Partition) Delete(key string) {
@@ -157,7 +157,7 @@ func (x *Partition) Delete(key string) {
 	}
 	x.risk.remove(uint64(k))
 	x.refs.delete(uint64(k))
-	x.queue.mark(uint64(k))
+	x.queue.mark(uint64(k), nil)
 }
 
 // Loaded indexes for the at-risk and status counts the values a store
