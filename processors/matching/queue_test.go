@@ -161,3 +161,27 @@ func TestQueueFactsOfATombstone(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMentions is what the work-queue index reads of every value the
+// match table takes (beside Refs and ReadRisk), and BenchmarkQueueFacts
+// what it pays for each trade it summarises.
+func BenchmarkMentions(b *testing.B) {
+	f := newFixture(b)
+	f.sendAll(standard("T1"))
+	v, _ := f.book.Trade(tradeKey("T1")).MarshalBinary()
+	b.ReportAllocs()
+	for b.Loop() {
+		Mentions(v, func([]byte) {})
+	}
+}
+
+func BenchmarkQueueFacts(b *testing.B) {
+	f := newFixture(b)
+	f.sendAll(standard("T1"))
+	v, _ := f.book.Trade(tradeKey("T1")).MarshalBinary()
+	it := Interner{}
+	b.ReportAllocs()
+	for b.Loop() {
+		QueueFactsOf(v, nil, it)
+	}
+}
