@@ -318,8 +318,11 @@ func rotateKey(t *testing.T, dir string) (string, []byte) {
 		bic := rows[i][:strings.IndexByte(rows[i], ',')]
 		seed := sha256.Sum256([]byte("rotated:" + bic))
 		pub := ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey)
-		c := strings.LastIndexByte(rows[i], ',')
-		rows[i] = rows[i][:c+1] + base64.StdEncoding.EncodeToString(pub) + ";" + rows[i][c+1:]
+		// The public_key column (version 3 added signers after it).
+		col := slices.Index(strings.Split(rows[0], ","), "public_key")
+		cells := strings.Split(rows[i], ",")
+		cells[col] = base64.StdEncoding.EncodeToString(pub) + ";" + cells[col]
+		rows[i] = strings.Join(cells, ",")
 		must(t, os.WriteFile(path, []byte(strings.Join(rows, "\n")+"\n"), 0o644))
 		return bic, seed[:]
 	}

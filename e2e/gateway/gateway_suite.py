@@ -218,6 +218,20 @@ def phase_submit():
     return {"submitted": n, "foreign_msg_ids": [msg_id_of(m) for m in foreign[:2]]}
 
 
+OUTPUT_TYPES = ("ACK", "NACK", "STATUS", "CNF", "BLK", "ALG")
+
+
+def check_trade_output(o):
+    """gateway.md v2 §3: a CNF, BLK or ALG entry has its function and trade
+    key, as its XML says; the others have neither."""
+    if o["msg_type"] in ("CNF", "BLK", "ALG"):
+        assert o["function"] in ("NEW", "CANCEL"), o
+        assert "<Function>" + o["function"] + "</Function>" in o["xml"], o
+        assert len(o["trade_key"]) == 16 and "<TradeKey>" + o["trade_key"] + "</TradeKey>" in o["xml"], o
+    else:
+        assert "function" not in o and "trade_key" not in o, o
+
+
 def walk(gw, bic, limit=1000, after=None):
     outs = []
     while True:
@@ -229,8 +243,9 @@ def walk(gw, bic, limit=1000, after=None):
             assert after is None or j["next"] == after, j
             return outs, j["next"]
         for o in j["outputs"]:
-            assert o["cursor"] and o["msg_type"] in ("ACK", "NACK", "STATUS"), o
+            assert o["cursor"] and o["msg_type"] in OUTPUT_TYPES, o
             assert "<Receiver>" + bic + "</Receiver>" in o["xml"], (bic, o["xml"][:200])
+            check_trade_output(o)
         outs += j["outputs"]
         after = j["next"]
 
