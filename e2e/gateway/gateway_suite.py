@@ -675,7 +675,23 @@ def phase_isolation3():
                 assert "held" not in v, v
                 own = trades[k]["accounts"][c]
                 assert all(m["msg_type"] in ("ALC", "NPR", "SET") and m["account"] in own for m in v["messages"]), (own, v["messages"])
-        outs, _ = walk(gws[1], p)
+        outs, end = walk(gws[1], p)
+        # types= (gateway.md v2 §3): a walk of some types is the walk of all
+        # with the others left out, ending at the same cursor.
+        for types in ("CNF,BLK,ALG", "ACK,NACK,STATUS", "STATUS,CNF"):
+            typed, after = [], None
+            while True:
+                q = "limit=2&types=" + types + ("&after=" + after if after else "")
+                j = expect(signed_get(gws[len(typed) % 2], "/v1/outputs?" + q, p), 200).json()
+                if not j["outputs"]:
+                    # next: the last record examined, returned or not — the
+                    # end of the walk of every type.
+                    assert j["next"] == end, (p, types, j, end)
+                    break
+                typed += j["outputs"]
+                after = j["next"]
+            want = [o["msg_id"] for o in outs if o["msg_type"] in types.split(",")]
+            assert [o["msg_id"] for o in typed] == want, (p, types, [o["msg_id"] for o in typed], want)
         others = (custodians - {c}) if p == c else set()
         about = [o for o in outs if o["msg_type"] not in ("ACK", "NACK") and any(k in o["xml"] for k in keys)]
         assert about, (p, "no output about the set")
