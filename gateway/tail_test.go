@@ -43,7 +43,9 @@ func serveGateways(t testing.TB, n int) ([]string, []refdata.Participant, *kgo.C
 }
 
 // testRefdata is the reference data of serveGateways.
-func testRefdata() *refdata.Set { return refdata.Generate(refdata.GenOptions{Seed: 3, Participants: 40}) }
+func testRefdata() *refdata.Set {
+	return refdata.Generate(refdata.GenOptions{Seed: 3, Participants: 40})
+}
 
 // serveGatewaysWith is serveGateways with options tuned (tune may be nil).
 func serveGatewaysWith(t testing.TB, n int, tune func(*gateway.Options)) ([]string, []refdata.Participant, *kgo.Client, string) {

@@ -309,4 +309,3 @@ func pct(l []time.Duration, p int) time.Duration {
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
