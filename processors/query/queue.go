@@ -277,18 +277,31 @@ func (x *queueIndex) rebuild(keys []uint64) {
 	x.scheduleLocked(0)
 }
 
+// close stops the index reading its store: nothing is summarised any more,
+// and it returns once a summary under way has finished (so that the store
+// may close: a closed disk table panics when read).
 func (x *queueIndex) close() {
 	x.mu.Lock()
-	defer x.mu.Unlock()
 	x.closed = true
 	clear(x.dirty)
+	x.mu.Unlock()
+	// A drain under way finishes its batch first.
+	x.drainMu.Lock()
+	defer x.drainMu.Unlock()
 }
 
-// ready says whether the partition answers questions.
+func (x *queueIndex) isClosed() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.closed
+}
+
+// ready says whether the partition answers questions (a closed one does
+// not: its store is gone).
 func (x *queueIndex) ready() bool {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return x.state == queueReady
+	return x.state == queueReady && !x.closed
 }
 
 // drain summarises the trades marked and puts them in the index.
@@ -336,7 +349,7 @@ func (x *queueIndex) drainFor(party string) {
 	// between them.
 	const batch = 256
 	sums := make([]*queued, 0, min(len(keys), batch))
-	for len(keys) > 0 {
+	for len(keys) > 0 && !x.isClosed() {
 		n := min(len(keys), batch)
 		sums = sums[:0]
 		for _, k := range keys[:n] {

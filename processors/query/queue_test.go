@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -592,5 +593,57 @@ func TestQueueIsolationShuffled(t *testing.T) {
 				t.Fatalf("order %d gives %s another queue than order 0: %s", order, p, d)
 			}
 		}
+	}
+}
+
+// closingStore fails the test when read once closed, as a closed disk
+// table panics.
+type closingStore struct {
+	*memstore.Store
+	closed atomic.Bool
+	t      *testing.T
+}
+
+func (s *closingStore) Get(key string) ([]byte, error) {
+	if s.closed.Load() {
+		s.t.Error("a closed store was read")
+	}
+	time.Sleep(50 * time.Microsecond) // a read takes a while
+	return s.Store.Get(key)
+}
+
+// Closing a partition's read side (its storage does before the store
+// closes) waits for a summary under way and stops every later one: the
+// store is never read once closed, though writes were marked.
+func TestQueueStopsReadingAClosedStore(t *testing.T) {
+	old := drainDelay
+	drainDelay = time.Millisecond
+	defer func() { drainDelay = old }()
+	f := newQueueFixture(t, 60, 1)
+	var tables Tables
+	tables.Serve(Config{Refdata: refdata.Default})
+	st := &closingStore{Store: memstore.New(nil), t: t}
+	x := tables.Open(0, st)
+	for _, k := range f.keys {
+		v, _ := f.book.Trade(k).MarshalBinary()
+		st.Set(k.String(), v)
+		x.Put(k.String(), v)
+	}
+	it, _ := st.Iterator()
+	x.Recovered(it) // a background summary of every trade begins
+	it.Release()
+	for _, k := range f.keys { // and writes keep coming
+		v, _ := f.book.Trade(k).MarshalBinary()
+		x.Put(k.String(), v)
+	}
+	x.Close()
+	st.closed.Store(true)
+	for _, k := range f.keys {
+		v, _ := f.book.Trade(k).MarshalBinary()
+		x.Put(k.String(), v)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if _, err := tables.Queue(QueueQuery{Party: "X", Limit: 1}, []int32{0}); !errors.Is(err, ErrRecovering) {
+		t.Fatalf("a closed partition: %v", err)
 	}
 }

@@ -160,6 +160,11 @@ func (x *Partition) Delete(key string) {
 	x.queue.mark(uint64(k), nil)
 }
 
+// Close stops what reads the partition's store off the stage's goroutine
+// (the work-queue index's summaries), waiting for a read under way: its
+// storage calls it before the store closes.
+func (x *Partition) Close() { x.queue.close() }
+
 // Loaded indexes for the at-risk and status counts the values a store
 // resumed from disk holds when it opens (they are not replayed).
 func (x *Partition) Loaded(it Iterator) error {
