@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -202,7 +203,10 @@ func TestGateway(t *testing.T) {
 	iso := filepath.Join(dir, "iso.xml")
 	ste(t, nil, "gen", "--trades", "16", "--mix", "standard", "--seed", "9", "--refdata", ref, "--trade-date", "2026-11-05", "--out", iso)
 	isoLines := submittable(t, iso, rd)
-	seed := time.Now().UnixNano()
+	seed := time.Now().UnixNano() // logged; STE_ISO_SEED replays an order
+	if v, err := strconv.ParseInt(os.Getenv("STE_ISO_SEED"), 10, 64); err == nil {
+		seed = v
+	}
 	rand.New(rand.NewPCG(uint64(seed), 1)).Shuffle(len(isoLines), func(i, j int) { isoLines[i], isoLines[j] = isoLines[j], isoLines[i] })
 	shuffled := filepath.Join(dir, "iso-shuffled.xml")
 	must(t, os.WriteFile(shuffled, []byte(strings.Join(isoLines, "\n")+"\n"), 0o644))
