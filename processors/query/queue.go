@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/RaduBerinde/btreemap"
@@ -141,6 +142,7 @@ type queueIndex struct {
 	dirty     map[uint64]mentions // the trades written since they were summarised
 	scheduled bool
 	state     int
+	following atomic.Bool // state is past queueWaiting: writes are marked
 	closed    bool
 
 	drainMu sync.Mutex // one drain at a time, so a question's drain follows every write before it
@@ -226,6 +228,9 @@ func (m *mentions) has(h uint64) bool {
 // mark notes a write of key (value nil: deleted): its trade is summarised
 // after drainDelay, or before a question of a party it mentions.
 func (x *queueIndex) mark(key uint64, value []byte) {
+	if !x.following.Load() {
+		return // the changelog's replay: the recovered table is read whole
+	}
 	// Deleted, or a tombstone: no party now; its old parties' questions
 	// drain it (drainFor).
 	var m mentions
@@ -274,6 +279,7 @@ func (x *queueIndex) rebuild(keys []uint64) {
 		x.dirty[k] = mentions{any: true}
 	}
 	x.state = queueBuilding
+	x.following.Store(true)
 	x.scheduleLocked(0)
 }
 
