@@ -12,7 +12,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"html"
 	"io"
+	"math/rand/v2"
 	"net/http"
 	"os"
 	"os/exec"
@@ -20,6 +22,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -55,7 +58,7 @@ func TestGateway(t *testing.T) {
 	dir := t.TempDir()
 	ref, full, set := filepath.Join(dir, "ref"), filepath.Join(dir, "full.xml"), filepath.Join(dir, "set.xml")
 	ste(t, nil, "refdata", "gen", "--out", ref, "--seed", "3")
-	ste(t, nil, "gen", "--trades", "120", "--mix", "realistic", "--seed", "5", "--refdata", ref, "--out", full)
+	ste(t, nil, "gen", "--trades", "120", "--mix", "realistic", "--seed", "5", "--created-day", "2026-11-02", "--refdata", ref, "--out", full)
 	// A participant rotating its key holds two (docs/spec/messages.md §8): it may sign
 	// with either.
 	rot, rotSeed := rotateKey(t, ref)
@@ -174,6 +177,48 @@ func TestGateway(t *testing.T) {
 	})
 
 	t.Run("isolation", func(t *testing.T) { phase(t, "isolation", nil) })
+
+	// gateway.md v2 §4c: the work queue of the busiest broker, investment
+	// manager and custodian of the set, checked against their trade views.
+	t.Run("work queue of a broker, an investment manager and a custodian", func(t *testing.T) {
+		qb, qi, qc := busiest(t, msgs, rd)
+		// What the set lacks for the filters: trades of theirs that owe
+		// messages (copies under another TradeRef without their NPRs and
+		// SETs) and one the InvMgr affirms (its AFF of the CNF ste match
+		// sent it).
+		var extra []string
+		extra = append(extra, owedCopy(t, msgs, func(k schemas.Key, _ []string) bool { return k.Broker == qb }, "-OWB")...)
+		extra = append(extra, owedCopy(t, msgs, func(_ schemas.Key, cs []string) bool { return slices.Contains(cs, qc) }, "-OWC")...)
+		extra = append(extra, affirmation(t, filepath.Join(match, "outbound.xml"), qi))
+		file := filepath.Join(dir, "queue-extra.xml")
+		must(t, os.WriteFile(file, []byte(strings.Join(extra, "\n")+"\n"), 0o644))
+		out := runPhase(t, py, append(pyEnv, "QB="+qb, "QI="+qi, "QC="+qc, "EXTRA="+file), "queue", nil)
+		t.Logf("%s", out)
+	})
+
+	// Three participants of a set sent in a shuffled order find no record
+	// of another party (issue 46); then a custodian that is no party sends
+	// a SET naming itself (issue 45, item 3).
+	iso := filepath.Join(dir, "iso.xml")
+	ste(t, nil, "gen", "--trades", "16", "--mix", "standard", "--seed", "9", "--refdata", ref, "--created-day", "2026-11-05", "--out", iso)
+	isoLines := submittable(t, iso, rd)
+	seed := time.Now().UnixNano() // logged; STE_ISO_SEED replays an order
+	if v, err := strconv.ParseInt(os.Getenv("STE_ISO_SEED"), 10, 64); err == nil {
+		seed = v
+	}
+	rand.New(rand.NewPCG(uint64(seed), 1)).Shuffle(len(isoLines), func(i, j int) { isoLines[i], isoLines[j] = isoLines[j], isoLines[i] })
+	shuffled := filepath.Join(dir, "iso-shuffled.xml")
+	must(t, os.WriteFile(shuffled, []byte(strings.Join(isoLines, "\n")+"\n"), 0o644))
+	t.Run("isolation of three participants, shuffled order", func(t *testing.T) {
+		t.Logf("order seed %d", seed)
+		out := runPhase(t, py, append(pyEnv, "ISO_SET="+shuffled), "isolation3", nil)
+		t.Logf("%s", out)
+	})
+	t.Run("a rogue custodian's SET: 404, not in its queue, held", func(t *testing.T) {
+		rogue := filepath.Join(dir, "rogue.xml")
+		must(t, os.WriteFile(rogue, rogueSET(t, isoLines, rd), 0o644))
+		runPhase(t, py, append(pyEnv, "ROGUE_SET="+rogue), "rogue", nil)
+	})
 
 	t.Run("two instances shown one nonce accept it once", func(t *testing.T) {
 		var f struct{ Winners []int }
@@ -317,11 +362,11 @@ func rotateKey(t *testing.T, dir string) (string, []byte) {
 		bic := rows[i][:strings.IndexByte(rows[i], ',')]
 		seed := sha256.Sum256([]byte("rotated:" + bic))
 		pub := ed25519.NewKeyFromSeed(seed[:]).Public().(ed25519.PublicKey)
-		// The sixth column is public_key (a signers column may follow it,
-		// messages.md §8 version 3): the new key goes first there.
-		cols := strings.Split(rows[i], ",")
-		cols[5] = base64.StdEncoding.EncodeToString(pub) + ";" + cols[5]
-		rows[i] = strings.Join(cols, ",")
+		// The public_key column (version 3 added signers after it).
+		col := slices.Index(strings.Split(rows[0], ","), "public_key")
+		cells := strings.Split(rows[i], ",")
+		cells[col] = base64.StdEncoding.EncodeToString(pub) + ";" + cells[col]
+		rows[i] = strings.Join(cells, ",")
 		must(t, os.WriteFile(path, []byte(strings.Join(rows, "\n")+"\n"), 0o644))
 		return bic, seed[:]
 	}
@@ -480,4 +525,199 @@ func waitHealthy(t *testing.T, base string) {
 		}
 	}
 	t.Fatalf("%s/v1/health not 200 within 30 s", base)
+}
+
+// busiest are the ACTIVE broker, investment manager and custodian with the
+// most trades of a set (custodians by the ALCs naming them).
+func busiest(t *testing.T, lines []string, rd *refdata.Set) (broker, invMgr, custodian string) {
+	type count map[string]map[schemas.TradeKey]bool
+	by := [3]count{{}, {}, {}}
+	add := func(c count, bic string, k schemas.TradeKey) {
+		if p, ok := rd.Participant(bic); !ok || p.Status != refdata.Active {
+			return
+		}
+		if c[bic] == nil {
+			c[bic] = map[schemas.TradeKey]bool{}
+		}
+		c[bic][k] = true
+	}
+	d := &schemas.Decoder{}
+	for _, l := range lines {
+		m, rej := d.Decode([]byte(l))
+		if rej != nil {
+			continue
+		}
+		k := m.Key.TradeKey()
+		add(by[0], m.Key.Broker, k)
+		add(by[1], m.Key.InvMgr, k)
+		if m.Type == schemas.ALC {
+			add(by[2], m.Custodian, k)
+		}
+	}
+	var out [3]string
+	for i, c := range by {
+		for bic, ks := range c {
+			if len(ks) > len(c[out[i]]) || len(ks) == len(c[out[i]]) && bic < out[i] {
+				out[i] = bic
+			}
+		}
+		if out[i] == "" {
+			t.Fatal("no participant of that role in the set")
+		}
+	}
+	return out[0], out[1], out[2]
+}
+
+// rogueSET is a SET of the first line's trade from an ACTIVE custodian that
+// is none of its parties, naming itself (signed with its demo key).
+func rogueSET(t *testing.T, lines []string, rd *refdata.Set) []byte {
+	d := &schemas.Decoder{}
+	first, rej := d.Decode([]byte(lines[0]))
+	if rej != nil {
+		t.Fatal(rej)
+	}
+	parties := map[string]bool{first.Key.Broker: true, first.Key.InvMgr: true}
+	var set string
+	for _, l := range lines {
+		m, rej := d.Decode([]byte(l))
+		if rej != nil || m.Key.TradeKey() != first.Key.TradeKey() {
+			continue
+		}
+		if m.Type == schemas.ALC {
+			parties[m.Custodian] = true
+		}
+		if m.Type == schemas.SET {
+			set = l
+		}
+	}
+	var rogue string
+	for _, p := range rd.Participants() {
+		if p.Roles.Has(refdata.RoleCustodian) && p.Status == refdata.Active && !parties[p.BIC] && (rogue == "" || p.BIC < rogue) {
+			rogue = p.BIC
+		}
+	}
+	if set == "" || rogue == "" {
+		t.Fatal("no SET or no custodian for the rogue")
+	}
+	body := regexp.MustCompile(`<Body>(.*)</Body>`).FindStringSubmatch(set)[1]
+	dr := &schemas.Draft{MsgId: "ROGUE-SET-1", MsgType: "SET", Function: "NEW", Sender: rogue,
+		Created: regexp.MustCompile(`<Created>([^<]*)</Created>`).FindStringSubmatch(set)[1]}
+	for _, el := range regexp.MustCompile(`<(\w+)>([^<]*)</\w+>`).FindAllStringSubmatch(body, -1) {
+		v := html.UnescapeString(el[2])
+		if el[1] == "Custodian" {
+			v = rogue
+		}
+		dr.Body = append(dr.Body, schemas.Pair{Name: el[1], Value: v})
+	}
+	return append(dr.AppendSigned(nil, refdata.DemoPrivateKey(rogue)), '\n')
+}
+
+// redraft reads a message line back into a draft (header and body fields,
+// in order), to be changed and signed again.
+func redraft(t *testing.T, line string) *schemas.Draft {
+	hdr := func(name string) string {
+		if m := regexp.MustCompile(`<` + name + `>([^<]*)</` + name + `>`).FindStringSubmatch(line); m != nil {
+			return html.UnescapeString(m[1])
+		}
+		return ""
+	}
+	d := &schemas.Draft{MsgId: hdr("MsgId"), MsgType: hdr("MsgType"), Function: hdr("Function"), Sender: hdr("Sender"),
+		Created: hdr("Created"), RelatedMsgId: hdr("RelatedMsgId")}
+	body := regexp.MustCompile(`<Body>(.*)</Body>`).FindStringSubmatch(line)
+	if body == nil {
+		t.Fatalf("no body: %.200s", line)
+	}
+	for _, el := range regexp.MustCompile(`<(\w+)>([^<]*)</\w+>`).FindAllStringSubmatch(body[1], -1) {
+		d.Body = append(d.Body, schemas.Pair{Name: el[1], Value: html.UnescapeString(el[2])})
+	}
+	return d
+}
+
+func signedLine(d *schemas.Draft) string {
+	return string(d.AppendSigned(nil, refdata.DemoPrivateKey(d.Sender)))
+}
+
+// owedCopy copies the first trade of the set that pick takes (given its
+// key fields and its ALCs' custodians), under its TradeRef and MsgIds with
+// suffix, without its NPRs and SETs: its Broker owes the NPRs, its
+// custodians the SETs.
+func owedCopy(t *testing.T, lines []string, pick func(schemas.Key, []string) bool, suffix string) []string {
+	d := &schemas.Decoder{}
+	custodians := map[schemas.TradeKey][]string{}
+	var order []schemas.TradeKey
+	keys := map[schemas.TradeKey]schemas.Key{}
+	for _, l := range lines {
+		m, rej := d.Decode([]byte(l))
+		if rej != nil {
+			continue
+		}
+		k := m.Key.TradeKey()
+		if _, ok := keys[k]; !ok {
+			order = append(order, k)
+			keys[k] = m.Key
+		}
+		if m.Type == schemas.ALC {
+			custodians[k] = append(custodians[k], m.Custodian)
+		}
+	}
+	for _, k := range order {
+		if !pick(keys[k], custodians[k]) || len(custodians[k]) == 0 {
+			continue
+		}
+		var out []string
+		for _, l := range lines {
+			m, rej := d.Decode([]byte(l))
+			if rej != nil || m.Key.TradeKey() != k || m.Type == schemas.NPR || m.Type == schemas.SET {
+				continue
+			}
+			dr := redraft(t, l)
+			dr.MsgId += suffix
+			if dr.RelatedMsgId != "" {
+				dr.RelatedMsgId += suffix
+			}
+			dr.Set("TradeRef", dr.Get("TradeRef")+suffix)
+			out = append(out, signedLine(dr))
+		}
+		return out
+	}
+	t.Fatalf("no trade for the copy %s", suffix)
+	return nil
+}
+
+// affirmation is invMgr's AFF of the last confirmation ste match sent it
+// (outbound.xml): its MatchDigest and Messages.
+func affirmation(t *testing.T, outbound string, invMgr string) string {
+	b, err := os.ReadFile(outbound)
+	must(t, err)
+	// The last CNF to invMgr of each trade; one whose last is a NEW stands.
+	last := map[string]string{}
+	var order []string
+	key := regexp.MustCompile(`<TradeKey>([^<]*)</TradeKey>`)
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.Contains(l, "<MsgType>CNF</MsgType>") && strings.Contains(l, "<Receiver>"+invMgr+"</Receiver>") {
+			k := key.FindStringSubmatch(l)[1]
+			if _, ok := last[k]; !ok {
+				order = append(order, k)
+			}
+			last[k] = l
+		}
+	}
+	var cnf string
+	for _, k := range order {
+		if l := last[k]; strings.Contains(l, "<Function>NEW</Function>") && strings.Contains(l, "<InvMgr>"+invMgr+"</InvMgr>") {
+			cnf = l
+		}
+	}
+	if cnf == "" {
+		t.Fatalf("no standing CNF to %s", invMgr)
+	}
+	c := redraft(t, cnf)
+	d := &schemas.Draft{MsgId: "AFF-" + c.Get("TradeKey"), MsgType: "AFF", Function: "NEW", Sender: invMgr,
+		Created: "2026-11-02T12:00:00.000Z"}
+	for _, f := range []string{"TradeRef", "TradeDate", "ISIN", "Side", "Broker", "InvMgr"} {
+		d.Body = append(d.Body, schemas.Pair{Name: f, Value: c.Get(f)})
+	}
+	d.Body = append(d.Body, schemas.Pair{Name: "Decision", Value: "AFFIRM"}, schemas.Pair{Name: "MatchDigest", Value: c.Get("MatchDigest")},
+		schemas.Pair{Name: "Affirms", Value: c.Get("Messages")})
+	return signedLine(d)
 }

@@ -49,6 +49,10 @@ const DefaultAddr = "127.0.0.1:8443"
 // (participants never see it on the gateway's own port).
 const DefaultMetricsAddr = "127.0.0.1:9465"
 
+// DefaultAtRiskLead is how long before its market's cutoff an unlocked
+// trade is at risk (gateway.md §4, --at-risk-lead).
+const DefaultAtRiskLead = 2 * time.Hour
+
 // Limits of docs/spec/gateway.md §2 and §5.
 const (
 	MaxBody      = 8 << 20
@@ -85,8 +89,11 @@ type Options struct {
 	// believes only registry entries the utility proved (an instance's
 	// announcement forged on <ns>.instances is never asked).
 	LookupSecret *trust.Secret
-	Logger       *slog.Logger
-	Now          func() time.Time
+	// AtRiskLead: an unlocked trade is at risk from this long before its
+	// market's cutoff (gateway.md §4; default DefaultAtRiskLead).
+	AtRiskLead time.Duration
+	Logger     *slog.Logger
+	Now        func() time.Time
 	// BodyReadTimeout bounds the reading of a request's body, counted from
 	// the moment its handling starts (default 10 s; a long poll's wait is
 	// not counted: the deadline is lifted once the body is read).
@@ -117,6 +124,12 @@ func (o *Options) Validate() error {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if o.AtRiskLead < 0 {
+		return errors.New("--at-risk-lead must be a positive duration (e.g. 2h, 90m)")
+	}
+	if o.AtRiskLead == 0 {
+		o.AtRiskLead = DefaultAtRiskLead
 	}
 	if o.BodyReadTimeout <= 0 {
 		o.BodyReadTimeout = 10 * time.Second

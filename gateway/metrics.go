@@ -83,8 +83,10 @@ func (l *limiter) allow(bic string) (int, bool) {
 		b = &bucket{tokens: l.burst, at: now}
 		l.b[bic] = b
 	}
-	b.tokens = math.Min(l.burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
-	b.at = now
+	if now.After(b.at) { // a wall clock stepped back adds nothing, takes nothing
+		b.tokens = math.Min(l.burst, b.tokens+now.Sub(b.at).Seconds()*l.rate)
+		b.at = now
+	}
 	if b.tokens >= 1 {
 		b.tokens--
 		return 0, true

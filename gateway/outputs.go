@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -72,9 +73,42 @@ type outputJSON struct {
 	Cursor  string `json:"cursor"`
 	MsgId   string `json:"msg_id"`
 	MsgType string `json:"msg_type"`
-	XML     string `json:"xml"`
+	// Function and TradeKey: for a CNF, BLK or ALG (gateway.md v2 §3).
+	Function string `json:"function,omitempty"`
+	TradeKey string `json:"trade_key,omitempty"`
+	XML      string `json:"xml"`
 	// Extra is a Front's item's own field (not in the gateway's answer).
 	Extra string `json:"-"`
+}
+
+// outputTypes are the MsgTypes of <ns>.outbound a participant receives
+// (gateway.md v2 §3 types=); the last three carry a function and a trade
+// key in their entries.
+var outputTypes = map[string]bool{"ACK": true, "NACK": true, "STATUS": true, "CNF": true, "BLK": true, "ALG": true}
+
+func tradeOutput(typ string) bool { return typ == "CNF" || typ == "BLK" || typ == "ALG" }
+
+// typeFilter is the MsgTypes a read returns: nil for every type.
+type typeFilter map[string]bool
+
+func (f typeFilter) keeps(typ string) bool { return f == nil || f[typ] }
+
+// parseTypes reads types=T,…: every item one of outputTypes, none empty.
+func parseTypes(q url.Values) (typeFilter, bool) {
+	if !q.Has("types") {
+		return nil, true
+	}
+	if len(q["types"]) != 1 {
+		return nil, false
+	}
+	f := typeFilter{}
+	for _, t := range strings.Split(q.Get("types"), ",") {
+		if !outputTypes[t] {
+			return nil, false
+		}
+		f[t] = true
+	}
+	return f, true
 }
 
 // serveOutputs answers GET /v1/outputs (docs/spec/gateway.md §3).
@@ -87,7 +121,8 @@ func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string
 	}
 	limit, ok1 := intParam(q, "limit", defaultLimit, 1, MaxMessages)
 	wait, ok2 := intParam(q, "wait", 0, 0, maxLongPoll)
-	if !ok1 || !ok2 {
+	types, ok3 := parseTypes(q)
+	if !ok1 || !ok2 || !ok3 {
 		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
 		return
 	}
@@ -159,20 +194,25 @@ func (s *Server) serveOutputs(w http.ResponseWriter, r *http.Request, bic string
 			from = c.off
 		}
 	}
-	outs, err := s.readOutputs(ctx, &t, bic, n, p, from, end, limit, time.Duration(wait)*time.Second)
+	rd := outputsRead{bic: bic, n: n, p: p, limit: limit, types: types}
+	err = s.readOutputs(ctx, &t, &rd, from, end, time.Duration(wait)*time.Second)
 	if err != nil && ctx.Err() == nil {
 		s.log.Warn("outputs: reading the outbound topic", "err", err)
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
+	outs := rd.outs
+	// next: the cursor after the last of the caller's records examined —
+	// the last returned, or with types= the last looked at, returned or
+	// not (§3) — else where the read started.
 	next := cur
 	switch {
-	case len(outs) > 0:
-		next = outs[len(outs)-1].Cursor
+	case rd.examined != "":
+		next = rd.examined
 	case !hasAfter:
 		next = cursor{parts: n, part: p, off: start}.String()
 	}
-	s.log.Info("access", "what", "outputs", "participant", bic, "after", after, "outputs", len(outs), "wait_s", wait)
+	s.log.Info("access", "what", "outputs", "participant", bic, "after", after, "types", q.Get("types"), "outputs", len(outs), "wait_s", wait)
 	if s.front != nil && s.front.page != nil {
 		s.answer(w, route, http.StatusOK, s.front.page(outs, next))
 		return
@@ -294,14 +334,42 @@ func listed(ctx context.Context, list func(context.Context, ...string) (kadm.Lis
 	return o.Offset, nil
 }
 
-// readOutputs answers a read of partition p from offset from: the records
-// keyed by bic whose Receiver is bic, up to limit, to end (where the
-// partition ended as the request came); when there is none it waits up to
-// wait for the first. What the tail holds comes from it; positions older
-// than the tail began, from a consumer of their own (scan). *t is replaced
-// when the tail stops.
-func (s *Server) readOutputs(ctx context.Context, t **tail, bic string, n, p int32, from, end int64, limit int, wait time.Duration) ([]outputJSON, error) {
-	outs := []outputJSON{}
+// outputsRead is one read of the caller's outputs: who and where, how
+// many and which types, and what it found — the outputs returned and the
+// cursor after the last of the caller's records it examined ("" when none).
+type outputsRead struct {
+	bic      string
+	n, p     int32
+	limit    int
+	types    typeFilter
+	outs     []outputJSON
+	examined string
+}
+
+// full says the read has its limit of outputs.
+func (rd *outputsRead) full() bool { return len(rd.outs) >= rd.limit }
+
+// take looks at one record: when it is the caller's output it is examined,
+// and returned when its type is asked for.
+func (rd *outputsRead) take(s *Server, doc *xmltext.Document, rec *kgo.Record) {
+	o, ok := s.outputOf(doc, rec, rd.bic, rd.n)
+	if !ok {
+		return
+	}
+	rd.examined = o.Cursor
+	if rd.types.keeps(o.MsgType) {
+		rd.outs = append(rd.outs, o)
+	}
+}
+
+// readOutputs reads partition p from offset from into rd: the records
+// keyed by the caller whose Receiver is the caller, of the types asked, up
+// to its limit, to end (where the partition ended as the request came);
+// when there is none it waits up to wait for the first. What the tail
+// holds comes from it; positions older than the tail began, from a
+// consumer of their own (scan). *t is replaced when the tail stops.
+func (s *Server) readOutputs(ctx context.Context, t **tail, rd *outputsRead, from, end int64, wait time.Duration) error {
+	rd.outs = []outputJSON{}
 	now := time.Now()
 	deadline := now.Add(wait)
 	// Reading to end (the tail may be behind it): up to 10 s, as one fetch.
@@ -316,40 +384,36 @@ func (s *Server) readOutputs(ctx context.Context, t **tail, bic string, n, p int
 	for {
 		recs, base, next, moved, terr := (*t).since(from)
 		if from < base {
-			got, err := s.scan(ctx, &doc, bic, n, p, from, base, limit-len(outs))
-			if err != nil {
-				return nil, err
+			if err := s.scan(ctx, &doc, rd, from, base); err != nil {
+				return err
 			}
-			outs = append(outs, got...)
-			if len(outs) >= limit {
-				return outs, nil
+			if rd.full() {
+				return nil
 			}
 			from = base
 			continue
 		}
 		for _, rec := range recs {
-			if o, ok := s.outputOf(&doc, rec, bic, n); ok {
-				outs = append(outs, o)
-				if len(outs) >= limit {
-					return outs, nil
-				}
+			rd.take(s, &doc, rec)
+			if rd.full() {
+				return nil
 			}
 		}
 		from = max(from, next)
 		behind := from < end
-		if !behind && (len(outs) > 0 || !time.Now().Before(deadline)) {
-			return outs, nil
+		if !behind && (len(rd.outs) > 0 || !time.Now().Before(deadline)) {
+			return nil
 		}
 		if behind && !time.Now().Before(catchUp) {
-			return nil, errors.New("the outputs tail did not reach the partition's end in 10 s")
+			return errors.New("the outputs tail did not reach the partition's end in 10 s")
 		}
 		if terr != nil {
 			// Stopped (idle, as this read began): a new one, from here.
 			(*t).done()
-			nt, err := s.tails.get(ctx, p)
+			nt, err := s.tails.get(ctx, rd.p)
 			if err != nil {
 				*t = &tail{err: err, moved: make(chan struct{})} // done() on it is harmless
-				return nil, err
+				return err
 			}
 			*t = nt
 			continue
@@ -369,7 +433,7 @@ func (s *Server) readOutputs(ctx context.Context, t **tail, bic string, n, p int
 			// Past the deadline: answered above; past catchUp: refused above.
 		case <-ctx.Done():
 			timer.Stop()
-			return outs, ctx.Err()
+			return ctx.Err()
 		}
 	}
 }
@@ -380,25 +444,28 @@ func (s *Server) output(doc *xmltext.Document, rec *kgo.Record, bic string, n in
 	if string(rec.Key) != bic {
 		return outputJSON{}, false
 	}
-	id, typ, recv, ok := outputHeader(doc, rec.Value)
-	if !ok || recv != bic {
+	h, ok := outputHeader(doc, rec.Value)
+	if !ok || h.receiver != bic {
 		s.log.Warn("outputs: a record keyed by a participant names another receiver; not served",
 			"partition", rec.Partition, "offset", rec.Offset)
 		return outputJSON{}, false
 	}
-	return outputJSON{Cursor: cursor{parts: n, part: rec.Partition, off: rec.Offset + 1}.String(),
-		MsgId: id, MsgType: typ, XML: string(rec.Value)}, true
+	o := outputJSON{Cursor: cursor{parts: n, part: rec.Partition, off: rec.Offset + 1}.String(),
+		MsgId: h.id, MsgType: h.typ, XML: string(rec.Value)}
+	if tradeOutput(h.typ) {
+		o.Function, o.TradeKey = cmp.Or(h.function, "NEW"), h.tradeKey
+	}
+	return o, true
 }
 
-// scan reads partition p over [from, upto) with a consumer of its own (a
-// walk behind where the tail began): bic's outputs, up to limit.
-func (s *Server) scan(ctx context.Context, doc *xmltext.Document, bic string, n, p int32, from, upto int64, limit int) ([]outputJSON, error) {
-	var outs []outputJSON
+// scan reads partition rd.p over [from, upto) with a consumer of its own
+// (a walk behind where the tail began) into rd, up to its limit.
+func (s *Server) scan(ctx context.Context, doc *xmltext.Document, rd *outputsRead, from, upto int64) error {
 	topic := s.outputsTopic()
-	cl, err := topics.Client(s.o.Kafka, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {p: kgo.NewOffset().At(from)}}),
+	cl, err := topics.Client(s.o.Kafka, kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{topic: {rd.p: kgo.NewOffset().At(from)}}),
 		kgo.FetchMaxWait(200*time.Millisecond), kgo.FetchMaxPartitionBytes(4<<20))
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer cl.Close()
 	next := from
@@ -407,23 +474,21 @@ func (s *Server) scan(ctx context.Context, doc *xmltext.Document, bic string, n,
 		fs := cl.PollFetches(pctx)
 		cancel()
 		if ctx.Err() != nil {
-			return outs, ctx.Err()
+			return ctx.Err()
 		}
 		var ferr error
 		fs.EachError(func(_ string, _ int32, err error) { ferr = err })
 		if ferr != nil {
-			return nil, ferr
+			return ferr
 		}
 		for _, rec := range fs.Records() {
 			if rec.Offset < next || rec.Offset >= upto {
 				continue
 			}
 			next = rec.Offset + 1
-			if o, ok := s.outputOf(doc, rec, bic, n); ok {
-				outs = append(outs, o)
-				if len(outs) >= limit {
-					return outs, nil
-				}
+			rd.take(s, doc, rec)
+			if rd.full() {
+				return nil
 			}
 		}
 		fs.EachPartition(func(fp kgo.FetchTopicPartition) {
@@ -434,23 +499,31 @@ func (s *Server) scan(ctx context.Context, doc *xmltext.Document, bic string, n,
 			}
 		})
 	}
-	return outs, nil
+	return nil
 }
 
-// outputHeader reads an output's MsgId, MsgType and Receiver.
-func outputHeader(doc *xmltext.Document, v []byte) (id, typ, recv string, ok bool) {
+// header is what the gateway reads of an output: its Header's MsgId,
+// MsgType, Function and Receiver, and its Body's TradeKey.
+type header struct{ id, typ, function, receiver, tradeKey string }
+
+// outputHeader reads an output's header (and its Body's TradeKey).
+func outputHeader(doc *xmltext.Document, v []byte) (header, bool) {
 	if err := doc.Parse(v); err != nil || len(doc.Elements) == 0 || string(doc.Elements[0].Name) != "Msg" {
-		return "", "", "", false
+		return header{}, false
 	}
 	h := doc.Child(0, "Header")
 	if h < 0 {
-		return "", "", "", false
+		return header{}, false
 	}
-	text := func(name string) string {
-		if i := doc.Child(h, name); i >= 0 {
+	text := func(parent int, name string) string {
+		if parent < 0 {
+			return ""
+		}
+		if i := doc.Child(parent, name); i >= 0 {
 			return strings.Trim(string(doc.Elements[i].Text), " \t\r\n")
 		}
 		return ""
 	}
-	return text("MsgId"), text("MsgType"), text("Receiver"), true
+	return header{id: text(h, "MsgId"), typ: text(h, "MsgType"), function: text(h, "Function"),
+		receiver: text(h, "Receiver"), tradeKey: text(doc.Child(0, "Body"), "TradeKey")}, true
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topics/broker/brokertest"
@@ -66,6 +67,9 @@ func (noTrades) Trade(context.Context, string, string) (matching.View, bool, err
 }
 func (noTrades) ByRef(context.Context, string, string, string) ([]matching.View, error) {
 	return nil, nil
+}
+func (noTrades) Queue(context.Context, query.QueueQuery) ([]query.QueueTrade, error) {
+	return []query.QueueTrade{}, nil
 }
 
 func testGateway(t *testing.T, tune func(*Options)) (*Server, *countingListener) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ste-utility/ste/gateway"
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
@@ -31,20 +32,36 @@ func (noTrades) Trade(context.Context, string, string) (matching.View, bool, err
 func (noTrades) ByRef(context.Context, string, string, string) ([]matching.View, error) {
 	return nil, nil
 }
+func (noTrades) Queue(context.Context, query.QueueQuery) ([]query.QueueTrade, error) {
+	return []query.QueueTrade{}, nil
+}
 
 // serveGateways starts n gateway instances over a fresh embedded broker
 // with generated reference data: their URLs, the participants, a client.
 func serveGateways(t testing.TB, n int) ([]string, []refdata.Participant, *kgo.Client, string) {
+	return serveGatewaysWith(t, n, nil)
+}
+
+// testRefdata is the reference data of serveGateways.
+func testRefdata() *refdata.Set {
+	return refdata.Generate(refdata.GenOptions{Seed: 3, Participants: 40})
+}
+
+// serveGatewaysWith is serveGateways with options tuned (tune may be nil).
+func serveGatewaysWith(t testing.TB, n int, tune func(*gateway.Options)) ([]string, []refdata.Participant, *kgo.Client, string) {
 	t.Helper()
 	ctx, e := brokertest.Namespace(t, "gwt", 0, 10*time.Minute)
-	set := refdata.Generate(refdata.GenOptions{Seed: 3, Participants: 40})
+	set := testRefdata()
 	e.Refdata(t, ctx, set)
 	var urls []string
 	for range n {
 		ready := make(chan string, 1)
-		go gateway.Serve(ctx, gateway.Options{Kafka: e.Conn, Namespace: e.NS, Addr: "127.0.0.1:0",
-			Trades: noTrades{}, RatePerSecond: 1e6, Burst: 1e6, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))},
-			func(u string) { ready <- u })
+		o := gateway.Options{Kafka: e.Conn, Namespace: e.NS, Addr: "127.0.0.1:0",
+			Trades: noTrades{}, RatePerSecond: 1e6, Burst: 1e6, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+		if tune != nil {
+			tune(&o)
+		}
+		go gateway.Serve(ctx, o, func(u string) { ready <- u })
 		u := <-ready
 		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 			if r, err := http.Get(u + "/v1/health"); err == nil {

@@ -8,8 +8,10 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 )
@@ -23,25 +25,44 @@ type TradeLookup interface {
 	// ByRef is every trade of TradeRef ref (and TradeDate date, when not
 	// empty) that party is a party to, ordered by trade key.
 	ByRef(ctx context.Context, ref, date, party string) ([]matching.View, error)
+	// Queue is a page of q.Party's work queue (gateway.md v2 §4c), whole or
+	// an error.
+	Queue(ctx context.Context, q query.QueueQuery) ([]query.QueueTrade, error)
 }
 
 // ErrNoLookup: no instance can answer trade lookups now.
 var ErrNoLookup = errors.New("no instance answers trade lookups")
 
-// TradeJSON is a trade as docs/spec/gateway.md §4 shows it to a party.
+// TradeJSON is a trade as docs/spec/gateway.md §4 shows it to a party
+// (version 2: the lifecycle, pending changes, block status and timeliness
+// fields after those of version 1).
 type TradeJSON struct {
-	TradeKey        string          `json:"trade_key"`
-	TradeRef        string          `json:"trade_ref"`
-	TradeDate       string          `json:"trade_date"`
-	ISIN            string          `json:"isin"`
-	Side            string          `json:"side"`
-	Broker          string          `json:"broker"`
-	InvMgr          string          `json:"inv_mgr"`
-	Status          string          `json:"status"`
-	CLSVersion      int             `json:"cls_version"`
-	FailingCriteria []int           `json:"failing_criteria"`
-	Messages        []TradeMessage  `json:"messages"`
-	Missing         []matching.Owed `json:"missing"`
+	TradeKey        string         `json:"trade_key"`
+	TradeRef        string         `json:"trade_ref"`
+	TradeDate       string         `json:"trade_date"`
+	ISIN            string         `json:"isin"`
+	Side            string         `json:"side"`
+	Broker          string         `json:"broker"`
+	InvMgr          string         `json:"inv_mgr"`
+	Status          string         `json:"status"`
+	CLSVersion      int            `json:"cls_version"`
+	FailingCriteria []int          `json:"failing_criteria"`
+	Messages        []TradeMessage `json:"messages"`
+	// Held: the Broker's and the InvMgr's answers only (nil: left out).
+	Held           *[]matching.HeldView         `json:"held,omitempty"`
+	Missing        []matching.Owed              `json:"missing"`
+	Lifecycle      string                       `json:"lifecycle"`
+	MatchDigest    string                       `json:"match_digest"`
+	Agreement      *matching.AgreementView      `json:"agreement"`
+	Pending        []matching.PendingView       `json:"pending"`
+	Proposal       *matching.ProposalView       `json:"proposal"`
+	Affirmations   []matching.AffirmationView   `json:"affirmations"`
+	CancelRequests []matching.CancelRequestView `json:"cancel_requests"`
+	BlockStatus    string                       `json:"block_status"`
+	Market         string                       `json:"market"`
+	Cutoff         string                       `json:"cutoff"`
+	AtRisk         bool                         `json:"at_risk"`
+	PastCutoff     bool                         `json:"past_cutoff"`
 }
 
 // TradeMessage is a message in force.
@@ -61,25 +82,59 @@ var typeOrder = map[string]int{"NOE": 0, "ALC": 1, "NPR": 2, "SET": 3}
 // makes its Custodian no party.
 func IsParty(v *matching.View, bic string) bool { return v.IsParty(bic) }
 
-// Trade renders a view as docs/spec/gateway.md §4 says.
-func Trade(v *matching.View) TradeJSON {
-	t := TradeJSON{TradeKey: v.TradeKey, Status: strings.ToUpper(v.State), FailingCriteria: []int{},
-		Messages: []TradeMessage{}, Missing: missingOf(v)}
-	if len(v.Keys) > 0 {
-		k := v.Keys[0]
-		t.TradeRef, t.TradeDate, t.ISIN, t.Side, t.Broker, t.InvMgr = k.TradeRef, k.TradeDate, k.ISIN, k.Side, k.Broker, k.InvMgr
+// Timeliness is what a trade's market, cutoff and risk are read against:
+// the markets of the reference data, the wall clock and the at-risk lead.
+type Timeliness struct {
+	Ref  *refdata.Set
+	Now  time.Time
+	Lead time.Duration
+}
+
+// Cutoff is a trade's market (refdata.NoMarket without a NOE in force or
+// for a market markets.csv does not list) and its cutoff (messages.md §8).
+func (tl Timeliness) Cutoff(market, tradeDate string) (string, time.Time) {
+	return tl.Ref.CutoffOf(market, tradeDate)
+}
+
+// Risk says whether a trade with that cutoff is at risk (neither locked nor
+// cancelled, and the wall clock at or after the cutoff less the lead) and
+// past its cutoff (gateway.md §4).
+func (tl Timeliness) Risk(cutoff time.Time, settled bool) (atRisk, past bool) {
+	return !settled && !tl.Now.Before(cutoff.Add(-tl.Lead)), tl.Now.After(cutoff)
+}
+
+// Trade renders the view v of a trade as its party bic may see it
+// (docs/spec/gateway.md §4): the engine's view limited to bic's accounts
+// when bic is a Custodian (matching.View.For), held SETs for the Broker and
+// the InvMgr only. ok is false when bic is not a party.
+func Trade(v *matching.View, bic string, tl Timeliness) (TradeJSON, bool) {
+	pv, ok := v.For(bic)
+	if !ok {
+		return TradeJSON{}, false
 	}
-	for _, c := range v.CLS {
+	t := TradeJSON{TradeKey: pv.TradeKey, Status: strings.ToUpper(pv.State), FailingCriteria: []int{},
+		Messages: []TradeMessage{}, Missing: missingOf(&pv), Lifecycle: pv.Lifecycle, MatchDigest: pv.MatchDigest,
+		Agreement: pv.Agreement, Pending: nonNil(pv.Pending), Proposal: pv.Proposal,
+		Affirmations: nonNil(pv.Affirmations), CancelRequests: nonNil(pv.CancelRequests), BlockStatus: pv.BlockStatus}
+	if len(pv.Keys) > 0 {
+		k := pv.Keys[0]
+		t.TradeRef, t.TradeDate, t.ISIN, t.Side, t.Broker, t.InvMgr = k.TradeRef, k.TradeDate, k.ISIN, k.Side, k.Broker, k.InvMgr
+		if bic == k.Broker || bic == k.InvMgr {
+			held := nonNil(pv.Held)
+			t.Held = &held
+		}
+	}
+	for _, c := range pv.CLS {
 		if c.Standing {
 			t.CLSVersion = c.Version
 		}
 	}
 	if t.Status == "MISMATCHED" {
-		for _, f := range v.Failing {
+		for _, f := range pv.Failing {
 			t.FailingCriteria = append(t.FailingCriteria, f.N)
 		}
 	}
-	for _, m := range v.Messages {
+	for _, m := range pv.Messages {
 		if !m.InForce {
 			continue
 		}
@@ -93,13 +148,23 @@ func Trade(v *matching.View) TradeJSON {
 		return cmp.Or(cmp.Compare(typeOrder[a.MsgType], typeOrder[b.MsgType]),
 			strings.Compare(a.Sender, b.Sender), strings.Compare(a.MsgId, b.MsgId))
 	})
-	return t
+	market, cutoff := tl.Cutoff(pv.Market, t.TradeDate)
+	t.Market, t.Cutoff = market, cutoff.UTC().Format(time.RFC3339)
+	t.AtRisk, t.PastCutoff = tl.Risk(cutoff, pv.Locked || pv.Cancelled)
+	return t, true
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // serveTrades answers GET /v1/trades/{key} and GET /v1/trades?trade_ref=R:
 // the same 404 for a trade the caller is not a party to, one the utility
 // does not hold and a malformed key.
-func (s *Server) serveTrades(w http.ResponseWriter, r *http.Request, route, bic string, _ *refdata.Set) {
+func (s *Server) serveTrades(w http.ResponseWriter, r *http.Request, route, bic string, set *refdata.Set) {
 	ctx := r.Context()
 	notFound := func() { s.answer(w, route, http.StatusNotFound, errorBody{Error: "not_found"}) }
 	unavailable := func(err error) {
@@ -118,16 +183,28 @@ func (s *Server) serveTrades(w http.ResponseWriter, r *http.Request, route, bic 
 			unavailable(err)
 			return
 		}
-		if !found || !IsParty(&v, bic) {
+		t, ok := Trade(&v, bic, s.timeliness(set))
+		if !found || !ok {
 			notFound()
 			return
 		}
-		s.answer(w, route, http.StatusOK, Trade(&v))
+		s.answer(w, route, http.StatusOK, t)
 		return
 	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
+		return
+	}
+	if !q.Has("trade_ref") {
+		s.serveQueue(w, r, q, bic)
+		return
+	}
+	// The version 1 query by reference, unchanged: with after or a filter
+	// of the work queue it is 400 (§4c).
 	ref, date := q.Get("trade_ref"), q.Get("trade_date")
-	if err != nil || ref == "" {
+	_, limitOK := intParam(q, "limit", defaultQueueLimit, 1, query.MaxQueueLimit)
+	if ref == "" || !limitOK || slices.ContainsFunc(queueOnly, q.Has) {
 		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
 		return
 	}
@@ -138,15 +215,23 @@ func (s *Server) serveTrades(w http.ResponseWriter, r *http.Request, route, bic 
 		return
 	}
 	out := []TradeJSON{}
+	tl := s.timeliness(set)
 	for i := range vs {
 		v := &vs[i]
-		if !IsParty(v, bic) || len(v.Keys) == 0 || v.Keys[0].TradeRef != ref || (date != "" && v.Keys[0].TradeDate != date) {
+		if len(v.Keys) == 0 || v.Keys[0].TradeRef != ref || (date != "" && v.Keys[0].TradeDate != date) {
 			continue
 		}
-		out = append(out, Trade(v))
+		if t, ok := Trade(v, bic, tl); ok {
+			out = append(out, t)
+		}
 	}
 	slices.SortFunc(out, func(a, b TradeJSON) int { return strings.Compare(a.TradeKey, b.TradeKey) })
 	s.answer(w, route, http.StatusOK, map[string]any{"trades": out})
+}
+
+// timeliness is what trades are read against now.
+func (s *Server) timeliness(set *refdata.Set) Timeliness {
+	return Timeliness{Ref: set, Now: s.o.Now(), Lead: s.o.AtRiskLead}
 }
 
 // missingOf is who owes what: matching's one function of the §4 rules.

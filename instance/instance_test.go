@@ -21,6 +21,7 @@ import (
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -297,6 +298,23 @@ func checkTradeLookup(t *testing.T, ctx context.Context, brokers kafkaconn.Confi
 	}
 	if len(rt.Owners) != 1 || rt.Owners[0].ID != m.ID {
 		t.Fatalf("routing %+v", rt)
+	}
+	// The work queue (gateway.md v2 §4c) through the routed lookup: the
+	// trade in its parties' queues, in nobody else's.
+	for _, party := range []string{msg.Key.Broker, msg.Key.InvMgr, "NOTAPARTYXXX"} {
+		var q []query.QueueTrade
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			if q, err = lc.Queue(ctx, query.QueueQuery{Party: party, Limit: 10, Now: time.Now()}); err == nil || time.Now().After(deadline) {
+				break // a partition's queue index is built in the background after its recovery
+			}
+		}
+		if err != nil {
+			t.Fatalf("Queue for %s: %v", party, err)
+		}
+		listed := slices.ContainsFunc(q, func(e query.QueueTrade) bool { return e.TradeKey == key.String() })
+		if listed != (party != "NOTAPARTYXXX") {
+			t.Fatalf("Queue for %s: %+v", party, q)
+		}
 	}
 	if n := forged.Load(); n != 0 {
 		t.Fatalf("the forged registry entry was asked %d times", n)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas"
@@ -59,12 +60,54 @@ func (r *runtime) serveLookup(ln net.Listener) (stop func()) {
 		fs, more, err := r.tables.FindRef(query.RefQuery{Ref: ref, Date: q.Get("date"), Party: q.Get("party"), Limit: limit}, owned)
 		r.answerTrades(w, owned, err, true, more, fs...)
 	})
+	// A participant's work queue (gateway.md v2 §4c), from the queue
+	// indexes of the partitions this instance owns.
+	mux.Handle("GET "+lookup.PathQueue, QueueHandler(r.id.ID, &r.tables.Tables, func() []int32 { return r.owned(topology.StageMatch) }))
 	// The at-risk list (atrisk.go) names trades and who owes what on them:
 	// trade content too.
 	r.serveAtRisk(mux)
 	srv := &http.Server{Handler: r.authorized(mux), ReadHeaderTimeout: 5 * time.Second}
 	go srv.Serve(ln)
 	return func() { srv.Close() }
+}
+
+// QueueHandler answers lookup.PathQueue for instance id from t's queue
+// indexes of the partitions owned says this instance owns now: 400 for a
+// question out of its form, 503 while a partition is recovering, 404
+// without a match table.
+func QueueHandler(id string, t *query.Tables, owned func() []int32) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		q, err := lookup.ParseQueue(req.URL.Query())
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		parts := owned()
+		fs, err := t.Queue(q, parts)
+		switch {
+		case errors.Is(err, query.ErrBadQueue):
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		case errors.Is(err, query.ErrNoMatchTable):
+			http.Error(w, err.Error(), http.StatusNotFound)
+			return
+		case errors.Is(err, query.ErrRecovering):
+			http.Error(w, err.Error(), http.StatusServiceUnavailable)
+			return
+		case err != nil:
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
+		ans := api.QueueAnswer{Instance: id, Owned: slices.Clone(parts), Trades: make([]api.QueueFound, len(fs))}
+		if ans.Owned == nil {
+			ans.Owned = []int32{}
+		}
+		for i, f := range fs {
+			ans.Trades[i] = api.QueueFound{Partition: f.Partition, Trade: f.Trade}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(ans)
+	})
 }
 
 // authorized lets through requests with the lookup token only.

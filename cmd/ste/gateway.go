@@ -12,6 +12,7 @@ import (
 	"github.com/ste-utility/ste/gateway"
 	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/when"
 )
 
 func init() {
@@ -19,7 +20,7 @@ func init() {
 }
 
 func gatewayCmd(ctx context.Context, args []string) error {
-	fs := cli.Flags("gateway", "[--addr 127.0.0.1:8443] [--brokers B] [--namespace NS] [--public-url URL] [--tls-cert FILE --tls-key FILE] [--insecure-http] [--metrics-addr A] [--kafka-tls …]")
+	fs := cli.Flags("gateway", "[--addr 127.0.0.1:8443] [--brokers B] [--namespace NS] [--public-url URL] [--tls-cert FILE --tls-key FILE] [--insecure-http] [--at-risk-lead 2h] [--metrics-addr A] [--kafka-tls …]")
 	brokers := fs.String("brokers", cli.EnvOr("STE_BROKERS", "127.0.0.1:9092"), "Kafka bootstrap brokers, comma-separated ($STE_BROKERS)")
 	kafka := cli.KafkaSecurityFlagsNamed(fs, brokers, "kafka-")
 	ns := cli.Namespace(fs)
@@ -30,6 +31,8 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	cert := fs.String("tls-cert", os.Getenv("STE_GATEWAY_TLS_CERT"), "the gateway's HTTPS certificate (PEM) ($STE_GATEWAY_TLS_CERT)")
 	key := fs.String("tls-key", os.Getenv("STE_GATEWAY_TLS_KEY"), "its private key (PEM) ($STE_GATEWAY_TLS_KEY)")
 	insecure := fs.Bool("insecure-http", cli.EnvBool("STE_GATEWAY_INSECURE_HTTP"), "serve plain HTTP beyond loopback, for a TLS-terminating proxy in front (logged as a warning)")
+	atRiskLead := fs.String("at-risk-lead", cli.EnvOr("STE_AT_RISK_LEAD", "2h"),
+		"an unlocked trade is at risk from this long before its market's cutoff (markets.csv): at_risk in the trade view and the work queue ($STE_AT_RISK_LEAD)")
 	metrics := fs.String("metrics-addr", cli.EnvOr("STE_GATEWAY_METRICS_ADDR", metricsAuto),
 		"address of /metrics (no authentication: loopback unless only monitoring reaches it; empty: none) ($STE_GATEWAY_METRICS_ADDR); "+
 			"auto: loopback, at the port of --addr + "+strconv.Itoa(metricsPortOffset)+" ("+gateway.DefaultMetricsAddr+" beside the default --addr), so that gateways on one host, each on its own --addr, do not collide")
@@ -64,6 +67,10 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	if *procs > 0 {
 		runtime.GOMAXPROCS(*procs)
 	}
+	lead, err := when.Duration(*atRiskLead)
+	if err != nil || lead <= 0 {
+		return cli.UsageError{Msg: "--at-risk-lead must be a positive duration (e.g. 2h, 90m)"}
+	}
 	gateway.TuneGC()
 	if *metrics == metricsAuto {
 		m, err := metricsBeside(*addr)
@@ -77,7 +84,7 @@ func gatewayCmd(ctx context.Context, args []string) error {
 		return err
 	}
 	o := gateway.Options{Kafka: k, Namespace: *ns, Addr: *addr, PublicURL: *publicURL, TLSCert: *cert, TLSKey: *key,
-		InsecureHTTP: *insecure, MetricsAddr: *metrics, UtilityBIC: *bic, RatePerSecond: *rate, Burst: *burst, Logger: fs.Log}
+		InsecureHTTP: *insecure, MetricsAddr: *metrics, UtilityBIC: *bic, RatePerSecond: *rate, Burst: *burst, AtRiskLead: lead, Logger: fs.Log}
 	if err := o.Validate(); err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}

@@ -218,6 +218,20 @@ def phase_submit():
     return {"submitted": n, "foreign_msg_ids": [msg_id_of(m) for m in foreign[:2]]}
 
 
+OUTPUT_TYPES = ("ACK", "NACK", "STATUS", "CNF", "BLK", "ALG")
+
+
+def check_trade_output(o):
+    """gateway.md v2 §3: a CNF, BLK or ALG entry has its function and trade
+    key, as its XML says; the others have neither."""
+    if o["msg_type"] in ("CNF", "BLK", "ALG"):
+        assert o["function"] in ("NEW", "CANCEL"), o
+        assert "<Function>" + o["function"] + "</Function>" in o["xml"], o
+        assert len(o["trade_key"]) == 16 and "<TradeKey>" + o["trade_key"] + "</TradeKey>" in o["xml"], o
+    else:
+        assert "function" not in o and "trade_key" not in o, o
+
+
 def walk(gw, bic, limit=1000, after=None):
     outs = []
     while True:
@@ -229,8 +243,9 @@ def walk(gw, bic, limit=1000, after=None):
             assert after is None or j["next"] == after, j
             return outs, j["next"]
         for o in j["outputs"]:
-            assert o["cursor"] and o["msg_type"] in ("ACK", "NACK", "STATUS"), o
+            assert o["cursor"] and o["msg_type"] in OUTPUT_TYPES, o
             assert "<Receiver>" + bic + "</Receiver>" in o["xml"], (bic, o["xml"][:200])
+            check_trade_output(o)
         outs += j["outputs"]
         after = j["next"]
 
@@ -428,8 +443,300 @@ def phase_expired():
     return {"outputs": len(j["outputs"])}
 
 
+# ---- The work queue (gateway.md v2 §4c) and the version 2 trade view ----
+
+def signed_get(gw, path, bic):
+    """A signed GET, waiting out a 429 as its Retry-After says."""
+    for _ in range(20):
+        r = get(gw + path, auth(bic))
+        if r.status_code != 429:
+            return r
+        time.sleep(int(r.headers.get("Retry-After", "1")))
+    raise AssertionError("rate limited for good: " + path)
+
+
+def field(line, name):
+    i = line.find("<" + name + ">")
+    if i < 0:
+        return None
+    i += len(name) + 2
+    return line[i:line.index("</" + name + ">", i)].strip()
+
+
+def trade_key(line):
+    """messages.md §5: FNV-1a 64 of the six key fields joined by |."""
+    h = 0xcbf29ce484222325
+    for b in "|".join(field(line, f) for f in ("TradeRef", "TradeDate", "ISIN", "Side", "Broker", "InvMgr")).encode():
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return "%016x" % h
+
+
+def set_keys(path):
+    lines = [l.rstrip("\n") for l in open(path) if l.strip()]
+    return lines, sorted({trade_key(l) for l in lines if field(l, "TradeRef")})
+
+
+def queue_walk(gws, bic, query="", limit=7):
+    """The whole queue a page at a time (alternating gateways): its trades,
+    and the checks of every page's cursor."""
+    out, after, i = [], None, 0
+    while True:
+        q = "limit=%d" % limit + query + ("&after=" + after if after else "")
+        j = expect(signed_get(gws[i % len(gws)], "/v1/trades?" + q, bic), 200).json()
+        i += 1
+        assert set(j) == {"trades", "next"} and j["next"], j
+        if not j["trades"]:
+            assert after is None or j["next"] == after, (after, j)
+            return out
+        assert len(j["trades"]) <= limit, j
+        out += j["trades"]
+        after = j["next"]
+
+
+QUEUE_FIELDS = {"trade_key", "trade_ref", "trade_date", "isin", "side", "broker", "inv_mgr", "status", "lifecycle",
+                "cls_version", "failing_criteria", "owes", "missing_count", "market", "cutoff", "at_risk", "past_cutoff"}
+VIEW_FIELDS = {"trade_key", "trade_ref", "trade_date", "isin", "side", "broker", "inv_mgr", "status", "cls_version",
+               "failing_criteria", "messages", "held", "missing", "lifecycle", "match_digest", "agreement", "pending",
+               "proposal", "affirmations", "cancel_requests", "block_status", "market", "cutoff", "at_risk", "past_cutoff"}
+
+
+def views_of(gws, bic, keys):
+    """The trade views bic gets (200) of keys; the others are 404s, all
+    alike."""
+    out, nf = {}, None
+    for i, k in enumerate(keys):
+        r = signed_get(gws[i % len(gws)], "/v1/trades/" + k, bic)
+        if r.status_code == 404:
+            assert r.text.strip() == '{"error":"not_found"}', r.text
+            nf = r.text if nf is None else nf
+            assert r.text == nf
+            continue
+        v = expect(r, 200).json()
+        principal = bic in (v["broker"], v["inv_mgr"])
+        assert set(v) == (VIEW_FIELDS if principal else VIEW_FIELDS - {"held"}), (bic, sorted(v))
+        out[k] = v
+    return out
+
+
+def owes_of(bic, v):
+    """gateway.md §4c: the items of missing from bic, without from, when
+    another sender has a message in force (a principal sees them all)."""
+    if not any(m["sender"] != bic for m in v["messages"]):
+        return []
+    return [{k: x for k, x in o.items() if k != "from"} for o in v["missing"] if o["from"] == bic]
+
+
+def check_queue(gws, bic, keys):
+    """bic's queue is exactly the trades whose view it gets, by TradeDate
+    then trade key, each entry as its view says; each filter keeps what it
+    names; cursors hold; the forms out of the contract are 400."""
+    views = views_of(gws, bic, keys)
+    entries = queue_walk(gws, bic)
+    got = [e["trade_key"] for e in entries]
+    mine = [e for e in entries if e["trade_key"] in keys]
+    want = sorted(views, key=lambda k: (views[k]["trade_date"], k))
+    assert set(got) <= set(keys), (bic, "trades of no submitted message", set(got) - set(keys))
+    assert [e["trade_key"] for e in mine] == want, (bic, got, want)
+    order = [(e["trade_date"], e["trade_key"]) for e in entries]
+    assert order == sorted(order), order
+    for e in mine:
+        assert set(e) == QUEUE_FIELDS, sorted(e)
+        v = views[e["trade_key"]]
+        for f in QUEUE_FIELDS - {"owes", "missing_count"}:
+            assert e[f] == v[f], (bic, e["trade_key"], f, e[f], v[f])
+        assert e["missing_count"] == len(v["missing"]), (bic, e, v["missing"])
+        if bic in (v["broker"], v["inv_mgr"]):
+            assert e["owes"] == owes_of(bic, v), (bic, e, v)
+        else:
+            assert all(dict(o, **{"from": bic}) in v["missing"] for o in e["owes"]), (bic, e, v)
+    filters = {
+        "&status=MISMATCHED,INCOMPLETE": lambda e: e["status"] in ("MISMATCHED", "INCOMPLETE"),
+        "&status=MATCHED": lambda e: e["status"] == "MATCHED",
+        "&lifecycle=NONE": lambda e: e["lifecycle"] == "NONE",
+        "&lifecycle=AFFIRMED,CANCELLED,CHANGE_PENDING": lambda e: e["lifecycle"] in ("AFFIRMED", "CANCELLED", "CHANGE_PENDING"),
+        "&owes=true": lambda e: len(e["owes"]) > 0,
+        "&at_risk=true": lambda e: e["at_risk"],
+        "&trade_date=" + entries[0]["trade_date"]: lambda e: e["trade_date"] == entries[0]["trade_date"],
+        "&at_risk=true&status=MATCHED": lambda e: e["at_risk"] and e["status"] == "MATCHED",
+    }
+    kept = {}
+    for q, keep in filters.items():
+        fw = [e["trade_key"] for e in queue_walk(gws, bic, q, limit=3)]
+        assert fw == [e["trade_key"] for e in entries if keep(e)], (bic, q, fw)
+        kept[q] = len(fw)
+    one = [e["trade_key"] for e in queue_walk(gws, bic, limit=1)]
+    assert one == got, (bic, "one at a time", one, got)
+    big = expect(signed_get(gws[0], "/v1/trades?limit=500", bic), 200).json()
+    assert [e["trade_key"] for e in big["trades"]] == got[:500], bic
+    # next: the start cursor when nothing was returned without after.
+    start = expect(signed_get(gws[0], "/v1/trades?status=MATCHED&lifecycle=CANCELLED", bic), 200).json()
+    assert start["trades"] == [] and start["next"], start
+    again = expect(signed_get(gws[1], "/v1/trades?limit=5&after=" + start["next"], bic), 200).json()
+    assert [e["trade_key"] for e in again["trades"]] == got[:5], (again, got[:5])
+    return {"trades": len(got), "kept": kept}
+
+
+def phase_queue():
+    """The work queue for a broker, an investment manager and a custodian
+    (QB, QI, QC) over the whole submitted set, checked against the trade
+    views each gets; and the forms the contract refuses."""
+    gws = [env("GW1"), env("GW2")]
+    _, keys = set_keys(env("SET"))
+    # The messages the set lacks for the filters: trades owing messages, an
+    # affirmation (EXTRA); every one answered, the affirmation in force.
+    extra, extra_keys = set_keys(env("EXTRA"))
+    for i, l in enumerate(extra):
+        expect(post(gws[i % 2] + "/v1/messages", auth(sender_of(l)), l, "application/xml"), 202)
+    deadline = time.time() + 180
+    for s_ in {sender_of(l) for l in extra}:
+        wait_acks(gws, s_, {msg_id_of(l) for l in extra if sender_of(l) == s_}, deadline)
+    aff = [l for l in extra if "<MsgType>AFF</MsgType>" in l][0]
+    while expect(signed_get(gws[0], "/v1/trades/" + trade_key(aff), env("QI")), 200).json()["lifecycle"] != "AFFIRMED":
+        assert time.time() < deadline, "the affirmation never took effect"
+        time.sleep(0.5)
+    keys = sorted(set(keys) | set(extra_keys))
+    facts = {}
+    for who in ("QB", "QI", "QC"):
+        facts[who] = check_queue(gws, env(who), keys)
+        assert facts[who]["trades"] > 0, (who, facts[who])
+    assert facts["QB"]["kept"]["&owes=true"] > 0 and facts["QC"]["kept"]["&owes=true"] > 0, facts
+    assert facts["QI"]["kept"]["&lifecycle=AFFIRMED,CANCELLED,CHANGE_PENDING"] > 0, facts
+    bic = env("QB")
+    bad = ["limit=0", "limit=501", "limit=x", "status=FOO", "status=", "status=MATCHED,", "status=matched", "lifecycle=LOCKED",
+           "owes=yes", "at_risk=1", "trade_date=2026-13-01", "trade_date=x", "status=MATCHED&status=MISMATCHED",
+           "trade_ref=X&status=MATCHED", "trade_ref=X&owes=true", "trade_ref=X&lifecycle=NONE", "trade_ref=X&at_risk=true",
+           "trade_ref=X&after=AQ"]
+    for q in bad:
+        expect(signed_get(gws[0], "/v1/trades?" + q, bic), 400, {"error": "bad_request"})
+    for c in ("%25%25", "AAAA", "Mg", "x" * 80):
+        expect(signed_get(gws[0], "/v1/trades?after=" + c, bic), 400, {"error": "bad_cursor", "reason": "invalid"})
+    return facts
+
+
+def wait_acks(gws, bic, ids, deadline):
+    """Walks bic's ACKs and NACKs until every MsgId of ids is answered."""
+    seen, after = set(), None
+    while time.time() < deadline:
+        q = "types=ACK,NACK&wait=2&limit=1000" + ("&after=" + after if after else "")
+        j = expect(signed_get(gws[0], "/v1/outputs?" + q, bic), 200).json()
+        for o in j["outputs"]:
+            assert o["msg_type"] in ("ACK", "NACK"), o
+            seen.add(o["msg_id"].split(":")[2])
+        after = j["next"]
+        if ids <= seen:
+            return
+    raise AssertionError("%s: no answer to %s" % (bic, sorted(ids - seen)[:5]))
+
+
+def phase_isolation3():
+    """Three participants of a set submitted in a shuffled order (ISO_SET,
+    one message at a time as its Sender, alternating gateways): the Broker,
+    the InvMgr and a Custodian of its first trade each find no record of
+    another party — no output keyed or addressed to another, a Custodian's
+    outputs naming no other custodian, a queue of its own trades only (by
+    the parties the messages give), a 404 for every other trade of the set,
+    a Custodian's views of its own accounts only."""
+    gws = [env("GW1"), env("GW2")]
+    lines, keys = set_keys(env("ISO_SET"))
+    for i, l in enumerate(lines):
+        expect(post(gws[i % 2] + "/v1/messages", auth(sender_of(l)), l, "application/xml"), 202)
+    first = lines[0]
+    trades = {}
+    for l in lines:
+        t = trades.setdefault(trade_key(l), {"parties": {field(l, "Broker"), field(l, "InvMgr")}, "accounts": {},
+                                             "principals": {field(l, "Broker"), field(l, "InvMgr")}})
+        if "<MsgType>ALC</MsgType>" in l:
+            t["parties"].add(field(l, "Custodian"))
+            t["accounts"].setdefault(field(l, "Custodian"), set()).add(field(l, "Account"))
+    k0 = trade_key(first)
+    b, i = field(first, "Broker"), field(first, "InvMgr")
+    c = sorted(trades[k0]["parties"] - {b, i})[0]
+    custodians = set().union(*[t["parties"] for t in trades.values()]) - {field(l, "Broker") for l in lines} - {field(l, "InvMgr") for l in lines}
+    deadline = time.time() + 180
+    for p in (b, i, c):
+        wait_acks(gws, p, {msg_id_of(l) for l in lines if sender_of(l) == p}, deadline)
+    date = field(first, "TradeDate")
+    facts = {}
+    for p in (b, i, c):
+        mine = sorted(k for k, t in trades.items() if p in t["parties"])
+        # Every trade of p matched (a standard set), in its queue of that date.
+        while True:
+            q = queue_walk(gws, p, "&trade_date=" + date, limit=4)
+            if [e["trade_key"] for e in q] == mine and all(e["status"] == "MATCHED" for e in q):
+                break
+            assert time.time() < deadline, (p, [(e["trade_key"], e["status"]) for e in q], mine)
+            time.sleep(1)
+        for k in keys:
+            r = signed_get(gws[0], "/v1/trades/" + k, p)
+            if k not in mine:
+                expect(r, 404, {"error": "not_found"})
+                continue
+            v = expect(r, 200).json()
+            if p == c and c not in (v["broker"], v["inv_mgr"]):  # a custodian here (it may be a principal elsewhere)
+                assert "held" not in v, v
+                own = trades[k]["accounts"][c]
+                assert all(m["msg_type"] in ("ALC", "NPR", "SET") and m["account"] in own for m in v["messages"]), (own, v["messages"])
+        outs, end = walk(gws[1], p)
+        # types= (gateway.md v2 §3): a walk of some types is the walk of all
+        # with the others left out, ending at the same cursor.
+        for types in ("CNF,BLK,ALG", "ACK,NACK,STATUS", "STATUS,CNF"):
+            typed, after = [], None
+            while True:
+                q = "limit=2&types=" + types + ("&after=" + after if after else "")
+                j = expect(signed_get(gws[len(typed) % 2], "/v1/outputs?" + q, p), 200).json()
+                if not j["outputs"]:
+                    # next: the last record examined, returned or not — the
+                    # end of the walk of every type.
+                    assert j["next"] == end, (p, types, j, end)
+                    break
+                typed += j["outputs"]
+                after = j["next"]
+            want = [o["msg_id"] for o in outs if o["msg_type"] in types.split(",")]
+            assert [o["msg_id"] for o in typed] == want, (p, types, [o["msg_id"] for o in typed], want)
+        others = (custodians - {c}) if p == c else set()
+        about = [o for o in outs if o["msg_type"] not in ("ACK", "NACK") and any(k in o["xml"] for k in keys)]
+        assert about, (p, "no output about the set")
+        if p == c:  # only the trades it is a custodian of (it may be a principal of others)
+            as_custodian = [k for k, t in trades.items() if c in t["parties"] and c not in t["principals"]]
+            about = [o for o in about if any(k in o["xml"] for k in as_custodian)]
+        for o in about:
+            for x in others:
+                assert x not in o["xml"], (p, x, o["xml"][:400])
+        facts[p] = {"queue": len(mine), "outputs": len(outs)}
+    return {"participants": [b, i, c], "facts": facts}
+
+
+def phase_rogue():
+    """Issue 45, item 3: a custodian that is no party of a trade sends a SET
+    naming itself (ROGUE_SET, its Sender ROGUE_BIC): ACKed and parked — it
+    gets the 404 of no trade, the trade is not in its queue, the Broker's
+    view holds it under held and the trade stays MATCHED."""
+    gws = [env("GW1"), env("GW2")]
+    line = open(env("ROGUE_SET")).read().strip()
+    rogue, key, broker = sender_of(line), trade_key(line), field(line, "Broker")
+    expect(post(gws[0] + "/v1/messages", auth(rogue), line, "application/xml"), 202)
+    wait_acks(gws, rogue, {msg_id_of(line)}, time.time() + 120)
+    deadline = time.time() + 60
+    while True:
+        v = expect(signed_get(gws[1], "/v1/trades/" + key, broker), 200).json()
+        if any(h["msg_id"] == msg_id_of(line) for h in v["held"]):
+            break
+        assert time.time() < deadline, v["held"]
+        time.sleep(0.5)
+    assert v["status"] == "MATCHED" and {"sender": rogue, "msg_id": msg_id_of(line), "account": field(line, "Account"),
+                                         "custodian": rogue} in v["held"], v
+    a = signed_get(gws[0], "/v1/trades/" + key, rogue)
+    z = signed_get(gws[0], "/v1/trades/0123456789abcdef", rogue)
+    expect(a, 404, {"error": "not_found"})
+    assert a.text == z.text and {k: x for k, x in a.headers.items() if k != "Date"} == {k: x for k, x in z.headers.items() if k != "Date"}
+    assert key not in [e["trade_key"] for e in queue_walk(gws, rogue)], "the rogue's queue lists the trade"
+    expect(signed_get(gws[0], "/v1/trades?trade_ref=" + field(line, "TradeRef"), rogue), 200, {"trades": []})
+    return {"trade_key": key}
+
+
 PHASES = {"cursor": phase_cursor, "expired": phase_expired, "tls_limits": phase_tls_limits, "public_url": phase_public_url, "suspended": phase_suspended, "auth": phase_auth, "submit": phase_submit, "collect": phase_collect, "isolation": phase_isolation,
-          "nonce": phase_nonce, "killwalk": phase_killwalk}
+          "nonce": phase_nonce, "killwalk": phase_killwalk, "queue": phase_queue, "isolation3": phase_isolation3,
+          "rogue": phase_rogue}
 
 if __name__ == "__main__":
     print(json.dumps(PHASES[sys.argv[1]]()), flush=True)

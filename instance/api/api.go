@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/topics/lag"
 )
 
@@ -55,4 +56,19 @@ type AtRisk struct {
 type AtRiskAnswer struct {
 	Instance string   `json:"instance"`
 	Trades   []AtRisk `json:"trades"`
+}
+
+// QueueAnswer is what /queue answers on the lookup listener: a page of a
+// participant's work queue (gateway.md v2 §4c) from the partitions this
+// instance owns, each trade with its partition.
+type QueueAnswer struct {
+	Instance string       `json:"instance"`
+	Owned    []int32      `json:"owned"` // the match partitions it owned when it answered
+	Trades   []QueueFound `json:"trades"`
+}
+
+// QueueFound is one trade of a work queue and the match partition holding it.
+type QueueFound struct {
+	Partition int32            `json:"partition"`
+	Trade     query.QueueTrade `json:"trade"`
 }

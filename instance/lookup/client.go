@@ -48,7 +48,11 @@ type Options struct {
 	// Entries reads the registry (default registry.List, or ListProven
 	// with Secret, with Kafka).
 	Entries func(context.Context) ([]registry.Entry, error)
-	Logger  *slog.Logger
+	// Route, when set, is the routing instead of the match group's and
+	// the registry's (tests and benchmarks of the instances' answers:
+	// NewRouting).
+	Route  func(context.Context) (*Routing, error)
+	Logger *slog.Logger
 }
 
 // Client routes trade lookups to the instances that own the trades.
@@ -102,7 +106,11 @@ func (c *Client) Routing(ctx context.Context, fresh bool) (*Routing, error) {
 	if !fresh && c.routing != nil && time.Since(c.routing.At) < c.o.Refresh {
 		return c.routing, nil
 	}
-	r, err := c.route(ctx)
+	route := c.route
+	if c.o.Route != nil {
+		route = c.o.Route
+	}
+	r, err := route(ctx)
 	if err != nil {
 		return nil, err
 	}

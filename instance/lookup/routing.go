@@ -31,6 +31,27 @@ type Routing struct {
 	At         time.Time
 }
 
+// NewRouting is a routing of the match group's partitions to owners
+// given (Options.Route).
+func NewRouting(partitions int32, owners []Owner) *Routing {
+	r := &Routing{Partitions: partitions, Owners: owners, byPart: map[int32]int{}, At: time.Now()}
+	var orphans []int32
+	for i, o := range owners {
+		for _, p := range o.Partitions {
+			r.byPart[p] = i
+		}
+	}
+	for p := range partitions {
+		if _, ok := r.byPart[p]; !ok {
+			orphans = append(orphans, p)
+		}
+	}
+	if len(orphans) > 0 {
+		r.Problems = append(r.Problems, fmt.Sprintf("no trusted owner of match partition(s) %v", orphans))
+	}
+	return r
+}
+
 // Owner returns the owner of partition p.
 func (r *Routing) Owner(p int32) (Owner, bool) {
 	i, ok := r.byPart[p]

@@ -1,6 +1,9 @@
 package matching
 
-import "github.com/ste-utility/ste/schemas/bin"
+import (
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/bin"
+)
 
 // Refs returns the TradeRef of each key of an encoded match table value
 // without decoding the rest of it: the trade lookup's index reads it on
@@ -39,4 +42,91 @@ func Refs(b []byte) ([][]byte, error) {
 		return nil, err
 	}
 	return refs, nil
+}
+
+// Mentions calls f with every participant that may be a party of the trade
+// of an encoded match table value, without decoding it: its Broker, its
+// InvMgr and the Custodian of each of its ALC messages (the parties,
+// messages.md §6, are among them; a SET's Custodian never is by its SET).
+// The work-queue index reads it on every write to the table, to know whose
+// questions must wait for the trade's summary. The slices alias b and are
+// not kept by f. ok is false for a tombstone (no party) and for a value of
+// the layout before version 3, which a caller must take to mention anyone.
+func Mentions(b []byte, f func(bic []byte)) (ok bool, _ error) {
+	tomb, _, hok := Header(b)
+	if !hok {
+		return false, ErrLayout
+	}
+	if tomb || b[0] != layoutV2 {
+		return false, nil
+	}
+	r := reader{Reader: bin.Reader{B: b[headerLen:]}}
+	// What Refs skips, then the key.
+	r.uvarint()
+	r.byte()
+	r.take(16)
+	r.uvarint()
+	r.byte()
+	r.take(r.count())
+	r.take(r.count())
+	for n := r.count(); n > 0; n-- {
+		r.take(r.count())
+	}
+	if r.count() != 1 {
+		return false, ErrLayout
+	}
+	for range 4 { // TradeRef, TradeDate, ISIN, Side
+		r.take(r.count())
+	}
+	broker, invMgr := r.take(r.count()), r.take(r.count())
+	if err := r.err(); err != nil {
+		return false, err
+	}
+	f(broker)
+	f(invMgr)
+	// The entries, in MarshalBinary's order.
+	for n := r.count(); n > 0; n-- {
+		for range 3 { // Sender, MsgId, Related
+			r.take(r.count())
+		}
+		r.take(16)
+		typ := schemas.MsgType(r.byte())
+		r.byte()
+		r.byte()
+		r.uvarint()
+		r.varint()
+		r.varint()
+		r.varint() // Price
+		r.byte()
+		r.varint() // NetAmount
+		r.byte()
+		r.varint()
+		r.varint()
+		for range 3 { // TradeCcy, SettleCcy, Account
+			r.take(r.count())
+		}
+		custodian := r.take(r.count())
+		for range 4 { // PSET, SafekeepingAccount, CashAccount, Market
+			r.take(r.count())
+		}
+		r.byte()
+		if typ.IsLifecycle() {
+			r.take(r.count())
+			for k := r.count(); k > 0; k-- {
+				r.take(r.count())
+			}
+			r.take(r.count())
+			for k := r.count(); k > 0; k-- {
+				r.take(r.count())
+			}
+			r.take(r.count())
+		}
+		if err := r.err(); err != nil {
+			return false, err
+		}
+		if typ == schemas.ALC && len(custodian) > 0 {
+			f(custodian)
+		}
+	}
+	return true, r.err()
 }

@@ -60,6 +60,11 @@ type View struct {
 	// BlockStatus is the block status (section 5a "Early information"),
 	// NONE while the block is not complete.
 	BlockStatus string `json:"block_status"`
+	// Market is the trade's market for timeliness (messages.md §8
+	// markets.csv): the Market of its NOE in force, "" without one (of two
+	// NOEs in force, the first by Sender, then MsgId, so that it is a
+	// function of the set).
+	Market string `json:"market,omitempty"`
 	// Locked and Cancelled say where the lifecycle stands (steps 2, 6).
 	Locked    bool `json:"locked"`
 	Cancelled bool `json:"cancelled"`
@@ -291,8 +296,15 @@ func (t *Trade) ViewWith(tol Tolerances) View {
 		v.CLS = append(v.CLS, CLSVersion{Version: ver, MsgId: schemas.CLSId(t.Key, ver), Standing: ver == t.Version && t.Live})
 	}
 	inf := map[*Entry]bool{}
+	var noe *Entry
 	for _, e := range a.inForce {
 		inf[e] = true
+		if e.Type == schemas.NOE && (noe == nil || cmp.Or(strings.Compare(e.Sender, noe.Sender), strings.Compare(e.MsgId, noe.MsgId)) < 0) {
+			noe = e
+		}
+	}
+	if noe != nil {
+		v.Market = noe.Market
 	}
 	for i := range t.Entries {
 		e := &t.Entries[i]

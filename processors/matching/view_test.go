@@ -167,3 +167,27 @@ func TestNewPartyGetsTheStandingStatus(t *testing.T) {
 		t.Fatalf("%s", out[1].Body)
 	}
 }
+
+// The view's market is the Market of the NOE in force (messages.md §8):
+// the replacing NOE's once it replaces, none without a NOE in force.
+func TestTradeViewMarket(t *testing.T) {
+	f := newFixture(t)
+	ms := standard("TM")
+	f.sendAll(ms[1:])
+	if v := f.book.Trade(tradeKey("TM")).View(); v.Market != "" {
+		t.Fatalf("no NOE yet: market %q", v.Market)
+	}
+	f.send(ms[0])
+	if v := f.book.Trade(tradeKey("TM")).View(); v.Market != "XSES" {
+		t.Fatalf("market %q, want XSES", v.Market)
+	}
+	r := replaceOf(ms[0], "TM-NOE-R", 30, func(d *schemas.Draft) { d.Set("Market", "XNYS") })
+	f.send(r)
+	if v := f.book.Trade(tradeKey("TM")).View(); v.Market != "XNYS" {
+		t.Fatalf("after the NOE's replace: market %q, want XNYS", v.Market)
+	}
+	f.send(cancelOf(r, "TM-NOE-C", 40))
+	if v := f.book.Trade(tradeKey("TM")).View(); v.Market != "" {
+		t.Fatalf("NOE cancelled: market %q", v.Market)
+	}
+}

@@ -168,8 +168,8 @@ func (x *refIndex) delete(key uint64) {
 }
 
 // rebuild builds the index from every value of the table and makes it
-// ready.
-func (x *refIndex) rebuild(it Iterator, log *slog.Logger) {
+// ready; each is told every trade key of the table.
+func (x *refIndex) rebuild(it Iterator, log *slog.Logger, each func(uint64)) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	clear(x.byRef)
@@ -179,6 +179,7 @@ func (x *refIndex) rebuild(it Iterator, log *slog.Logger) {
 		if !ok {
 			continue
 		}
+		each(uint64(k))
 		v, err := it.Value()
 		if err != nil {
 			log.Warn("trade lookup index: a value not read", "key", k.String(), "err", err)

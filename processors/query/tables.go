@@ -76,6 +76,7 @@ type Partition struct {
 	store Store
 	refs  *refIndex
 	risk  *riskIndex
+	queue *queueIndex
 	log   *slog.Logger
 }
 
@@ -100,7 +101,13 @@ func (t *Tables) Serve(c Config) {
 // with fresh indexes (replacing the partition's previous ones), and
 // returns what its storage feeds them through.
 func (t *Tables) Open(p int32, s Store) *Partition {
-	x := &Partition{store: s, refs: newRefIndex(), risk: newRiskIndex(), log: slog.Default()}
+	tol := func() matching.Tolerances {
+		if c := t.cfg.Load(); c != nil {
+			return c.Tolerances
+		}
+		return nil
+	}
+	x := &Partition{store: s, refs: newRefIndex(), risk: newRiskIndex(), queue: newQueueIndex(s, tol), log: slog.Default()}
 	if c := t.cfg.Load(); c != nil {
 		x.log = c.Logger
 	}
@@ -108,6 +115,9 @@ func (t *Tables) Open(p int32, s Store) *Partition {
 	defer t.mu.Unlock()
 	if t.parts == nil {
 		t.parts = map[int32]*Partition{}
+	}
+	if old := t.parts[p]; old != nil {
+		old.queue.close()
 	}
 	t.parts[p] = x
 	return x
@@ -120,8 +130,9 @@ func (t *Tables) Open(p int32, s Store) *Partition {
 func (t *Tables) Keep(keep []int32) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for p := range t.parts {
+	for p, x := range t.parts {
 		if !slices.Contains(keep, p) {
+			x.queue.close()
 			delete(t.parts, p)
 		}
 	}
@@ -136,6 +147,7 @@ func (x *Partition) Put(key string, value []byte) {
 	}
 	x.risk.update(uint64(k), value)
 	x.refs.put(uint64(k), value)
+	x.queue.mark(uint64(k), value)
 }
 
 func (x *Partition) Delete(key string) {
@@ -145,7 +157,13 @@ func (x *Partition) Delete(key string) {
 	}
 	x.risk.remove(uint64(k))
 	x.refs.delete(uint64(k))
+	x.queue.mark(uint64(k), nil)
 }
+
+// Close stops what reads the partition's store off the stage's goroutine
+// (the work-queue index's summaries), waiting for a read under way: its
+// storage calls it before the store closes.
+func (x *Partition) Close() { x.queue.close() }
 
 // Loaded indexes for the at-risk and status counts the values a store
 // resumed from disk holds when it opens (they are not replayed).
@@ -162,12 +180,16 @@ func (x *Partition) Loaded(it Iterator) error {
 	return it.Err()
 }
 
-// Recovered builds the TradeRef index from the recovered table (goka's
-// MarkRecovered): every write before it was the changelog's replay, which
-// the table now holds. Until then a lookup of the partition's TradeRefs
-// says it is recovering rather than answering from part of the table.
+// Recovered builds the TradeRef and work-queue indexes from the recovered
+// table (goka's MarkRecovered): every write before it was the changelog's
+// replay, which the table now holds. Until then a lookup of the
+// partition's TradeRefs or queues says it is recovering rather than
+// answering from part of the table. The queue index is summarised in the
+// background (queue.go), and says it is recovering until that has run.
 func (x *Partition) Recovered(it Iterator) error {
-	x.refs.rebuild(it, x.log)
+	var keys []uint64
+	x.refs.rebuild(it, x.log, func(k uint64) { keys = append(keys, k) })
+	x.queue.rebuild(keys)
 	return nil
 }
 

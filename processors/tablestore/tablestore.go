@@ -191,6 +191,13 @@ func (s *indexed) Delete(key string) error {
 	return nil
 }
 
+// Close stops the read side's reads of the store (the work-queue index
+// summarises off the stage's goroutine) before the store closes.
+func (s *indexed) Close() error {
+	s.x.Close()
+	return s.Storage.Close()
+}
+
 // MarkRecovered builds the TradeRef index from the recovered table.
 func (s *indexed) MarkRecovered() error {
 	if err := s.Storage.MarkRecovered(); err != nil {

@@ -1,0 +1,311 @@
+package instance_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/query"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/date"
+	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topics"
+	"github.com/ste-utility/ste/workload"
+)
+
+// BenchmarkWorkQueue is a page of 100 of a participant's work queue
+// (gateway.md v2 §4c) over STE_QUEUE_TRADES trades of state (default
+// 20,000; the acceptance's 250,000 with STE_QUEUE_TRADES=250000) held by
+// 2 instances of 4 of the 8 match partitions each: the lookup client asks
+// both instances' lookup listeners over HTTP (instance.QueueHandler: the
+// queue indexes of processors/query), merges the pages and the answer is
+// encoded as the gateway sends it. Meanwhile the tables take writes at
+// STE_QUEUE_WRITES per second (default 4,500, half the pipeline's capacity
+// on this machine: docs/benchmarks.md), each making its trade summarised
+// again: a trade written STE_QUEUE_BURST times 10 ms apart (default 7, a
+// trade's messages; 1 for the worst case, every write another trade). The participants asked are the 20 with the most trades; the
+// questions are a walk without filters from a random cursor, owes=true,
+// status=MISMATCHED, and at_risk=true of one trade date. Reported:
+// the p50 and p99 of a page (p50-ms, p99-ms), and the index's heap per
+// trade. Run: go test -run '^$' -bench WorkQueue -benchtime 2000x ./instance
+func BenchmarkWorkQueue(b *testing.B) {
+	// An instance with memory tables collects as `ste process` does
+	// (instance/gc.go).
+	defer debug.SetGCPercent(debug.SetGCPercent(400))
+	n := envInt("STE_QUEUE_TRADES", 20_000)
+	writes := envInt("STE_QUEUE_WRITES", 4_500)
+	c := newQueueCluster(b, topics.DefaultPartitions, 2)
+	built := time.Now()
+	values := loadTrades(b, c, n)
+	b.Logf("%d trades of state stored in %v", len(values), time.Since(built).Round(time.Second))
+	heapBefore := heap()
+	built = time.Now()
+	c.recover(b)
+	heapAfter := heap()
+	b.Logf("queue indexes built in %v; heap %d MB → %d MB (%.0f bytes per trade)", time.Since(built).Round(time.Millisecond),
+		heapBefore>>20, heapAfter>>20, float64(heapAfter-heapBefore)/float64(len(values)))
+	b.ReportMetric(float64(heapAfter-heapBefore)/float64(len(values)), "index-B/trade")
+
+	// The participants of the most trades, and the trade dates.
+	count := map[string]int{}
+	for _, e := range values {
+		for _, p := range e.parties {
+			count[p]++
+		}
+	}
+	var parties []string
+	for p := range count {
+		parties = append(parties, p)
+	}
+	slices.SortFunc(parties, func(a, c string) int { return count[c] - count[a] })
+	parties = parties[:min(20, len(parties))]
+	b.Logf("participants asked: %d, trades each %d to %d", len(parties), count[parties[len(parties)-1]], count[parties[0]])
+
+	// Writes at the rate asked: trades stored again, each burst times in
+	// a row 10 ms apart, as a trade's messages come close together (1: a
+	// different trade every write, the worst case for the index's delay).
+	burst := envInt("STE_QUEUE_BURST", 7)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	var written atomic.Int64
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		r := rand.New(rand.NewPCG(1, 2))
+		tick := time.NewTicker(10 * time.Millisecond)
+		defer tick.Stop()
+		type active struct {
+			e    stored
+			left int
+		}
+		var act []active
+		per := float64(writes) / 100 / float64(burst) // new trades a tick
+		owed := 0.0
+		for {
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+			for owed += per; owed >= 1; owed-- {
+				act = append(act, active{values[r.IntN(len(values))], burst})
+			}
+			n := 0
+			for i := range act {
+				c.put(act[i].e.key, act[i].e.value)
+				n++
+				act[i].left--
+			}
+			act = slices.DeleteFunc(act, func(a active) bool { return a.left == 0 })
+			written.Add(int64(n))
+		}
+	}()
+	summarised := c.gets.Load()
+	ctx := context.Background()
+	now := time.Date(2026, 11, 2, 14, 30, 0, 0, time.UTC)
+	kinds := []string{"walk", "owes", "mismatched", "at risk"}
+	var lat [4][]time.Duration
+	var pages, listed int
+	r := rand.New(rand.NewPCG(3, 4))
+	i := 0
+	start := time.Now()
+	for b.Loop() {
+		kind := i % 4
+		q := query.QueueQuery{Party: parties[i/4%len(parties)], Limit: 100, Now: now, Lead: 2 * time.Hour}
+		switch kind {
+		case 0:
+			e := values[r.IntN(len(values))]
+			q.After = &query.QueuePos{Date: e.date, Key: e.key}
+		case 1:
+			q.Owes = true
+		case 2:
+			q.Status = []string{"MISMATCHED"}
+		case 3:
+			q.AtRisk, q.Date = true, benchDates[i/4%len(benchDates)]
+		}
+		t0 := time.Now()
+		page, err := c.client.Queue(ctx, q)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(struct {
+			Trades []query.QueueTrade `json:"trades"`
+			Next   string             `json:"next"`
+		}{page, "cursor"}); err != nil {
+			b.Fatal(err)
+		}
+		lat[kind] = append(lat[kind], time.Since(t0))
+		pages++
+		listed += len(page)
+		i++
+	}
+	elapsed := time.Since(start)
+	close(stop)
+	wg.Wait()
+	var all []time.Duration
+	for k, l := range lat {
+		all = append(all, l...)
+		if len(l) > 0 {
+			b.Logf("%-10s %5d pages: p50 %6.2f ms, p99 %6.2f ms, max %6.2f ms", kinds[k], len(l), ms(pct(l, 50)), ms(pct(l, 99)), ms(pct(l, 100)))
+		}
+	}
+	b.Logf("%d pages, %.1f trades a page; %d writes in %v (%.0f/s), %d trades summarised again (%.2f a write)", pages,
+		float64(listed)/float64(pages), written.Load(), elapsed.Round(time.Millisecond), float64(written.Load())/elapsed.Seconds(),
+		c.gets.Load()-summarised, float64(c.gets.Load()-summarised)/float64(written.Load()))
+	b.ReportMetric(ms(pct(all, 50)), "p50-ms")
+	b.ReportMetric(ms(pct(all, 99)), "p99-ms")
+}
+
+var benchDates = []string{"2026-11-02", "2026-11-03", "2026-11-04"}
+
+// stored is one trade of the benchmark's state.
+type stored struct {
+	key     schemas.TradeKey
+	date    date.Date
+	value   []byte
+	parties []string
+}
+
+// loadTrades stores n trades: a realistic generated set of templates (a
+// third on each of three trade dates), each copied under other TradeRefs
+// until n; every fourth matched copy affirmed by its InvMgr.
+func loadTrades(b *testing.B, c *queueCluster, n int) []stored {
+	per := min(n, 6_000) / len(benchDates)
+	type template struct{ recs [][]byte }
+	var templates []*template
+	byKey := map[schemas.TradeKey]*template{}
+	var dec schemas.Decoder
+	for i, d := range benchDates {
+		_, err := workload.Generate(workload.Options{Trades: per, Mix: workload.Realistic, Seed: uint64(40 + i), TradeDate: date.MustParse(d)},
+			func(r []byte) error {
+				m, rej := dec.Decode(r)
+				if rej != nil {
+					return nil
+				}
+				k := m.Key.TradeKey()
+				tp := byKey[k]
+				if tp == nil {
+					tp = &template{}
+					byKey[k] = tp
+					templates = append(templates, tp)
+				}
+				tp.recs = append(tp.recs, bytes.Clone(r))
+				return nil
+			}, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	out := make([]stored, 0, n)
+	matched := 0
+	for i := range n {
+		tp := templates[i%len(templates)]
+		book := matching.NewBook()
+		var key schemas.TradeKey
+		for _, r := range tp.recs {
+			if copyN := i / len(templates); copyN > 0 {
+				r = withRef(r, "-C"+strconv.Itoa(copyN))
+			}
+			m, rej := dec.Decode(r)
+			if rej != nil {
+				continue
+			}
+			if _, known := book.Known(m.ID()); known || book.KeyCollision(m) != nil {
+				continue
+			}
+			sum := sha256.Sum256(r)
+			book.Accept(&matching.Inbound{Msg: m, Digest: matching.Digest(sum[:16]), NetUnits: 2})
+			key = m.Key.TradeKey()
+		}
+		tr := book.Trade(key)
+		if tr == nil {
+			continue
+		}
+		v := tr.View()
+		if v.State == "matched" && !v.Cancelled {
+			if matched++; matched%4 == 0 {
+				if m, rej := dec.Decode(benchAFF(&v)); rej == nil {
+					book.Accept(&matching.Inbound{Msg: m, Digest: matching.Digest{byte(i), byte(i >> 8), byte(i >> 16), 1}, NetUnits: 2})
+					v = tr.View()
+				}
+			}
+		}
+		val, err := tr.MarshalBinary()
+		if err != nil {
+			b.Fatal(err)
+		}
+		c.put(key, val)
+		d, _ := date.Parse(v.Keys[0].TradeDate)
+		out = append(out, stored{key: key, date: d, value: val, parties: v.Parties})
+	}
+	return out
+}
+
+// withRef appends suffix to a record's TradeRef (the book verifies no
+// signature): another trade of the same messages.
+func withRef(r []byte, suffix string) []byte {
+	i := bytes.Index(r, []byte("<TradeRef>"))
+	if i < 0 {
+		return r
+	}
+	j := bytes.Index(r[i:], []byte("</TradeRef>"))
+	if j < 0 {
+		return r
+	}
+	out := make([]byte, 0, len(r)+len(suffix))
+	out = append(out, r[:i+j]...)
+	out = append(out, suffix...)
+	return append(out, r[i+j:]...)
+}
+
+func benchAFF(v *matching.View) []byte {
+	var toks []string
+	for _, m := range v.Messages {
+		if m.InForce {
+			toks = append(toks, m.Sender+":"+m.MsgId)
+		}
+	}
+	slices.Sort(toks)
+	k := v.Keys[0]
+	d := &schemas.Draft{MsgId: "AFF-1", MsgType: "AFF", Function: "NEW", Sender: k.InvMgr, Created: "2026-11-02T06:00:00.000Z",
+		Body: []schemas.Pair{{Name: "TradeRef", Value: k.TradeRef}, {Name: "TradeDate", Value: k.TradeDate}, {Name: "ISIN", Value: k.ISIN},
+			{Name: "Side", Value: k.Side}, {Name: "Broker", Value: k.Broker}, {Name: "InvMgr", Value: k.InvMgr},
+			{Name: "Decision", Value: "AFFIRM"}, {Name: "MatchDigest", Value: v.MatchDigest}, {Name: "Affirms", Value: strings.Join(toks, " ")}}}
+	return d.AppendSigned(nil, refdata.DemoPrivateKey(k.InvMgr))
+}
+
+func envInt(name string, def int) int {
+	if v, err := strconv.Atoi(os.Getenv(name)); err == nil && v > 0 {
+		return v
+	}
+	return def
+}
+
+func heap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+func pct(l []time.Duration, p int) time.Duration {
+	s := slices.Clone(l)
+	slices.Sort(s)
+	i := min(len(s)-1, len(s)*p/100)
+	return s[i]
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
