@@ -15,14 +15,29 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"strings"
 )
 
-// Dir is the directory of the pinned schemas.
+// Dir is the directory of the pinned schemas, found from the working
+// directory up to the module's root (a test runs in its package's
+// directory). Not from the source file's path: the build is -trimpath
+// (the Makefile's GOFLAGS), which leaves it an import path.
 func Dir() string {
-	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "testdata", "iso20022")
+	const rel = "adapters/iso20022/testdata/iso20022"
+	dir, err := os.Getwd()
+	if err != nil {
+		return rel
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return filepath.Join(dir, rel)
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return rel
+		}
+		dir = up
+	}
 }
 
 // VerifyPinned checks every schema the README lists against its SHA-256.
