@@ -122,13 +122,22 @@ func Run(ctx context.Context, o Options) error {
 	if _, err := topics.Create(ctx, kadm.NewClient(cl), ns, topics.Options{}); err != nil {
 		return err
 	}
-	ref := refdata.Default()
+	// The committed set with mixed affirmation modes (affirmation.csv: a row
+	// per investment manager, two in three AUTO): the lifecycle's both
+	// kinds of investment manager. The contract's default set has none.
+	ref := refdata.WithAffirmation(refdata.Default(), refdata.AffirmationMixed)
 	n, err := topics.PublishRefdata(ctx, cl, ns, ref)
 	if err != nil {
 		return err
 	}
-	say("2. namespace %s: topics created, %d reference data records loaded (%d securities, %d participants)",
-		ns, n, len(ref.Securities()), len(ref.Participants()))
+	auto := 0
+	for _, a := range ref.Affirmations() {
+		if a.Mode == refdata.AffirmAuto {
+			auto++
+		}
+	}
+	say("2. namespace %s: topics created, %d reference data records loaded (%d securities, %d participants; %d of %d investment managers AUTO-affirmed)",
+		ns, n, len(ref.Securities()), len(ref.Participants()), auto, len(ref.Affirmations()))
 
 	// 3. Processors, in this process.
 	signer, err := o.Signer(log)
@@ -188,7 +197,7 @@ func Run(ctx context.Context, o Options) error {
 	// Four samples a second: a short run (ste demo --trades 300 is done in
 	// about a second) still has a queue history to draw.
 	monDone := monitor.Loop(mctx, monitor.New(cl, ns), cl, ns, 250*time.Millisecond, nil)
-	watch := newWatcher(brokers, ns)
+	watch := newWatcher(brokers, ns, signer.BIC)
 	defer watch.close()
 	go watch.run(ctx)
 	src, err := msgset.Open(setPath)
@@ -225,6 +234,19 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	elapsed := time.Since(driveStart)
+	// Every message is answered; what the utility's own AFFs (AUTO
+	// investment managers) cause comes after: wait until no output has
+	// arrived for a second, at most 30 s.
+	for last, quiet, until := watch.settled(), time.Now(), time.Now().Add(30*time.Second); time.Since(quiet) < time.Second && time.Now().Before(until); {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		if n := watch.settled(); n != last {
+			last, quiet = n, time.Now()
+		}
+	}
 	stopMon()
 	<-monDone
 	if o.Terminal {
