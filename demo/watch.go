@@ -46,8 +46,8 @@ type watcher struct {
 	utility string
 	led     *ledger.Ledger
 	ch      chan func()
-	fresh   int                // distinct outputs folded
-	auto    map[string]bool    // trade keys the utility affirmed
+	fresh   int                 // distinct outputs folded
+	auto    map[string]bool     // trade keys the utility affirmed
 	alg     map[[2]string]algAt // (trade key, receiver) -> its last ALG
 }
 
