@@ -206,7 +206,7 @@ func (s *Server) livePart(w http.ResponseWriter, r *http.Request) {
 
 // ---- history ----
 
-var historyReports = []string{"throughput", "degradation", "latency", "queues", "exceptions", "timeliness"}
+var historyReports = []string{"throughput", "degradation", "latency", "queues", "exceptions", "timeliness", "allegements"}
 
 // historyHeadings are the History page's headings, one per report.
 var historyHeadings = map[string]string{
@@ -215,7 +215,8 @@ var historyHeadings = map[string]string{
 	"latency":     "CLS latency",
 	"queues":      "Queues per stage (operational laws)",
 	"exceptions":  "Exceptions by reason",
-	"timeliness":  "Timeliness against market cutoffs",
+	"timeliness":  "Timeliness against market cutoffs, and the share affirmed by them",
+	"allegements": "Allegements: who answers late",
 }
 
 type historyData struct {
