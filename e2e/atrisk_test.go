@@ -38,6 +38,23 @@ func demoUnmatched(t *testing.T, trades int, day date.Date) (unmatched, open map
 	return unmatched, open
 }
 
+// demoScenario regenerates the demo's set and returns the key of its first
+// trade built by scenario ("" when none).
+func demoScenario(t *testing.T, trades int, day date.Date, scenario string) string {
+	t.Helper()
+	key := ""
+	ref := refdata.WithAffirmation(refdata.Default(), refdata.AffirmationMixed)
+	_, err := workload.Generate(workload.Options{Trades: trades, Mix: workload.Realistic, Ref: ref, TradeDate: day},
+		func([]byte) error { return nil },
+		func(p workload.TradePlan) {
+			if p.Scenario == scenario && key == "" {
+				key = p.TradeKey
+			}
+		})
+	must(t, err)
+	return key
+}
+
 // demoDay is the TradeDate of the demo's set (today's, issue 51), read from
 // its first message.
 func demoDay(t *testing.T, set []byte) date.Date {
@@ -121,6 +138,11 @@ func checkAtRisk(t *testing.T, b *browser, console string, metrics promText, tra
 	}
 	if n := b.evalInt(t, `[...document.querySelectorAll('#atrisk tbody tr[data-trade]')].filter(r => r.querySelector('.badge').textContent === 'INCOMPLETE' && r.querySelector('td.missing').textContent.trim() === '').length`); n != 0 {
 		t.Errorf("%d incomplete trades with nothing missing", n)
+	}
+	// Allegements outstanding per participant and market (issue 46): the
+	// incomplete trades' owed messages, each row a participant that owes.
+	if n := b.evalInt(t, `document.querySelectorAll('#allegements tbody tr[data-participant]').length`); n == 0 {
+		t.Errorf("At-risk page: no allegement outstanding, with %d open trades", len(open))
 	}
 	b.shot(t, shots, "at-risk")
 
