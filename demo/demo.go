@@ -284,9 +284,12 @@ func Run(ctx context.Context, o Options) error {
 	}
 	say("\ndone in %.0fs. Next:", time.Since(start).Seconds())
 	say("  ste report throughput|degradation|queues|latency|exceptions [--plot FILE.png]   reports on this run")
-	say("  ste match --in %s --out DIR                          the same set offline", setPath)
+	say("  ste report timeliness|allegements [--plot FILE.png]   the share affirmed by the cutoff; who answers allegements late")
+	say("  ste match --in %s --refdata DIR --out DIR2   with DIR from ste refdata gen --affirmation mixed: the same set offline,", setPath)
+	say("                                               the utility affirming for the AUTO investment managers")
 	say("  ste demo --console                                    the same, then keep it running with the operator console")
-	say("  docs/ARCHITECTURE.md (topology), docs/matching.md (the 17 criteria), docs/analytics.md (SQL)")
+	say("  docs/ARCHITECTURE.md (topology), docs/matching.md (the 17 criteria), docs/participants.md §11 (after the match),")
+	say("  docs/analytics.md (SQL)")
 	say("\nStopped with the demo: the embedded broker (its data stays in %s) and the processors.", filepath.Join(home, "broker"))
 	if s := leftRunning(ctx, o.Home); s != "" {
 		say("Still running: %s.", s)
