@@ -310,6 +310,7 @@ type Overview struct {
 	Instances    []InstanceView       `json:"instances"`
 	OpenTrades   float64              `json:"open_trades"`
 	Trades       TradeCounts          `json:"trades"`
+	Lifecycle    LifecycleCounts      `json:"lifecycle"`
 	Rejections   []Count              `json:"rejections"`
 	Rejected     float64              `json:"rejected"`
 	Outputs      []Count              `json:"outputs"`
@@ -348,6 +349,29 @@ func tradeCounts(s *scrape) TradeCounts {
 		c.Share = 100 * c.Matched / all
 	}
 	return c
+}
+
+// LifecycleCounts are the held trades by where they stand after the match
+// (contract version 3, messages.md §5a: their last STATUS's value), summed
+// over the instances' match partitions (ste_trades_lifecycle). Locked is
+// Affirmed + ChangePending + CancelPending (a CLS stands for each);
+// NotAffirmed the matched trades neither locked nor rejected.
+type LifecycleCounts struct {
+	Affirmed       float64 `json:"affirmed"`
+	AffirmRejected float64 `json:"affirm_rejected"`
+	ChangePending  float64 `json:"change_pending"`
+	CancelPending  float64 `json:"cancel_pending"`
+	Cancelled      float64 `json:"cancelled"`
+	Locked         float64 `json:"locked"`
+	NotAffirmed    float64 `json:"matched_not_affirmed"`
+}
+
+func lifecycleCounts(s *scrape, t TradeCounts) LifecycleCounts {
+	l := LifecycleCounts{Affirmed: s.lifecycle["affirmed"], AffirmRejected: s.lifecycle["affirm_rejected"],
+		ChangePending: s.lifecycle["change_pending"], CancelPending: s.lifecycle["cancel_pending"], Cancelled: s.lifecycle["cancelled"]}
+	l.Locked = l.Affirmed + l.ChangePending + l.CancelPending
+	l.NotAffirmed = max(0, t.Matched-l.Locked-l.AffirmRejected)
+	return l
 }
 
 // CLSCounts are the three counts of CLS the overview shows, one explained
@@ -453,6 +477,7 @@ func (c *collector) overview() Overview {
 	}
 	o.OpenTrades = now.openTrades
 	o.Trades = tradeCounts(now)
+	o.Lifecycle = lifecycleCounts(now, o.Trades)
 	o.Rejections, o.Rejected = sortedCounts(now.rejected)
 	o.Outputs, _ = sortedCounts(now.outputs)
 	o.CLS = clsCounts(now.outputs["CLS"], c.counts, o.Trades)

@@ -17,23 +17,31 @@ func sameSecret(a, b string) bool { return subtle.ConstantTimeCompare([]byte(a),
 
 // funcs format numbers, times and sparklines for the templates.
 var funcs = template.FuncMap{
-	"num":   num,
-	"rate":  func(v float64) string { return rateText(v) },
-	"dur":   durText,
-	"pct":   func(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) + "%" },
-	"when":  func(t time.Time) string { return whenText(t) },
-	"ago":   agoText,
-	"spark": spark,
-	"since": func(a, b time.Time) string { return b.Sub(a).Round(time.Microsecond).String() },
-	"ms":    func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 3, 64) + " ms" },
-	"join":  strings.Join,
-	"lower": strings.ToLower,
-	"total": func(j report.Journey) time.Duration { return j.Total() },
-	"clock": func(t time.Time) string { return t.UTC().Format("15:04:05.000") },
-	"add":   func(a, b int) int { return a + b },
-	"parts": parts,
-	"left":  leftText,
-	"human": when.Human,
+	"num":        num,
+	"rate":       func(v float64) string { return rateText(v) },
+	"dur":        durText,
+	"pct":        func(v float64) string { return strconv.FormatFloat(100*v, 'f', 0, 64) + "%" },
+	"when":       func(t time.Time) string { return whenText(t) },
+	"ago":        agoText,
+	"spark":      spark,
+	"since":      func(a, b time.Time) string { return b.Sub(a).Round(time.Microsecond).String() },
+	"ms":         func(d time.Duration) string { return strconv.FormatFloat(float64(d)/1e6, 'f', 3, 64) + " ms" },
+	"join":       strings.Join,
+	"lower":      strings.ToLower,
+	"total":      func(j report.Journey) time.Duration { return j.Total() },
+	"clock":      func(t time.Time) string { return t.UTC().Format("15:04:05.000") },
+	"add":        func(a, b int) int { return a + b },
+	"parts":      parts,
+	"left":       leftText,
+	"human":      when.Human,
+	"atRiskRead": func() int { return atRiskRead },
+	// short is a MatchDigest's first 16 hex digits (the full one in a title).
+	"short": func(d string) string {
+		if len(d) > 16 {
+			return d[:16] + "…"
+		}
+		return d
+	},
 }
 
 // parts writes partition numbers as ranges: 0-3,6.

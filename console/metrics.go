@@ -21,6 +21,7 @@ type scrape struct {
 	outputs    map[string]float64 // ste_outputs_total by type
 	openTrades float64            // ste_open_trades summed over partitions
 	trades     map[string]float64 // ste_trades by status (the match tables' status index)
+	lifecycle  map[string]float64 // ste_trades_lifecycle by lifecycle value
 	today      float64            // ste_trades_matched_today
 	// jumps are the match partitions' event-time jumps beyond the
 	// retention (ste_event_time_jumps_total and the last one's size and
@@ -39,7 +40,7 @@ type ClockJump struct {
 
 func newScrape() *scrape {
 	return &scrape{in: map[string]float64{}, processing: map[string]*hist{}, critical: map[string]*hist{},
-		rejected: map[string]float64{}, outputs: map[string]float64{}, trades: map[string]float64{}, jumps: map[string]ClockJump{}}
+		rejected: map[string]float64{}, outputs: map[string]float64{}, trades: map[string]float64{}, lifecycle: map[string]float64{}, jumps: map[string]ClockJump{}}
 }
 
 // parseMetrics reads the Prometheus text format.
@@ -71,6 +72,7 @@ func parseMetrics(r io.Reader) (*scrape, error) {
 	each("ste_open_trades", func(m *dto.Metric) { s.openTrades += m.GetGauge().GetValue() })
 	each("ste_trades", func(m *dto.Metric) { s.trades[label(m, "status")] += m.GetGauge().GetValue() })
 	each("ste_trades_matched_today", func(m *dto.Metric) { s.today += m.GetGauge().GetValue() })
+	each("ste_trades_lifecycle", func(m *dto.Metric) { s.lifecycle[label(m, "lifecycle")] += m.GetGauge().GetValue() })
 	jump := func(m *dto.Metric) ClockJump {
 		p := label(m, "partition")
 		j := s.jumps[p]
@@ -111,6 +113,9 @@ func (s *scrape) add(o *scrape) {
 	s.openTrades += o.openTrades
 	for k, v := range o.trades {
 		s.trades[k] += v
+	}
+	for k, v := range o.lifecycle {
+		s.lifecycle[k] += v
 	}
 	s.today += o.today
 	for p, j := range o.jumps {

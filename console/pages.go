@@ -206,7 +206,7 @@ func (s *Server) livePart(w http.ResponseWriter, r *http.Request) {
 
 // ---- history ----
 
-var historyReports = []string{"throughput", "degradation", "latency", "queues", "exceptions", "timeliness"}
+var historyReports = []string{"throughput", "degradation", "latency", "queues", "exceptions", "timeliness", "allegements"}
 
 // historyHeadings are the History page's headings, one per report.
 var historyHeadings = map[string]string{
@@ -215,7 +215,8 @@ var historyHeadings = map[string]string{
 	"latency":     "CLS latency",
 	"queues":      "Queues per stage (operational laws)",
 	"exceptions":  "Exceptions by reason",
-	"timeliness":  "Timeliness against market cutoffs",
+	"timeliness":  "Timeliness against market cutoffs, and the share affirmed by them",
+	"allegements": "Allegements: who answers late",
 }
 
 type historyData struct {
@@ -572,7 +573,15 @@ type tradesData struct {
 	Errors    []string
 	Recent    []recentTrade
 	RecentErr string
+	// Status filters the recent trades by their last STATUS's value
+	// (Statuses lists the values offered).
+	Status   string
+	Statuses []string
 }
+
+// recentStatuses are the values the recent trades can be filtered by: the
+// STATUS values of messages.md §6, version 3's lifecycle included.
+var recentStatuses = []string{"MATCHED", "MISMATCHED", "AFFIRMED", "AFFIRM_REJECTED", "CHANGE_PENDING", "CANCEL_PENDING", "CANCELLED", "UNMATCHED", "EXPIRED"}
 
 type tradeHit struct {
 	Instance  string
@@ -581,19 +590,23 @@ type tradeHit struct {
 }
 
 type tradeSummary struct {
-	TradeKey, TradeRef, State, LastStatus string
-	Messages                              int
-	Newest                                time.Time
-	Missing                               []matching.Owed
+	TradeKey, TradeRef, State, LastStatus, Lifecycle string
+	Messages                                         int
+	Newest                                           time.Time
+	Missing                                          []matching.Owed
 }
 
 func (s *Server) tradesPage(w http.ResponseWriter, r *http.Request) {
 	q := strings.TrimSpace(r.URL.Query().Get("q"))
-	d := tradesData{Q: q}
+	d := tradesData{Q: q, Statuses: recentStatuses, Status: r.URL.Query().Get("status")}
+	if d.Status != "" && !slices.Contains(recentStatuses, d.Status) {
+		s.fail(w, r, http.StatusBadRequest, "status: one of "+strings.Join(recentStatuses, ", ")+".")
+		return
+	}
 	if q == "" {
 		// Something to look at: the trades whose status changed last.
 		var err error
-		if d.Recent, err = s.col.recent(r.Context()); err != nil {
+		if d.Recent, err = s.col.recent(r.Context(), d.Status); err != nil {
 			d.RecentErr = err.Error()
 		}
 		s.render(w, r, http.StatusOK, "trades", "Trades", d)
@@ -613,7 +626,7 @@ func (s *Server) tradesPage(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, h := range hits {
 		t := h.Trade
-		sum := tradeSummary{TradeKey: t.TradeKey, State: t.State, LastStatus: t.LastStatus, Messages: len(t.Messages),
+		sum := tradeSummary{TradeKey: t.TradeKey, State: t.State, LastStatus: t.LastStatus, Lifecycle: t.Lifecycle, Messages: len(t.Messages),
 			Newest: t.Newest, Missing: t.Missing}
 		if len(t.Keys) > 0 {
 			sum.TradeRef = t.Keys[0].TradeRef
@@ -648,6 +661,11 @@ type journeyView struct {
 	report.Journey
 	Segments []segment
 	Width    float64 // percent
+	// Held says, for an accepted message the trade holds out of force,
+	// why: "pending" (a change held on a locked trade until both
+	// principals affirm it, messages.md §5a step 9) or "parked" (a SET no
+	// ALC in force names its Custodian for its Account, §5); "" otherwise.
+	Held string
 }
 
 type segment struct {
@@ -686,6 +704,21 @@ func timelines(js []report.Journey) []journeyView {
 	return out
 }
 
+// heldMessages are the trade's accepted messages held out of force, by
+// token: "pending" or "parked" (journeyView.Held).
+func heldMessages(v *matching.View) map[string]string {
+	out := map[string]string{}
+	for _, m := range v.Messages {
+		switch {
+		case m.Held:
+			out[m.Sender+":"+m.MsgId] = "parked"
+		case m.Pending:
+			out[m.Sender+":"+m.MsgId] = "pending"
+		}
+	}
+	return out
+}
+
 func (s *Server) tradePage(w http.ResponseWriter, r *http.Request) {
 	key, ok := schemas.ParseTradeKey(r.PathValue("key"))
 	if !ok {
@@ -713,6 +746,12 @@ func (s *Server) tradePage(w http.ResponseWriter, r *http.Request) {
 		d.JourneysErr = err.Error()
 	} else {
 		d.Journeys = timelines(js.Journeys)
+	}
+	if d.Found {
+		held := heldMessages(&d.Trade.Trade)
+		for i := range d.Journeys {
+			d.Journeys[i].Held = held[d.Journeys[i].Sender+":"+d.Journeys[i].MsgId]
+		}
 	}
 	status := http.StatusOK
 	if !d.Found && len(d.Journeys) == 0 {

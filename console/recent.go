@@ -31,8 +31,9 @@ const (
 )
 
 // recent reads the last STATUS records of every partition of <ns>.outbound
-// and returns the latest of each trade, newest first.
-func (c *collector) recent(ctx context.Context) ([]recentTrade, error) {
+// and returns the latest of each trade, newest first; with status, only the
+// trades whose latest is of that value.
+func (c *collector) recent(ctx context.Context, status string) ([]recentTrade, error) {
 	ctx, cancel := context.WithTimeout(ctx, recentDeadline)
 	defer cancel()
 	topic := topology.Names{NS: c.ns}.Outbound()
@@ -81,7 +82,9 @@ func (c *collector) recent(ctx context.Context) ([]recentTrade, error) {
 	}
 	out := make([]recentTrade, 0, len(byKey))
 	for _, t := range byKey {
-		out = append(out, t)
+		if status == "" || t.Status == status {
+			out = append(out, t)
+		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].At.Equal(out[j].At) {

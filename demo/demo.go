@@ -122,13 +122,22 @@ func Run(ctx context.Context, o Options) error {
 	if _, err := topics.Create(ctx, kadm.NewClient(cl), ns, topics.Options{}); err != nil {
 		return err
 	}
-	ref := refdata.Default()
+	// The committed set with mixed affirmation modes (affirmation.csv: a row
+	// per investment manager, two in three AUTO): the lifecycle's both
+	// kinds of investment manager. The contract's default set has none.
+	ref := refdata.WithAffirmation(refdata.Default(), refdata.AffirmationMixed)
 	n, err := topics.PublishRefdata(ctx, cl, ns, ref)
 	if err != nil {
 		return err
 	}
-	say("2. namespace %s: topics created, %d reference data records loaded (%d securities, %d participants)",
-		ns, n, len(ref.Securities()), len(ref.Participants()))
+	auto := 0
+	for _, a := range ref.Affirmations() {
+		if a.Mode == refdata.AffirmAuto {
+			auto++
+		}
+	}
+	say("2. namespace %s: topics created, %d reference data records loaded (%d securities, %d participants; %d of %d investment managers AUTO-affirmed)",
+		ns, n, len(ref.Securities()), len(ref.Participants()), auto, len(ref.Affirmations()))
 
 	// 3. Processors, in this process.
 	signer, err := o.Signer(log)
@@ -148,7 +157,11 @@ func Run(ctx context.Context, o Options) error {
 	go func() {
 		procDone <- instance.Run(pctx, instance.Options{Kafka: brokers, Namespace: ns, Retention: 72 * time.Hour,
 			Signer: signer, HTTPAddr: "127.0.0.1:0", LookupAddr: "127.0.0.1:0", Secret: secret, Verify: true, Home: o.Home, Logger: log, Ready: ready,
-			BrokerInProcess: true, DropTables: true})
+			BrokerInProcess: true, DropTables: true,
+			// Allegements after half a second without a message, not the
+			// production default of a minute: the demo's run is over in
+			// seconds, and its report shows what is outstanding.
+			AllegementDelay: 500 * time.Millisecond})
 	}()
 	select {
 	case <-ready:
@@ -188,7 +201,7 @@ func Run(ctx context.Context, o Options) error {
 	// Four samples a second: a short run (ste demo --trades 300 is done in
 	// about a second) still has a queue history to draw.
 	monDone := monitor.Loop(mctx, monitor.New(cl, ns), cl, ns, 250*time.Millisecond, nil)
-	watch := newWatcher(brokers, ns)
+	watch := newWatcher(brokers, ns, signer.BIC)
 	defer watch.close()
 	go watch.run(ctx)
 	src, err := msgset.Open(setPath)
@@ -225,6 +238,19 @@ func Run(ctx context.Context, o Options) error {
 		}
 	}
 	elapsed := time.Since(driveStart)
+	// Every message is answered; what the utility's own AFFs (AUTO
+	// investment managers) cause comes after: wait until no output has
+	// arrived for a second, at most 30 s.
+	for last, quiet, until := watch.settled(), time.Now(), time.Now().Add(30*time.Second); time.Since(quiet) < time.Second && time.Now().Before(until); {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+		if n := watch.settled(); n != last {
+			last, quiet = n, time.Now()
+		}
+	}
 	stopMon()
 	<-monDone
 	if o.Terminal {
@@ -262,9 +288,12 @@ func Run(ctx context.Context, o Options) error {
 	}
 	say("\ndone in %.0fs. Next:", time.Since(start).Seconds())
 	say("  ste report throughput|degradation|queues|latency|exceptions [--plot FILE.png]   reports on this run")
-	say("  ste match --in %s --out DIR                          the same set offline", setPath)
+	say("  ste report timeliness|allegements [--plot FILE.png]   the share affirmed by the cutoff; who answers allegements late")
+	say("  ste match --in %s --refdata DIR --out DIR2   with DIR from ste refdata gen --affirmation mixed: the same set offline,", setPath)
+	say("                                               the utility affirming for the AUTO investment managers")
 	say("  ste demo --console                                    the same, then keep it running with the operator console")
-	say("  docs/ARCHITECTURE.md (topology), docs/matching.md (the 17 criteria), docs/analytics.md (SQL)")
+	say("  docs/ARCHITECTURE.md (topology), docs/matching.md (the 17 criteria), docs/participants.md §11 (after the match),")
+	say("  docs/analytics.md (SQL)")
 	say("\nStopped with the demo: the embedded broker (its data stays in %s) and the processors.", filepath.Join(home, "broker"))
 	if s := leftRunning(ctx, o.Home); s != "" {
 		say("Still running: %s.", s)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"sort"
+	"strconv"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
@@ -34,19 +36,33 @@ var reasonHelp = map[string]string{
 	"KEY_COLLISION":         "key fields hashing to another trade's key",
 }
 
-// watcher folds the output topics into a ledger as they arrive.
+// watcher folds the output topics into a ledger as they arrive, and keeps
+// what the ledger does not: which trades the utility affirmed for an AUTO
+// investment manager (the ACKs of its AFFs, ACK:<utility>:AUTO:<trade
+// key>:…) and each participant's last allegement of each trade.
 type watcher struct {
-	cl  *kgo.Client
-	ns  string
-	led *ledger.Ledger
-	ch  chan func()
+	cl      *kgo.Client
+	ns      string
+	utility string
+	led     *ledger.Ledger
+	ch      chan func()
+	fresh   int                 // distinct outputs folded
+	auto    map[string]bool     // trade keys the utility affirmed
+	alg     map[[2]string]algAt // (trade key, receiver) -> its last ALG
 }
 
-func newWatcher(brokers kafkaconn.Config, ns string) *watcher {
+// algAt is a receiver's last ALG of a trade: its count and Function.
+type algAt struct {
+	n   int
+	new bool
+}
+
+func newWatcher(brokers kafkaconn.Config, ns, utility string) *watcher {
 	n := topology.Names{NS: ns}
 	cl, _ := topics.Client(brokers, kgo.ConsumeTopics(n.CLS(), n.Outbound(), n.Exceptions()),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	return &watcher{cl: cl, ns: ns, led: ledger.New(), ch: make(chan func())}
+	return &watcher{cl: cl, ns: ns, utility: utility, led: ledger.New(), ch: make(chan func()),
+		auto: map[string]bool{}, alg: map[[2]string]algAt{}}
 }
 
 func (w *watcher) close() { w.cl.Close() }
@@ -70,10 +86,44 @@ func (w *watcher) run(ctx context.Context) {
 					}
 					continue
 				}
-				w.led.Add(r.Value)
+				w.fold(r.Value)
 			}
 		}
 	}
+}
+
+// fold folds one output record.
+func (w *watcher) fold(v []byte) {
+	o, err := schemas.ParseOutput(v)
+	if err != nil || !w.led.Fold(o) {
+		return
+	}
+	w.fresh++
+	switch o.MsgType {
+	case "ACK":
+		if key, ok := strings.CutPrefix(o.MsgId, "ACK:"+w.utility+":AUTO:"); ok {
+			w.auto[strings.SplitN(key, ":", 2)[0]] = true
+		}
+	case "ALG":
+		parts := strings.Split(o.MsgId, ":") // ALG:<key>:<n>:<receiver>
+		if len(parts) != 4 {
+			return
+		}
+		n, _ := strconv.Atoi(parts[2])
+		k := [2]string{parts[1], parts[3]}
+		if n > w.alg[k].n {
+			w.alg[k] = algAt{n: n, new: o.Function == "NEW"}
+		}
+	}
+}
+
+// settled applies what arrived and returns how many distinct outputs have
+// been folded: once the ACKs are all in, the demo waits until this stops
+// growing (the utility's AFFs for AUTO investment managers, and what they
+// cause, come after the ACK of the message that made their trade match).
+func (w *watcher) settled() int {
+	w.progress()
+	return w.fresh
 }
 
 // progress applies what arrived and returns distinct ACKs, exceptions and CLS NEW.
@@ -101,19 +151,35 @@ func (w *watcher) progress() (acks, excs, cls int) {
 }
 
 func (w *watcher) report(out io.Writer, man *workload.Manifest) {
-	var matched, mismatched int
+	var matched, mismatched, cancelled, auto int
+	lifecycle := map[string]int{}
 	for _, t := range w.led.Trades() {
 		switch {
 		case t.CLS != nil:
 			matched++
 		case t.Status == schemas.Mismatched.String():
 			mismatched++
+		case t.Status == schemas.Cancelled.String():
+			cancelled++
+		}
+		lifecycle[t.Status]++
+		if w.auto[t.TradeKey] && (t.Status == "AFFIRMED" || t.Status == "CHANGE_PENDING" || t.Status == "CANCEL_PENDING") {
+			auto++
+		}
+	}
+	owed := map[string]bool{}
+	alleged := 0
+	for k, a := range w.alg {
+		if a.new {
+			alleged++
+			owed[k[1]] = true
 		}
 	}
 	fmt.Fprintf(out, "\nResult (read back from the output topics; the generator's intent in brackets)\n")
 	fmt.Fprintf(out, "  trades matched, one CLS each ........ %6d  [%d]\n", matched, man.Matched)
 	fmt.Fprintf(out, "  trades mismatched (STATUS) .......... %6d  [%d]\n", mismatched, man.Mismatched)
-	fmt.Fprintf(out, "  trades incomplete (waiting) ......... %6d  [%d]\n", man.Trades-matched-mismatched, man.Incomplete)
+	fmt.Fprintf(out, "  trades cancelled by both principals . %6d  [%d]\n", cancelled, man.Cancelled)
+	fmt.Fprintf(out, "  trades incomplete (waiting) ......... %6d  [%d]\n", man.Trades-matched-mismatched-cancelled, man.Incomplete)
 	fmt.Fprintf(out, "  messages accepted (ACK) ............. %6d\n", w.led.Count["ACK NEW"])
 	fmt.Fprintf(out, "  exact duplicates (answered again) ... %6d  [%d]\n", man.Duplicates, man.Duplicates)
 	fmt.Fprintf(out, "  CLS corrections (CANCEL + new version) %5d\n", w.led.Count["CLS CANCEL"])
@@ -128,7 +194,21 @@ func (w *watcher) report(out io.Writer, man *workload.Manifest) {
 	for _, c := range codes {
 		fmt.Fprintf(out, "    %-22s %5d  %s\n", c, w.led.Reasons[c], reasonHelp[c])
 	}
-	if matched != man.Matched || mismatched != man.Mismatched || total != man.Exceptions {
+	locked := lifecycle["AFFIRMED"] + lifecycle["CHANGE_PENDING"] + lifecycle["CANCEL_PENDING"]
+	fmt.Fprintf(out, "\nLifecycle after the match (messages.md §5a; docs/participants.md, \"After the match\")\n")
+	fmt.Fprintf(out, "  affirmed: locked on an agreement .... %6d  [%d]\n", lifecycle["AFFIRMED"], man.Lifecycle["AFFIRMED"])
+	fmt.Fprintf(out, "  auto-affirmed by the utility (AUTO) . %6d  [%d]  of the locked trades\n", auto, man.Auto)
+	fmt.Fprintf(out, "  affirmation rejected (AFF REJECT) ... %6d  [%d]\n", lifecycle["AFFIRM_REJECTED"], man.Lifecycle["AFFIRM_REJECTED"])
+	fmt.Fprintf(out, "  change pending (held, a proposal) ... %6d  [%d]\n", lifecycle["CHANGE_PENDING"], man.Lifecycle["CHANGE_PENDING"])
+	fmt.Fprintf(out, "  cancel pending (CXL unanswered) ..... %6d  [%d]\n", lifecycle["CANCEL_PENDING"], man.Lifecycle["CANCEL_PENDING"])
+	fmt.Fprintf(out, "  cancelled (CXL accepted by CXA) ..... %6d  [%d]\n", lifecycle["CANCELLED"], man.Lifecycle["CANCELLED"])
+	fmt.Fprintf(out, "  matched, not affirmed yet ........... %6d\n", lifecycle["MATCHED"])
+	fmt.Fprintf(out, "  amendments both principals affirmed .         [%d]  (a change held as CHANGE_PENDING until both did)\n", man.Amended)
+	fmt.Fprintf(out, "  AFF, CXL, CXA, CXJ sent by principals  %d, %d, %d, %d\n", man.LifecycleMessages["AFF"], man.LifecycleMessages["CXL"],
+		man.LifecycleMessages["CXA"], man.LifecycleMessages["CXJ"])
+	fmt.Fprintf(out, "  allegements outstanding ............. %6d  to %d participants (the last ALG of a trade to them is a NEW)\n", alleged, len(owed))
+	if matched != man.Matched || mismatched != man.Mismatched || total != man.Exceptions || cancelled != man.Cancelled ||
+		locked != man.Locked || auto != man.Auto || lifecycle["AFFIRM_REJECTED"] != man.Lifecycle["AFFIRM_REJECTED"] {
 		fmt.Fprintf(out, "  WARNING: the outcome differs from what the generator built\n")
 	}
 }

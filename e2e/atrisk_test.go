@@ -14,21 +14,45 @@ import (
 	"github.com/ste-utility/ste/workload"
 )
 
-// demoUnmatched regenerates the demo's set (the same options and day give
-// the same bytes) and returns the keys of the trades it plans to leave
-// unmatched.
-func demoUnmatched(t *testing.T, trades int, day date.Date) map[string]bool {
+// demoUnmatched regenerates the demo's set (the same options, reference
+// data — the committed set with mixed affirmation modes — and day give the
+// same bytes) and returns the keys of the trades it plans to leave
+// unmatched (no CLS stands), and of those the ones left open: not
+// cancelled by both principals (a cancelled trade has no message in force,
+// and is not at risk).
+func demoUnmatched(t *testing.T, trades int, day date.Date) (unmatched, open map[string]bool) {
 	t.Helper()
-	out := map[string]bool{}
-	_, err := workload.Generate(workload.Options{Trades: trades, Mix: workload.Realistic, Ref: refdata.Default(), TradeDate: day},
+	unmatched, open = map[string]bool{}, map[string]bool{}
+	ref := refdata.WithAffirmation(refdata.Default(), refdata.AffirmationMixed)
+	_, err := workload.Generate(workload.Options{Trades: trades, Mix: workload.Realistic, Ref: ref, TradeDate: day},
 		func([]byte) error { return nil },
 		func(p workload.TradePlan) {
-			if p.Outcome != "matched" {
-				out[p.TradeKey] = true
+			if p.Outcome != workload.OutcomeMatched {
+				unmatched[p.TradeKey] = true
+			}
+			if p.Outcome != workload.OutcomeMatched && p.Outcome != workload.OutcomeCancelled {
+				open[p.TradeKey] = true
 			}
 		})
 	must(t, err)
-	return out
+	return unmatched, open
+}
+
+// demoScenario regenerates the demo's set and returns the key of its first
+// trade built by scenario ("" when none).
+func demoScenario(t *testing.T, trades int, day date.Date, scenario string) string {
+	t.Helper()
+	key := ""
+	ref := refdata.WithAffirmation(refdata.Default(), refdata.AffirmationMixed)
+	_, err := workload.Generate(workload.Options{Trades: trades, Mix: workload.Realistic, Ref: ref, TradeDate: day},
+		func([]byte) error { return nil },
+		func(p workload.TradePlan) {
+			if p.Scenario == scenario && key == "" {
+				key = p.TradeKey
+			}
+		})
+	must(t, err)
+	return key
 }
 
 // demoDay is the TradeDate of the demo's set (today's, issue 51), read from
@@ -62,16 +86,16 @@ func cutoffOf(market string, day date.Date) time.Time {
 // trades matched today are all the matched ones.
 func checkAtRisk(t *testing.T, b *browser, console string, metrics promText, trades int, shots string, day date.Date, demoStart time.Time,
 	timeliness func() string) {
-	unmatched := demoUnmatched(t, trades, day)
-	if len(unmatched) == 0 {
+	unmatched, open := demoUnmatched(t, trades, day)
+	if len(open) == 0 {
 		t.Fatal("the demo's set leaves no trade unmatched")
 	}
 	if day != workload.Today() {
 		t.Logf("the demo's day %s is not today %s any more (midnight UTC passed): the picture is not checked against the clock", day, workload.Today())
 	}
 	past, risk := int(metrics.sum("ste_trades_past_cutoff")), int(metrics.sum("ste_trades_at_risk"))
-	if past+risk > len(unmatched) {
-		t.Errorf("ste_trades_past_cutoff %d + ste_trades_at_risk %d > the %d trades the set leaves unmatched", past, risk, len(unmatched))
+	if past+risk > len(open) {
+		t.Errorf("ste_trades_past_cutoff %d + ste_trades_at_risk %d > the %d trades the set leaves open", past, risk, len(open))
 	}
 	// Cutoffs within a few minutes of now may pass during the check: their
 	// markets are not held to the clock.
@@ -87,8 +111,8 @@ func checkAtRisk(t *testing.T, b *browser, console string, metrics promText, tra
 	seen := map[string]bool{}
 	pastRows, allSettled := 0, true
 	for _, r := range rows {
-		if seen[r.Trade] || !unmatched[r.Trade] {
-			t.Errorf("At-risk page: trade %s listed twice or not planned unmatched", r.Trade)
+		if seen[r.Trade] || !open[r.Trade] {
+			t.Errorf("At-risk page: trade %s listed twice or not planned open", r.Trade)
 		}
 		seen[r.Trade] = true
 		isPast := strings.HasPrefix(r.Left, "past by")
@@ -106,14 +130,19 @@ func checkAtRisk(t *testing.T, b *browser, console string, metrics promText, tra
 			t.Errorf("At-risk page: %q counts days in hours", r.Left)
 		}
 	}
-	if len(seen) != len(unmatched) {
-		t.Errorf("At-risk page lists %d trades, the set leaves %d unmatched", len(seen), len(unmatched))
+	if len(seen) != len(open) {
+		t.Errorf("At-risk page lists %d trades, the set leaves %d open", len(seen), len(open))
 	}
 	if allSettled && pastRows != past {
 		t.Errorf("At-risk page: %d trades past their cutoff, ste_trades_past_cutoff says %d", pastRows, past)
 	}
 	if n := b.evalInt(t, `[...document.querySelectorAll('#atrisk tbody tr[data-trade]')].filter(r => r.querySelector('.badge').textContent === 'INCOMPLETE' && r.querySelector('td.missing').textContent.trim() === '').length`); n != 0 {
 		t.Errorf("%d incomplete trades with nothing missing", n)
+	}
+	// Allegements outstanding per participant and market (issue 46): the
+	// incomplete trades' owed messages, each row a participant that owes.
+	if n := b.evalInt(t, `document.querySelectorAll('#allegements tbody tr[data-participant]').length`); n == 0 {
+		t.Errorf("At-risk page: no allegement outstanding, with %d open trades", len(open))
 	}
 	b.shot(t, shots, "at-risk")
 
@@ -142,7 +171,7 @@ func checkAtRisk(t *testing.T, b *browser, console string, metrics promText, tra
 	if from != "" {
 		b.open(t, console+"at-risk?participant="+from)
 		n := b.evalInt(t, `document.querySelectorAll('#atrisk tbody tr[data-trade]').length`)
-		if n == 0 || n > len(unmatched) {
+		if n == 0 || n > len(open) {
 			t.Errorf("participant %s: %d rows", from, n)
 		}
 	}

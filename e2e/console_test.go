@@ -99,7 +99,9 @@ func TestConsoleInABrowser(t *testing.T) {
 		n, _ := strconv.ParseUint(m[1], 10, 64)
 		return n
 	}
-	matched, mismatched, incomplete := summary("matched"), summary("mismatched"), summary("incomplete")
+	// A trade both principals cancelled is held, with nothing in force:
+	// ste_trades counts it as incomplete, the demo's summary apart.
+	matched, mismatched, incomplete := summary("matched"), summary("mismatched"), summary("incomplete")+summary("cancelled")
 	b.waitText(t, "#trades-matched", num(matched))
 	// Dated today, every matched trade is matched today (issue 51: 0
 	// before, the set weeks back).
@@ -134,6 +136,41 @@ func TestConsoleInABrowser(t *testing.T) {
 	}
 	if b.text(t, "#cls-unreconciled") != "(missing)" {
 		t.Errorf("the CLS counts do not reconcile: %s", b.text(t, "#cls-reconciled"))
+	}
+	// After the match (contract version 3): the trades by lifecycle, as
+	// the demo's summary read them back from the output topics and as
+	// ste_trades_lifecycle says; locked adds up.
+	lifecycle := func(what string) uint64 {
+		m := regexp.MustCompile(`  ` + regexp.QuoteMeta(what) + `[^.]* \.+ +(\d+)`).FindStringSubmatch(out)
+		if m == nil {
+			t.Fatalf("no %q line in the demo's summary:\n%s", what, out)
+		}
+		n, _ := strconv.ParseUint(m[1], 10, 64)
+		return n
+	}
+	affirmed, changePending, cancelPending := lifecycle("affirmed: locked"), lifecycle("change pending"), lifecycle("cancel pending")
+	cancelled := lifecycle("cancelled (CXL")
+	for id, want := range map[string]uint64{
+		"#lifecycle-affirmed":        affirmed,
+		"#lifecycle-change-pending":  changePending,
+		"#lifecycle-cancel-pending":  cancelPending,
+		"#lifecycle-locked":          affirmed + changePending + cancelPending,
+		"#lifecycle-affirm-rejected": lifecycle("affirmation rejected"),
+		"#lifecycle-cancelled":       cancelled,
+		"#lifecycle-not-affirmed":    lifecycle("matched, not affirmed"),
+	} {
+		if got := b.text(t, id); got != num(want) {
+			t.Errorf("overview %s = %q, want %s (the demo's summary)", id, got, num(want))
+		}
+	}
+	if got := uint64(metrics.sum(`ste_trades_lifecycle{lifecycle="affirmed"}`)); got != affirmed {
+		t.Errorf("ste_trades_lifecycle{lifecycle=affirmed} = %d, the demo's summary %d", got, affirmed)
+	}
+	if got := uint64(metrics.sum(`ste_trades_lifecycle{lifecycle="cancelled"}`)); got != cancelled {
+		t.Errorf("ste_trades_lifecycle{lifecycle=cancelled} = %d, the demo's summary %d", got, cancelled)
+	}
+	if affirmed == 0 || changePending == 0 {
+		t.Errorf("the demo's 300 trades: %d affirmed, %d change pending — the realistic mix has both", affirmed, changePending)
 	}
 	if got := b.text(t, "#rejected-total"); got != num(counts.Exceptions) {
 		t.Errorf("overview: %s rejections on /metrics, %d exceptions in analytics", got, counts.Exceptions)
@@ -260,6 +297,61 @@ func TestConsoleInABrowser(t *testing.T) {
 		}
 	}
 
+	// ---- The lifecycle on a trade's page (contract version 3): a trade
+	// with a change held on its lock shows the agreement, the pending
+	// change and the proposal, and its journey marks the held message.
+	b.open(t, console+"trades?status=CHANGE_PENDING")
+	pendingTrades := b.evalStrings(t, `[...document.querySelectorAll('#recent tbody tr[data-trade]')].map(r => r.dataset.trade)`)
+	if len(pendingTrades) == 0 {
+		t.Errorf("Trades filtered by CHANGE_PENDING lists none")
+	} else {
+		b.shot(t, shots, "trades-change-pending")
+		b.open(t, console+"trades/"+pendingTrades[0])
+		if got := b.text(t, "#trade-lifecycle"); got != "CHANGE_PENDING" {
+			t.Errorf("trade %s: lifecycle %q", pendingTrades[0], got)
+		}
+		if n := b.evalInt(t, `document.querySelectorAll('#pending tbody tr').length`); n == 0 || !strings.HasPrefix(b.text(t, "#agreement-value"), "locked on") {
+			t.Errorf("trade %s: %d pending changes, agreement %q", pendingTrades[0], n, b.text(t, "#agreement-value"))
+		}
+		if b.text(t, "#proposal") == "(missing)" || b.evalInt(t, `document.querySelectorAll('#messages tbody tr.pending').length`) == 0 ||
+			b.evalInt(t, `document.querySelectorAll('#affirmations tbody tr').length`) == 0 {
+			t.Errorf("trade %s: no proposal, pending message row or affirmation", pendingTrades[0])
+		}
+		b.poll(t, `document.querySelectorAll('#journeys .journey-held').length > 0`) // journeys are read from analytics
+		b.shot(t, shots, "trade-change-pending")
+		var held struct {
+			Trades []struct {
+				TradeKey string `json:"trade_key"`
+				Pending  []struct {
+					MsgId string `json:"msg_id"`
+				} `json:"pending"`
+				Proposal *struct {
+					MatchDigest string `json:"match_digest"`
+				} `json:"proposal"`
+			} `json:"trades"`
+		}
+		must(t, json.Unmarshal([]byte(ste(t, env, append([]string{"exceptions", "held", pendingTrades[0], "--json"}, kafkaArgs...)...)), &held))
+		if len(held.Trades) != 1 || held.Trades[0].TradeKey != pendingTrades[0] || len(held.Trades[0].Pending) == 0 || held.Trades[0].Proposal == nil {
+			t.Errorf("ste exceptions held %s: %+v", pendingTrades[0], held)
+		}
+	}
+	// A rogue custodian's SET (the realistic mix's parked_custodian): parked,
+	// shown to the operator as such, by the page and by ste exceptions held.
+	parked := demoScenario(t, 300, day, "parked_custodian")
+	if parked == "" {
+		t.Fatal("the demo's set has no parked SET")
+	}
+	b.open(t, console+"trades/"+parked)
+	if n := b.evalInt(t, `document.querySelectorAll('#held tbody tr.held').length`); n == 0 ||
+		b.evalInt(t, `document.querySelectorAll('#messages tbody tr.held').length`) == 0 {
+		t.Errorf("trade %s: %d parked SETs shown", parked, n)
+	}
+	b.shot(t, shots, "trade-parked")
+	heldText := ste(t, env, append([]string{"exceptions", "held"}, kafkaArgs...)...)
+	if !strings.Contains(heldText, "trade "+parked) || !strings.Contains(heldText, "parked   SET") {
+		t.Errorf("ste exceptions held (every open trade) does not list %s's parked SET:\n%s", parked, heldText)
+	}
+
 	// ---- A trade's page: found by TradeRef, its messages and journeys.
 	first, _ := dec.Decode(bytes.SplitN(set, []byte("\n"), 2)[0])
 	b.open(t, console+"trades")
@@ -288,16 +380,19 @@ func TestConsoleInABrowser(t *testing.T) {
 	b.shot(t, shots, "history")
 	// Every report's page: titled by its report (issue 51: every one said
 	// "Throughput history"), its chart drawn.
-	for _, r := range []string{"throughput", "degradation", "latency", "queues", "exceptions", "timeliness"} {
+	for _, r := range []string{"throughput", "degradation", "latency", "queues", "exceptions", "timeliness", "allegements"} {
 		b.open(t, console+"history?report="+r)
 		// A chart, or why there is none (a 300-trade demo is shorter than
 		// the monitor's interval: no queue has two samples).
 		b.poll(t, `document.querySelector('#no-chart') || document.querySelector('#chart') && document.querySelector('#chart').complete && document.querySelector('#chart').naturalWidth > 0`)
-		if r != "queues" && b.text(t, "#no-chart") != "(missing)" {
+		// Allegements: none when the instances allege after their delay
+		// (60 s by default) and the demo's trades are answered before.
+		if r != "queues" && r != "allegements" && b.text(t, "#no-chart") != "(missing)" {
 			t.Errorf("History page of %s: %s", r, b.text(t, "#no-chart"))
 		}
 		if title := strings.ToLower(b.text(t, "#history-title")); !strings.Contains(title, map[string]string{"throughput": "throughput",
-			"degradation": "degradation", "latency": "latency", "queues": "queues", "exceptions": "exceptions", "timeliness": "timeliness"}[r]) {
+			"degradation": "degradation", "latency": "latency", "queues": "queues", "exceptions": "exceptions", "timeliness": "timeliness",
+			"allegements": "allegements"}[r]) {
 			t.Errorf("History page of %s titled %q", r, title)
 		}
 		b.shot(t, shots, "history-"+r)
@@ -305,12 +400,31 @@ func TestConsoleInABrowser(t *testing.T) {
 	// The error page.
 	b.open(t, console+"trades/not-a-key")
 	b.shot(t, shots, "error")
-	// Every --plot: ste report's six and ste plot's four, beside the pages.
+	// Every --plot: ste report's seven and ste plot's four, beside the
+	// pages (allegements when the run sent any).
 	plotFiles := map[string]string{}
-	for _, r := range []string{"throughput", "degradation", "queues", "latency", "exceptions", "timeliness"} {
+	for _, r := range []string{"throughput", "degradation", "queues", "latency", "exceptions", "timeliness", "allegements"} {
+		if r == "allegements" {
+			var al struct{ Participants []json.RawMessage }
+			if must(t, json.Unmarshal([]byte(ste(t, env, "report", r, "--namespace", ns, "--json")), &al)); len(al.Participants) == 0 {
+				continue
+			}
+		}
 		f := filepath.Join(shots, "plot-report-"+r+".png")
 		ste(t, env, "report", r, "--namespace", ns, "--plot", f)
 		plotFiles[r] = f
+	}
+	// DTCC's metric on the timeliness report: the demo's investment
+	// managers affirmed some of their trades.
+	var tl struct {
+		Total struct {
+			Affirmed uint64  `json:"affirmed"`
+			Share    float64 `json:"share_affirmed_by_cutoff"`
+		} `json:"total"`
+	}
+	must(t, json.Unmarshal([]byte(ste(t, env, "report", "timeliness", "--json", "--namespace", ns)), &tl))
+	if tl.Total.Affirmed == 0 || tl.Total.Affirmed < affirmed {
+		t.Errorf("timeliness: %d trades affirmed, the overview %d locked as affirmed", tl.Total.Affirmed, affirmed)
 	}
 	runs := filepath.Join("..", "docs", "benchmarks", "runs")
 	var rates []string

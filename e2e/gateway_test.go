@@ -667,7 +667,7 @@ func owedCopy(t *testing.T, lines []string, pick func(schemas.Key, []string) boo
 		var out []string
 		for _, l := range lines {
 			m, rej := d.Decode([]byte(l))
-			if rej != nil || m.Key.TradeKey() != k || m.Type == schemas.NPR || m.Type == schemas.SET {
+			if rej != nil || m.Key.TradeKey() != k || m.Type == schemas.NPR || m.Type == schemas.SET || !m.Type.IsContent() {
 				continue
 			}
 			dr := redraft(t, l)

@@ -129,11 +129,14 @@ func StageColor(stage string) (color.Color, bool) {
 	return c, ok
 }
 
-// Outcome colours: good, late and bad, as people read them.
+// Outcome colours: good, late and bad, as people read them; Affirmed,
+// for what the principals agreed (the lifecycle after the match), a blue
+// apart from the three.
 var (
-	Good = color.RGBA{R: 0x1a, G: 0x98, B: 0x50, A: 0xff}
-	Late = color.RGBA{R: 0xf0, G: 0xa2, B: 0x02, A: 0xff}
-	Bad  = color.RGBA{R: 0xc8, G: 0x2a, B: 0x2a, A: 0xff}
+	Good     = color.RGBA{R: 0x1a, G: 0x98, B: 0x50, A: 0xff}
+	Late     = color.RGBA{R: 0xf0, G: 0xa2, B: 0x02, A: 0xff}
+	Bad      = color.RGBA{R: 0xc8, G: 0x2a, B: 0x2a, A: 0xff}
+	Affirmed = color.RGBA{R: 0x1f, G: 0x5f, B: 0xb4, A: 0xff}
 )
 
 // StageLine is Line in stage's colour (i picks the colour of a name that

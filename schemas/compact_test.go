@@ -101,8 +101,8 @@ func TestCompactVersion1Frozen(t *testing.T) {
 	n := 0
 	_, err := workload.Generate(workload.Options{Trades: 20, Mix: "realistic", Seed: 3}, func(rec []byte) error {
 		m, rej := d.Decode(rec)
-		if rej != nil {
-			return nil
+		if rej != nil || !m.Type.IsContent() {
+			return nil // the realistic mix holds version 3 messages too (AFF, CXL, CXA, CXJ): layout 2's
 		}
 		old := appendCompactV1(m, nil)
 		if now := m.AppendCompact(nil); !bytes.Equal(now, old) {

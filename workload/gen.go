@@ -71,6 +71,21 @@ type Manifest struct {
 	Rejected   map[string]int `json:"rejected"`
 	Scenarios  map[string]int `json:"scenarios"`
 	Seconds    float64        `json:"seconds"`
+	// Version 3 (messages.md §5a). Matched counts the trades a CLS stands
+	// for at the end, locked ones included; Cancelled those both principals
+	// cancelled (no CLS). Locked are the matched trades with an agreement
+	// (AFFIRMED, CHANGE_PENDING, CANCEL_PENDING), Auto those of them whose
+	// agreement is the utility's affirmation (AUTO investment managers),
+	// Amended those whose agreement moved by an amendment both principals
+	// affirmed. Lifecycle counts the trades by the version 3 status value
+	// they end with, and LifecycleMessages the AFF, CXL, CXA and CXJ
+	// messages of the set (the utility's AFFs are not in the set).
+	Cancelled         int            `json:"cancelled"`
+	Locked            int            `json:"locked"`
+	Auto              int            `json:"auto_affirmed"`
+	Amended           int            `json:"amended"`
+	Lifecycle         map[string]int `json:"lifecycle"`
+	LifecycleMessages map[string]int `json:"lifecycle_messages"`
 }
 
 // TradePlan is the manifest line of one trade.
@@ -83,6 +98,17 @@ type TradePlan struct {
 	// Tolerance: criteria a matched trade holds only within tolerance.
 	Tolerance []int    `json:"tolerance,omitempty"`
 	Rejected  []string `json:"rejected,omitempty"`
+	// Version 3: the investment manager's affirmation mode (AUTO, MANUAL),
+	// the version 3 status value the trade ends with ("" when none:
+	// MATCHED, MISMATCHED or no status), who its agreement's root is
+	// (INVMGR, AUTO), the standing MatchDigest of a matched trade (of the
+	// agreement when locked: what its STATUS carries), and the state of its
+	// cancellation request (PENDING, REJECTED, ACCEPTED).
+	Mode          string `json:"mode,omitempty"`
+	Lifecycle     string `json:"lifecycle,omitempty"`
+	AffirmedBy    string `json:"affirmed_by,omitempty"`
+	MatchDigest   string `json:"match_digest,omitempty"`
+	CancelRequest string `json:"cancel_request,omitempty"`
 }
 
 // Marshal is the manifest as indented JSON.
@@ -145,7 +171,8 @@ func Generate(opts Options, write func([]byte) error, plans func(TradePlan)) (*M
 	}
 	g := &generator{opts: opts, u: u}
 	r := rand.New(rand.NewPCG(opts.Seed, 0x5e7e))
-	man := &Manifest{Mix: opts.Mix, Seed: opts.Seed, Trades: opts.Trades, Rejected: map[string]int{}, Scenarios: map[string]int{}}
+	man := &Manifest{Mix: opts.Mix, Seed: opts.Seed, Trades: opts.Trades, Rejected: map[string]int{}, Scenarios: map[string]int{},
+		Lifecycle: map[string]int{}, LifecycleMessages: map[string]int{}}
 	dayStart := opts.TradeDate.Time().Add(time.Hour)
 	spacing := 8 * time.Hour / time.Duration(opts.Trades)
 
@@ -198,26 +225,39 @@ func Generate(opts Options, write func([]byte) error, plans func(TradePlan)) (*M
 		if w == nil {
 			w = &window{done: make(chan struct{})}
 		}
-		k := 2
-		if opts.Mix == Realistic {
-			k = weighted(r, allocationCounts, func(a struct{ k, weight int }) int { return a.weight }).k
-		}
-		t := u.newTrade(r, i, opts.TradeDate, dayStart.Add(time.Duration(i)*spacing), k)
+		at := dayStart.Add(time.Duration(i) * spacing)
 		var p *plan
+		var t *trade
 		if opts.Mix == Realistic {
 			sc := weighted(r, realistic, func(s scenario) int { return s.weight })
+			if sc.manual && len(u.manual) == 0 {
+				sc = realistic[0] // every investment manager is AUTO: clean instead
+			}
+			k := weighted(r, allocationCounts, func(a struct{ k, weight int }) int { return a.weight }).k
+			var pool []string
+			if sc.manual {
+				pool = u.manual
+			}
+			t = u.newTrade(r, i, opts.TradeDate, at, k, pool, sc.principals)
 			p = sc.build(g, r, t)
 			p.scenario = sc.name
 		} else {
+			t = u.newTrade(r, i, opts.TradeDate, at, 2, nil, false)
 			p = clean(g, r, t)
 			p.scenario = "standard"
 		}
+		g.settle(p, t)
 		g.forge(p, t)
 		man.record(p)
 		if plans != nil {
 			k := t.key()
-			plans(TradePlan{TradeKey: k.TradeKey().String(), TradeRef: t.ref, Scenario: p.scenario,
-				Outcome: p.outcome, Criteria: p.criteria, Tolerance: p.tolerance, Rejected: p.rejected})
+			tp := TradePlan{TradeKey: k.TradeKey().String(), TradeRef: t.ref, Scenario: p.scenario,
+				Outcome: p.outcome, Criteria: p.criteria, Tolerance: p.tolerance, Rejected: p.rejected,
+				Mode: opts.Ref.AffirmationMode(t.invMgr).String(), Lifecycle: p.lifecycle, AffirmedBy: p.by, CancelRequest: p.request}
+			if p.outcome == OutcomeMatched && p.final != nil {
+				tp.MatchDigest = t.digest(p.final)
+			}
+			plans(tp)
 		}
 		w.items = append(w.items, p.items...)
 		w.trades++
@@ -236,9 +276,44 @@ func Generate(opts Options, write func([]byte) error, plans func(TradePlan)) (*M
 	return man, writeErr
 }
 
+// settle completes a plan with what an AUTO investment manager's mode adds:
+// the utility affirms a matched trade that nobody rejected, at its
+// MatchedAt — before any affirmation the generator writes (those come
+// minutes later) — so its agreement's root is the utility's.
+func (g *generator) settle(p *plan, t *trade) {
+	if p.outcome != OutcomeMatched || !g.auto(t) {
+		return
+	}
+	if p.lifecycle == "" {
+		p.lifecycle = LifecycleAffirmed
+	}
+	p.by = ByAuto
+}
+
 func (m *Manifest) record(p *plan) {
 	m.Scenarios[p.scenario]++
 	m.Messages += len(p.items)
+	for _, it := range p.items {
+		if it.draft != nil {
+			switch typ := it.draft.MsgType; typ {
+			case "AFF", "CXL", "CXA", "CXJ":
+				m.LifecycleMessages[typ]++
+			}
+		}
+	}
+	if p.lifecycle != "" {
+		m.Lifecycle[p.lifecycle]++
+	}
+	switch p.lifecycle {
+	case LifecycleAffirmed, LifecycleChangePending, LifecycleCancelPending:
+		m.Locked++
+		if p.by == ByAuto {
+			m.Auto++
+		}
+		if p.amended {
+			m.Amended++
+		}
+	}
 	m.Duplicates += p.duplicates
 	m.Forged += p.forged
 	for _, c := range p.rejected {
@@ -250,6 +325,8 @@ func (m *Manifest) record(p *plan) {
 		m.Matched++
 	case OutcomeMismatched:
 		m.Mismatched++
+	case OutcomeCancelled:
+		m.Cancelled++
 	default:
 		m.Incomplete++
 	}

@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -17,6 +18,7 @@ const (
 	OutcomeMatched    = "matched"
 	OutcomeMismatched = "mismatched"
 	OutcomeIncomplete = "incomplete" // never complete by count: no CLS, no status
+	OutcomeCancelled  = "cancelled"  // cancelled by both principals (CXL and CXA): no CLS, STATUS CANCELLED
 )
 
 // plan is one trade as built: its records and what they must lead to.
@@ -29,35 +31,69 @@ type plan struct {
 	rejected   []string // rejection codes of its invalid records
 	duplicates int      // exact duplicate records
 	forged     int      // forgeries among the rejected (Options.Forged)
+	// Version 3 (lifecycle.go): the set that ends in force for a matched
+	// trade (its MatchDigest is the standing digest), the status value the
+	// trade ends with when it is a version 3 one, who the agreement's root
+	// is (ByInvMgr, ByAuto), the state of its cancellation request, and
+	// whether an amendment was agreed.
+	final     set
+	lifecycle string
+	by        string
+	request   string
+	amended   bool
 }
 
 type scenario struct {
 	name   string
 	weight int
 	build  func(g *generator, r *rand.Rand, t *trade) *plan
+	// manual: built for a MANUAL investment manager only, because two
+	// different sets of the trade can match and, for an AUTO one, the
+	// utility would lock whichever matched first in processing order
+	// (lifecycle.go). Such a trade's investment manager is drawn among the
+	// MANUAL ones (the scenario becomes clean when there is none).
+	manual bool
+	// principals: the trade needs two principals (its lifecycle messages
+	// are NOT_AUTHORISED on a trade whose Broker is its InvMgr).
+	principals bool
 }
 
-// realistic is the realistic mix; weights are per thousand trades.
+// realistic is the realistic mix; weights are per thousand trades. About a
+// quarter of the trades carry lifecycle messages (messages.md §5a): most of
+// those are affirmed; amendments, rejections and cancellation requests are
+// the exceptions a desk works on. With mixed affirmation modes
+// (affirmation.csv) the utility affirms an AUTO investment manager's
+// matched trades too.
 var realistic = []scenario{
-	{"clean", 500, clean},
-	{"duplicate", 80, duplicate},
-	{"cancel_resend", 60, cancelResend},
-	{"replace", 60, replaceOne},
-	{"replace_chain", 20, replaceChain},
-	{"mismatch_price", 12, mismatch("price", []int{7})},
-	{"mismatch_alloc_quantity", 12, mismatch("alloc_quantity", []int{9, 12})},
-	{"mismatch_double_noe", 11, mismatch("double_noe", []int{10})},
-	{"mismatch_quantity", 11, mismatch("quantity", []int{12})},
-	{"mismatch_settle_date", 11, mismatch("settle_date", []int{13})},
-	{"mismatch_settle_ccy", 11, mismatch("settle_ccy", []int{14})},
-	{"mismatch_net_amount", 11, mismatch("net_amount", []int{15})}, // just beyond the tolerance
-	{"tolerance_net_amount", 20, withinNetAmount},
-	{"parked_custodian", 11, parkedCustodian},
-	{"mismatch_pset", 10, mismatch("pset", []int{17})},
-	{"incomplete_missing_set", 25, missingSet},
-	{"incomplete_noe_cancelled", 15, noeCancelled},
-	{"invalid", 100, invalid},
-	{"conflicting_duplicate", 20, conflicting},
+	{name: "clean", weight: 260, build: clean},
+	{name: "duplicate", weight: 80, build: duplicate},
+	{name: "cancel_resend", weight: 60, build: cancelResend, manual: true},
+	{name: "replace", weight: 60, build: replaceOne, manual: true},
+	{name: "replace_chain", weight: 20, build: replaceChain, manual: true},
+	{name: "mismatch_price", weight: 12, build: mismatch("price", []int{7})},
+	{name: "mismatch_alloc_quantity", weight: 12, build: mismatch("alloc_quantity", []int{9, 12})},
+	{name: "mismatch_double_noe", weight: 11, build: mismatch("double_noe", []int{10}), manual: true},
+	{name: "mismatch_quantity", weight: 11, build: mismatch("quantity", []int{12})},
+	{name: "mismatch_settle_date", weight: 11, build: mismatch("settle_date", []int{13})},
+	{name: "mismatch_settle_ccy", weight: 11, build: mismatch("settle_ccy", []int{14})},
+	{name: "mismatch_net_amount", weight: 11, build: mismatch("net_amount", []int{15})}, // just beyond the tolerance
+	{name: "tolerance_net_amount", weight: 20, build: withinNetAmount},
+	{name: "parked_custodian", weight: 11, build: parkedCustodian},
+	{name: "mismatch_pset", weight: 10, build: mismatch("pset", []int{17})},
+	{name: "incomplete_missing_set", weight: 25, build: missingSet},
+	{name: "incomplete_noe_cancelled", weight: 15, build: noeCancelled, manual: true},
+	{name: "invalid", weight: 100, build: invalid},
+	{name: "conflicting_duplicate", weight: 20, build: conflicting},
+	// The lifecycle after the match (lifecycle.go).
+	{name: "affirmed", weight: 110, build: affirmed, principals: true},
+	{name: "affirm_rejected", weight: 15, build: affirmRejected, manual: true, principals: true},
+	{name: "reject_then_affirm", weight: 10, build: rejectThenAffirm, manual: true, principals: true},
+	{name: "amended", weight: 30, build: amended, principals: true},
+	{name: "change_pending", weight: 20, build: changePending, manual: true, principals: true},
+	{name: "cancelled", weight: 20, build: cancelledBoth, principals: true},
+	{name: "cancel_pending", weight: 15, build: cancelPending, principals: true},
+	{name: "cancel_rejected", weight: 10, build: cancelRejected, principals: true},
+	{name: "cancel_request_unlocked", weight: 10, build: cancelRequestUnlocked, manual: true, principals: true},
 }
 
 // allocationCounts of the realistic mix (the standard mix always uses 2).
@@ -76,7 +112,8 @@ func (g *generator) all(ds []*schemas.Draft) []item {
 }
 
 func clean(g *generator, r *rand.Rand, t *trade) *plan {
-	return &plan{items: g.all(t.messages()), outcome: OutcomeMatched}
+	ds := t.messages()
+	return &plan{items: g.all(ds), outcome: OutcomeMatched, final: ds}
 }
 
 func duplicate(g *generator, r *rand.Rand, t *trade) *plan {
@@ -100,8 +137,10 @@ func cancelResend(g *generator, r *rand.Rand, t *trade) *plan {
 	orig := ds[j]
 	resend := orig.Clone()
 	resend.MsgId, resend.Created = orig.MsgId+"-N2", later(t, 95)
+	final := append(set(slices.Clone(ds[:j])), ds[j+1:]...)
+	final = append(final, resend)
 	ds = append(ds, cancel(orig, orig.MsgId+"-C", later(t, 90)), resend)
-	return &plan{items: g.all(ds), outcome: OutcomeMatched}
+	return &plan{items: g.all(ds), outcome: OutcomeMatched, final: final}
 }
 
 // wrong returns a valid variant of d with different content.
@@ -124,8 +163,10 @@ func replaceOne(g *generator, r *rand.Rand, t *trade) *plan {
 	j := r.IntN(len(ds))
 	correct := ds[j]
 	ds[j] = g.wrong(r, t, correct) // the original, sent with a mistake
-	ds = append(ds, replace(ds[j], correct, correct.MsgId+"-R1", later(t, 90)))
-	return &plan{items: g.all(ds), outcome: OutcomeMatched}
+	rep := replace(ds[j], correct, correct.MsgId+"-R1", later(t, 90))
+	final := set(ds).with(rep)
+	ds = append(ds, rep)
+	return &plan{items: g.all(ds), outcome: OutcomeMatched, final: final}
 }
 
 func replaceChain(g *generator, r *rand.Rand, t *trade) *plan {
@@ -137,8 +178,10 @@ func replaceChain(g *generator, r *rand.Rand, t *trade) *plan {
 	w2 := g.wrong(r, t, orig)
 	r1 := replace(orig, w2, correct.MsgId+"-R1", later(t, 90))
 	r2 := replace(r1, correct, correct.MsgId+"-R2", later(t, 100))
+	final := set(slices.Clone(ds))
+	final[j] = r2 // orig replaced by r1, r1 by r2
 	ds = append(ds, r1, r2)
-	return &plan{items: g.all(ds), outcome: OutcomeMatched}
+	return &plan{items: g.all(ds), outcome: OutcomeMatched, final: final}
 }
 
 // mismatch builds a trade that is complete by count and fails exactly the
@@ -200,7 +243,7 @@ func withinNetAmount(g *generator, r *rand.Rand, t *trade) *plan {
 	for sc := tol.Scale(); sc < t.ccy.MinorUnits; sc++ {
 		units *= 10
 	}
-	p := &plan{outcome: OutcomeMatched}
+	p := &plan{outcome: OutcomeMatched, final: ds}
 	if units > 0 {
 		j := r.IntN(len(t.allocs))
 		off := decimal.New(1+r.Int64N(units), t.ccy.MinorUnits) // 1 .. units minor units

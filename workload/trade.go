@@ -1,7 +1,10 @@
 // Package workload generates signed message sets like the source benchmark's
 // stored test sets: `standard` trades of 1 NOE + 2 ALC + 2 NPR + 2 SET, and a
 // `realistic` mix with other allocation counts, duplicates, cancels, replaces,
-// mismatches, incomplete trades and invalid messages of every rejection code.
+// mismatches, incomplete trades and invalid messages of every rejection code,
+// and the lifecycle after the match (lifecycle.go: affirmations, rejections,
+// amendments both principals affirm, cancellation requests with and without
+// answers, for AUTO and MANUAL investment managers as affirmation.csv says).
 // Its manifest says what each trade was built to be — taken from how it was
 // built, never from running the matcher — so that tests can hold the matcher
 // to it.

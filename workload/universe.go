@@ -24,6 +24,7 @@ type universe struct {
 	markets    []market
 	brokers    []string
 	invMgrs    []string
+	manual     []string // the investment managers whose affirmation mode is MANUAL
 	custodians []string
 	csds       []string
 	// for invalid messages
@@ -52,6 +53,11 @@ func newUniverse(ref *refdata.Set) (*universe, error) {
 	}
 	u.brokers, u.invMgrs, u.custodians, u.csds = bics(refdata.RoleBroker), bics(refdata.RoleInvMgr),
 		bics(refdata.RoleCustodian), bics(refdata.RoleCSD)
+	for _, im := range u.invMgrs {
+		if ref.AffirmationMode(im) == refdata.AffirmManual {
+			u.manual = append(u.manual, im)
+		}
+	}
 	if len(u.brokers) == 0 || len(u.invMgrs) == 0 || len(u.custodians) < 2 || len(u.csds) < 2 {
 		return nil, errors.New("reference data needs active brokers, investment managers, at least two custodians and two CSDs")
 	}
@@ -116,8 +122,13 @@ func newUniverse(ref *refdata.Set) (*universe, error) {
 
 func pick[T any](r *rand.Rand, xs []T) T { return xs[r.IntN(len(xs))] }
 
-// newTrade draws a trade with k allocations.
-func (u *universe) newTrade(r *rand.Rand, idx int, tradeDate date.Date, base time.Time, k int) *trade {
+// newTrade draws a trade with k allocations and an investment manager of
+// invMgrs (u.invMgrs when nil); principals draws another while the one
+// drawn is the broker (a trade with no counterparty).
+func (u *universe) newTrade(r *rand.Rand, idx int, tradeDate date.Date, base time.Time, k int, invMgrs []string, principals bool) *trade {
+	if invMgrs == nil {
+		invMgrs = u.invMgrs
+	}
 	m := &u.markets[weightedMarket(r, len(u.markets))]
 	y, mo, d := tradeDate.Civil()
 	t := &trade{
@@ -127,9 +138,12 @@ func (u *universe) newTrade(r *rand.Rand, idx int, tradeDate date.Date, base tim
 		ccy:       m.ccy,
 		side:      pick(r, []string{"BUY", "SELL"}),
 		broker:    pick(r, u.brokers),
-		invMgr:    pick(r, u.invMgrs),
+		invMgr:    pick(r, invMgrs),
 		market:    m.mic,
 		base:      base,
+	}
+	for tries := 0; principals && t.invMgr == t.broker && tries < 100; tries++ {
+		t.invMgr = pick(r, invMgrs)
 	}
 	t.settle = u.ref.AddBusinessDays(m.country, tradeDate, 2)
 	t.price = randomPrice(r, m.ccy.MinorUnits)

@@ -1,7 +1,8 @@
 // Package charts draws STE's analytics reports as PNG or SVG files with
 // gonum/plot: throughput per stage over time, throughput against stored
 // volume (degradation), queue lengths per stage, CLS latency quantiles over
-// time, and exceptions by reason.
+// time, exceptions by reason, timeliness and affirmation by the market
+// cutoff, and the latest answerers of allegements.
 //
 // Why a package of its own: plotting pulls in fonts and image encoders that
 // the ingest and the reports do not need, and keeping it apart keeps those
@@ -35,7 +36,7 @@ const (
 // Plottable reports whether a report has a chart.
 func Plottable(name string) bool {
 	switch name {
-	case "throughput", "degradation", "queues", "latency", "exceptions", "timeliness":
+	case "throughput", "degradation", "queues", "latency", "exceptions", "timeliness", "allegements":
 		return true
 	}
 	return false
@@ -92,6 +93,8 @@ func build(res report.Result) (*plot.Plot, error) {
 		return exceptions(r)
 	case *report.TimelinessResult:
 		return timeliness(r)
+	case *report.AllegementsResult:
+		return allegements(r)
 	}
 	return nil, fmt.Errorf("no chart for %T", res)
 }

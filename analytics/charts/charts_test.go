@@ -12,7 +12,9 @@ import (
 )
 
 // The testdata files are `ste report NAME --json` (queues with --plot, which
-// adds the sampled series) taken after a `ste demo`: real report results.
+// adds the sampled series) taken after a `ste demo`: real report results —
+// but demo-allegements.json, written by hand in the report's form (the
+// demo's Kafka path sent no allegement when the others were taken).
 func demoResult(t *testing.T, name string) report.Result {
 	t.Helper()
 	var res report.Result
@@ -29,6 +31,8 @@ func demoResult(t *testing.T, name string) report.Result {
 		res = &report.ExceptionsResult{}
 	case "timeliness":
 		res = &report.TimelinessResult{}
+	case "allegements":
+		res = &report.AllegementsResult{}
 	default:
 		t.Fatalf("no testdata for %s", name)
 	}
@@ -44,7 +48,7 @@ func demoResult(t *testing.T, name string) report.Result {
 
 func TestSaveDrawsEveryPlottableReport(t *testing.T) {
 	dir := t.TempDir()
-	for _, name := range []string{"throughput", "degradation", "queues", "latency", "exceptions", "timeliness"} {
+	for _, name := range []string{"throughput", "degradation", "queues", "latency", "exceptions", "timeliness", "allegements"} {
 		if !Plottable(name) {
 			t.Fatalf("%s: not plottable", name)
 		}

@@ -14,13 +14,15 @@ import (
 )
 
 // timeliness draws, per market, its trades matched in time, matched late
-// and unmatched, side by side.
+// and unmatched, and the trades affirmed by the cutoff (DTCC's metric:
+// those of the matched ones whose investment manager's affirmation, or
+// the utility's for an AUTO one, locked them in time), side by side.
 func timeliness(r *report.TimelinessResult) (*plot.Plot, error) {
 	if len(r.Markets) == 0 {
 		return nil, nothing("no trades in this range")
 	}
-	p := plotting.New(fmt.Sprintf("STE timeliness by market — %s (%d trades, %.1f%% matched in time)", r.Namespace,
-		r.Total.Trades, 100*r.Total.InTimeShare), "", "trades")
+	p := plotting.New(fmt.Sprintf("STE timeliness by market — %s (%d trades, %.1f%% matched in time, %.1f%% affirmed by the cutoff)", r.Namespace,
+		r.Total.Trades, 100*r.Total.InTimeShare, 100*r.Total.AffirmedShare), "", "trades")
 	names := make([]string, len(r.Markets))
 	series := []struct {
 		name  string
@@ -30,6 +32,7 @@ func timeliness(r *report.TimelinessResult) (*plot.Plot, error) {
 		{"matched in time", plotting.Good, func(m report.TimelinessMarket) float64 { return float64(m.InTime) }},
 		{"matched late", plotting.Late, func(m report.TimelinessMarket) float64 { return float64(m.Matched - m.InTime) }},
 		{"unmatched", plotting.Bad, func(m report.TimelinessMarket) float64 { return float64(m.Trades - m.Matched) }},
+		{"affirmed by the cutoff", plotting.Affirmed, func(m report.TimelinessMarket) float64 { return float64(m.AffirmedInTime) }},
 	}
 	w := vg.Points(12)
 	p.Legend = plot.NewLegend()
@@ -44,7 +47,7 @@ func timeliness(r *report.TimelinessResult) (*plot.Plot, error) {
 		}
 		b.Color = s.color
 		b.LineStyle.Width = 0
-		b.Offset = vg.Length(i-1) * w
+		b.Offset = (vg.Length(i) - vg.Length(len(series)-1)/2) * w
 		p.Add(b)
 		p.Legend.Add(s.name, b)
 	}

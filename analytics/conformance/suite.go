@@ -10,7 +10,8 @@
 // tables or views; a crash between insert and offset commit, and a kill -9
 // of a `ste analytics` process mid-ingest, followed by a restart, lose and
 // double nothing; each report returns the right numbers on a small known
-// dataset; bad records are skipped, never fatal.
+// dataset (the lifecycle of contract version 3 included: affirmation by the
+// cutoff, allegement age); bad records are skipped, never fatal.
 package conformance
 
 import (
@@ -68,6 +69,7 @@ func Run(t *testing.T, b Backend) {
 		{"CrashBetweenInsertAndCommit", s.testCrashBetweenInsertAndCommit},
 		{"InsertRetryWhileClickHouseAway", s.testInsertRetry},
 		{"Reports", s.testReports},
+		{"Lifecycle", s.testLifecycle},
 		{"Kill9AnalyticsProcess", s.testKill9},
 		{"PipelineThroughBinaries", s.testPipelineThroughBinaries},
 		{"Outcome", s.testOutcome},

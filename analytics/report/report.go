@@ -60,7 +60,7 @@ type Result interface {
 }
 
 // Names are the reports, in the order `ste report --help` lists them.
-var Names = []string{"counts", "throughput", "degradation", "queues", "latency", "exceptions", "timeliness", "namespaces", "bench"}
+var Names = []string{"counts", "throughput", "degradation", "queues", "latency", "exceptions", "timeliness", "allegements", "namespaces", "bench"}
 
 // Describe says what each report shows.
 var Describe = map[string]string{
@@ -70,7 +70,8 @@ var Describe = map[string]string{
 	"queues":      "Buzen–Denning operational quantities per stage from the monitor's queue samples",
 	"latency":     "CLS latency quantiles: CLS record time minus the send time of the message that completed the trade",
 	"exceptions":  "rejected messages by reason",
-	"timeliness":  "per participant and market: messages, trades matched, matched before the market cutoff, median time to match, past cutoff unmatched",
+	"timeliness":  "per participant and market: messages, trades matched, matched before the market cutoff, median time to match, past cutoff unmatched; affirmed, and the share affirmed by the cutoff (DTCC's metric)",
+	"allegements": "per participant and market: allegements sent (ALG), answered, outstanding, their age, and those answered after the market cutoff or still owed past it — who answers allegements late",
 	"namespaces":  "namespaces in the store, most recently ingested first",
 	"bench":       "recorded ste bench runs",
 }
@@ -160,6 +161,8 @@ func Run(ctx context.Context, st *store.Store, name string, p Params) (Result, e
 		return Exceptions(ctx, st, p)
 	case "timeliness":
 		return Timeliness(ctx, st, p)
+	case "allegements":
+		return Allegements(ctx, st, p)
 	case "namespaces":
 		return Namespaces(ctx, st)
 	case "bench":

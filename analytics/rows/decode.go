@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/xmltext"
 )
 
 // DecodeAudit appends the rows of one audit record — one event's JSON or a
@@ -148,7 +150,60 @@ func DecodeOutbound(src Source, value []byte) (Outbound, error) {
 		}
 		o.Criteria = append(o.Criteria, uint8(c))
 	}
+	switch o.MsgType {
+	case "STATUS", "CNF", "BLK", "ALG":
+		if o.Lifecycle, err = lifecycleOf(out.Body); err != nil {
+			return Outbound{}, fmt.Errorf("%s body: %w", o.MsgType, err)
+		}
+	}
 	return o, nil
+}
+
+// lifecycleOf reads the version 3 elements of an output's Body.
+func lifecycleOf(body []byte) (Lifecycle, error) {
+	var l Lifecycle
+	doc := make([]byte, 0, len(body)+7)
+	doc = append(append(append(doc, "<B>"...), body...), "</B>"...)
+	var d xmltext.Document
+	if err := d.Parse(doc); err != nil {
+		return l, err
+	}
+	tokens := func(i int) []string { return strings.Fields(string(d.Elements[i].Text)) }
+	for _, i := range d.Children(nil, 0) {
+		e := &d.Elements[i]
+		text := strings.TrimSpace(string(e.Text))
+		attr := func(name string) string { v, _ := e.Attr(name); return string(v) }
+		switch string(e.Name) {
+		case "TradeRef":
+			l.TradeRef = text
+		case "Broker":
+			l.Broker = text
+		case "InvMgr":
+			l.InvMgr = text
+		case "MatchDigest":
+			l.MatchDigest = text
+		case "RejectReason":
+			l.RejectReasons = append(l.RejectReasons, text)
+		case "Pending":
+			l.Pending = tokens(i)
+		case "Proposal":
+			l.ProposalDigest = attr("digest")
+		case "CancelRequest":
+			l.CancelRequests = append(l.CancelRequests, attr("state")+" "+text)
+		case "CancelledBy":
+			l.CancelledBy = tokens(i)
+		case "Owed":
+			item := attr("msgType")
+			if a := attr("account"); a != "" {
+				item += " " + a
+			}
+			if c := attr("count"); c != "" {
+				item += " " + c
+			}
+			l.Owed = append(l.Owed, item)
+		}
+	}
+	return l, nil
 }
 
 // DecodeException reads one exceptions record (schemas.Exception JSON).

@@ -93,15 +93,34 @@ type CLS struct {
 type Outbound struct {
 	Source
 	MsgId        string
-	MsgType      string // ACK, NACK (Function NEW), STATUS
+	MsgType      string // ACK, NACK (Function NEW), STATUS; version 3: CNF, BLK, ALG
 	Function     string
 	Receiver     string
 	RelatedMsgId string
-	TradeKey     string  // STATUS
-	Status       string  // STATUS: MATCHED, MISMATCHED, UNMATCHED, EXPIRED
+	TradeKey     string  // STATUS, CNF, BLK, ALG
+	Status       string  // STATUS: MATCHED, MISMATCHED, UNMATCHED, EXPIRED (version 3 also AFFIRMED, AFFIRM_REJECTED, CHANGE_PENDING, CANCEL_PENDING, CANCELLED); BLK: BLOCK_*
 	Reason       string  // NACK
 	Criteria     []uint8 // STATUS MISMATCHED: the failing criteria, in order
 	Body         string  // the content: the inner bytes of <Body>
+	Lifecycle
+}
+
+// Lifecycle is what a version 3 output says of the trade's lifecycle
+// (messages.md §6), read from its Body: the key fields a CNF NEW and an
+// ALG NEW carry (TradeRef also on STATUS, BLK, ALG CANCEL), the MatchDigest
+// of a CNF or of a STATUS with a version 3 value, and the STATUS elements
+// and allegement items as lists (schema migration 4).
+type Lifecycle struct {
+	TradeRef       string
+	Broker         string
+	InvMgr         string
+	MatchDigest    string
+	ProposalDigest string   // STATUS CHANGE_PENDING with a proposal
+	RejectReasons  []string // STATUS AFFIRM_REJECTED
+	Pending        []string // STATUS: the pending changes' tokens
+	CancelRequests []string // STATUS: "STATE Sender:MsgId", one per CXL not accepted
+	CancelledBy    []string // STATUS CANCELLED: the accepted CXLs and the CXAs accepting them
+	Owed           []string // ALG NEW: "NOE", "ALC", "ALC <count>", "NPR <account>", "SET <account>", in the Body's order
 }
 
 // Exception is one record of <ns>.exceptions (docs/spec/messages.md section 7).

@@ -176,3 +176,38 @@ func TestDecodeOutbound(t *testing.T) {
 		}
 	}
 }
+
+// The version 3 outputs' lifecycle facts are read from their Bodies: a
+// STATUS's digest, pending changes, proposal and cancel requests; a CNF's
+// key fields and digest; an ALG's items.
+func TestDecodeOutboundLifecycle(t *testing.T) {
+	signer := &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}
+	tk := schemas.TradeKey(0xab)
+	d0, d1 := strings.Repeat("a", 64), strings.Repeat("b", 64)
+	st := signer.Encode(&schemas.Output{Type: schemas.STATUS, MsgId: schemas.StatusId(tk, 4, "IMGRSGSGXXX"), Receiver: "IMGRSGSGXXX",
+		Body: schemas.StatusBodyV3(tk, "T1", schemas.ChangePending, nil, &schemas.StatusV3{MatchDigest: d0, HasPending: true,
+			Pending: []string{"CUSASGSGXXX:S1-R"}, Proposal: &schemas.Proposal{Digest: d1, Tokens: []string{"A:1", "B:2"}},
+			CancelRequests: []schemas.CancelRequest{{Token: "BRKASGSGXXX:X1", State: "REJECTED"}}})})
+	o, err := DecodeOutbound(src(), st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != "CHANGE_PENDING" || o.TradeRef != "T1" || o.MatchDigest != d0 || o.ProposalDigest != d1 ||
+		!reflect.DeepEqual(o.Pending, []string{"CUSASGSGXXX:S1-R"}) || !reflect.DeepEqual(o.CancelRequests, []string{"REJECTED BRKASGSGXXX:X1"}) {
+		t.Fatalf("%+v", o.Lifecycle)
+	}
+	k := schemas.Key{TradeRef: "T1", TradeDate: "2026-11-27", ISIN: "SG1F53948286", Side: "BUY", Broker: "BRKASGSGXXX", InvMgr: "IMGRSGSGXXX"}
+	c := &schemas.CLSContent{Key: k, TradeKey: tk, Quantity: 10, Legs: []schemas.Leg{{Account: "A1", Custodian: "CUSASGSGXXX"}}}
+	cnf := signer.Encode(&schemas.Output{Type: schemas.CNF, MsgId: schemas.CNFId(tk, 1, "IMGRSGSGXXX"), Receiver: "IMGRSGSGXXX",
+		Body: schemas.CNFBody(c, d1, "", []string{"A:1"})})
+	if o, err := DecodeOutbound(src(), cnf); err != nil || o.MsgType != "CNF" || o.Broker != "BRKASGSGXXX" || o.InvMgr != "IMGRSGSGXXX" ||
+		o.MatchDigest != d1 || o.TradeKey != tk.String() {
+		t.Fatalf("%+v %v", o, err)
+	}
+	alg := signer.Encode(&schemas.Output{Type: schemas.ALG, MsgId: schemas.ALGId(tk, 1, "CUSASGSGXXX"), Receiver: "CUSASGSGXXX",
+		Body: schemas.ALGBody(&k, tk, 0, []schemas.Owed{{MsgType: "ALC", Count: 2}, {MsgType: "SET", Account: "A1", Quantity: 10}})})
+	if o, err := DecodeOutbound(src(), alg); err != nil || o.MsgType != "ALG" || !reflect.DeepEqual(o.Owed, []string{"ALC 2", "SET A1"}) ||
+		o.Broker != "BRKASGSGXXX" {
+		t.Fatalf("%+v %v", o, err)
+	}
+}

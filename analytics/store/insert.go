@@ -201,7 +201,16 @@ func (s *Store) InsertExceptions(ctx context.Context, token string, rs []rows.Ex
 	return s.insert(ctx, TableExceptions, token, cols)
 }
 
-// InsertOutbound inserts outbound rows (ACK, NACK, STATUS).
+// orEmpty is s, or an empty array for nil (a column value is never NULL).
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// InsertOutbound inserts outbound rows (ACK, NACK, STATUS; CNF, BLK, ALG
+// with their lifecycle facts).
 func (s *Store) InsertOutbound(ctx context.Context, token string, rs []rows.Outbound) error {
 	if len(rs) == 0 {
 		return nil
@@ -223,6 +232,16 @@ func (s *Store) InsertOutbound(ctx context.Context, token string, rs []rows.Outb
 			return rs[i].Criteria
 		}),
 		col("body", n, func(i int) string { return rs[i].Body }),
+		col("trade_ref", n, func(i int) string { return rs[i].TradeRef }),
+		col("broker", n, func(i int) string { return rs[i].Broker }),
+		col("inv_mgr", n, func(i int) string { return rs[i].InvMgr }),
+		col("match_digest", n, func(i int) string { return rs[i].MatchDigest }),
+		col("proposal_digest", n, func(i int) string { return rs[i].ProposalDigest }),
+		col("reject_reasons", n, func(i int) []string { return orEmpty(rs[i].RejectReasons) }),
+		col("pending", n, func(i int) []string { return orEmpty(rs[i].Pending) }),
+		col("cancel_requests", n, func(i int) []string { return orEmpty(rs[i].CancelRequests) }),
+		col("cancelled_by", n, func(i int) []string { return orEmpty(rs[i].CancelledBy) }),
+		col("owed", n, func(i int) []string { return orEmpty(rs[i].Owed) }),
 	)
 	return s.insert(ctx, TableOutbound, token, cols)
 }

@@ -267,6 +267,25 @@ var migrations = []migration{
 		`ALTER TABLE {db}.audit ADD COLUMN IF NOT EXISTS market LowCardinality(String) DEFAULT ''`,
 		`ALTER TABLE {db}.audit ADD COLUMN IF NOT EXISTS cutoff DateTime64(3, 'UTC') DEFAULT toDateTime64(0, 3, 'UTC')`,
 	}},
+	{4, "outbound: the lifecycle of contract version 3 — CNF, STATUS lifecycle values, BLK and ALG facts from their bodies (affirmation timeliness, cancellations, allegement age)", []string{
+		// Read from the Body of each version 3 output (rows.Lifecycle):
+		// the key fields a CNF NEW and an ALG NEW carry, the MatchDigest of
+		// a CNF and of a STATUS with a version 3 value, a STATUS's proposal,
+		// rejection reasons, pending changes, cancel requests ("STATE
+		// Sender:MsgId") and accepting messages, an ALG NEW's items. Rows
+		// written before are left with the defaults (their bodies are kept:
+		// docs/analytics.md says how to read them).
+		`ALTER TABLE {db}.outbound ADD COLUMN IF NOT EXISTS trade_ref String DEFAULT ''`,
+		`ALTER TABLE {db}.outbound ADD COLUMN IF NOT EXISTS broker LowCardinality(String) DEFAULT ''`,
+		`ALTER TABLE {db}.outbound ADD COLUMN IF NOT EXISTS inv_mgr LowCardinality(String) DEFAULT ''`,
+		`ALTER TABLE {db}.outbound ADD COLUMN IF NOT EXISTS match_digest String DEFAULT ''`,
+		`ALTER TABLE {db}.outbound ADD COLUMN IF NOT EXISTS proposal_digest String DEFAULT ''`,
+		`ALTER TABLE {db}.outbound ADD COLUMN IF NOT EXISTS reject_reasons Array(LowCardinality(String)) DEFAULT []`,
+		`ALTER TABLE {db}.outbound ADD COLUMN IF NOT EXISTS pending Array(String) DEFAULT []`,
+		`ALTER TABLE {db}.outbound ADD COLUMN IF NOT EXISTS cancel_requests Array(String) DEFAULT []`,
+		`ALTER TABLE {db}.outbound ADD COLUMN IF NOT EXISTS cancelled_by Array(String) DEFAULT []`,
+		`ALTER TABLE {db}.outbound ADD COLUMN IF NOT EXISTS owed Array(String) DEFAULT []`,
+	}},
 }
 
 // SchemaVersion is the newest migration this code knows.

@@ -23,7 +23,7 @@ import (
 
 func init() {
 	register(cli.Command{Name: "analytics", Summary: "ingest CLS, audit, exceptions and monitor samples into ClickHouse until interrupted", Run: analyticsCmd})
-	register(cli.Command{Name: "report", Summary: "analytics reports: counts, throughput, degradation, queues, latency, exceptions", Run: reportCmd})
+	register(cli.Command{Name: "report", Summary: "analytics reports: counts, throughput, degradation, queues, latency, exceptions, timeliness, allegements", Run: reportCmd})
 }
 
 func analyticsCmd(ctx context.Context, args []string) error {
@@ -95,7 +95,7 @@ func reportCmd(ctx context.Context, args []string) error {
 	ns := fs.String("namespace", os.Getenv("STE_NAMESPACE"), "namespace ($STE_NAMESPACE); default: the one whose data begins last (the run started most recently; ste report namespaces lists them)")
 	since := fs.String("since", "", "only data from this time on")
 	until := fs.String("until", "", "only data before this time")
-	plotFile := fs.String("plot", "", "also draw the report into FILE.png or FILE.svg (throughput, degradation, queues, latency, exceptions)")
+	plotFile := fs.String("plot", "", "also draw the report into FILE.png or FILE.svg (throughput, degradation, queues, latency, exceptions, timeliness, allegements)")
 	by := fs.String("by", "", "throughput resolution: second or minute (default: by second up to 15 minutes of data)")
 	window := fs.Duration("window", 0, "degradation and latency window (default: about 30 windows over the data)")
 

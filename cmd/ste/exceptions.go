@@ -2,15 +2,19 @@ package main
 
 // ste exceptions list|show|retry|archive: the exceptions workflow
 // (exceptions package; docs/spec/messages.md §7) from the command line, with the
-// console's filters.
+// console's filters; ste exceptions held: the messages accepted but held out
+// of force (contract version 3).
 
 import (
 	"context"
 	"fmt"
+	"io"
+	"log/slog"
 	"time"
 
 	"github.com/ste-utility/ste/cli"
 	"github.com/ste-utility/ste/exceptions"
+	"github.com/ste-utility/ste/instance/lookup"
 )
 
 func init() {
@@ -18,6 +22,44 @@ func init() {
 	register(cli.Command{Name: "exceptions show", Summary: "one exception: detail, the message's fields, the NACK sent, state and retries", Run: exceptionsShow})
 	register(cli.Command{Name: "exceptions retry", Summary: "retry exceptions once their cause is fixed (messages.md §7): named ones or a filter's", Run: exceptionsRetry})
 	register(cli.Command{Name: "exceptions archive", Summary: "close exceptions that need no retry, with a note", Run: exceptionsArchive})
+	register(cli.Command{Name: "exceptions held", Summary: "messages accepted but held out of force: changes pending on locked trades (with the proposal), parked SETs, unanswered cancel requests", Run: exceptionsHeld})
+}
+
+// exceptionsHeld lists held messages (exceptions.FindHeld): those of the
+// trades named, by trade key or TradeRef, or of every open trade the match
+// instances' at-risk indexes hold.
+func exceptionsHeld(ctx context.Context, args []string) error {
+	fs := cli.Flags("exceptions held", "[TRADE...] [--json] [--brokers B] [--namespace NS]\n\nTRADE: a trade key (16 hex digits) or a TradeRef; without one, the open trades of every match instance")
+	kafka, ns, secretOf := cli.KafkaFlags(fs), cli.Namespace(fs), cli.SecretFlag(fs)
+	asJSON := fs.Bool("json", false, "print JSON instead of text")
+	trades, err := fs.ReadArgs(args)
+	if err != nil {
+		return err
+	}
+	k, err := cli.Reachable(ctx, kafka)
+	if err != nil {
+		return err
+	}
+	secret, err := secretOf()
+	if err != nil {
+		return err
+	}
+	c, err := lookup.New(lookup.Options{Kafka: k, Namespace: *ns, Token: secret.Token(lookup.TokenPurpose), Secret: secret,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	ctx, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	ans, err := exceptions.FindHeld(ctx, c, trades)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		return cli.PrintJSON(ans)
+	}
+	return exceptions.WriteHeld(cli.Untrusted, *ns, ans, len(trades) > 0)
 }
 
 func exceptionsList(ctx context.Context, args []string) error {

@@ -23,8 +23,9 @@ func init() {
 }
 
 func refdataGen(ctx context.Context, args []string) error {
-	fs := cli.Flags("refdata gen", "--out DIR [--seed N] [--securities N] [--participants N]")
-	out := fs.String("out", "", "directory to write currencies.csv, countries.csv, securities.csv, participants.csv (with the signers column and the adapters' signer rows), holidays.csv, tolerances.csv, affirmation.csv (no row: every InvMgr MANUAL), markets.csv (required)")
+	fs := cli.Flags("refdata gen", "--out DIR [--seed N] [--securities N] [--participants N] [--affirmation none|mixed]")
+	out := fs.String("out", "", "directory to write currencies.csv, countries.csv, securities.csv, participants.csv (with the signers column and the adapters' signer rows), holidays.csv, tolerances.csv, affirmation.csv, markets.csv (required)")
+	affirmation := fs.String("affirmation", "none", "affirmation.csv's rows: none (the contract's default: header only, every InvMgr MANUAL, a version 2 set behaves as in version 2) or mixed (a row per investment manager, about two in three AUTO: the lifecycle demo's)")
 	seed := fs.Int64("seed", 1, "generator seed: the same seed gives the same files")
 	secs := fs.Int("securities", 5000, "number of securities")
 	parts := fs.Int("participants", 300, "number of participants")
@@ -37,12 +38,23 @@ func refdataGen(ctx context.Context, args []string) error {
 	if *secs < 100 || *parts < 50 {
 		return cli.UsageError{Msg: "need at least 100 securities and 50 participants"}
 	}
-	set := refdata.Generate(refdata.GenOptions{Seed: *seed, Securities: *secs, Participants: *parts})
+	choice, err := refdata.ParseAffirmationChoice(*affirmation)
+	if err != nil {
+		return cli.UsageError{Msg: "--affirmation: " + err.Error()}
+	}
+	set := refdata.Generate(refdata.GenOptions{Seed: *seed, Securities: *secs, Participants: *parts, Affirmation: choice})
 	if err := set.WriteDir(*out); err != nil {
 		return err
 	}
-	fmt.Printf("wrote %d currencies, %d countries, %d securities, %d participants (the utility and the adapters' signers %s and %s included), %d holidays to %s\n",
-		len(set.Currencies()), len(set.Countries()), len(set.Securities()), len(set.Participants()), refdata.FIXSignerBIC, refdata.ISOSignerBIC, len(set.Holidays()), *out)
+	auto := 0
+	for _, a := range set.Affirmations() {
+		if a.Mode == refdata.AffirmAuto {
+			auto++
+		}
+	}
+	fmt.Printf("wrote %d currencies, %d countries, %d securities, %d participants (the utility and the adapters' signers %s and %s included), %d holidays, %d affirmation rows (%d AUTO) to %s\n",
+		len(set.Currencies()), len(set.Countries()), len(set.Securities()), len(set.Participants()), refdata.FIXSignerBIC, refdata.ISOSignerBIC, len(set.Holidays()),
+		len(set.Affirmations()), auto, *out)
 	return nil
 }
 

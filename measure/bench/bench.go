@@ -198,9 +198,18 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if day == 0 {
 		day = workload.Today()
 	}
-	setPath := filepath.Join(home, fmt.Sprintf("set-%s-%d-seed%d%s-%s.xml", o.Mix, o.Trades, o.Seed, forged, day))
+	// A realistic run has both kinds of investment manager, as ste demo
+	// does: the committed reference data with mixed affirmation modes (the
+	// utility affirms an AUTO one's trades: their AFFs are inbound records
+	// too). The standard mix keeps the contract's default set.
+	ref := refdata.Default()
+	mixed := ""
+	if o.Mix == workload.Realistic {
+		ref, mixed = refdata.WithAffirmation(ref, refdata.AffirmationMixed), "-affmixed"
+	}
+	setPath := filepath.Join(home, fmt.Sprintf("set-%s%s-%d-seed%d%s-%s.xml", o.Mix, mixed, o.Trades, o.Seed, forged, day))
 	man, err := cachedSet(setPath, workload.Options{Trades: o.Trades, Mix: o.Mix, Seed: o.Seed, Forged: o.Forged, TradeDate: day,
-		Progress: o.Generating})
+		Ref: ref, Progress: o.Generating})
 	if err != nil {
 		return res, err
 	}
@@ -231,7 +240,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if _, err := topics.Create(ctx, adm, ns, topics.Options{Partitions: int32(o.Partitions)}); err != nil {
 		return res, err
 	}
-	if _, err := topics.PublishRefdata(ctx, cl, ns, refdata.Default()); err != nil {
+	if _, err := topics.PublishRefdata(ctx, cl, ns, ref); err != nil {
 		return res, err
 	}
 	res.VerifyMicros, res.SignMicros = measureCrypto()

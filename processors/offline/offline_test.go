@@ -25,9 +25,15 @@ import (
 // generate builds a message set in memory with its per-trade plans.
 func generate(t *testing.T, trades int, mix workload.Mix, seed uint64) ([][]byte, *workload.Manifest, []workload.TradePlan) {
 	t.Helper()
+	return generateWith(t, trades, mix, seed, nil)
+}
+
+// generateWith is generate from the reference data ref (nil: the default).
+func generateWith(t *testing.T, trades int, mix workload.Mix, seed uint64, ref *refdata.Set) ([][]byte, *workload.Manifest, []workload.TradePlan) {
+	t.Helper()
 	var recs [][]byte
 	var plans []workload.TradePlan
-	man, err := workload.Generate(workload.Options{Trades: trades, Mix: mix, Seed: seed},
+	man, err := workload.Generate(workload.Options{Trades: trades, Mix: mix, Seed: seed, Ref: ref},
 		func(b []byte) error { recs = append(recs, b); return nil },
 		func(p workload.TradePlan) { plans = append(plans, p) })
 	if err != nil {
@@ -97,14 +103,25 @@ func shuffled(recs [][]byte, seed uint64) [][]byte {
 	return out
 }
 
-// TestRealisticSummaryAgreesWithManifest: matched, mismatched and rejected by
-// code as the generator built them.
+// TestRealisticSummaryAgreesWithManifest: matched, mismatched, locked,
+// cancelled and rejected by code as the generator built them, with the
+// contract's default reference data (every investment manager MANUAL) and
+// with mixed affirmation modes (two in three AUTO: the demo's).
 func TestRealisticSummaryAgreesWithManifest(t *testing.T) {
-	recs, man, plans := generate(t, 3000, workload.Realistic, 7)
-	r := run(t, recs)
+	for _, c := range []struct {
+		name string
+		ref  *refdata.Set
+	}{{"manual", refdata.Default()}, {"mixed", refdata.WithAffirmation(refdata.Default(), refdata.AffirmationMixed)}} {
+		t.Run(c.name, func(t *testing.T) { realisticAgreesWithManifest(t, c.ref) })
+	}
+}
+
+func realisticAgreesWithManifest(t *testing.T, ref *refdata.Set) {
+	recs, man, plans := generateWith(t, 3000, workload.Realistic, 7, ref)
+	r := runWithRef(t, recs, matching.NewBook(matching.WithConfig(EngineConfig("STEUTLSGXXX", ref))), ref)
 	s := r.sum
 	if s.Messages != man.Messages || s.CLS != man.Matched || s.Mismatched != man.Mismatched ||
-		s.Exceptions != man.Exceptions || s.Duplicates != man.Duplicates {
+		s.Exceptions != man.Exceptions || s.Duplicates != man.Duplicates || s.Locked != man.Locked || s.Cancelled != man.Cancelled {
 		t.Fatalf("summary %+v\nmanifest %+v", s, man)
 	}
 	for code, n := range man.Rejected {
@@ -115,38 +132,107 @@ func TestRealisticSummaryAgreesWithManifest(t *testing.T) {
 	if len(s.Rejected) != len(man.Rejected) {
 		t.Errorf("rejected %v, manifest %v", s.Rejected, man.Rejected)
 	}
-	// Per trade: the built outcome and, for mismatches, the built criteria.
+	// The utility affirmed every AUTO trade that ends locked, once; it may
+	// also have affirmed an AUTO trade later cancelled, in orders where it
+	// matched before its CXA arrived.
+	autoCancelled := 0
+	for _, p := range plans {
+		if p.Mode == "AUTO" && p.Outcome == workload.OutcomeCancelled {
+			autoCancelled++
+		}
+	}
+	if s.Auto < man.Auto || s.Auto > man.Auto+autoCancelled {
+		t.Errorf("the utility sent %d AFFs; %d AUTO trades end locked, %d are cancelled", s.Auto, man.Auto, autoCancelled)
+	}
+	// Per trade: the built outcome, lifecycle, standing digest and
+	// cancellation request, and for mismatches the built criteria.
 	final := map[string]ledger.Trade{}
 	for _, tr := range r.led.Trades() {
 		final[tr.TradeKey] = tr
 	}
+	last := lastStatusBodies(t, r.out)
 	within := 0
 	for _, p := range plans {
 		tr := final[p.TradeKey]
 		within += len(p.Tolerance)
 		switch p.Outcome {
 		case workload.OutcomeMatched:
-			if tr.CLS == nil || tr.Status != "MATCHED" || !slices.Equal(tr.Tolerances, p.Tolerance) {
-				t.Errorf("%s (%s): want matched, within tolerance %v, got %s", p.TradeRef, p.Scenario, p.Tolerance, tr.Outcome())
+			want := "MATCHED"
+			if p.Lifecycle != "" {
+				want = p.Lifecycle
+			}
+			if tr.CLS == nil || tr.Status != want || !slices.Equal(tr.Tolerances, p.Tolerance) {
+				t.Errorf("%s (%s, %s): want matched %s, within tolerance %v, got %s", p.TradeRef, p.Scenario, p.Mode, want, p.Tolerance, tr.Outcome())
+			}
+			// A version 3 value carries the agreement's (or the standing)
+			// MatchDigest: the one the generator computed from the set it built.
+			if p.Lifecycle != "" && !strings.Contains(last[p.TradeKey], "<MatchDigest>"+p.MatchDigest+"</MatchDigest>") {
+				t.Errorf("%s (%s, %s): STATUS %s, want the digest %s", p.TradeRef, p.Scenario, p.Mode, last[p.TradeKey], p.MatchDigest)
 			}
 		case workload.OutcomeMismatched:
 			if tr.CLS != nil || tr.Status != "MISMATCHED" || !slices.Equal(tr.Criteria, p.Criteria) {
 				t.Errorf("%s (%s): want mismatched %v, got %s", p.TradeRef, p.Scenario, p.Criteria, tr.Outcome())
+			}
+		case workload.OutcomeCancelled:
+			if tr.CLS != nil || tr.Status != "CANCELLED" {
+				t.Errorf("%s (%s, %s): want cancelled, got %s", p.TradeRef, p.Scenario, p.Mode, tr.Outcome())
 			}
 		case workload.OutcomeIncomplete:
 			if tr.CLS != nil || (tr.Status != "" && tr.Status != "UNMATCHED") {
 				t.Errorf("%s (%s): want incomplete, got %s", p.TradeRef, p.Scenario, tr.Outcome())
 			}
 		}
+		switch p.CancelRequest {
+		case "PENDING", "REJECTED":
+			if !strings.Contains(last[p.TradeKey], `<CancelRequest state="`+p.CancelRequest+`">`) {
+				t.Errorf("%s (%s): want a %s cancel request, STATUS %s", p.TradeRef, p.Scenario, p.CancelRequest, last[p.TradeKey])
+			}
+		case "ACCEPTED":
+			if !strings.Contains(last[p.TradeKey], "<CancelledBy>") {
+				t.Errorf("%s (%s): STATUS %s", p.TradeRef, p.Scenario, last[p.TradeKey])
+			}
+		}
 	}
 	if within == 0 {
 		t.Error("no trade built to match only within tolerance: the default reference data has no amount tolerance?")
 	}
-	// Every record ends as an ACK'd message, a duplicate or an exception.
-	acks := r.led.Count["ACK NEW"]
-	if acks != s.Accepted || s.Accepted+s.Duplicates+s.Exceptions != s.Messages {
-		t.Errorf("ACKs %d, accepted %d, duplicates %d, exceptions %d, messages %d", acks, s.Accepted, s.Duplicates, s.Exceptions, s.Messages)
+	for _, v := range []string{"AFFIRMED", "AFFIRM_REJECTED", "CHANGE_PENDING", "CANCEL_PENDING", "CANCELLED"} {
+		if man.Lifecycle[v] == 0 {
+			t.Errorf("no trade built to end %s: %v", v, man.Lifecycle)
+		}
 	}
+	if man.Amended == 0 || man.LifecycleMessages["CXJ"] == 0 {
+		t.Errorf("manifest %+v: want amendments and rejected cancellations", man)
+	}
+	// Every record ends as an ACK'd message, a duplicate or an exception
+	// (the utility's AFFs are ACKed to it, and not among the records).
+	acks := r.led.Count["ACK NEW"]
+	if acks != s.Accepted+s.Auto || s.Accepted+s.Duplicates+s.Exceptions != s.Messages {
+		t.Errorf("ACKs %d, accepted %d (+%d AUTO), duplicates %d, exceptions %d, messages %d", acks, s.Accepted, s.Auto, s.Duplicates, s.Exceptions, s.Messages)
+	}
+}
+
+// lastStatusBodies is each trade's last STATUS body (the highest n; the
+// fullest receiver's: a principal's lists every token).
+func lastStatusBodies(t *testing.T, out [][]byte) map[string]string {
+	t.Helper()
+	n := map[string]int{}
+	body := map[string]string{}
+	for _, b := range out {
+		o, err := schemas.ParseOutput(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.MsgType != "STATUS" {
+			continue
+		}
+		var k int
+		fmt.Sscan(strings.Split(o.MsgId, ":")[2], &k)
+		if k > n[o.TradeKey] || k == n[o.TradeKey] && len(o.Body) > len(body[o.TradeKey]) {
+			n[o.TradeKey], body[o.TradeKey] = k, string(o.Body)
+		}
+	}
+	return body
 }
 
 // TestStandardOrderIndependent: a standard set in three orders gives
@@ -180,14 +266,37 @@ func TestStandardOrderIndependent(t *testing.T) {
 }
 
 // TestRealisticOrderIndependent: a realistic set in three orders gives the
-// same final outcome per trade and the same rejection codes.
+// same final outcome per trade (its CLS, and its last STATUS's value and
+// Body: the standing STATUS of messages.md §6, lifecycle elements included)
+// and the same rejection codes — with every investment manager MANUAL, and
+// with mixed modes (the utility's affirmation of an AUTO trade is the one
+// order-dependent step of §5a; the generator builds AUTO trades so that
+// every order ends the same).
 func TestRealisticOrderIndependent(t *testing.T) {
-	recs, _, _ := generate(t, 1500, workload.Realistic, 11)
+	for _, c := range []struct {
+		name string
+		ref  *refdata.Set
+	}{{"manual", refdata.Default()}, {"mixed", refdata.WithAffirmation(refdata.Default(), refdata.AffirmationMixed)}} {
+		t.Run(c.name, func(t *testing.T) {
+			recs, man, _ := generateWith(t, 1500, workload.Realistic, 11, c.ref)
+			if man.Locked == 0 || man.Cancelled == 0 || man.Lifecycle["CHANGE_PENDING"] == 0 {
+				t.Fatalf("manifest %+v: no lifecycle to hold", man)
+			}
+			orderIndependent(t, recs, c.ref)
+		})
+	}
+}
+
+func orderIndependent(t *testing.T, recs [][]byte, ref *refdata.Set) {
 	var want []string
 	var wantReasons map[string]int
 	for i, order := range [][][]byte{recs, shuffled(recs, 1), shuffled(recs, 2)} {
-		r := run(t, order)
+		r := runWithRef(t, order, matching.NewBook(matching.WithConfig(EngineConfig("STEUTLSGXXX", ref))), ref)
 		got := r.led.Outcomes()
+		bodies := standingStatus(t, r.out)
+		for j, o := range got {
+			got[j] = o + " status-body=" + bodies[strings.SplitN(o, " ", 2)[0]]
+		}
 		if want == nil {
 			want, wantReasons = got, r.led.Reasons
 			continue
@@ -206,6 +315,39 @@ func TestRealisticOrderIndependent(t *testing.T) {
 			}
 		}
 	}
+}
+
+// standingStatus is each trade's last STATUS Body when its value is one a
+// set stands on (not UNMATCHED, whose sending depends on the order): the
+// fullest receiver's (the principals' Bodies list every token, a
+// Custodian's its accounts' only).
+func standingStatus(t *testing.T, out [][]byte) map[string]string {
+	t.Helper()
+	n := map[string]int{}
+	body := map[string]string{}
+	for _, b := range out {
+		o, err := schemas.ParseOutput(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o.MsgType != "STATUS" {
+			continue
+		}
+		var k int
+		fmt.Sscan(strings.Split(o.MsgId, ":")[2], &k)
+		switch {
+		case k > n[o.TradeKey]:
+			n[o.TradeKey], body[o.TradeKey] = k, string(o.Body)
+		case k == n[o.TradeKey] && len(o.Body) > len(body[o.TradeKey]):
+			body[o.TradeKey] = string(o.Body)
+		}
+	}
+	for k, b := range body {
+		if strings.Contains(b, "<Status>UNMATCHED</Status>") {
+			delete(body, k)
+		}
+	}
+	return body
 }
 
 var _ = time.Second

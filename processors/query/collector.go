@@ -11,10 +11,11 @@ import (
 // hold: ste_trades_at_risk and ste_trades_past_cutoff from the at-risk
 // indexes and the wall clock of that moment (so a trade moves from one to
 // the other when its cutoff passes, not at the next sample), ste_trades by
-// status and ste_trades_matched_today from the status tallies.
+// status, ste_trades_lifecycle and ste_trades_matched_today from the status
+// tallies.
 type Collector struct {
-	src                         atomic.Pointer[Tables]
-	atRisk, past, trades, today *prometheus.Desc
+	src                                    atomic.Pointer[Tables]
+	atRisk, past, trades, today, lifecycle *prometheus.Desc
 }
 
 // NewCollector makes the collector; it reports nothing until From.
@@ -31,6 +32,9 @@ func NewCollector() *Collector {
 			[]string{"status"}, nil),
 		today: prometheus.NewDesc("ste_trades_matched_today",
 			"Matched trades of this instance's match partitions whose newest message was created today (UTC).", nil, nil),
+		lifecycle: prometheus.NewDesc("ste_trades_lifecycle",
+			"Trades held by this instance's match partitions by where they stand after the match (contract version 3: their last STATUS's value): affirmed (locked on an agreement), affirm_rejected, change_pending (locked, a change held), cancel_pending (locked, a cancellation request unanswered), cancelled (by both principals).",
+			[]string{"lifecycle"}, nil),
 	}
 }
 
@@ -42,6 +46,7 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 	ch <- c.past
 	ch <- c.trades
 	ch <- c.today
+	ch <- c.lifecycle
 }
 
 func (c *Collector) Collect(ch chan<- prometheus.Metric) {
@@ -63,4 +68,9 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 		ch <- prometheus.MustNewConstMetric(c.trades, prometheus.GaugeValue, float64(n), tradeStatusNames[i])
 	}
 	ch <- prometheus.MustNewConstMetric(c.today, prometheus.GaugeValue, float64(today))
+	for i, n := range t.lifecycleCounts() {
+		if tradeLifecycle(i) != lifecycleNone {
+			ch <- prometheus.MustNewConstMetric(c.lifecycle, prometheus.GaugeValue, float64(n), tradeLifecycleNames[i])
+		}
+	}
 }

@@ -31,20 +31,57 @@ const (
 
 var tradeStatusNames = [nStatus]string{"incomplete", "matched", "mismatched", "expired"}
 
+// tradeLifecycle is where a held trade stands after the match (contract
+// version 3, messages.md §5a): the version 3 value of its last STATUS —
+// the standing one, whatever the order its messages came in — or none.
+// ste_trades_lifecycle reports them; the console's overview counts by them.
+type tradeLifecycle uint8
+
+const (
+	lifecycleNone tradeLifecycle = iota
+	lifecycleAffirmed
+	lifecycleAffirmRejected
+	lifecycleChangePending
+	lifecycleCancelPending
+	lifecycleCancelled
+	nLifecycle
+)
+
+var tradeLifecycleNames = [nLifecycle]string{"", "affirmed", "affirm_rejected", "change_pending", "cancel_pending", "cancelled"}
+
+func lifecycleOf(s schemas.Status) tradeLifecycle {
+	switch s {
+	case schemas.Affirmed:
+		return lifecycleAffirmed
+	case schemas.AffirmRejected:
+		return lifecycleAffirmRejected
+	case schemas.ChangePending:
+		return lifecycleChangePending
+	case schemas.CancelPending:
+		return lifecycleCancelPending
+	case schemas.Cancelled:
+		return lifecycleCancelled
+	}
+	return lifecycleNone
+}
+
 type statusEntry struct {
 	st  tradeStatus
+	lc  tradeLifecycle
 	day int64 // matched: UTC day (Unix days) of the newest message
 }
 
 // statusTally is one partition's trades by status (kept by its riskIndex,
 // whose one map holds each trade's status beside its at-risk group).
 type statusTally struct {
-	counts [nStatus]int
-	byDay  map[int64]int // matched trades by day
+	counts    [nStatus]int
+	lifecycle [nLifecycle]int
+	byDay     map[int64]int // matched trades by day
 }
 
 func (x *statusTally) add(e statusEntry) {
 	x.counts[e.st]++
+	x.lifecycle[e.lc]++
 	if e.st == statusMatched {
 		x.byDay[e.day]++
 	}
@@ -52,6 +89,7 @@ func (x *statusTally) add(e statusEntry) {
 
 func (x *statusTally) sub(e statusEntry) {
 	x.counts[e.st]--
+	x.lifecycle[e.lc]--
 	if e.st == statusMatched {
 		if x.byDay[e.day]--; x.byDay[e.day] <= 0 {
 			delete(x.byDay, e.day)
@@ -73,13 +111,26 @@ func classify(value []byte) (statusEntry, bool) {
 	if !ok {
 		return statusEntry{}, false
 	}
+	lc := lifecycleOf(status)
 	switch {
 	case live:
-		return statusEntry{st: statusMatched, day: newest / int64(24*time.Hour)}, true
+		return statusEntry{st: statusMatched, lc: lc, day: newest / int64(24*time.Hour)}, true
 	case status == schemas.Mismatched:
 		return statusEntry{st: statusMismatched}, true
 	}
-	return statusEntry{st: statusIncomplete}, true
+	return statusEntry{st: statusIncomplete, lc: lc}, true
+}
+
+// lifecycleCounts sums the open partitions' trades by lifecycle value.
+func (t *Tables) lifecycleCounts() (counts [nLifecycle]int) {
+	for _, x := range t.all() {
+		x.risk.mu.Lock()
+		for i, n := range x.risk.status.lifecycle {
+			counts[i] += n
+		}
+		x.risk.mu.Unlock()
+	}
+	return counts
 }
 
 // statusCounts sums the open partitions: trades by status, and the

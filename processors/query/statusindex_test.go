@@ -52,6 +52,38 @@ func TestStatusIndexCountsWhatTheTableHolds(t *testing.T) {
 	}
 }
 
+// The lifecycle tally (ste_trades_lifecycle) follows each trade's last
+// STATUS: a locked trade is matched and affirmed, a cancelled one
+// incomplete and cancelled; a rewrite moves it, a delete takes it out.
+func TestStatusIndexCountsLifecycle(t *testing.T) {
+	val := func(tr matching.Trade) []byte {
+		tr.Keys = []schemas.Key{{TradeRef: "R1"}}
+		b, err := tr.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	affirmed := val(matching.Trade{Key: 1, Version: 1, Live: true, Last: matching.LastStatus{Status: schemas.Affirmed}})
+	pending := val(matching.Trade{Key: 2, Version: 1, Live: true, Last: matching.LastStatus{Status: schemas.ChangePending}})
+	cancelled := val(matching.Trade{Key: 3, Version: 1, Cancelled: true, Last: matching.LastStatus{Status: schemas.Cancelled}})
+	matched := val(matching.Trade{Key: 4, Version: 1, Live: true, Last: matching.LastStatus{Status: schemas.Matched}})
+	x := newRiskIndex()
+	for k, v := range map[uint64][]byte{1: affirmed, 2: pending, 3: cancelled, 4: matched} {
+		x.update(k, v)
+	}
+	want := [nLifecycle]int{lifecycleNone: 1, lifecycleAffirmed: 1, lifecycleChangePending: 1, lifecycleCancelled: 1}
+	if x.status.lifecycle != want || x.status.counts[statusMatched] != 3 || x.status.counts[statusIncomplete] != 1 {
+		t.Fatalf("lifecycle %v, counts %v; want %v, 3 matched, 1 incomplete", x.status.lifecycle, x.status.counts, want)
+	}
+	x.update(2, affirmed)
+	x.remove(3)
+	want = [nLifecycle]int{lifecycleNone: 1, lifecycleAffirmed: 2}
+	if x.status.lifecycle != want {
+		t.Fatalf("after a rewrite and a delete: %v, want %v", x.status.lifecycle, want)
+	}
+}
+
 // One map holds a trade's at-risk group and its status: a trade moves
 // between groups, leaves them when matched, and its status follows, each
 // write counted once; a delete takes both out.

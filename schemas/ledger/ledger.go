@@ -204,11 +204,18 @@ func (l *Ledger) Trades() []Trade {
 	return out
 }
 
-// Settled reports whether the trade ended matched or mismatched. A trade
-// that ends UNMATCHED is, like one never complete, neither: whether it passed
-// through a status on the way depends on arrival order.
+// Settled reports whether the trade ended matched or mismatched, or with a
+// version 3 status value (messages.md §5a: affirmed, rejected, a change or
+// a cancellation pending, or cancelled by both principals — final, and a
+// function of the set like a match). A trade that ends UNMATCHED is, like
+// one never complete, none of these: whether it passed through a status on
+// the way depends on arrival order.
 func (t Trade) Settled() bool {
-	return t.CLS != nil || t.Status == "MATCHED" || t.Status == "MISMATCHED"
+	switch t.Status {
+	case "MATCHED", "MISMATCHED", "AFFIRMED", "AFFIRM_REJECTED", "CHANGE_PENDING", "CANCEL_PENDING", "CANCELLED":
+		return true
+	}
+	return t.CLS != nil
 }
 
 // Outcome is the order-independent final outcome of a settled trade: matched

@@ -71,6 +71,9 @@ type GenOptions struct {
 	Securities   int // securities, the real anchor securities included
 	Participants int // participants besides the utility's own row
 	UtilityBIC   string
+	// Affirmation selects affirmation.csv's rows: none (the default, the
+	// contract's: header only, every InvMgr MANUAL) or mixed (MixAffirmation).
+	Affirmation AffirmationChoice
 }
 
 // DefaultGenOptions are the options of the committed default set.
@@ -153,7 +156,8 @@ func AdapterSigners() []string { return []string{FIXSignerBIC, ISOSignerBIC} }
 // demo keys in every role including some not ACTIVE for negative tests, the
 // utility's own row, the adapters' signer rows (every broker, investment
 // manager and custodian lists both in its signers), an empty
-// affirmation.csv (every InvMgr MANUAL), and the real 2025–2027 holiday
+// affirmation.csv (every InvMgr MANUAL; with Affirmation mixed, a row for
+// each investment manager), and the real 2025–2027 holiday
 // calendars of the markets.
 func Generate(opts GenOptions) *Set {
 	o := opts.normalised()
@@ -173,6 +177,9 @@ func Generate(opts GenOptions) *Set {
 	genParticipants(s, newRNG(o.Seed, 2), o.Participants, o.UtilityBIC)
 	genTolerances(s)
 	putGeneratedCutoffs(s)
+	if o.Affirmation == AffirmationMixed {
+		MixAffirmation(s)
+	}
 	return s
 }
 
