@@ -37,8 +37,9 @@ func TestBoundShutdown(t *testing.T) {
 	// it fires the command exits, naming where it hung.
 	clock := newManualClock()
 	stopping := make(chan struct{})
-	hang := make(chan struct{})
-	go hangHere(hang)
+	hang, hanging := make(chan struct{}), make(chan struct{})
+	go hangHere(hanging, hang)
+	<-hanging // in hangHere before the dump is taken (a goroutine not yet run has no frame of it)
 	cancel := boundShutdown(stopping, 50*time.Millisecond, clock.after, w, exit)
 	defer cancel()
 	close(stopping)
@@ -85,7 +86,10 @@ func TestBoundShutdown(t *testing.T) {
 	}
 }
 
-func hangHere(c chan struct{}) { <-c }
+func hangHere(started, c chan struct{}) {
+	close(started)
+	<-c
+}
 
 type writerFunc func([]byte) (int, error)
 
