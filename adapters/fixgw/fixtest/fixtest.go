@@ -21,18 +21,25 @@ import (
 	"github.com/quickfixgo/quickfix/store/file"
 )
 
+var stock struct {
+	once sync.Once
+	path string
+	err  error
+}
+
 // StockDictionary is the path of quickfixgo v0.9.10's stock FIX44.xml (in
 // the module cache).
 func StockDictionary() (string, error) {
-	out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/quickfixgo/quickfix").Output()
-	if err != nil {
-		return "", fmt.Errorf("go list github.com/quickfixgo/quickfix: %v", err)
-	}
-	p := filepath.Join(strings.TrimSpace(string(out)), "spec", "FIX44.xml")
-	if _, err := os.Stat(p); err != nil {
-		return "", err
-	}
-	return p, nil
+	stock.once.Do(func() {
+		out, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", "github.com/quickfixgo/quickfix").Output()
+		if err != nil {
+			stock.err = fmt.Errorf("go list github.com/quickfixgo/quickfix: %v", err)
+			return
+		}
+		stock.path = filepath.Join(strings.TrimSpace(string(out)), "spec", "FIX44.xml")
+		_, stock.err = os.Stat(stock.path)
+	})
+	return stock.path, stock.err
 }
 
 // Options of a client.
