@@ -24,8 +24,9 @@ type session struct {
 	// poisoned: the brokers did not acknowledge a message in time; the
 	// connection is closed and nothing more is consumed on it (§4.4).
 	poisoned atomic.Bool
-	stop     context.CancelFunc
-	stopped  chan struct{}
+	// stop ends delivery (set while logged on; guarded by app.mu).
+	stop    context.CancelFunc
+	stopped chan struct{}
 }
 
 // app is the FIX engine's Application.
@@ -66,9 +67,12 @@ func (a *app) OnLogon(id quickfix.SessionID) {
 		c.accepted()
 	}
 	ctx, cancel := context.WithCancel(a.s.ctx)
-	s.stop, s.stopped = cancel, make(chan struct{})
+	stopped := make(chan struct{})
+	a.mu.Lock()
+	s.stop, s.stopped = cancel, stopped
+	a.mu.Unlock()
 	go func() {
-		defer close(s.stopped)
+		defer close(stopped)
 		a.s.deliver(ctx, s)
 	}()
 }
@@ -78,10 +82,13 @@ func (a *app) OnLogout(id quickfix.SessionID) {
 	if s == nil {
 		return
 	}
-	if s.stop != nil {
+	a.mu.Lock()
+	stop := s.stop
+	s.stop = nil
+	a.mu.Unlock()
+	if stop != nil {
 		a.s.metrics.sessions.Dec()
-		s.stop()
-		s.stop = nil
+		stop()
 	}
 	a.s.log.Info("fixgw: logged out", "participant", s.bic)
 	a.s.front.drop(s.bic)

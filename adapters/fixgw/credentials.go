@@ -7,7 +7,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base64"
-	"encoding/csv"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -129,6 +128,7 @@ type fileStamp struct {
 	mod  time.Time
 	size int64
 	ino  uint64
+	perm os.FileMode
 }
 
 // DemoCredentials accept every participant's demo password.
@@ -146,7 +146,7 @@ func LoadCredentials(path string) (*Credentials, error) {
 }
 
 func stampOf(fi os.FileInfo) fileStamp {
-	return fileStamp{mod: fi.ModTime(), size: fi.Size(), ino: inode(fi)}
+	return fileStamp{mod: fi.ModTime(), size: fi.Size(), ino: inode(fi), perm: fi.Mode().Perm()}
 }
 
 // readCredentials reads and checks a credentials file: not group- or
@@ -164,17 +164,20 @@ func readCredentials(path string) (map[string]*phc, fileStamp, error) {
 	if fi.Mode().Perm()&0o044 != 0 {
 		return nil, fileStamp{}, fmt.Errorf("--credentials %s is group- or world-readable (mode %04o): chmod 600 it", path, fi.Mode().Perm())
 	}
-	rows, err := csv.NewReader(bufio.NewReader(f)).ReadAll()
+	b, err := io.ReadAll(f)
 	if err != nil {
 		return nil, fileStamp{}, fmt.Errorf("--credentials %s: %v", path, err)
 	}
 	out := map[string]*phc{}
-	for i, r := range rows {
-		if len(r) != 2 {
-			return nil, fileStamp{}, fmt.Errorf("--credentials %s:%d: want bic,password_hash", path, i+1)
+	for i, r := range credentialRows(b) {
+		if r == nil {
+			continue
 		}
 		if i == 0 && r[0] == "bic" && r[1] == "password_hash" {
 			continue
+		}
+		if len(r) != 2 {
+			return nil, fileStamp{}, fmt.Errorf("--credentials %s:%d: want bic,password_hash", path, i+1)
 		}
 		if !schemas.IsBIC(r[0]) {
 			return nil, fileStamp{}, fmt.Errorf("--credentials %s:%d: %q is not a BIC", path, i+1, r[0])
@@ -189,6 +192,32 @@ func readCredentials(path string) (map[string]*phc, fileStamp, error) {
 		out[r[0]] = h
 	}
 	return out, stampOf(fi), nil
+}
+
+// credentialRows splits a credentials file into (bic, password_hash) rows,
+// nil for a blank line. A PHC string holds commas (m=…,t=…,p=…): a row is
+// split at its first comma, and the hash may be written plain or quoted
+// (as a CSV writer quotes it).
+func credentialRows(b []byte) [][]string {
+	var out [][]string
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimRight(line, "\r")
+		if strings.TrimSpace(line) == "" {
+			out = append(out, nil)
+			continue
+		}
+		bic, hash, ok := strings.Cut(line, ",")
+		if !ok {
+			out = append(out, []string{line})
+			continue
+		}
+		hash = strings.TrimSpace(hash)
+		if len(hash) >= 2 && hash[0] == '"' && hash[len(hash)-1] == '"' {
+			hash = strings.ReplaceAll(hash[1:len(hash)-1], `""`, `"`)
+		}
+		out = append(out, []string{strings.TrimSpace(bic), hash})
+	}
+	return out
 }
 
 // Demo says whether these are the demo credentials.
@@ -273,9 +302,10 @@ func SetPassword(path, bic, password string) error {
 	}
 	var rows [][]string
 	if b, err := os.ReadFile(path); err == nil {
-		rows, err = csv.NewReader(bytes.NewReader(b)).ReadAll()
-		if err != nil {
-			return fmt.Errorf("%s: %v", path, err)
+		for _, r := range credentialRows(b) {
+			if r != nil {
+				rows = append(rows, r)
+			}
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
@@ -297,10 +327,8 @@ func SetPassword(path, bic, password string) error {
 		rows = append(rows, []string{bic, hash})
 	}
 	var buf bytes.Buffer
-	w := csv.NewWriter(&buf)
-	w.WriteAll(rows)
-	if err := w.Error(); err != nil {
-		return err
+	for _, r := range rows {
+		buf.WriteString(strings.Join(r, ",") + "\n")
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".credentials-*")
 	if err != nil {

@@ -156,6 +156,10 @@ type Server struct {
 // testHook, when set, sees the server once it is built (tests).
 var testHook func(*Server)
 
+// watchEvery is how often the credentials file and the sessions'
+// eligibility are checked (within 30 s of a change, §4.1, §4.2).
+var watchEvery = 10 * time.Second
+
 // Ready says whether the process is ready (§4.1): reference data read, the
 // journal read to its end, the store locked.
 func (s *Server) Ready() bool { return s.ref.Load() != nil && s.synced.Load() }
@@ -192,7 +196,6 @@ func Serve(ctx context.Context, o Options, ready func(addr string)) error {
 	s.pub = &adapters.Publisher{Names: s.names, Client: cl, Journal: s.j, Timeout: o.ProduceTimeout}
 	go s.followRefdata(ctx)
 	go s.syncOnce(ctx)
-	go s.watch(ctx)
 
 	// The health and metrics endpoint first: readiness is observable while
 	// the rest starts.
@@ -233,6 +236,7 @@ func Serve(ctx context.Context, o Options, ready func(addr string)) error {
 	s.front = &front{compID: o.CompID, maxSize: o.MaxMessageSize, tls: tlsCfg, needCert: o.TLSClientCA != "", creds: o.Credentials,
 		engine: engineAddr, log: s.log, claims: map[string]*fconn{}, byLocal: map[string]*fconn{}, onUnsupported: s.logoutUnsupported}
 	acc.SetConnectionValidator(validator{s})
+	go s.watch(ctx)
 	if testHook != nil {
 		testHook(s)
 	}
@@ -462,7 +466,7 @@ func (s *Server) syncOnce(ctx context.Context) {
 // out, within 30 s, the sessions of participants that stopped being
 // eligible (§4.2 Losing eligibility).
 func (s *Server) watch(ctx context.Context) {
-	t := time.NewTicker(10 * time.Second)
+	t := time.NewTicker(watchEvery)
 	defer t.Stop()
 	for {
 		select {
@@ -474,9 +478,6 @@ func (s *Server) watch(ctx context.Context) {
 			s.log.Error("ste fixgw: credentials", "err", err)
 		} else if changed {
 			s.log.Info("ste fixgw: credentials file re-read")
-		}
-		if s.app == nil {
-			continue
 		}
 		s.app.mu.Lock()
 		var live []*session
