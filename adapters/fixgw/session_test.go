@@ -10,6 +10,7 @@ import (
 	"io"
 	"math/big"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -200,5 +201,45 @@ func TestSendingTime(t *testing.T) {
 	old.Header.SetString(43, "Y")
 	if rej := a.sendingTime(old); rej != nil {
 		t.Fatalf("an old SendingTime with PossDupFlag=Y: %v", rej)
+	}
+}
+
+// /health and /metrics (--health-addr): sessions, messages in and out,
+// rejects, produce latency.
+func TestMetrics(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	must(t, err)
+	addr := l.Addr().String()
+	l.Close()
+	r := startRig(t, func(o *Options) { o.HealthAddr = addr })
+	c := r.client(im, nil)
+	r.loggedOn(c)
+	must(t, c.Send(exampleJMsg().Message()))
+	j := exampleJMsg()
+	j.ISIN = ""
+	must(t, c.Send(j.Message()))
+	if !c.Wait(10*time.Second, func(c *fixtest.Client) bool { return c.Count(isP(nil)) == 2 }) {
+		t.Fatalf("answers: %v", raws(c))
+	}
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + addr + path)
+		must(t, err)
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("/health"); code != 200 || !strings.Contains(body, `"ok"`) {
+		t.Fatalf("/health %d %s", code, body)
+	}
+	_, m := get("/metrics")
+	for _, want := range []string{"ste_fixgw_sessions 1", `ste_fixgw_messages_in_total{msg_type="J"} 2`, `ste_fixgw_messages_in_total{msg_type="A"} 1`,
+		`ste_fixgw_messages_out_total{msg_type="P"} 2`, `ste_fixgw_rejects_total{kind="adapter"} 1`, "ste_fixgw_produce_seconds_count 1",
+		"ste_fixgw_records_published_total 2", "ste_fixgw_ready 1"} {
+		if !strings.Contains(m, want+"\n") {
+			t.Errorf("/metrics lacks %q", want)
+		}
+	}
+	if strings.Contains(m, im) || strings.Contains(m, brk) {
+		t.Error("a metric names a participant")
 	}
 }
