@@ -186,7 +186,9 @@ func Serve(ctx context.Context, o Options, ready func(addr string)) error {
 	if o.Credentials.Demo() {
 		s.log.Warn("ste fixgw accepts the PUBLIC DEMO PASSWORDS (--demo-credentials): anyone can log on as any participant; for demos and tests only")
 	}
-	cl, err := topics.Client(o.Kafka, kgo.ProducerLinger(0))
+	// An unreachable cluster at start is a one-line error (cli.md); once
+	// running, a broker fault is waited out (§4.4).
+	cl, err := topics.Connect(ctx, o.Kafka, kgo.ProducerLinger(0))
 	if err != nil {
 		return err
 	}
