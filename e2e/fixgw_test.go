@@ -388,3 +388,39 @@ func TestFIXGateway(t *testing.T) {
 		t.Logf("%d trades matched once; %d distinct adapter records, %d of their records resent (PossDup) after the kill -9", len(cls), len(values), possdup)
 	})
 }
+
+// TestDemoFIX: `ste demo --console` serves ste fixgw and prints how to
+// connect; an off-the-shelf FIX engine set up from those lines logs on and
+// gets its P 87=3 for the worked example's J (adapters.md §4.9).
+func TestDemoFIX(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the demo")
+	}
+	_, env := analyticsHome(t)
+	demo := startLines(t, env, "demo", "--trades", "50", "--console", "--console-addr", "127.0.0.1:0")
+	re := regexp.MustCompile(`FIX 4.4 adapter \(adapters.md §4[^\n]*: (\S+)\n[^\n]*\n[^\n]*Username\(553\)=(\S+) Password\(554\)=(\S+)`)
+	m := re.FindStringSubmatch(demo.waitFor(t, re, 4*time.Minute))
+	addr, who, password := m[1], m[2], m[3]
+	c, err := fixtest.Start(fixtest.Options{Addr: addr, BIC: who, Password: password, Dir: t.TempDir()})
+	must(t, err)
+	defer c.Stop()
+	if !c.Wait(30*time.Second, func(c *fixtest.Client) bool { return c.Logons() > 0 }) {
+		t.Fatalf("no logon at %s as %s: logouts %q", addr, who, c.Logouts())
+	}
+	j := fixtest.J{AllocID: "ALLOC/2026/77", AllocType: "2", ClOrdID: "AQGO-ORD-5521", OrderID: "BT-20261127-0001", Side: "1",
+		ISIN: "SG1A01315179", Quantity: "10000", AvgPx: "10.05", Currency: "SGD", Broker: "AMPFSGSGMHX", InvMgr: who, TradeDate: "20261127",
+		TransactTime: "20261127-09:30:59.250", Allocs: []fixtest.Alloc{{Account: "ACC1", Qty: "6000", Custodian: "AFKZSGSGXXX", PSET: "CDPLSGSGXXX"},
+			{Account: "ACC2", Qty: "4000", Custodian: "AFKZSGSGXXX", PSET: "CDPLSGSGXXX"}}}
+	must(t, c.Send(j.Message()))
+	if !c.Wait(30*time.Second, func(c *fixtest.Client) bool {
+		return c.Count(fixtest.Is("P", map[int]string{70: "ALLOC/2026/77", 87: "3"})) == 1 &&
+			c.Count(fixtest.Is("P", map[int]string{70: "ALLOC/2026/77", 87: "0"})) == 1
+	}) {
+		var got []string
+		for _, m := range c.Messages() {
+			got = append(got, fixtest.Raw(m))
+		}
+		t.Fatalf("no P 87=3 and 87=0: %v", got)
+	}
+	demo.stop(t, syscall.SIGINT)
+}
