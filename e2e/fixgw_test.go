@@ -59,39 +59,11 @@ func fixSide(s string) string {
 	return "1"
 }
 
-// TestFIXGateway drives `ste fixgw` (docs/spec/adapters.md §4) with an
-// off-the-shelf FIX engine — quickfixgo v0.9.10's initiator, validating what
-// it receives with its stock FIX44.xml — as every broker and investment
-// manager of generated whole trades: each broker's TradeCaptureReport (AE)
-// and Confirmations (AK), each investment manager's AllocationInstruction
-// (J), while the custodians' SETs come by Kafka. ste fixgw is killed with -9
-// halfway through the messages and started again on its store; the
-// clients resend what it did not acknowledge. Every trade matches once
-// (one CLS), every FIX message gets its answers (P 87=3 and 87=0, AR and AU
-// ACKs, the MATCHED and AFFIRMED statuses once each investment manager
-// affirms with a ConfirmationAck on the Confirmation it received), nothing
-// is rejected, and nothing is lost or doubled: one record value per
-// (Sender, MsgId) on <ns>.inbound, no exception.
-func TestFIXGateway(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs the pipeline")
-	}
-	if _, err := fixtest.StockDictionary(); err != nil {
-		t.Fatalf("quickfixgo's stock dictionary: %v", err)
-	}
-	brokers := embeddedBroker(t)
-	ns := fmt.Sprintf("fix%d", time.Now().UnixNano()%1e6)
-	env := []string{"STE_BROKERS=" + brokers, "STE_NAMESPACE=" + ns}
-	conn := kafkaconn.Plaintext(brokers)
-	dir := t.TempDir()
-	ref, _ := filepath.Abs(filepath.Join("..", "schemas", "refdata", "default"))
-	trades := 24
-	if v := os.Getenv("STE_FIX_TRADES"); v != "" {
-		fmt.Sscan(v, &trades)
-	}
-	full := filepath.Join(dir, "full.xml")
-	ste(t, nil, "gen", "--trades", fmt.Sprint(trades), "--mix", "standard", "--seed", "7", "--refdata", ref, "--out", full)
-	b, err := os.ReadFile(full)
+// fixTradesOf reads a generated standard set as its brokers and IMs send
+// it over FIX (the SETs apart, for Kafka): per trade an AE, a J and an AK
+// per account, by TradeRef in the set's order.
+func fixTradesOf(t *testing.T, path string) (map[string]*fixTrade, []string, []string) {
+	b, err := os.ReadFile(path)
 	must(t, err)
 
 	// The SETs go by Kafka; every other message becomes FIX.
@@ -151,6 +123,42 @@ func TestFIXGateway(t *testing.T) {
 			t.Fatalf("trade %s: %d ALC, %d NPR, NOE %v", tr.ref, len(tr.j.Allocs), len(tr.aks), tr.ae.TradeReportID != "")
 		}
 	}
+	return byRef, order, sets
+}
+
+// TestFIXGateway drives `ste fixgw` (docs/spec/adapters.md §4) with an
+// off-the-shelf FIX engine — quickfixgo v0.9.10's initiator, validating what
+// it receives with its stock FIX44.xml — as every broker and investment
+// manager of generated whole trades: each broker's TradeCaptureReport (AE)
+// and Confirmations (AK), each investment manager's AllocationInstruction
+// (J), while the custodians' SETs come by Kafka. ste fixgw is killed with -9
+// halfway through the messages and started again on its store; the
+// clients resend what it did not acknowledge. Every trade matches once
+// (one CLS), every FIX message gets its answers (P 87=3 and 87=0, AR and AU
+// ACKs, the MATCHED and AFFIRMED statuses once each investment manager
+// affirms with a ConfirmationAck on the Confirmation it received), nothing
+// is rejected, and nothing is lost or doubled: one record value per
+// (Sender, MsgId) on <ns>.inbound, no exception.
+func TestFIXGateway(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the pipeline")
+	}
+	if _, err := fixtest.StockDictionary(); err != nil {
+		t.Fatalf("quickfixgo's stock dictionary: %v", err)
+	}
+	brokers := embeddedBroker(t)
+	ns := fmt.Sprintf("fix%d", time.Now().UnixNano()%1e6)
+	env := []string{"STE_BROKERS=" + brokers, "STE_NAMESPACE=" + ns}
+	conn := kafkaconn.Plaintext(brokers)
+	dir := t.TempDir()
+	ref, _ := filepath.Abs(filepath.Join("..", "schemas", "refdata", "default"))
+	trades := 24
+	if v := os.Getenv("STE_FIX_TRADES"); v != "" {
+		fmt.Sscan(v, &trades)
+	}
+	full := filepath.Join(dir, "full.xml")
+	ste(t, nil, "gen", "--trades", fmt.Sprint(trades), "--mix", "standard", "--seed", "7", "--refdata", ref, "--out", full)
+	byRef, order, sets := fixTradesOf(t, full)
 	setsFile := filepath.Join(dir, "sets.xml")
 	must(t, os.WriteFile(setsFile, []byte(strings.Join(sets, "\n")+"\n"), 0o644))
 

@@ -310,11 +310,23 @@ func (s *Server) process(sess *session, st *sessionStore, m *quickfix.Message) q
 	default:
 		return quickfix.NewBusinessMessageRejectErrorWithRefID("unsupported message type", 3, mainID(msg), nil)
 	}
-	// Read the journal to its end before looking anything up in it (§1).
+	// Read the journal to its end before looking anything up in it (§1):
+	// a J (its AllocID's reuse, its reference), an AU (the AK it answers),
+	// a replace or cancel of an AE or AK (its reference). A new AE or AK
+	// looks nothing up.
 	ctx, cancel := context.WithTimeout(s.ctx, s.o.ProduceTimeout)
 	defer cancel()
-	if err := s.j.Sync(ctx); err != nil {
-		return unavailable(err)
+	lookup := true
+	switch msg.Type {
+	case "AE":
+		lookup = msg.Body.Get(tagTradeReportTransType) != "" && msg.Body.Get(tagTradeReportTransType) != "0"
+	case "AK":
+		lookup = msg.Body.Get(tagConfirmTransType) != "0"
+	}
+	if lookup {
+		if err := s.j.Sync(ctx); err != nil {
+			return unavailable(err)
+		}
 	}
 	in := &Inbound{Signer: s.o.Signer, J: s.j.Index, Now: s.nowFIX}
 	out := in.Translate(msg, sess.bic, origin)

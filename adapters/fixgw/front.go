@@ -66,9 +66,12 @@ type fconn struct {
 	client   net.Conn
 	engine   net.Conn
 	loggedOn chan struct{}
-	once     sync.Once
-	logOnce  sync.Once
-	done     chan struct{}
+	// wrote is signalled whenever bytes the engine wrote for the client
+	// arrive at the front: the engine's writer is free again.
+	wrote   chan struct{}
+	once    sync.Once
+	logOnce sync.Once
+	done    chan struct{}
 }
 
 func (c *fconn) close() {
@@ -193,7 +196,8 @@ func (f *front) handle(ctx context.Context, raw net.Conn) {
 		f.log.Info("fixgw: connection refused: the client certificate does not name the SenderCompID", "participant", bic, "names", certNames)
 		return
 	}
-	c := &fconn{bic: bic, ip: hostOf(raw.RemoteAddr()), client: client, loggedOn: make(chan struct{}), done: make(chan struct{})}
+	c := &fconn{bic: bic, ip: hostOf(raw.RemoteAddr()), client: client, loggedOn: make(chan struct{}), done: make(chan struct{}),
+		wrote: make(chan struct{}, 1)}
 	f.mu.Lock()
 	if f.closed || f.claims[bic] != nil {
 		f.mu.Unlock()
@@ -214,7 +218,7 @@ func (f *front) handle(ctx context.Context, raw net.Conn) {
 	f.mu.Unlock()
 	defer c.close()
 	go func() {
-		io.Copy(client, engine)
+		copyBuffered(client, engine, engineBuffer, c.wrote)
 		c.close()
 	}()
 	if _, err := engine.Write(first); err != nil {
@@ -254,6 +258,78 @@ func (f *front) handle(ctx context.Context, raw net.Conn) {
 		}
 		if _, err := engine.Write(msg); err != nil {
 			return
+		}
+	}
+}
+
+// engineBuffer bounds what the front holds of the engine's output for a
+// client that reads slower than the engine writes.
+const engineBuffer = 8 << 20
+
+// copyBuffered copies src to dst through a buffer of up to limit bytes, so
+// that src's writer is not held by a slow dst: quickfixgo's session loop
+// spins on a busy writer (its queued messages are offered to the writer
+// without blocking, and offered again at once), burning a core per session
+// whose client reads slowly. A client more than limit bytes behind holds
+// the engine again (backpressure, never a loss).
+func copyBuffered(dst io.Writer, src io.Reader, limit int, read chan<- struct{}) {
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	var queue [][]byte
+	size, done := 0, false
+	go func() {
+		for {
+			b := make([]byte, 32<<10)
+			n, err := src.Read(b)
+			if n > 0 {
+				select {
+				case read <- struct{}{}:
+				default:
+				}
+			}
+			mu.Lock()
+			if n > 0 {
+				for size >= limit && !done {
+					cond.Wait()
+				}
+				queue = append(queue, b[:n])
+				size += n
+			}
+			if err != nil {
+				done = true
+			}
+			cond.Broadcast()
+			stop := done
+			mu.Unlock()
+			if stop {
+				return
+			}
+		}
+	}()
+	for {
+		mu.Lock()
+		for len(queue) == 0 && !done {
+			cond.Wait()
+		}
+		if len(queue) == 0 && done {
+			mu.Unlock()
+			return
+		}
+		chunks := queue
+		queue = nil
+		for _, c := range chunks {
+			size -= len(c)
+		}
+		cond.Broadcast()
+		mu.Unlock()
+		for _, c := range chunks {
+			if _, err := dst.Write(c); err != nil {
+				mu.Lock()
+				done = true
+				cond.Broadcast()
+				mu.Unlock()
+				return
+			}
 		}
 	}
 }

@@ -147,6 +147,8 @@ type Server struct {
 	metrics     *metrics
 	fatal       chan error
 	checked     atomic.Bool
+	readersMu   sync.Mutex
+	readers     map[int32]*partReader
 	// stuck are the BICs whose last message the brokers did not
 	// acknowledge in time: no Logon is accepted for one while the producer
 	// still holds records the brokers have not answered (§4.4).
@@ -178,7 +180,7 @@ func Serve(ctx context.Context, o Options, ready func(addr string)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	s := &Server{o: o, ctx: ctx, names: topology.Names{NS: o.Namespace}, log: o.Logger, lock: newLockout(), metrics: newMetrics(),
-		fatal: make(chan error, 1)}
+		fatal: make(chan error, 1), readers: map[int32]*partReader{}}
 	if s.dd, err = fix.Parsed(); err != nil {
 		return fmt.Errorf("the FIX dictionary: %v", err)
 	}
@@ -348,7 +350,7 @@ func (s *Server) startEngine() (*quickfix.Acceptor, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
-		acc, err := quickfix.NewAcceptor(s.app, s.factory, st, slogFactory{s.log})
+		acc, err := quickfix.NewAcceptor(s.app, s.factory, st, slogFactory{s.log, s.app})
 		if err != nil {
 			return nil, "", fmt.Errorf("the FIX engine: %v", err)
 		}
@@ -578,18 +580,46 @@ func (m *metrics) readyIf(ok bool) {
 // slogFactory routes the engine's logs to the process log: events at
 // debug, messages in and out at debug (the FIX log of a session, with
 // STE_LOG_LEVEL=debug).
-type slogFactory struct{ log *slog.Logger }
-
-func (f slogFactory) Create() (quickfix.Log, error) { return slogLog{f.log.With("fix", "engine")}, nil }
-func (f slogFactory) CreateSessionLog(id quickfix.SessionID) (quickfix.Log, error) {
-	return slogLog{f.log.With("fix_session", id.TargetCompID)}, nil
+type slogFactory struct {
+	log *slog.Logger
+	app *app
 }
 
-type slogLog struct{ log *slog.Logger }
+func (f slogFactory) Create() (quickfix.Log, error) {
+	return slogLog{log: f.log.With("fix", "engine")}, nil
+}
+func (f slogFactory) CreateSessionLog(id quickfix.SessionID) (quickfix.Log, error) {
+	return slogLog{log: f.log.With("fix_session", id.TargetCompID), app: f.app, id: id}, nil
+}
 
-func (l slogLog) OnIncoming(b []byte) { l.log.Debug("fix in", "msg", string(b)) }
-func (l slogLog) OnOutgoing(b []byte) { l.log.Debug("fix out", "msg", string(b)) }
-func (l slogLog) OnEvent(s string)    { l.log.Debug("fix event", "event", s) }
+type slogLog struct {
+	log *slog.Logger
+	app *app
+	id  quickfix.SessionID
+}
+
+func (l slogLog) on() bool { return l.log.Enabled(context.Background(), slog.LevelDebug) }
+
+func (l slogLog) OnIncoming(b []byte) {
+	if l.on() {
+		l.log.Debug("fix in", "msg", string(b))
+	}
+}
+
+func (l slogLog) OnOutgoing(b []byte) {
+	if l.on() {
+		l.log.Debug("fix out", "msg", string(b))
+	}
+}
+
+func (l slogLog) OnEvent(s string) {
+	if l.on() {
+		l.log.Debug("fix event", "event", s)
+	}
+}
+
 func (l slogLog) OnEventf(f string, a ...interface{}) {
-	l.log.Debug("fix event", "event", fmt.Sprintf(f, a...))
+	if l.on() {
+		l.log.Debug("fix event", "event", fmt.Sprintf(f, a...))
+	}
 }

@@ -216,8 +216,10 @@ func LoadCursor(store, bic string) (Cursor, error) {
 	return c, nil
 }
 
-// SaveCursor writes bic's cursor durably (a temporary file synced, then
-// renamed over the old one, then the directory synced).
+// SaveCursor writes bic's cursor (a temporary file synced, then renamed
+// over the old one). The directory is not synced: a rename lost with the
+// machine leaves the previous cursor, whose outputs are sent again — a
+// repeat, never a loss.
 func SaveCursor(store, bic string, c Cursor) error {
 	dir := cursorsDir(store)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
@@ -241,14 +243,7 @@ func SaveCursor(store, bic string, c Cursor) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), cursorPath(store, bic)); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return os.Rename(tmp.Name(), cursorPath(store, bic))
 }
 
 // rewind is what a sequence reset does to the cursor (§4.2): back to where

@@ -58,6 +58,10 @@ type Options struct {
 	ResetSeqNum bool
 	// Extra are Logon fields to set (tag → value), e.g. to break one.
 	Extra map[int]string
+	// MemoryStore keeps the client's sequence numbers and sent messages in
+	// memory (no fsync per message: a load generator, which cannot resend
+	// after its own restart).
+	MemoryStore bool
 }
 
 // Client is a running initiator.
@@ -115,7 +119,11 @@ func Start(o Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{o: o, ID: id, changed: make(chan struct{})}
-	c.init, err = quickfix.NewInitiator(c, file.NewStoreFactory(st), st, logFactory{c})
+	var stores quickfix.MessageStoreFactory = file.NewStoreFactory(st)
+	if o.MemoryStore {
+		stores = quickfix.NewMemoryStoreFactory()
+	}
+	c.init, err = quickfix.NewInitiator(c, stores, st, logFactory{c})
 	if err != nil {
 		return nil, err
 	}
@@ -270,6 +278,7 @@ func copyOf(m *quickfix.Message) *quickfix.Message {
 	if err := quickfix.ParseMessage(out, bytes.NewBuffer(append([]byte(nil), m.Bytes()...))); err != nil {
 		m.CopyInto(out)
 	}
+	out.ReceiveTime = m.ReceiveTime
 	return out
 }
 
