@@ -1,11 +1,16 @@
 package e2e
 
 import (
+	"bufio"
+	"bytes"
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -96,21 +101,17 @@ func TestFIXMeasure(t *testing.T) {
 	// 2. The set's broker and IM messages through ste fixgw at half the
 	// capacity (counted in the STE messages they become).
 	byRef, order, _ := fixTradesOf(t, fixSet)
-	clients := map[string]*fixtest.Client{}
+	// The load generator: raw FIX sessions (a Logon, then messages written
+	// as an engine writes them, answers read and counted), so that the
+	// sending side keeps the pace the adapter is measured at.
+	cpuLogon := cpuOf(t, []int{fix})[0]
+	logonStart := time.Now()
+	sessions := map[string]*rawSession{}
 	for _, ref := range order {
 		for _, bic := range []string{byRef[ref].broker, byRef[ref].im} {
-			if clients[bic] == nil {
-				c, err := fixtest.Start(fixtest.Options{Addr: addr, BIC: bic, Password: fixgw.DemoPassword(bic), Dir: t.TempDir(), HeartBtInt: 30,
-					MemoryStore: true})
-				must(t, err)
-				t.Cleanup(c.Stop)
-				clients[bic] = c
+			if sessions[bic] == nil {
+				sessions[bic] = dialRaw(t, addr, bic)
 			}
-		}
-	}
-	for bic, c := range clients {
-		if !c.Wait(60*time.Second, func(c *fixtest.Client) bool { return c.Logons() > 0 }) {
-			t.Fatalf("%s did not log on", bic)
 		}
 	}
 	type send struct {
@@ -131,6 +132,7 @@ func TestFIXMeasure(t *testing.T) {
 		steMsgs += s.n
 	}
 	cpu0 = cpuOf(t, []int{fix, pipe})
+	t.Logf("RESULT logons: %d sessions in %.1fs, adapter CPU %.3fs", len(sessions), time.Since(logonStart).Seconds(), cpu0[0]-cpuLogon)
 	start := time.Now()
 	cum := 0
 	var late time.Duration
@@ -138,47 +140,48 @@ func TestFIXMeasure(t *testing.T) {
 		due := start.Add(time.Duration(float64(cum) / rate * float64(time.Second)))
 		time.Sleep(time.Until(due))
 		late = max(late, time.Since(due))
-		must(t, clients[s.bic].Send(s.m))
+		sessions[s.bic].send(t, s.m)
 		cum += s.n
 	}
 	submitted := time.Since(start)
+	cpuSent := cpuOf(t, []int{fix})[0]
 	answered := func() int {
 		n := 0
-		for _, ref := range order {
-			tr := byRef[ref]
-			if clients[tr.im].Count(fixtest.Is("P", map[int]string{70: tr.j.AllocID, 87: "0"})) > 0 {
-				n++
-			}
-			if clients[tr.broker].Count(fixtest.Is("AR", map[int]string{571: tr.ae.TradeReportID, 150: "F"})) > 0 {
-				n++
-			}
-			for _, ak := range tr.aks {
-				if clients[tr.broker].Count(fixtest.Is("AU", map[int]string{664: ak.ConfirmID, 940: "1"})) > 0 {
-					n++
-				}
-			}
+		for _, rs := range sessions {
+			n += rs.answered()
 		}
 		return n
 	}
 	want := 4 * len(order)
-	for deadline := time.Now().Add(10 * time.Minute); answered() < want && time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Minute); answered() < want && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
 	}
 	if got := answered(); got < want {
 		t.Fatalf("%d of %d FIX messages answered", got, want)
 	}
 	allAnswered := time.Since(start)
+	cpuAnswered := cpuOf(t, []int{fix})[0]
 	waitLagZero(t, brokers, ns)
 	cpu1 := cpuOf(t, []int{fix, pipe})
+	t.Logf("RESULT adapter CPU while sending %.3fs, until every answer %.3fs, until lag 0 %.3fs", cpuSent-cpu0[0], cpuAnswered-cpu0[0], cpu1[0]-cpu0[0])
 	fixCPU, pipeCPU := cpu1[0]-cpu0[0], cpu1[1]-cpu0[1]
 	t.Logf("RESULT through ste fixgw: %d FIX messages (%d STE messages, %d sessions) sent in %.1fs (%.0f STE msg/s asked, %.0f sent, the pacer at most %v late), all answered at %.1fs; adapter CPU %.3fs = %.1f µs/STE msg; pipeline CPU %.3fs = %.1f µs/msg; ratio %.3f",
-		len(sends), steMsgs, len(clients), submitted.Seconds(), rate, float64(steMsgs)/submitted.Seconds(), late.Round(time.Millisecond),
+		len(sends), steMsgs, len(sessions), submitted.Seconds(), rate, float64(steMsgs)/submitted.Seconds(), late.Round(time.Millisecond),
 		allAnswered.Seconds(), fixCPU, fixCPU/float64(steMsgs)*1e6, pipeCPU, pipeCPU/float64(steMsgs)*1e6, fixCPU/pipeCPU)
+	for _, rs := range sessions {
+		rs.close()
+	}
 
 	// 3. Js of 10 accounts from one IM while a set goes onto inbound at
 	// half the capacity.
 	loadMsgs, _, _ := readSet(t, loadSet)
 	im := byRef[order[0]].im
-	c := clients[im]
+	c, err := fixtest.Start(fixtest.Options{Addr: addr, BIC: im, Password: fixgw.DemoPassword(im), Dir: t.TempDir(), HeartBtInt: 30,
+		MemoryStore: true, ResetSeqNum: true})
+	must(t, err)
+	defer c.Stop()
+	if !c.Wait(30*time.Second, func(c *fixtest.Client) bool { return c.Logons() > 0 }) {
+		t.Fatalf("%s did not log on again", im)
+	}
 	var mu sync.Mutex
 	sentAt := map[string]time.Time{}
 	const jRate = 20.0
@@ -254,4 +257,139 @@ func TestFIXMeasure(t *testing.T) {
 	t.Logf("RESULT J of 10 → P 87=0 (every ALC answered by STE): p50 %.2f ms, p99 %.2f ms, max %.2f ms (%d)", pct(ackd, 50), pct(ackd, 99), pct(ackd, 100), len(ackd))
 	load, _ = uptimeLoad()
 	t.Logf("RESULT machine: load average %s at the end", load)
+}
+
+// rawSession is a FIX session written by hand: the load generator of the
+// measurement (no engine's cost on the sending side). It logs on with
+// ResetSeqNumFlag, answers TestRequests, and counts the answers that end
+// a message's handling: P 87=0, AR ExecType F and AU 940=1 without Text.
+type rawSession struct {
+	bic  string
+	conn net.Conn
+	mu   sync.Mutex
+	seq  int
+	amu  sync.Mutex
+	done map[string]bool
+}
+
+func dialRaw(t *testing.T, addr, bic string) *rawSession {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	must(t, err)
+	rs := &rawSession{bic: bic, conn: c, done: map[string]bool{}}
+	logon := quickfix.NewMessage()
+	logon.Header.SetString(35, "A")
+	logon.Body.SetString(98, "0")
+	logon.Body.SetString(108, "300")
+	logon.Body.SetString(141, "Y")
+	logon.Body.SetString(553, bic)
+	logon.Body.SetString(554, fixgw.DemoPassword(bic))
+	rs.send(t, logon)
+	r := bufio.NewReaderSize(c, 64<<10)
+	first, err := readFIX(r)
+	if err != nil || !bytes.Contains(first, []byte("\x0135=A\x01")) {
+		t.Fatalf("%s: no Logon answer: %q %v", bic, first, err)
+	}
+	go func() {
+		for {
+			m, err := readFIX(r)
+			if err != nil {
+				return
+			}
+			f := tagsOf(m)
+			switch f[35] {
+			case "1":
+				hb := quickfix.NewMessage()
+				hb.Header.SetString(35, "0")
+				hb.Body.SetString(112, f[112])
+				rs.write(hb)
+			case "P":
+				if f[87] == "0" && f[573] == "" {
+					rs.mark("P" + f[70])
+				}
+			case "AR":
+				if f[150] == "F" && f[58] == "" {
+					rs.mark("AR" + f[571])
+				}
+			case "AU":
+				if f[940] == "1" && f[58] == "" {
+					rs.mark("AU" + f[664])
+				}
+			}
+		}
+	}()
+	return rs
+}
+
+func (rs *rawSession) mark(k string) {
+	rs.amu.Lock()
+	rs.done[k] = true
+	rs.amu.Unlock()
+}
+
+func (rs *rawSession) answered() int {
+	rs.amu.Lock()
+	defer rs.amu.Unlock()
+	return len(rs.done)
+}
+
+func (rs *rawSession) send(t *testing.T, m *quickfix.Message) {
+	if err := rs.write(m); err != nil {
+		t.Fatalf("%s: %v", rs.bic, err)
+	}
+}
+
+func (rs *rawSession) write(m *quickfix.Message) error {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	rs.seq++
+	m.Header.SetString(8, "FIX.4.4")
+	m.Header.SetString(49, rs.bic)
+	m.Header.SetString(56, "STEUTLSGXXX")
+	m.Header.SetInt(34, rs.seq)
+	m.Header.SetString(52, time.Now().UTC().Format("20060102-15:04:05.000"))
+	_, err := rs.conn.Write(m.Bytes())
+	return err
+}
+
+func (rs *rawSession) close() { rs.conn.Close() }
+
+// readFIX reads one message: "8=…|9=N|", N bytes of body, "10=nnn|".
+func readFIX(r *bufio.Reader) ([]byte, error) {
+	head, err := r.ReadBytes(1)
+	if err != nil {
+		return nil, err
+	}
+	bl, err := r.ReadBytes(1)
+	if err != nil {
+		return nil, err
+	}
+	n, err := strconv.Atoi(strings.TrimSuffix(strings.TrimPrefix(string(bl), "9="), "\x01"))
+	if err != nil {
+		return nil, fmt.Errorf("BodyLength %q", bl)
+	}
+	rest := make([]byte, n+7)
+	if _, err := io.ReadFull(r, rest); err != nil {
+		return nil, err
+	}
+	return append(append(head, bl...), rest...), nil
+}
+
+// tagsOf is a message's fields, the first value of each tag.
+func tagsOf(m []byte) map[int]string {
+	out := map[int]string{}
+	for _, f := range bytes.Split(m, []byte{1}) {
+		k, v, ok := bytes.Cut(f, []byte("="))
+		if !ok {
+			continue
+		}
+		tag, err := strconv.Atoi(string(k))
+		if err != nil {
+			continue
+		}
+		if _, dup := out[tag]; !dup {
+			out[tag] = string(v)
+		}
+	}
+	return out
 }

@@ -312,33 +312,34 @@ func (r *partReader) dispatch(ctx context.Context, recs []*kgo.Record, upTo int6
 func (s *Server) deliverRecords(ctx context.Context, sub *subscriber, outs *Outputs, recs []*kgo.Record) bool {
 	sess := sub.sess
 	var d Delivery
-	ok := true
 	for _, r := range recs {
 		sess.mu.Lock()
 		got := outs.Translate(sess.bic, r.Value)
+		sess.mu.Unlock()
 		for _, m := range got.Msgs {
 			if err := s.send(ctx, sess, m); err != nil {
-				ok = false
-				break
+				// The session ended: nothing after the last record it
+				// took is acknowledged (its answers and notes are in the
+				// index already, and repeat harmlessly).
+				return false
 			}
-		}
-		sess.mu.Unlock()
-		if !ok {
-			break
 		}
 		d.Journal = append(d.Journal, got.Journal...)
 	}
 	if len(d.Journal) > 0 && !s.retry(ctx, "write the journal", func(ctx context.Context) error { return s.j.Write(ctx, d.Journal...) }) {
 		return false
 	}
-	return ok
+	return true
 }
 
-// send queues m on the session and waits (briefly) until the engine has
-// written it to the connection: quickfixgo offers queued messages to its
-// writer without blocking and offers them again at once while the writer
-// is busy, so messages queued back to back spin the session's loop for as
-// long as each write takes; one at a time, each finds the writer free.
+// send queues m on the session — under the session's lock, so never while
+// the application callback runs (§4.4: a J's P 87=3 precedes every P made
+// from STE's answers to it) — and then, the lock released, waits (briefly)
+// until the engine has written it to the connection: quickfixgo offers
+// queued messages to its writer without blocking and offers them again at
+// once while the writer is busy, so messages queued back to back spin the
+// session's loop for as long as each write takes; one at a time, each
+// finds the writer free.
 func (s *Server) send(ctx context.Context, sess *session, m *quickfix.Message) error {
 	c := s.front.conn(sess.bic)
 	if c != nil {
@@ -347,11 +348,11 @@ func (s *Server) send(ctx context.Context, sess *session, m *quickfix.Message) e
 		default:
 		}
 	}
-	if err := quickfix.SendToTarget(m, sess.id); err != nil {
+	sess.mu.Lock()
+	err := quickfix.SendToTarget(m, sess.id)
+	sess.mu.Unlock()
+	if err != nil || c == nil {
 		return err
-	}
-	if c == nil {
-		return nil
 	}
 	t := time.NewTimer(time.Second)
 	defer t.Stop()
