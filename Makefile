@@ -22,7 +22,7 @@ CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
 .PHONY: all build test test-deps tools-after-build unit demo bench lint vet fuzz deps tools kafka chdb crds system-packages promtool chromium clients clean replay-kafka chaos chaos-cluster failover acl gateway-client \
 	verify-all gates chaos-cluster-kfake chaos-cluster-kafka backtest-kafka scale-out-kafka analytics-server gateway-measure \
-	hold-at-scale leveldb-control curve measure-ingest iso-scale
+	hold-at-scale leveldb-control curve measure-ingest iso-scale fix-measure
 
 all: build
 
@@ -232,6 +232,13 @@ analytics-server: build
 # The gateway measurement (docs/benchmarks.md, "The gateway").
 gateway-measure: gateway-client
 	STE_GATEWAY_MEASURE=1 STE_GATEWAY_PYTHON=$(GATEWAY_PY) $(GO) test -count=1 -v -timeout 60m -run TestGatewayMeasure ./e2e
+
+# The FIX adapter's measurement (docs/benchmarks.md, "The FIX adapter"):
+# its CPU per message against the pipeline's, and a J of 10 accounts
+# answered at half the pipeline's capacity (STE_FIX_MEASURE_TRADES, default
+# 3,000).
+fix-measure:
+	STE_FIX_MEASURE=1 $(GO) test -count=1 -v -timeout 60m -run 'TestFIXMeasure$$' ./e2e
 
 # The tables at scale (docs/benchmarks.md): a realistic set of
 # SCALE_TRADES trades generated once (cached), then filled into one

@@ -58,7 +58,8 @@ func isUserError(t *testing.T, what string, r execResult) {
 
 // docs/spec/cli.md: every subcommand answers --help (exit 0).
 func TestCLI_HelpExitsZero(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"match", "--help"}, {"gen", "--help"}, {"refdata", "gen", "--help"}, {"iso20022", "--help"}} {
+	for _, args := range [][]string{{"--help"}, {"match", "--help"}, {"gen", "--help"}, {"refdata", "gen", "--help"}, {"iso20022", "--help"},
+		{"fixgw", "--help"}, {"fixgw", "passwd", "--help"}, {"fixgw", "reset-seq", "--help"}} {
 		r := execSte(t, args...)
 		if r.code != 0 {
 			t.Errorf("ste %s: exit %d, want 0", strings.Join(args, " "), r.code)
@@ -76,6 +77,8 @@ func TestCLI_BadFlagsOneLineReason(t *testing.T) {
 	dir := t.TempDir()
 	in := filepath.Join(dir, "in.txt")
 	os.WriteFile(in, []byte(stdTrade("CLI-1").NOE().Line()+"\n"), 0o644)
+	readable := filepath.Join(dir, "creds-readable.csv")
+	os.WriteFile(readable, []byte("bic,password_hash\n"), 0o644)
 	cases := [][]string{
 		{"match", "--bogus"},
 		{"match"},
@@ -110,6 +113,17 @@ func TestCLI_BadFlagsOneLineReason(t *testing.T) {
 		{"iso20022", "--demo-key", "--signer-key", filepath.Join(dir, "no-key")},
 		{"iso20022", "--demo-key", "--produce-timeout", "0s"},
 		{"iso20022", "--demo-key", "--addr", "192.0.2.1:8444"},
+		// ste fixgw needs a signing key and logon passwords, each one way;
+		// beyond loopback, TLS; a credentials file only its owner reads.
+		{"fixgw"},
+		{"fixgw", "--demo-key"},
+		{"fixgw", "--demo-key", "--demo-credentials", "--credentials", filepath.Join(dir, "creds")},
+		{"fixgw", "--demo-key", "--demo-credentials", "--addr", "192.0.2.1:9880", "--store", dir},
+		{"fixgw", "--demo-key", "--demo-credentials", "--max-message-size", "big", "--store", dir},
+		{"fixgw", "--demo-key", "--credentials", readable, "--store", dir},
+		{"fixgw", "passwd", "--bic", "AQGOSGSG"},
+		{"fixgw", "reset-seq", "--store", dir},
+		{"fixgw", "reset-seq", "--store", dir, "--bic", "AQGOSGSG"},
 	}
 	for _, args := range cases {
 		failsWithOneLine(t, args...)

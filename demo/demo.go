@@ -25,6 +25,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/ste-utility/ste/adapters"
+	"github.com/ste-utility/ste/adapters/fixgw"
 	"github.com/ste-utility/ste/adapters/iso20022"
 	"github.com/ste-utility/ste/analytics"
 	"github.com/ste-utility/ste/chendpoint/embedded"
@@ -281,6 +282,7 @@ func Run(ctx context.Context, o Options) error {
 		ictx, istop := context.WithCancel(ctx)
 		defer istop()
 		go serveISO(ictx, brokers, ns, home, log, say)
+		go serveFIX(ictx, brokers, ns, home, log, say)
 		gw := gateway.Options{Kafka: brokers, Namespace: ns, Addr: gateway.DefaultAddr, MetricsAddr: "", Logger: log,
 			LookupToken: secret.Token(lookup.TokenPurpose), LookupSecret: secret}
 		return serveConsole(ctx, console.Options{Kafka: brokers, Namespace: ns, Listener: consoleLn, Logger: log, Secret: secret,
@@ -397,6 +399,33 @@ func serveISO(ctx context.Context, k kafkaconn.Config, ns, dir string, log *slog
 	}
 	if err != nil && ctx.Err() == nil {
 		say("   the ISO 20022 adapter did not start: %v", err)
+	}
+}
+
+// serveFIX serves the FIX 4.4 adapter beside the gateway (on
+// 127.0.0.1:9880, or another free loopback port), signing with the public
+// demo key of STEUTLSGFIX and taking the demo passwords, its session store
+// under the demo's home for this namespace (every run starts afresh), and
+// prints the session settings a FIX engine needs.
+func serveFIX(ctx context.Context, k kafkaconn.Config, ns, dir string, log *slog.Logger, say func(string, ...any)) {
+	const who = "AQGOSGSG"
+	o := fixgw.Options{Kafka: k, Namespace: ns, Addr: fixgw.DefaultAddr, HealthAddr: "", Logger: log,
+		Store:       filepath.Join(dir, "fixgw", ns),
+		Credentials: fixgw.DemoCredentials(),
+		Signer:      &adapters.Signer{BIC: refdata.FIXSignerBIC, Key: refdata.DemoPrivateKey(refdata.FIXSignerBIC), Demo: true}}
+	ready := func(addr string) {
+		say("\n11. investment managers' and brokers' FIX 4.4 adapter (adapters.md §4, docs/participants.md \"FIX\"): %s", addr)
+		say("   a FIX 4.4 initiator connects there (plain TCP on loopback) with BeginString FIX.4.4, SenderCompID %s,", who)
+		say("   TargetCompID %s, HeartBtInt 30, and in its Logon Username(553)=%s Password(554)=%s", refdata.DefaultUtilityBIC, who, fixgw.DemoPassword(who))
+		say("   (any participant: its demo password hex(sha256(\"ste-demo-fix:\"+BIC))); then send the J of adapters.md §4.9")
+	}
+	err := fixgw.Serve(ctx, o, ready)
+	if err != nil && ctx.Err() == nil {
+		o.Addr = "127.0.0.1:0"
+		err = fixgw.Serve(ctx, o, ready)
+	}
+	if err != nil && ctx.Err() == nil {
+		say("   the FIX adapter did not start: %v", err)
 	}
 }
 

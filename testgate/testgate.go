@@ -72,6 +72,8 @@ var Suites = []Suite{
 		Run: "make analytics-server", Cost: "not run against a server here: it needs ClickHouse of 2020 or later, and Debian's 18.16 refuses clickhouse-go over HTTP and runs none of the schema's 17 statements (docs/analytics.md)"},
 	{Name: "gateway-measure", Tests: "e2e TestGatewayMeasure (STE_GATEWAY_MEASURE=kafka: on Kafka 4)", Env: "STE_GATEWAY_MEASURE=MODE", Run: "make gateway-measure",
 		Cost: "a measurement of 6,000 trades in four phases (docs/benchmarks.md, \"The gateway\")"},
+	{Name: "fix-measure", Tests: "e2e TestFIXMeasure", Env: "STE_FIX_MEASURE=1", Run: "make fix-measure",
+		Cost: "a measurement of 3,000 trades in three phases (docs/benchmarks.md, \"The FIX adapter\")"},
 	{Name: "hold-at-scale", Tests: "processors/diskstore TestHoldAtScale", Env: "DISKSTORE_SCALE_SET=FILE", Run: "make hold-at-scale",
 		Cost: "250,000 trades: the set's generation and the fill (docs/benchmarks.md, \"1,000,000 trades\")"},
 	{Name: "leveldb-control", Tests: "processors/diskstore TestKillLoopKeepsStateLevelWithTheChangelog on goka's LevelDB",

@@ -184,6 +184,7 @@ type Index struct {
 	byMsg   map[string][]*held // participant|MsgId
 	byTrade map[string][]*held // participant|trade key
 	byOrig  map[string][]*held // adapter|participant|first original ID
+	byRel   map[string][]*held // participant|RelatedMsgId
 	answers map[string][]heldAnswer
 	notes   map[string]Note
 	seen    map[string]bool // entry keys applied (a replayed record applies once)
@@ -201,7 +202,7 @@ type heldAnswer struct {
 
 // NewIndex is an empty index.
 func NewIndex() *Index {
-	return &Index{byMsg: map[string][]*held{}, byTrade: map[string][]*held{}, byOrig: map[string][]*held{}, answers: map[string][]heldAnswer{},
+	return &Index{byMsg: map[string][]*held{}, byTrade: map[string][]*held{}, byOrig: map[string][]*held{}, byRel: map[string][]*held{}, answers: map[string][]heldAnswer{},
 		notes: map[string]Note{}, seen: map[string]bool{}}
 }
 
@@ -231,6 +232,10 @@ func (x *Index) Apply(e Entry) {
 			k := t.Adapter + "|" + t.Participant + "|" + t.OriginalIDs[0]
 			x.byOrig[k] = append(x.byOrig[k], h)
 		}
+		if t.RelatedMsgId != "" {
+			k := t.Participant + "|" + t.RelatedMsgId
+			x.byRel[k] = append(x.byRel[k], h)
+		}
 	case e.Answer != nil:
 		a := e.Answer
 		x.answers[a.Participant+"|"+a.MsgId] = append(x.answers[a.Participant+"|"+a.MsgId], heldAnswer{a: a, seq: x.seq})
@@ -257,6 +262,19 @@ func (x *Index) ByOriginalID(adapter, participant, id string) []*Translation {
 	defer x.mu.RUnlock()
 	var out []*Translation
 	for _, h := range x.byOrig[adapter+"|"+participant+"|"+id] {
+		out = append(out, h.t)
+	}
+	return out
+}
+
+// Related are the CANCELs and REPLACEs translated for a participant that
+// name msgID as their RelatedMsgId, oldest first — what tells a FIX replace
+// or cancel that its reference was already replaced or cancelled (§4.8).
+func (x *Index) Related(participant, msgID string) []*Translation {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	var out []*Translation
+	for _, h := range x.byRel[participant+"|"+msgID] {
 		out = append(out, h.t)
 	}
 	return out

@@ -109,3 +109,19 @@ func TestByOriginalID(t *testing.T) {
 		t.Fatalf("another adapter's: %d", n)
 	}
 }
+
+// Related finds the CANCELs and REPLACEs naming a message, once each.
+func TestRelated(t *testing.T) {
+	x := NewIndex()
+	x.Apply(tr("S1:a", "NEW", "", "aa"))
+	x.Apply(tr("X1:a", "CANCEL", "S1:a", "xa"))
+	x.Apply(tr("X1:a", "CANCEL", "S1:a", "xa")) // a replayed record
+	x.Apply(tr("R1:a", "REPLACE", "S1:a", "ra"))
+	var got []string
+	for _, r := range x.Related("CUSTSGSGXXX", "S1:a") {
+		got = append(got, r.MsgId)
+	}
+	if !slices.Equal(got, []string{"X1:a", "R1:a"}) || len(x.Related("CUSTSGSGXXX", "S1:b")) != 0 || len(x.Related("OTHRSGSGXXX", "S1:a")) != 0 {
+		t.Fatalf("related %v", got)
+	}
+}

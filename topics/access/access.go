@@ -61,6 +61,7 @@ const (
 	RoleProcessors  Role = "processors"
 	RoleConsole     Role = "console"
 	RoleGateway     Role = "gateway"
+	RoleFIXGateway  Role = "fixgw"
 	RoleOperator    Role = "operator"
 )
 
@@ -175,6 +176,19 @@ func Gateway(ns string) Principal {
 	return Principal{User: UserName(ns, string(RoleGateway)), Role: RoleGateway, Rules: rules}
 }
 
+// FIXGateway is the principal of `ste fixgw` (docs/spec/adapters.md §4): it
+// writes the messages it translates to <ns>.inbound and their original
+// bytes to <ns>.adapters.origin, reads and writes the adapters' journal,
+// and reads <ns>.outbound (its participants' answers, per partition, no
+// consumer group) and reference data.
+func FIXGateway(ns string) Principal {
+	n := topology.Names{NS: ns}
+	rules := []Rule{{Type: Topic, Name: ns + ".", Pattern: Prefix, Operations: []Operation{Describe}}}
+	rules = append(rules, topicsRule([]string{n.Outbound(), n.Refdata(), n.AdaptersJournal()}, Read)...)
+	rules = append(rules, topicsRule([]string{n.Inbound(), n.AdaptersOrigin(), n.AdaptersJournal()}, Write)...)
+	return Principal{User: UserName(ns, string(RoleFIXGateway)), Role: RoleFIXGateway, Rules: rules}
+}
+
 // Operator is the principal of `ste refdata load`: the only one that may
 // write reference data.
 func Operator(ns string) Principal {
@@ -187,7 +201,7 @@ func Operator(ns string) Principal {
 // Principals are every principal of namespace ns: the utility's, then one
 // per participant of bics (in their order).
 func Principals(ns string, bics []string) []Principal {
-	out := []Principal{Processors(ns), Console(ns), Gateway(ns), Operator(ns)}
+	out := []Principal{Processors(ns), Console(ns), Gateway(ns), FIXGateway(ns), Operator(ns)}
 	for _, b := range bics {
 		out = append(out, Participant(ns, b))
 	}

@@ -52,7 +52,9 @@ func TestUtilityPrincipalsWriteWhatTheyOwn(t *testing.T) {
 	}
 	for topic, want := range map[string][]Role{
 		n.Refdata():                    {RoleOperator},
-		n.Inbound():                    {RoleProcessors, RoleConsole, RoleGateway, RoleParticipant},
+		n.Inbound():                    {RoleProcessors, RoleConsole, RoleGateway, RoleFIXGateway, RoleParticipant},
+		n.AdaptersOrigin():             {RoleFIXGateway},
+		n.AdaptersJournal():            {RoleFIXGateway},
 		n.Outbound():                   {RoleProcessors},
 		n.CLS():                        {RoleProcessors},
 		n.Exceptions():                 {RoleProcessors},
