@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -66,7 +67,12 @@ var (
 // RemoveNode of the leading node through `ste broker --control`, its return
 // AddNode on the same port. On Kafka 4 (STE_CHAOS=full, `make chaos-cluster`)
 // three KRaft nodes from `kafka.sh cluster-start`: a leader's loss is kill -9
-// of its JVM and a restart, below min ISR two nodes killed.
+// of its JVM and a restart, below min ISR two nodes killed; and after the
+// instances' rolling restart the brokers' own (each node in turn SIGTERM —
+// Kafka's controlled shutdown —, started again, the next one once every
+// partition is fully replicated), while the second half of the duplicates
+// is driven. Each rolling restart logs the longest time a partition with
+// work waiting went without progress (goal ≤ 10 s).
 func TestChaosCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos: brokers, processes and faults (drop -short to run)")
@@ -180,7 +186,12 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 		backend, p.trades, nSet, nDups, p.rate, p.instances, p.leaderLosses, p.kills, driveFor.Round(time.Second))
 	driven := make(chan error, 1)
 	start := time.Now()
-	go func() { driven <- steErr(env, "drive", "--in", set, "--rate", fmt.Sprint(p.rate)) }()
+	var driveEnded atomic.Int64 // when the drive of the set ended, since start
+	go func() {
+		err := steErr(env, "drive", "--in", set, "--rate", fmt.Sprint(p.rate))
+		driveEnded.Store(int64(time.Since(start)))
+		driven <- err
+	}()
 
 	// The faults, spread over the drive: leader losses of a busy partition
 	// (inbound, where the driver writes and the first group reads), each
@@ -262,14 +273,23 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	if err := <-driven; err != nil {
 		t.Fatalf("driving: %v", err)
 	}
+	t.Logf("%6.1fs the drive of the set ended (a leader lost after it had nothing more produced there)", time.Duration(driveEnded.Load()).Seconds())
 
 	// Phase 2, while the duplicates are driven slowly: the cluster below
 	// min ISR for a while (every produce refused NOT_ENOUGH_REPLICAS), then a
 	// rolling restart, SIGTERM of each instance in turn as Kubernetes does on
 	// an upgrade, each started again once it has exited and the groups are
-	// stable again.
-	dupRate := max(50, nDups/20)
-	go func() { driven <- steErr(env, "drive", "--in", dups, "--rate", fmt.Sprint(dupRate)) }()
+	// stable again. On Kafka the duplicates are driven in two halves: the
+	// second while the brokers are restarted one by one (phase 3).
+	roller, rolls := cb.(brokerRoller)
+	dupsNow, nNow, dupsLater, nLater := dups, nDups, "", 0
+	if rolls {
+		dupsLater = filepath.Join(dir, "dups-broker-roll.xml")
+		nNow, nLater = splitLines(t, dups, filepath.Join(dir, "dups-first.xml"), dupsLater)
+		dupsNow = filepath.Join(dir, "dups-first.xml")
+	}
+	dupRate := max(50, nNow/20)
+	go func() { driven <- steErr(env, "drive", "--in", dupsNow, "--rate", fmt.Sprint(dupRate)) }()
 	progress := watchProgress(ctx, adm, groups)
 	time.Sleep(2 * time.Second)
 	if err := cb.belowMinISR(ctx, true); err != nil {
@@ -308,8 +328,46 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 		t.Logf("rolling restart: instance %d stopped in %v, back, announced and groups stable %v after SIGTERM",
 			in.n, stopped.Round(10*time.Millisecond), time.Since(t0).Round(100*time.Millisecond))
 	}
+	instGap := progress.take()
+	t.Logf("rolling restart of the instances: the longest time a partition with work waiting went without progress: %v", instGap)
 	if err := <-driven; err != nil {
 		t.Fatalf("driving the duplicates: %v", err)
+	}
+
+	// Phase 3 (Kafka): a rolling restart of the brokers, as an operator's
+	// upgrade does it — each node in turn told to stop (SIGTERM: a
+	// controlled shutdown, its leaderships moved first), started again, and
+	// the next one only once every partition is fully replicated again —
+	// while the rest of the duplicates are driven.
+	var brokerGap gap
+	if rolls {
+		rate := max(20, nLater/int(brokerRollDrive/time.Second))
+		go func() { driven <- steErr(env, "drive", "--in", dupsLater, "--rate", fmt.Sprint(rate)) }()
+		time.Sleep(2 * time.Second)
+		progress.reset()
+		t0 := time.Now()
+		var took time.Duration
+		for _, id := range roller.nodes() {
+			r, err := roller.restartNode(ctx, id)
+			if err != nil {
+				t.Fatalf("rolling restart of the brokers, node %d: %v", id, err)
+			}
+			mark()
+			g := progress.take()
+			brokerGap = brokerGap.max(g)
+			t.Logf("%6.1fs broker rolling restart: node %d stopped in %v (SIGTERM), answering %v and every partition fully replicated %v after it; longest without progress meanwhile %v",
+				time.Since(start).Seconds(), id, r.stopped.Round(10*time.Millisecond), r.answered.Round(100*time.Millisecond), r.inSync.Round(100*time.Millisecond), g)
+		}
+		took = time.Since(t0)
+		if err := <-driven; err != nil {
+			t.Fatalf("driving the duplicates during the brokers' rolling restart: %v", err)
+		}
+		mark() // lag 0 is counted from the drive's end
+		g := progress.take()
+		brokerGap = brokerGap.max(g)
+		t.Logf("broker rolling restart: %v for the three nodes; from the last one back to the drive's end (%v later), longest without progress %v",
+			took.Round(100*time.Millisecond), (time.Since(t0) - took).Round(100*time.Millisecond), g)
+		t.Logf("BROKER ROLLING RESTART %s seed %d: the longest time a partition with work waiting went without progress: %v (goal ≤ 10 s)", backend, seed, brokerGap)
 	}
 
 	wctx, wcancel := context.WithTimeout(context.Background(), p.converge)
@@ -340,11 +398,14 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	if err := journeysAndIdentitiesKept(wctx, kafkaconn.Plaintext(addrs), ns); err != nil {
 		t.Fatal(err)
 	}
-	longest := progress.stop()
-	t.Logf("rolling restart: the longest time a partition with work waiting went without progress: %v", longest.Round(100*time.Millisecond))
+	progress.stop()
 	n := got.Counts()
-	t.Logf("CHAOS-CLUSTER %s seed %d: %d leader losses, %d kills, converged %.1f s after the last fault; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades)",
-		backend, seed, p.leaderLosses, p.kills, converged.Seconds(), n.ACKs, n.Exceptions, n.Settled)
+	roll := ""
+	if rolls {
+		roll = fmt.Sprintf(", brokers' rolling restart %v", brokerGap.d.Round(100*time.Millisecond))
+	}
+	t.Logf("CHAOS-CLUSTER %s seed %d: %d leader losses, %d kills, converged %.1f s after the last fault (or the last drive's end); longest without progress: instances' rolling restart %v%s; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades)",
+		backend, seed, p.leaderLosses, p.kills, converged.Seconds(), instGap.d.Round(100*time.Millisecond), roll, n.ACKs, n.Exceptions, n.Settled)
 }
 
 // stalls watches topic/partition after its leader was lost: how long until
@@ -393,18 +454,56 @@ func stalls(ctx context.Context, adm *kadm.Client, groups []lag.Group, topic str
 
 // progressWatch samples the groups' committed offsets and keeps, per
 // partition with work waiting (lag > 0), how long it went without its
-// committed offset moving; the longest such gap since the last reset.
+// committed offset moving; the longest such gap since the last reset or
+// take. A partition whose commit or end could not be read in a sample (its
+// group's coordinator or its leader moving) is left as it was: neither
+// progress nor standstill is assumed, and the longest such blind stretch
+// of a partition with work waiting is kept beside the gap, so that a gap
+// hidden by it can be told from none.
 type progressWatch struct {
-	mu      sync.Mutex
-	longest time.Duration
-	since   map[string]time.Time // partition → when it last moved (or when work appeared)
-	last    map[string]int64
-	done    chan struct{}
-	stopped chan struct{}
+	mu       sync.Mutex
+	longest  gap
+	since    map[string]time.Time // partition → when it last moved (or when work appeared)
+	last     map[string]int64
+	seen     map[string]time.Time // partition → when it was last read
+	waiting  map[string]bool      // partition → lag > 0 when last read
+	blind    time.Duration
+	done     chan struct{}
+	stopped  chan struct{}
+	failures int // samples that failed as a whole
+}
+
+// gap is the longest time a partition with work waiting went without
+// progress: which partition, and the longest blind stretch beside it.
+type gap struct {
+	d     time.Duration
+	key   string // group/topic/partition
+	blind time.Duration
+}
+
+func (g gap) max(o gap) gap {
+	r := g
+	if o.d > g.d {
+		r.d, r.key = o.d, o.key
+	}
+	r.blind = max(g.blind, o.blind)
+	return r
+}
+
+func (g gap) String() string {
+	s := g.d.Round(100 * time.Millisecond).String()
+	if g.key != "" {
+		s += " (" + g.key + ")"
+	}
+	if g.blind >= 2*time.Second {
+		s += fmt.Sprintf(", a partition with work waiting unread for up to %v", g.blind.Round(100*time.Millisecond))
+	}
+	return s
 }
 
 func watchProgress(ctx context.Context, adm *kadm.Client, groups []lag.Group) *progressWatch {
-	w := &progressWatch{since: map[string]time.Time{}, last: map[string]int64{}, done: make(chan struct{}), stopped: make(chan struct{})}
+	w := &progressWatch{since: map[string]time.Time{}, last: map[string]int64{}, seen: map[string]time.Time{},
+		waiting: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{})}
 	go func() {
 		defer close(w.stopped)
 		for {
@@ -417,41 +516,111 @@ func watchProgress(ctx context.Context, adm *kadm.Client, groups []lag.Group) *p
 			}
 			s, err := lag.Read(ctx, adm, groups)
 			if err != nil {
+				w.mu.Lock()
+				w.failures++
+				w.mu.Unlock()
 				continue
 			}
-			now := time.Now()
-			w.mu.Lock()
-			for _, p := range s.Partitions {
-				k := fmt.Sprintf("%s/%s/%d", p.Group, p.Topic, p.Partition)
-				if c, ok := w.last[k]; !ok || p.Committed != c || p.Lag == 0 {
-					w.last[k], w.since[k] = p.Committed, now
-					continue
-				}
-				w.longest = max(w.longest, now.Sub(w.since[k]))
-			}
-			w.mu.Unlock()
+			w.observe(s, time.Now())
 		}
 	}()
 	return w
 }
 
+// observe folds one sample taken at now.
+func (w *progressWatch) observe(s lag.Sample, now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range s.Partitions {
+		k := fmt.Sprintf("%s/%s/%d", p.Group, p.Topic, p.Partition)
+		c, known := w.last[k]
+		if known && p.Committed < 0 {
+			continue // the commit could not be read: unknown, not moved
+		}
+		if w.waiting[k] {
+			w.blind = max(w.blind, now.Sub(w.seen[k]))
+		}
+		w.seen[k], w.waiting[k] = now, p.Lag > 0
+		if !known || p.Committed != c || p.Lag == 0 {
+			w.last[k], w.since[k] = p.Committed, now
+			continue
+		}
+		if d := now.Sub(w.since[k]); d > w.longest.d {
+			w.longest.d, w.longest.key = d, k
+		}
+	}
+	w.longest.blind = max(w.longest.blind, w.blind)
+}
+
+// reset starts a new measurement: gaps count from now.
 func (w *progressWatch) reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.longest = 0
+	w.longest, w.blind = gap{}, 0
 	now := time.Now()
 	for k := range w.since {
 		w.since[k] = now
 	}
 }
 
-func (w *progressWatch) stop() time.Duration {
+// take returns the longest gap since the last reset or take and starts
+// over; a gap still open goes on counting from where it began.
+func (w *progressWatch) take() gap {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	g := w.longest
+	w.longest, w.blind = gap{}, 0
+	return g
+}
+
+func (w *progressWatch) stop() gap {
 	close(w.done)
 	<-w.stopped
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.longest
 }
+
+// splitLines writes the first half of in's lines to a, the rest to b, and
+// returns how many each got.
+func splitLines(t *testing.T, in, a, b string) (int, int) {
+	t.Helper()
+	data, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for l := range strings.Lines(string(data)) {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	h := len(lines) / 2
+	if err := os.WriteFile(a, []byte(strings.Join(lines[:h], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(strings.Join(lines[h:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return h, len(lines) - h
+}
+
+// brokerRollDrive is how long the second half of the duplicates is driven
+// for during the brokers' rolling restart: longer than the restart of three
+// JVMs takes on this machine, so that work is waiting throughout it.
+const brokerRollDrive = 150 * time.Second
+
+// brokerRoller is a cluster whose nodes can be restarted one at a time.
+type brokerRoller interface {
+	nodes() []int32
+	// restartNode stops node as an operator's rolling restart does (a
+	// controlled shutdown), starts it again, and returns once every
+	// partition is fully replicated again.
+	restartNode(ctx context.Context, node int32) (nodeRestart, error)
+}
+
+// nodeRestart is the time one node's restart took, from its SIGTERM.
+type nodeRestart struct{ stopped, answered, inSync time.Duration }
 
 // clusterBackend is three brokers the suite can take a leader from.
 type clusterBackend interface {
@@ -597,4 +766,62 @@ func (k *kafkaBackend) belowMinISR(ctx context.Context, on bool) error {
 	}
 	k.down = nil
 	return nil
+}
+
+func (k *kafkaBackend) nodes() []int32 {
+	var ids []int32
+	for i := range k.c.Nodes {
+		ids = append(ids, int32(i+1))
+	}
+	return ids
+}
+
+func (k *kafkaBackend) restartNode(ctx context.Context, id int32) (nodeRestart, error) {
+	var r nodeRestart
+	n := k.c.Node(id)
+	t0 := time.Now()
+	if err := n.Stop(); err != nil { // SIGTERM: Kafka's controlled shutdown
+		return r, err
+	}
+	r.stopped = time.Since(t0)
+	if err := n.Restart(ctx); err != nil {
+		return r, err
+	}
+	r.answered = time.Since(t0)
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	for {
+		under, err := underReplicated(wctx, k.adm)
+		if err == nil && under == 0 {
+			break
+		}
+		select {
+		case <-wctx.Done():
+			return r, fmt.Errorf("node %d back, but %d partitions not fully replicated 3 minutes later (%v)", id, under, err)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+	r.inSync = time.Since(t0)
+	return r, nil
+}
+
+// underReplicated counts the partitions of every topic whose in-sync
+// replicas are fewer than their replicas, or that have no leader.
+func underReplicated(ctx context.Context, adm *kadm.Client) (int, error) {
+	md, err := adm.Metadata(ctx)
+	if err != nil {
+		return -1, err
+	}
+	n := 0
+	for _, t := range md.Topics {
+		if t.Err != nil {
+			return -1, t.Err
+		}
+		for _, p := range t.Partitions {
+			if p.Err != nil || p.Leader < 0 || len(p.ISR) < len(p.Replicas) {
+				n++
+			}
+		}
+	}
+	return n, nil
 }
