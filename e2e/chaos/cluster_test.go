@@ -341,6 +341,17 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	// while the rest of the duplicates are driven.
 	var brokerGap gap
 	if rolls {
+		// One rolling operation at a time, as an operator runs them: the
+		// instances' restart settled (every group stable, caught up) first.
+		sctx, scancel := context.WithTimeout(ctx, 2*time.Minute)
+		err := waitMembers(sctx, adm, ns, p.instances)
+		if err == nil {
+			_, err = lag.WaitZero(sctx, adm, groups, lag.WaitOptions{Poll: 500 * time.Millisecond})
+		}
+		scancel()
+		if err != nil {
+			t.Fatalf("before the brokers' rolling restart: %v", err)
+		}
 		rate := max(20, nLater/int(brokerRollDrive/time.Second))
 		go func() { driven <- steErr(env, "drive", "--in", dupsLater, "--rate", fmt.Sprint(rate)) }()
 		time.Sleep(2 * time.Second)
@@ -559,7 +570,7 @@ func (w *progressWatch) reset() {
 	w.longest, w.blind = gap{}, 0
 	now := time.Now()
 	for k := range w.since {
-		w.since[k] = now
+		w.since[k], w.seen[k] = now, now
 	}
 }
 
@@ -744,6 +755,14 @@ func (k *kafkaBackend) leaderLoss(ctx context.Context, topic string, part int32)
 }
 func (k *kafkaBackend) nodeBack(ctx context.Context, node int32) error {
 	err := k.c.Node(node).Restart(ctx)
+	if err == nil {
+		// Back means in sync again: a node that answers but has not yet
+		// caught up is not in the ISR, and losing another leader then is
+		// the cluster below min ISR (produce refused until the first one
+		// catches up: 15–21 s "leader losses" in a run that did not wait),
+		// not one leader's loss.
+		err = waitFullyReplicated(ctx, k.adm)
+	}
 	k.mu.Lock()
 	k.lost = 0
 	k.mu.Unlock()
@@ -788,21 +807,29 @@ func (k *kafkaBackend) restartNode(ctx context.Context, id int32) (nodeRestart, 
 		return r, err
 	}
 	r.answered = time.Since(t0)
-	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	for {
-		under, err := underReplicated(wctx, k.adm)
-		if err == nil && under == 0 {
-			break
-		}
-		select {
-		case <-wctx.Done():
-			return r, fmt.Errorf("node %d back, but %d partitions not fully replicated 3 minutes later (%v)", id, under, err)
-		case <-time.After(250 * time.Millisecond):
-		}
+	if err := waitFullyReplicated(ctx, k.adm); err != nil {
+		return r, fmt.Errorf("node %d back: %w", id, err)
 	}
 	r.inSync = time.Since(t0)
 	return r, nil
+}
+
+// waitFullyReplicated waits until every partition has all its replicas in
+// sync (3 minutes at most).
+func waitFullyReplicated(ctx context.Context, adm *kadm.Client) error {
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	for {
+		under, err := underReplicated(wctx, adm)
+		if err == nil && under == 0 {
+			return nil
+		}
+		select {
+		case <-wctx.Done():
+			return fmt.Errorf("%d partitions not fully replicated 3 minutes later (%v)", under, err)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
 }
 
 // underReplicated counts the partitions of every topic whose in-sync
