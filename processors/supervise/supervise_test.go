@@ -33,6 +33,21 @@ func TestBackoffDoublesToItsCapWithJitter(t *testing.T) {
 	}
 }
 
+// A group failing while a lost broker is not yet fenced is restarted within
+// 2 s of the cluster healing, whatever its streak of failures (a leader
+// loss on Kafka 4 is the fencing, ~6.75 s, plus this).
+func TestDefaultRestartComesBackSoonAfterTheClusterHeals(t *testing.T) {
+	b := DefaultRestart.OrDefault()
+	for n := range 30 {
+		if d := b.Delay(n); d > 2*time.Second {
+			t.Fatalf("restart %d of a streak after %v, want at most 2s", n+1, d)
+		}
+	}
+	if d := b.Delay(0); d > 250*time.Millisecond {
+		t.Errorf("first restart after %v, want at most 250ms (a leader moving is over in well under a second)", d)
+	}
+}
+
 func TestPermanentErrors(t *testing.T) {
 	for _, c := range []struct {
 		err  error
