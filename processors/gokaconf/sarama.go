@@ -78,11 +78,19 @@ func SaramaConfig() *sarama.Config {
 	// takes to be fenced (broker.session.timeout.ms), so the group's session
 	// ended and goka rebuilt the group, often more than once. Now retries
 	// start after 250 ms and back off to 1 s, and lookups keep trying for
-	// ~9 s, longer than the fencing.
+	// ~9 s, longer than the fencing; a group whose cluster does not answer
+	// at all fails after ~19 s (a lookup, 500 ms, a lookup) and is rebuilt
+	// by the supervisor.
 	cfg.Consumer.Retry.BackoffFunc = RetryBackoff
 	cfg.Metadata.Retry.Max = 10
-	cfg.Metadata.Retry.BackoffFunc = func(remaining, max int) time.Duration { return RetryBackoff(max - remaining) }
-	cfg.Consumer.Group.Rebalance.Retry.Max = 12
+	// sarama passes the tries made so far (0 before the first retry).
+	cfg.Metadata.Retry.BackoffFunc = func(tried, _ int) time.Duration { return RetryBackoff(tried + 1) }
+	// A JoinGroup answered "not coordinator" (or whose coordinator lookup
+	// failed) is tried once more, 500 ms later: each try's lookup already
+	// outlasts a fencing, and sarama's 4 tries would keep a group waiting in
+	// its join for ~40 s of a cluster that does not answer, where the
+	// supervisor rebuilds it.
+	cfg.Consumer.Group.Rebalance.Retry.Max = 1
 	cfg.Consumer.Group.Rebalance.Retry.Backoff = 500 * time.Millisecond
 	return cfg
 }

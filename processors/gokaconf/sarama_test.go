@@ -23,11 +23,16 @@ func TestRetriesFindAMovedLeaderSoonAndOutlastAFencing(t *testing.T) {
 		}
 		return cfg.Consumer.Retry.Backoff
 	}
+	// sarama calls it with the tries made so far, before each retry
+	// (computeMetadataBackoff: Max minus the attempts remaining).
 	metadata := func(remaining int) time.Duration {
 		if f := cfg.Metadata.Retry.BackoffFunc; f != nil {
-			return f(remaining, cfg.Metadata.Retry.Max)
+			return f(cfg.Metadata.Retry.Max-remaining, cfg.Metadata.Retry.Max)
 		}
 		return cfg.Metadata.Retry.Backoff
+	}
+	if d := metadata(cfg.Metadata.Retry.Max); d != 250*time.Millisecond {
+		t.Errorf("a lookup's first retry after %v, want 250ms", d)
 	}
 	if d := consumer(1); d != 250*time.Millisecond {
 		t.Errorf("a partition consumer's first retry after %v, want 250ms", d)
