@@ -51,7 +51,7 @@ func TopicManagerBuilder(k kafkaconn.Config) goka.TopicManagerBuilder {
 // context): longer than a lost broker takes to be fenced and its
 // partitions' leadership to move (broker.session.timeout.ms, 6 s in
 // deploy/kafka/kafka.sh).
-const topicRequestTimeout = 15 * time.Second
+const topicRequestTimeout = 10 * time.Second
 
 type topicManager struct {
 	cl  *kgo.Client

@@ -19,6 +19,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
@@ -91,6 +92,14 @@ func Permanent(err error) bool {
 		sarama.ErrClusterAuthorizationFailed, sarama.ErrInvalidSessionTimeout,
 		sarama.ErrInconsistentGroupProtocol, sarama.ErrInvalidGroupId} {
 		if errors.Is(err, kerr) {
+			return true
+		}
+	}
+	// The same refusals from franz-go (goka's topic manager is on franz-go:
+	// gokaconf.TopicManagerBuilder).
+	for _, e := range []error{kerr.SaslAuthenticationFailed, kerr.TopicAuthorizationFailed,
+		kerr.GroupAuthorizationFailed, kerr.ClusterAuthorizationFailed} {
+		if errors.Is(err, e) {
 			return true
 		}
 	}

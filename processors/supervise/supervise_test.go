@@ -13,6 +13,7 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 func TestBackoffDoublesToItsCapWithJitter(t *testing.T) {
@@ -55,6 +56,9 @@ func TestPermanentErrors(t *testing.T) {
 	}{
 		{fmt.Errorf("error consuming from group consumer: %w", sarama.ErrFencedInstancedId), true},
 		{fmt.Errorf("x: %w", sarama.ErrGroupAuthorizationFailed), true},
+		{fmt.Errorf("metadata of topic t.inbound: %w", kerr.SaslAuthenticationFailed), true},
+		{fmt.Errorf("offset of t.v1.match-table/3: %w", kerr.TopicAuthorizationFailed), true},
+		{fmt.Errorf("offset of t.v1.match-table/3: %w", kerr.NotLeaderForPartition), false},
 		{sarama.ConfigurationError("Net.ReadTimeout must be > 0"), true},
 		{errors.New(`topics are not copartitioned! Topic 'a' does not have 8 partitions like the rest but 4`), true},
 		{fmt.Errorf("error consuming from group consumer: %w", errors.New("read tcp 127.0.0.1:1->127.0.0.1:9092: i/o timeout")), false},
