@@ -378,7 +378,8 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 		brokerGap = brokerGap.max(g)
 		t.Logf("broker rolling restart: %v for the three nodes; from the last one back to the drive's end (%v later), longest without progress %v",
 			took.Round(100*time.Millisecond), (time.Since(t0) - took).Round(100*time.Millisecond), g)
-		t.Logf("BROKER ROLLING RESTART %s seed %d: the longest time a partition with work waiting went without progress: %v (goal ≤ 10 s)", backend, seed, brokerGap)
+		t.Logf("BROKER ROLLING RESTART %s seed %d: the longest time a partition with work waiting went without progress: %v (goal ≤ 10 s); lag sampling: %s",
+			backend, seed, brokerGap, progress.reads())
 	}
 
 	wctx, wcancel := context.WithTimeout(context.Background(), p.converge)
@@ -482,14 +483,21 @@ type progressWatch struct {
 	done     chan struct{}
 	stopped  chan struct{}
 	failures int // samples that failed as a whole
+	// slowestRead is the longest a sample took (bounded at 2 s).
+	slowestRead time.Duration
 }
 
 // gap is the longest time a partition with work waiting went without
-// progress: which partition, and the longest blind stretch beside it.
+// progress: which partition, and the longest blind stretch beside it. d is
+// seen: the partition read twice, work waiting, its commit where it was.
+// upper also counts the time from the last read that saw it standing to
+// the read that saw it moved (it may have moved just before that read): one
+// sampling interval, or an unread stretch.
 type gap struct {
 	d     time.Duration
 	key   string // group/topic/partition
 	blind time.Duration
+	upper time.Duration
 }
 
 func (g gap) max(o gap) gap {
@@ -498,6 +506,7 @@ func (g gap) max(o gap) gap {
 		r.d, r.key = o.d, o.key
 	}
 	r.blind = max(g.blind, o.blind)
+	r.upper = max(g.upper, o.upper)
 	return r
 }
 
@@ -506,8 +515,9 @@ func (g gap) String() string {
 	if g.key != "" {
 		s += " (" + g.key + ")"
 	}
+	s += fmt.Sprintf(", at most %v", max(g.upper, g.d).Round(100*time.Millisecond))
 	if g.blind >= 2*time.Second {
-		s += fmt.Sprintf(", a partition with work waiting unread for up to %v", g.blind.Round(100*time.Millisecond))
+		s += fmt.Sprintf(" (a partition with work waiting unread for up to %v)", g.blind.Round(100*time.Millisecond))
 	}
 	return s
 }
@@ -525,14 +535,21 @@ func watchProgress(ctx context.Context, adm *kadm.Client, groups []lag.Group) *p
 				return
 			case <-time.After(200 * time.Millisecond):
 			}
-			s, err := lag.Read(ctx, adm, groups)
+			// A read is bounded, so that one blocked on a broker going
+			// down does not stop the sampling of the others.
+			t0 := time.Now()
+			rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			s, err := lag.Read(rctx, adm, groups)
+			cancel()
+			w.mu.Lock()
+			w.slowestRead = max(w.slowestRead, time.Since(t0))
 			if err != nil {
-				w.mu.Lock()
 				w.failures++
-				w.mu.Unlock()
-				continue
 			}
-			w.observe(s, time.Now())
+			w.mu.Unlock()
+			if err == nil {
+				w.observe(s, time.Now())
+			}
 		}
 	}()
 	return w
@@ -548,11 +565,15 @@ func (w *progressWatch) observe(s lag.Sample, now time.Time) {
 		if known && p.Committed < 0 {
 			continue // the commit could not be read: unknown, not moved
 		}
-		if w.waiting[k] {
+		wasWaiting := w.waiting[k]
+		if wasWaiting {
 			w.blind = max(w.blind, now.Sub(w.seen[k]))
 		}
 		w.seen[k], w.waiting[k] = now, p.Lag > 0
 		if !known || p.Committed != c || p.Lag == 0 {
+			if known && p.Committed != c && wasWaiting {
+				w.longest.upper = max(w.longest.upper, now.Sub(w.since[k]))
+			}
 			w.last[k], w.since[k] = p.Committed, now
 			continue
 		}
@@ -582,6 +603,13 @@ func (w *progressWatch) take() gap {
 	g := w.longest
 	w.longest, w.blind = gap{}, 0
 	return g
+}
+
+// reads says how the sampling went: samples that failed, the slowest.
+func (w *progressWatch) reads() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return fmt.Sprintf("%d samples failed, the slowest took %v", w.failures, w.slowestRead.Round(10*time.Millisecond))
 }
 
 func (w *progressWatch) stop() gap {

@@ -64,8 +64,8 @@ func TestProgressWatchCountsStandstillNotUnreadCommits(t *testing.T) {
 	}
 	w.observe(sample(160, 170), t0.Add(10*time.Second)) // moved: the gap ends
 	w.observe(sample(160, 180), t0.Add(11*time.Second))
-	if g := w.take(); g.d != time.Second {
-		t.Errorf("after progress and a take: gap %v, want 1s", g)
+	if g := w.take(); g.d != time.Second || g.upper != 10*time.Second {
+		t.Errorf("after progress and a take: gap %v (at most %v), want 1s seen, at most 10s (the move came between 9 s and 10 s)", g.d, g.upper)
 	}
 	w.observe(sample(180, 180), t0.Add(12*time.Second)) // no work waiting
 	w.observe(sample(180, 180), t0.Add(20*time.Second))
