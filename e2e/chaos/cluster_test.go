@@ -213,6 +213,10 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	slices.SortFunc(evs, func(a, b event) int { return int(a.at - b.at) })
 
 	inbound := topology.Names{NS: ns}.Inbound()
+	var (
+		lossMu sync.Mutex
+		losses []time.Duration // when each leader loss came, since start
+	)
 	var wg sync.WaitGroup
 	var lastFault time.Time
 	var faultMu sync.Mutex
@@ -259,12 +263,26 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 		}
 		mark()
 		at := time.Since(start)
+		lossMu.Lock()
+		losses = append(losses, at)
+		lossMu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			prod, cons := stalls(ctx, adm, groups, inbound, part, before, 20*time.Second)
-			t.Logf("%6.1fs leader of %s/%d (node %d) lost, back %v later: produce stalled %s, consume stalled %s",
-				at.Seconds(), inbound, part, node, ev.down.Round(time.Millisecond), prod, cons)
+			// A stall that lasted into the next loss is not this loss's
+			// alone (its coordinator or leader may be the next node).
+			next := ""
+			lossMu.Lock()
+			for _, l := range losses {
+				if l > at && l-at < 20*time.Second {
+					next = fmt.Sprintf(" (the next loss %.1f s after this one)", (l - at).Seconds())
+					break
+				}
+			}
+			lossMu.Unlock()
+			t.Logf("%6.1fs leader of %s/%d (node %d) lost, back %v later: produce stalled %s, consume stalled %s%s",
+				at.Seconds(), inbound, part, node, ev.down.Round(time.Millisecond), prod, cons, next)
 		}()
 		wg.Add(1)
 		go func(node int32, d time.Duration) {
