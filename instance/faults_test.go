@@ -431,9 +431,11 @@ func waitFor(e *env, what string, cond func() bool) {
 }
 
 // The broker is away for 15 s and comes back on the same address and data:
-// longer than sarama retries, so the instance's groups fail, and they are
-// restarted in-process; the instance does not exit, and what is driven after
-// the restart is processed to the end.
+// the instance's groups lose their sessions and either wait in sarama's
+// retries (a coordinator lookup is tried for ~9 s, a JoinGroup once more:
+// gokaconf, since issue 52 long enough to outlast a Kafka node's fencing)
+// or fail and are restarted in-process; the instance does not exit, and
+// what is driven after the restart is processed to the end.
 func TestBrokerRestartIsSurvivedInProcess(t *testing.T) {
 	e := newEnv(t, "restart", 3*time.Minute, broker.Options{DataDir: t.TempDir()})
 	recs, man := set(t, 300, 11)
@@ -441,6 +443,8 @@ func TestBrokerRestartIsSurvivedInProcess(t *testing.T) {
 	r := e.start("r", instance.Options{Restart: supervise.Backoff{Base: 100 * time.Millisecond, Max: time.Second, Reset: time.Minute}})
 	e.drive(recs[:half])
 	e.waitZero()
+	rebalances := func() float64 { return max(0, e.metric(r, "ste_rebalances_total")) }
+	before := rebalances()
 
 	e.cluster.Close()
 	time.Sleep(15 * time.Second)
@@ -465,10 +469,11 @@ func TestBrokerRestartIsSurvivedInProcess(t *testing.T) {
 	for _, st := range topology.Stages {
 		restarts += max(0, e.metric(r, `ste_group_restarts_total{stage="`+st.String()+`"}`))
 	}
-	if restarts == 0 {
-		t.Fatal("no group restarted: the outage did not test the restarts")
+	rejoined := rebalances() - before
+	if restarts == 0 && rejoined == 0 {
+		t.Fatal("no group restarted or rejoined: the outage did not test the recovery")
 	}
-	t.Logf("%v group restarts", restarts)
+	t.Logf("%v group restarts, %v generations joined after the outage", restarts, rejoined)
 }
 
 // TestBelowMinISRIsReportedWithTheBrokersReason: a cluster below

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -31,6 +32,14 @@ func Partitioner() kgo.Partitioner { return kgo.StickyKeyPartitioner(topology.Pa
 // ProducerOpts are the options of every STE producer: the shared partitioner,
 // acks from all in-sync replicas and idempotence (franz-go's default, kept
 // explicit), and batches large enough for the biggest record we accept.
+//
+// When a partition's leader moves (a broker's controlled shutdown) or is
+// lost (fenced after broker.session.timeout.ms), a producer finds the new
+// one from its metadata: refreshed at most every MetadataMinAge (franz-go's
+// default 5 s: a lost leader's partition stood still up to 5 s after the
+// new leader was elected) and retried after franz-go's backoff, which grows
+// to 5 s while the old leader does not answer. Both are kept to a second or
+// less (docs/operations.md, "Broker settings").
 func ProducerOpts() []kgo.Opt {
 	return []kgo.Opt{
 		kgo.RecordPartitioner(Partitioner()),
@@ -38,7 +47,20 @@ func ProducerOpts() []kgo.Opt {
 		kgo.ProducerBatchMaxBytes(topology.MaxBatchBytes),
 		kgo.ProducerLinger(time.Millisecond),
 		kgo.ProducerBatchCompression(kgo.NoCompression()),
+		kgo.MetadataMinAge(MetadataMinAge),
+		kgo.RetryBackoffFn(RetryBackoff),
 	}
+}
+
+// MetadataMinAge is how soon a client may refresh its metadata again.
+const MetadataMinAge = 250 * time.Millisecond
+
+// RetryBackoff is franz-go's wait before retry n of a request (n ≥ 1):
+// 250 ms doubling to at most 1 s (franz-go's default reaches 5 s), ±20 %
+// so that clients retrying together spread out.
+func RetryBackoff(n int) time.Duration {
+	d := min(250*time.Millisecond<<min(max(n-1, 0), 4), time.Second)
+	return time.Duration(float64(d) * (0.8 + 0.4*rand.Float64()))
 }
 
 // Client opens a franz-go client of the cluster c (brokers, TLS, SASL) with
@@ -52,8 +74,8 @@ func Client(c kafkaconn.Config, extra ...kgo.Opt) (*kgo.Client, error) {
 		// from the client's cache, kept for MetadataMinAge (default 5 s): a
 		// namespace created just after a lookup that found nothing looked
 		// absent for 5 s, and every `ste topics create` or first
-		// `ste process` waited that long.
-		kgo.MetadataMinAge(250*time.Millisecond))
+		// `ste process` waited that long (ProducerOpts keeps it short too).
+		kgo.MetadataMinAge(MetadataMinAge))
 	opts = append(opts, ProducerOpts()...)
 	return kgo.NewClient(append(opts, extra...)...)
 }

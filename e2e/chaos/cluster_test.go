@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -64,7 +65,12 @@ var (
 // RemoveNode of the leading node through `ste broker --control`, its return
 // AddNode on the same port. On Kafka 4 (STE_CHAOS=full, `make chaos-cluster`)
 // three KRaft nodes from `kafka.sh cluster-start`: a leader's loss is kill -9
-// of its JVM and a restart, below min ISR two nodes killed.
+// of its JVM and a restart, below min ISR two nodes killed; and after the
+// instances' rolling restart the brokers' own (each node in turn SIGTERM —
+// Kafka's controlled shutdown —, started again, the next one once every
+// partition is fully replicated), while the second half of the duplicates
+// is driven. Each rolling restart logs the longest time a partition with
+// work waiting went without progress (goal ≤ 10 s).
 func TestChaosCluster(t *testing.T) {
 	if testing.Short() {
 		t.Skip("chaos: brokers, processes and faults (drop -short to run)")
@@ -179,7 +185,12 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 		backend, p.trades, nSet, nDups, p.rate, p.instances, p.leaderLosses, p.kills, driveFor.Round(time.Second))
 	driven := make(chan error, 1)
 	start := time.Now()
-	go func() { driven <- steErr(env, "drive", "--in", set, "--rate", fmt.Sprint(p.rate)) }()
+	var driveEnded atomic.Int64 // when the drive of the set ended, since start
+	go func() {
+		err := steErr(env, "drive", "--in", set, "--rate", fmt.Sprint(p.rate))
+		driveEnded.Store(int64(time.Since(start)))
+		driven <- err
+	}()
 
 	// The faults, spread over the drive: leader losses of a busy partition
 	// (inbound, where the driver writes and the first group reads), each
@@ -201,6 +212,10 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	slices.SortFunc(evs, func(a, b event) int { return int(a.at - b.at) })
 
 	inbound := topology.Names{NS: ns}.Inbound()
+	var (
+		lossMu sync.Mutex
+		losses []time.Duration // when each leader loss came, since start
+	)
 	var wg sync.WaitGroup
 	var lastFault time.Time
 	var faultMu sync.Mutex
@@ -233,6 +248,13 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 			continue
 		}
 		part := int32(rng.IntN(8))
+		// Where the partition stands is read just before the loss: a loss
+		// waits until the previous node is back in sync (leaderLoss), and
+		// a position read before that wait, with the drive going on, made
+		// the partition's first move after the loss look like progress.
+		if err := cb.noneAway(ctx); err != nil {
+			t.Fatalf("leader loss: %v", err)
+		}
 		before, _ := lag.Read(ctx, adm, groups)
 		node, err := cb.leaderLoss(ctx, inbound, part)
 		if err != nil {
@@ -240,12 +262,26 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 		}
 		mark()
 		at := time.Since(start)
+		lossMu.Lock()
+		losses = append(losses, at)
+		lossMu.Unlock()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			prod, cons := stalls(ctx, adm, groups, inbound, part, before, 20*time.Second)
-			t.Logf("%6.1fs leader of %s/%d (node %d) lost, back %v later: produce stalled %s, consume stalled %s",
-				at.Seconds(), inbound, part, node, ev.down.Round(time.Millisecond), prod, cons)
+			// A stall that lasted into the next loss is not this loss's
+			// alone (its coordinator or leader may be the next node).
+			next := ""
+			lossMu.Lock()
+			for _, l := range losses {
+				if l > at && l-at < 20*time.Second {
+					next = fmt.Sprintf(" (the next loss %.1f s after this one)", (l - at).Seconds())
+					break
+				}
+			}
+			lossMu.Unlock()
+			t.Logf("%6.1fs leader of %s/%d (node %d) lost, back %v later: produce stalled %s, consume stalled %s%s",
+				at.Seconds(), inbound, part, node, ev.down.Round(time.Millisecond), prod, cons, next)
 		}()
 		wg.Add(1)
 		go func(node int32, d time.Duration) {
@@ -261,14 +297,23 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	if err := <-driven; err != nil {
 		t.Fatalf("driving: %v", err)
 	}
+	t.Logf("%6.1fs the drive of the set ended (a leader lost after it had nothing more produced there)", time.Duration(driveEnded.Load()).Seconds())
 
 	// Phase 2, while the duplicates are driven slowly: the cluster below
 	// min ISR for a while (every produce refused NOT_ENOUGH_REPLICAS), then a
 	// rolling restart, SIGTERM of each instance in turn as Kubernetes does on
 	// an upgrade, each started again once it has exited and the groups are
-	// stable again.
-	dupRate := max(50, nDups/20)
-	go func() { driven <- steErr(env, "drive", "--in", dups, "--rate", fmt.Sprint(dupRate)) }()
+	// stable again. On Kafka the duplicates are driven in two halves: the
+	// second while the brokers are restarted one by one (phase 3).
+	roller, rolls := cb.(brokerRoller)
+	dupsNow, nNow, dupsLater, nLater := dups, nDups, "", 0
+	if rolls {
+		dupsLater = filepath.Join(dir, "dups-broker-roll.xml")
+		nNow, nLater = splitLines(t, dups, filepath.Join(dir, "dups-first.xml"), dupsLater)
+		dupsNow = filepath.Join(dir, "dups-first.xml")
+	}
+	dupRate := max(50, nNow/20)
+	go func() { driven <- steErr(env, "drive", "--in", dupsNow, "--rate", fmt.Sprint(dupRate)) }()
 	progress := watchProgress(ctx, adm, groups)
 	time.Sleep(2 * time.Second)
 	if err := cb.belowMinISR(ctx, true); err != nil {
@@ -307,8 +352,58 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 		t.Logf("rolling restart: instance %d stopped in %v, back, announced and groups stable %v after SIGTERM",
 			in.n, stopped.Round(10*time.Millisecond), time.Since(t0).Round(100*time.Millisecond))
 	}
+	instGap := progress.take()
+	t.Logf("rolling restart of the instances: the longest time a partition with work waiting went without progress: %v", instGap)
 	if err := <-driven; err != nil {
 		t.Fatalf("driving the duplicates: %v", err)
+	}
+
+	// Phase 3 (Kafka): a rolling restart of the brokers, as an operator's
+	// upgrade does it — each node in turn told to stop (SIGTERM: a
+	// controlled shutdown, its leaderships moved first), started again, and
+	// the next one only once every partition is fully replicated again —
+	// while the rest of the duplicates are driven.
+	var brokerGap gap
+	if rolls {
+		// One rolling operation at a time, as an operator runs them: the
+		// instances' restart settled (every group stable, caught up) first.
+		sctx, scancel := context.WithTimeout(ctx, 2*time.Minute)
+		err := waitMembers(sctx, adm, ns, p.instances)
+		if err == nil {
+			_, err = lag.WaitZero(sctx, adm, groups, lag.WaitOptions{Poll: 500 * time.Millisecond})
+		}
+		scancel()
+		if err != nil {
+			t.Fatalf("before the brokers' rolling restart: %v", err)
+		}
+		rate := max(20, nLater/int(brokerRollDrive/time.Second))
+		go func() { driven <- steErr(env, "drive", "--in", dupsLater, "--rate", fmt.Sprint(rate)) }()
+		time.Sleep(2 * time.Second)
+		progress.reset()
+		t0 := time.Now()
+		var took time.Duration
+		for _, id := range roller.nodes() {
+			r, err := roller.restartNode(ctx, id)
+			if err != nil {
+				t.Fatalf("rolling restart of the brokers, node %d: %v", id, err)
+			}
+			mark()
+			g := progress.take()
+			brokerGap = brokerGap.max(g)
+			t.Logf("%6.1fs broker rolling restart: node %d stopped in %v (SIGTERM), answering %v and every partition fully replicated %v after it; longest without progress meanwhile %v",
+				time.Since(start).Seconds(), id, r.stopped.Round(10*time.Millisecond), r.answered.Round(100*time.Millisecond), r.inSync.Round(100*time.Millisecond), g)
+		}
+		took = time.Since(t0)
+		if err := <-driven; err != nil {
+			t.Fatalf("driving the duplicates during the brokers' rolling restart: %v", err)
+		}
+		mark() // lag 0 is counted from the drive's end
+		g := progress.take()
+		brokerGap = brokerGap.max(g)
+		t.Logf("broker rolling restart: %v for the three nodes; from the last one back to the drive's end (%v later), longest without progress %v",
+			took.Round(100*time.Millisecond), (time.Since(t0) - took).Round(100*time.Millisecond), g)
+		t.Logf("BROKER ROLLING RESTART %s seed %d: the longest time a partition with work waiting went without progress: %v (goal ≤ 10 s); lag sampling: %s",
+			backend, seed, brokerGap, progress.reads())
 	}
 
 	wctx, wcancel := context.WithTimeout(context.Background(), p.converge)
@@ -335,11 +430,14 @@ func runChaosCluster(t *testing.T, backend string, p clusterPlan, seed uint64) {
 	if err := journeysAndIdentitiesKept(wctx, kafkaconn.Plaintext(addrs), ns); err != nil {
 		t.Fatal(err)
 	}
-	longest := progress.stop()
-	t.Logf("rolling restart: the longest time a partition with work waiting went without progress: %v", longest.Round(100*time.Millisecond))
+	progress.stop()
 	n := got.Counts()
-	t.Logf("CHAOS-CLUSTER %s seed %d: %d leader losses, %d kills, converged %.1f s after the last fault; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades)",
-		backend, seed, p.leaderLosses, p.kills, converged.Seconds(), n.ACKs, n.Exceptions, n.Settled)
+	roll := ""
+	if rolls {
+		roll = fmt.Sprintf(", brokers' rolling restart %v", brokerGap.d.Round(100*time.Millisecond))
+	}
+	t.Logf("CHAOS-CLUSTER %s seed %d: %d leader losses, %d kills, converged %.1f s after the last fault (or the last drive's end); longest without progress: instances' rolling restart %v%s; outputs equal ste match (%d ACKs, %d exceptions, %d settled trades)",
+		backend, seed, p.leaderLosses, p.kills, converged.Seconds(), instGap.d.Round(100*time.Millisecond), roll, n.ACKs, n.Exceptions, n.Settled)
 }
 
 // stalls watches topic/partition after its leader was lost: how long until
@@ -388,18 +486,65 @@ func stalls(ctx context.Context, adm *kadm.Client, groups []lag.Group, topic str
 
 // progressWatch samples the groups' committed offsets and keeps, per
 // partition with work waiting (lag > 0), how long it went without its
-// committed offset moving; the longest such gap since the last reset.
+// committed offset moving; the longest such gap since the last reset or
+// take. A partition whose commit or end could not be read in a sample (its
+// group's coordinator or its leader moving) is left as it was: neither
+// progress nor standstill is assumed, and the longest such blind stretch
+// of a partition with work waiting is kept beside the gap, so that a gap
+// hidden by it can be told from none.
 type progressWatch struct {
-	mu      sync.Mutex
-	longest time.Duration
-	since   map[string]time.Time // partition → when it last moved (or when work appeared)
-	last    map[string]int64
-	done    chan struct{}
-	stopped chan struct{}
+	mu       sync.Mutex
+	longest  gap
+	since    map[string]time.Time // partition → when it last moved (or when work appeared)
+	last     map[string]int64
+	seen     map[string]time.Time // partition → when it was last read
+	waiting  map[string]bool      // partition → lag > 0 when last read
+	blind    time.Duration
+	done     chan struct{}
+	stopped  chan struct{}
+	failures int // samples that failed as a whole
+	// slowestRead is the longest a sample took (bounded at 2 s).
+	slowestRead time.Duration
+}
+
+// gap is the longest time a partition with work waiting went without
+// progress: which partition, and the longest blind stretch beside it. d is
+// seen: the partition read twice, work waiting, its commit where it was.
+// upper also counts the time from the last read that saw it standing to
+// the read that saw it moved (it may have moved just before that read): one
+// sampling interval, or an unread stretch.
+type gap struct {
+	d     time.Duration
+	key   string // group/topic/partition
+	blind time.Duration
+	upper time.Duration
+}
+
+func (g gap) max(o gap) gap {
+	r := g
+	if o.d > g.d {
+		r.d, r.key = o.d, o.key
+	}
+	r.blind = max(g.blind, o.blind)
+	r.upper = max(g.upper, o.upper)
+	return r
+}
+
+func (g gap) String() string {
+	s := g.d.Round(100 * time.Millisecond).String()
+	if g.key != "" {
+		s += " (" + g.key + ")"
+	}
+	s += fmt.Sprintf(", at most %v", max(g.upper, g.d).Round(100*time.Millisecond))
+	if g.blind >= 2*time.Second {
+		s += fmt.Sprintf(" (a partition with work waiting unread for up to %v)", g.blind.Round(100*time.Millisecond))
+	}
+	return s
 }
 
 func watchProgress(ctx context.Context, adm *kadm.Client, groups []lag.Group) *progressWatch {
-	w := &progressWatch{since: map[string]time.Time{}, last: map[string]int64{}, done: make(chan struct{}), stopped: make(chan struct{})}
+	w := &progressWatch{since: map[string]time.Time{}, last: map[string]int64{}, seen: map[string]time.Time{},
+		waiting: map[string]bool{}, done: make(chan struct{}), stopped: make(chan struct{})}
 	go func() {
 		defer close(w.stopped)
 		for {
@@ -410,37 +555,84 @@ func watchProgress(ctx context.Context, adm *kadm.Client, groups []lag.Group) *p
 				return
 			case <-time.After(200 * time.Millisecond):
 			}
-			s, err := lag.Read(ctx, adm, groups)
-			if err != nil {
-				continue
-			}
-			now := time.Now()
+			// A read is bounded, so that one blocked on a broker going
+			// down does not stop the sampling of the others.
+			t0 := time.Now()
+			rctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+			s, err := lag.Read(rctx, adm, groups)
+			cancel()
 			w.mu.Lock()
-			for _, p := range s.Partitions {
-				k := fmt.Sprintf("%s/%s/%d", p.Group, p.Topic, p.Partition)
-				if c, ok := w.last[k]; !ok || p.Committed != c || p.Lag == 0 {
-					w.last[k], w.since[k] = p.Committed, now
-					continue
-				}
-				w.longest = max(w.longest, now.Sub(w.since[k]))
+			w.slowestRead = max(w.slowestRead, time.Since(t0))
+			if err != nil {
+				w.failures++
 			}
 			w.mu.Unlock()
+			if err == nil {
+				w.observe(s, time.Now())
+			}
 		}
 	}()
 	return w
 }
 
+// observe folds one sample taken at now.
+func (w *progressWatch) observe(s lag.Sample, now time.Time) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, p := range s.Partitions {
+		k := fmt.Sprintf("%s/%s/%d", p.Group, p.Topic, p.Partition)
+		c, known := w.last[k]
+		if known && p.Committed < 0 {
+			continue // the commit could not be read: unknown, not moved
+		}
+		wasWaiting := w.waiting[k]
+		if wasWaiting {
+			w.blind = max(w.blind, now.Sub(w.seen[k]))
+		}
+		w.seen[k], w.waiting[k] = now, p.Lag > 0
+		if !known || p.Committed != c || p.Lag == 0 {
+			if known && p.Committed != c && wasWaiting {
+				w.longest.upper = max(w.longest.upper, now.Sub(w.since[k]))
+			}
+			w.last[k], w.since[k] = p.Committed, now
+			continue
+		}
+		if d := now.Sub(w.since[k]); d > w.longest.d {
+			w.longest.d, w.longest.key = d, k
+		}
+	}
+	w.longest.blind = max(w.longest.blind, w.blind)
+}
+
+// reset starts a new measurement: gaps count from now.
 func (w *progressWatch) reset() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.longest = 0
+	w.longest, w.blind = gap{}, 0
 	now := time.Now()
 	for k := range w.since {
-		w.since[k] = now
+		w.since[k], w.seen[k] = now, now
 	}
 }
 
-func (w *progressWatch) stop() time.Duration {
+// take returns the longest gap since the last reset or take and starts
+// over; a gap still open goes on counting from where it began.
+func (w *progressWatch) take() gap {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	g := w.longest
+	w.longest, w.blind = gap{}, 0
+	return g
+}
+
+// reads says how the sampling went: samples that failed, the slowest.
+func (w *progressWatch) reads() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return fmt.Sprintf("%d samples failed, the slowest took %v", w.failures, w.slowestRead.Round(10*time.Millisecond))
+}
+
+func (w *progressWatch) stop() gap {
 	close(w.done)
 	<-w.stopped
 	w.mu.Lock()
@@ -448,11 +640,54 @@ func (w *progressWatch) stop() time.Duration {
 	return w.longest
 }
 
+// splitLines writes the first half of in's lines to a, the rest to b, and
+// returns how many each got.
+func splitLines(t *testing.T, in, a, b string) (int, int) {
+	t.Helper()
+	data, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for l := range strings.Lines(string(data)) {
+		if strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	h := len(lines) / 2
+	if err := os.WriteFile(a, []byte(strings.Join(lines[:h], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(strings.Join(lines[h:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return h, len(lines) - h
+}
+
+// brokerRollDrive is how long the second half of the duplicates is driven
+// for during the brokers' rolling restart: longer than the restart of three
+// JVMs takes on this machine, so that work is waiting throughout it.
+const brokerRollDrive = 150 * time.Second
+
+// brokerRoller is a cluster whose nodes can be restarted one at a time.
+type brokerRoller interface {
+	nodes() []int32
+	// restartNode stops node as an operator's rolling restart does (a
+	// controlled shutdown), starts it again, and returns once every
+	// partition is fully replicated again.
+	restartNode(ctx context.Context, node int32) (nodeRestart, error)
+}
+
+// nodeRestart is the time one node's restart took, from its SIGTERM.
+type nodeRestart struct{ stopped, answered, inSync time.Duration }
+
 // clusterBackend is three brokers the suite can take a leader from.
 type clusterBackend interface {
 	addrs() string
 	// leaderLoss takes away the node leading topic/partition and says which.
 	leaderLoss(ctx context.Context, topic string, partition int32) (int32, error)
+	// noneAway returns once no node a leader loss took is still away.
+	noneAway(ctx context.Context) error
 	nodeBack(ctx context.Context, node int32) error
 	// belowMinISR drops the cluster below min.insync.replicas, or lifts it.
 	belowMinISR(ctx context.Context, on bool) error
@@ -504,6 +739,13 @@ type kfakeBackend struct {
 }
 
 func (k *kfakeBackend) addrs() string { return k.a }
+func (k *kfakeBackend) noneAway(ctx context.Context) error {
+	if err := lockWhenNoneAway(ctx, &k.mu, func() bool { return k.away }); err != nil {
+		return err
+	}
+	k.mu.Unlock()
+	return nil
+}
 func (k *kfakeBackend) leaderLoss(ctx context.Context, topic string, part int32) (int32, error) {
 	// One node away at a time, as on Kafka: on a loaded machine the
 	// schedule falls behind and losses bunch up, and two nodes away is the
@@ -543,6 +785,13 @@ type kafkaBackend struct {
 }
 
 func (k *kafkaBackend) addrs() string { return k.c.Bootstrap }
+func (k *kafkaBackend) noneAway(ctx context.Context) error {
+	if err := lockWhenNoneAway(ctx, &k.mu, func() bool { return k.lost != 0 }); err != nil {
+		return err
+	}
+	k.mu.Unlock()
+	return nil
+}
 func (k *kafkaBackend) leaderLoss(ctx context.Context, topic string, part int32) (int32, error) {
 	// One node away at a time: a JVM takes seconds to come back, and two
 	// losses at once are the min ISR case, not this one.
@@ -570,6 +819,14 @@ func (k *kafkaBackend) leaderLoss(ctx context.Context, topic string, part int32)
 }
 func (k *kafkaBackend) nodeBack(ctx context.Context, node int32) error {
 	err := k.c.Node(node).Restart(ctx)
+	if err == nil {
+		// Back means in sync again: a node that answers but has not yet
+		// caught up is not in the ISR, and losing another leader then is
+		// the cluster below min ISR (produce refused until the first one
+		// catches up: 15–21 s "leader losses" in a run that did not wait),
+		// not one leader's loss.
+		err = waitFullyReplicated(ctx, k.adm)
+	}
 	k.mu.Lock()
 	k.lost = 0
 	k.mu.Unlock()
@@ -592,4 +849,70 @@ func (k *kafkaBackend) belowMinISR(ctx context.Context, on bool) error {
 	}
 	k.down = nil
 	return nil
+}
+
+func (k *kafkaBackend) nodes() []int32 {
+	var ids []int32
+	for i := range k.c.Nodes {
+		ids = append(ids, int32(i+1))
+	}
+	return ids
+}
+
+func (k *kafkaBackend) restartNode(ctx context.Context, id int32) (nodeRestart, error) {
+	var r nodeRestart
+	n := k.c.Node(id)
+	t0 := time.Now()
+	if err := n.Stop(); err != nil { // SIGTERM: Kafka's controlled shutdown
+		return r, err
+	}
+	r.stopped = time.Since(t0)
+	if err := n.Restart(ctx); err != nil {
+		return r, err
+	}
+	r.answered = time.Since(t0)
+	if err := waitFullyReplicated(ctx, k.adm); err != nil {
+		return r, fmt.Errorf("node %d back: %w", id, err)
+	}
+	r.inSync = time.Since(t0)
+	return r, nil
+}
+
+// waitFullyReplicated waits until every partition has all its replicas in
+// sync (3 minutes at most).
+func waitFullyReplicated(ctx context.Context, adm *kadm.Client) error {
+	wctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	for {
+		under, err := underReplicated(wctx, adm)
+		if err == nil && under == 0 {
+			return nil
+		}
+		select {
+		case <-wctx.Done():
+			return fmt.Errorf("%d partitions not fully replicated 3 minutes later (%v)", under, err)
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// underReplicated counts the partitions of every topic whose in-sync
+// replicas are fewer than their replicas, or that have no leader.
+func underReplicated(ctx context.Context, adm *kadm.Client) (int, error) {
+	md, err := adm.Metadata(ctx)
+	if err != nil {
+		return -1, err
+	}
+	n := 0
+	for _, t := range md.Topics {
+		if t.Err != nil {
+			return -1, t.Err
+		}
+		for _, p := range t.Partitions {
+			if p.Err != nil || p.Leader < 0 || len(p.ISR) < len(p.Replicas) {
+				n++
+			}
+		}
+	}
+	return n, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ste-utility/ste/topics/lag"
 )
 
 // stepsOf reads a round's steps from the instances' logs: the partition's
@@ -36,4 +38,38 @@ func TestStepsOfARound(t *testing.T) {
 		t.Errorf("slowest step %q, want the table's recovery, 12.0 s", got)
 	}
 	t.Log(r)
+}
+
+// The rolling restarts' progress tracker counts how long a partition with
+// work waiting stood still, and takes a sample in which its group's commit
+// could not be read (a coordinator moving: Committed -1) as unknown — not
+// as progress, which would end the gap early and hide a stall.
+func TestProgressWatchCountsStandstillNotUnreadCommits(t *testing.T) {
+	w := &progressWatch{since: map[string]time.Time{}, last: map[string]int64{}, seen: map[string]time.Time{}, waiting: map[string]bool{}}
+	t0 := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
+	sample := func(committed, end int64) lag.Sample {
+		return lag.Sample{Partitions: []lag.Partition{{Group: "g", Topic: "in", Partition: 3, Committed: committed, End: end, Lag: max(end-committed, 0)}}}
+	}
+	w.observe(sample(100, 120), t0)
+	w.observe(sample(100, 130), t0.Add(2*time.Second)) // waiting, not moved
+	w.observe(sample(-1, 140), t0.Add(4*time.Second))  // commit unread
+	w.observe(sample(-1, 150), t0.Add(7*time.Second))
+	w.observe(sample(100, 160), t0.Add(9*time.Second)) // still where it was
+	g := w.take()
+	if g.d != 9*time.Second || g.key != "g/in/3" {
+		t.Fatalf("gap %v, want 9s on g/in/3 (the unread samples are no progress)", g)
+	}
+	if g.blind != 7*time.Second {
+		t.Errorf("blind stretch %v, want 7s (read at 2 s, next at 9 s)", g.blind)
+	}
+	w.observe(sample(160, 170), t0.Add(10*time.Second)) // moved: the gap ends
+	w.observe(sample(160, 180), t0.Add(11*time.Second))
+	if g := w.take(); g.d != time.Second || g.upper != 10*time.Second {
+		t.Errorf("after progress and a take: gap %v (at most %v), want 1s seen, at most 10s (the move came between 9 s and 10 s)", g.d, g.upper)
+	}
+	w.observe(sample(180, 180), t0.Add(12*time.Second)) // no work waiting
+	w.observe(sample(180, 180), t0.Add(20*time.Second))
+	if g := w.take(); g.d != 0 {
+		t.Errorf("a partition without work waiting: gap %v, want none", g)
+	}
 }

@@ -1,7 +1,8 @@
 // Package gokaconf is goka's configuration for STE: its sarama clients
 // (protocol, offsets, the group's timeouts and static membership, an
-// idempotent acks=all producer, TLS and SASL), the topic manager that
-// creates nothing, the rejoin wait, and where goka's and sarama's logs go.
+// idempotent acks=all producer, TLS and SASL, the retries while a leader or
+// a coordinator moves), the topic manager (on franz-go) that creates
+// nothing, the rejoin wait, and where goka's and sarama's logs go.
 // Measured against Apache Kafka 4 and kfake (docs/ARCHITECTURE.md,
 // "Failure behaviour").
 package gokaconf
@@ -68,7 +69,38 @@ func SaramaConfig() *sarama.Config {
 	// Net.ReadTimeout (sarama issue 2820): the read timeout must exceed the
 	// rebalance timeout, or a slow rebalance ends in "i/o timeout".
 	cfg.Net.ReadTimeout = cfg.Consumer.Group.Rebalance.Timeout + 10*time.Second
+	// A broker's controlled shutdown (a rolling restart) or its loss moves
+	// leaderships and group coordinators (docs/operations.md, "Broker
+	// settings"). sarama's defaults waited 2 s before a partition consumer
+	// looked for its partition's new leader, 2 s between JoinGroup tries
+	// while a coordinator moved, and gave a claim, a coordinator lookup or
+	// a metadata refresh 3 tries 250 ms apart — less than a lost broker
+	// takes to be fenced (broker.session.timeout.ms), so the group's session
+	// ended and goka rebuilt the group, often more than once. Now retries
+	// start after 250 ms and back off to 1 s, and lookups keep trying for
+	// ~9 s, longer than the fencing; a group whose cluster does not answer
+	// at all fails after ~19 s (a lookup, 500 ms, a lookup) and is rebuilt
+	// by the supervisor.
+	cfg.Consumer.Retry.BackoffFunc = RetryBackoff
+	cfg.Metadata.Retry.Max = 10
+	// sarama passes the tries made so far (0 before the first retry).
+	cfg.Metadata.Retry.BackoffFunc = func(tried, _ int) time.Duration { return RetryBackoff(tried + 1) }
+	// A JoinGroup answered "not coordinator" (or whose coordinator lookup
+	// failed) is tried once more, 500 ms later: each try's lookup already
+	// outlasts a fencing, and sarama's 4 tries would keep a group waiting in
+	// its join for ~40 s of a cluster that does not answer, where the
+	// supervisor rebuilds it.
+	cfg.Consumer.Group.Rebalance.Retry.Max = 1
+	cfg.Consumer.Group.Rebalance.Retry.Backoff = 500 * time.Millisecond
 	return cfg
+}
+
+// RetryBackoff is the wait before retry n (1-based) of a request to a
+// partition's leader or a group's coordinator: 250 ms, 500 ms, then 1 s.
+// A moved leader is found at the first retry; a lost one within a second
+// of its fencing.
+func RetryBackoff(n int) time.Duration {
+	return min(250*time.Millisecond<<max(n-1, 0), time.Second)
 }
 
 // RejoinWait is how long a group waits after a rebalance ended its session
@@ -109,7 +141,8 @@ func Group(k kafkaconn.Config, instanceID string) *sarama.Config {
 	return cfg
 }
 
-// TopicManager is goka's topic manager configuration: topics are made in
+// TopicManager is goka's topic manager configuration (TopicManagerBuilder's
+// mismatch rule; goka's own manager in tests): topics are made in
 // one place, topics.Create, with the operator's replication and configs
 // (or by the operator: --no-create-topics); a topic goka created would have
 // its defaults, so it creates none.

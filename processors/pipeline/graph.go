@@ -249,7 +249,7 @@ func (s *wiring) processorOptions(st topology.Stage, o Options, static string, l
 	opts := []goka.ProcessorOption{
 		nilHandling(),
 		goka.WithClientID(topology.ClientID(o.InstanceID, st)),
-		goka.WithTopicManagerBuilder(goka.TopicManagerBuilderWithConfig(gokaconf.Sarama(o.Kafka), gokaconf.TopicManager())),
+		goka.WithTopicManagerBuilder(gokaconf.TopicManagerBuilder(o.Kafka)),
 		goka.WithProducerBuilder(s.producerChain(st, o)),
 		goka.WithConsumerGroupBuilder(goka.ConsumerGroupBuilderWithConfig(gokaconf.Group(o.Kafka, static))),
 		goka.WithConsumerSaramaBuilder(goka.SaramaConsumerBuilderWithConfig(gokaconf.Sarama(o.Kafka))),

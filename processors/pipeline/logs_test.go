@@ -10,18 +10,25 @@ import (
 	"testing"
 	"time"
 
+	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/gokaconf"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/supervise"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topology"
 )
 
-// A cluster that refuses goka's login: Run fails at once (no hang), and
-// sarama's report of it reaches the log at warn or above — without the
-// password.
+// A cluster that refuses goka's login: Run fails (no hang), and sarama's
+// report of the refusal reaches the log at warn or above — without the
+// password. goka's topic manager is on franz-go (gokaconf.TopicManagerBuilder)
+// and is the group's first contact with the cluster, so sarama's report is
+// checked on a sarama client of the same configuration, routed as Run routes
+// them (kfake closes a refused login's connection, which franz-go reports
+// as EOF and retries for the topic manager's 10 s: real Kafka answers
+// SASL_AUTHENTICATION_FAILED, a permanent error, at once).
 func TestSaramaProblemsReachTheLog(t *testing.T) {
 	const password = "right-password-never-logged"
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.EnableSASL(), kfake.Superuser(kafkaconn.ScramSHA256, "ste", password))
@@ -49,6 +56,11 @@ func TestSaramaProblemsReachTheLog(t *testing.T) {
 	}
 	if d := time.Since(start); d > 45*time.Second {
 		t.Fatalf("refusal took %v", d)
+	}
+	cfg := gokaconf.Sarama(k)
+	cfg.Metadata.Retry.Max = 0 // the first refusal is enough here
+	if _, err := sarama.NewClient(k.Brokers, cfg); err == nil {
+		t.Fatal("a sarama client logged in with a wrong password")
 	}
 	var warned []string
 	for _, line := range bytes.Split(bytes.TrimSpace(buf.Bytes()), []byte("\n")) {

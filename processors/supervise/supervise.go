@@ -19,6 +19,7 @@ import (
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
@@ -34,8 +35,8 @@ type Backoff struct {
 	Base, Max, Reset, Start time.Duration
 }
 
-// DefaultRestart: 1 s, 2 s, 4 s … at most 30 s; a minute of running
-// forgives; a group that cannot start for 25 s while the cluster answers
+// DefaultRestart: 250 ms, 500 ms, 1 s, then every 2 s at most; a minute of
+// running forgives; a group that cannot start for 25 s while the cluster answers
 // nothing fails Run. The start budget rides out a broker restarting as the
 // instance starts (the Kafka JVM took up to 22 s here); a group refused for
 // longer by a cluster that does not answer — credentials it cannot use,
@@ -47,7 +48,17 @@ type Backoff struct {
 // cluster takes longer than the budget to come back, and an instance
 // restarted meanwhile must not exit. Once a group has run, it is restarted
 // for ever.
-var DefaultRestart = Backoff{Base: time.Second, Max: 30 * time.Second, Reset: time.Minute, Start: 25 * time.Second}
+//
+// The cap is short because a group fails over and over while a Kafka node
+// is lost and not yet fenced (its coordinator or a partition's leader does
+// not answer for broker.session.timeout.ms), and must be back soon after
+// the cluster heals: with 1 s doubling to 30 s, the restart that followed
+// the fencing came up to 20 s later, and a leader loss on Kafka 4 stalled a
+// group for 11–28 s (docs/benchmarks.md, "Kafka 4: the brokers' rolling
+// restart"). A restart that meets a cluster still down fails fast (a
+// refused connection) or waits out sarama's metadata retries (~9 s,
+// gokaconf), so a long outage costs a warning every few seconds per group.
+var DefaultRestart = Backoff{Base: 250 * time.Millisecond, Max: 2 * time.Second, Reset: time.Minute, Start: 25 * time.Second}
 
 // OrDefault fills the zero fields from DefaultRestart.
 func (b Backoff) OrDefault() Backoff {
@@ -81,6 +92,14 @@ func Permanent(err error) bool {
 		sarama.ErrClusterAuthorizationFailed, sarama.ErrInvalidSessionTimeout,
 		sarama.ErrInconsistentGroupProtocol, sarama.ErrInvalidGroupId} {
 		if errors.Is(err, kerr) {
+			return true
+		}
+	}
+	// The same refusals from franz-go (goka's topic manager is on franz-go:
+	// gokaconf.TopicManagerBuilder).
+	for _, e := range []error{kerr.SaslAuthenticationFailed, kerr.TopicAuthorizationFailed,
+		kerr.GroupAuthorizationFailed, kerr.ClusterAuthorizationFailed} {
+		if errors.Is(err, e) {
 			return true
 		}
 	}

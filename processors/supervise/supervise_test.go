@@ -13,6 +13,7 @@ import (
 
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
+	"github.com/twmb/franz-go/pkg/kerr"
 )
 
 func TestBackoffDoublesToItsCapWithJitter(t *testing.T) {
@@ -33,6 +34,21 @@ func TestBackoffDoublesToItsCapWithJitter(t *testing.T) {
 	}
 }
 
+// A group failing while a lost broker is not yet fenced is restarted within
+// 2 s of the cluster healing, whatever its streak of failures (a leader
+// loss on Kafka 4 is the fencing, ~6.75 s, plus this).
+func TestDefaultRestartComesBackSoonAfterTheClusterHeals(t *testing.T) {
+	b := DefaultRestart.OrDefault()
+	for n := range 30 {
+		if d := b.Delay(n); d > 2*time.Second {
+			t.Fatalf("restart %d of a streak after %v, want at most 2s", n+1, d)
+		}
+	}
+	if d := b.Delay(0); d > 250*time.Millisecond {
+		t.Errorf("first restart after %v, want at most 250ms (a leader moving is over in well under a second)", d)
+	}
+}
+
 func TestPermanentErrors(t *testing.T) {
 	for _, c := range []struct {
 		err  error
@@ -40,6 +56,9 @@ func TestPermanentErrors(t *testing.T) {
 	}{
 		{fmt.Errorf("error consuming from group consumer: %w", sarama.ErrFencedInstancedId), true},
 		{fmt.Errorf("x: %w", sarama.ErrGroupAuthorizationFailed), true},
+		{fmt.Errorf("metadata of topic t.inbound: %w", kerr.SaslAuthenticationFailed), true},
+		{fmt.Errorf("offset of t.v1.match-table/3: %w", kerr.TopicAuthorizationFailed), true},
+		{fmt.Errorf("offset of t.v1.match-table/3: %w", kerr.NotLeaderForPartition), false},
 		{sarama.ConfigurationError("Net.ReadTimeout must be > 0"), true},
 		{errors.New(`topics are not copartitioned! Topic 'a' does not have 8 partitions like the rest but 4`), true},
 		{fmt.Errorf("error consuming from group consumer: %w", errors.New("read tcp 127.0.0.1:1->127.0.0.1:9092: i/o timeout")), false},

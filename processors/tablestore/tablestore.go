@@ -25,6 +25,7 @@ import (
 	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/query"
+	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -48,7 +49,7 @@ func Open(d Disk) (*diskstore.DB, func(), error) {
 		return nil, func() {}, nil
 	}
 	log := d.Logger
-	cl, err := kgo.NewClient(d.Kafka.Opts()...)
+	cl, err := kgo.NewClient(append(d.Kafka.Opts(), kgo.MetadataMinAge(topics.MetadataMinAge), kgo.RetryBackoffFn(topics.RetryBackoff))...)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -86,35 +87,51 @@ func Open(d Disk) (*diskstore.DB, func(), error) {
 }
 
 // changelogOf is a changelog partition's topic id, first and next offsets.
+// What a healing cluster answers — the partition's leader moving
+// (NOT_LEADER_OR_FOLLOWER) or not answering until it is fenced, another
+// partition's leader down — is tried again (kafkaconn.Retry) for up to 30
+// s: failing here failed the table's setup, and the supervisor rebuilt the
+// whole group after a backoff (docs/benchmarks.md, "Kafka 4: the brokers'
+// rolling restart").
 func changelogOf(adm *kadm.Client, topic string, p int32) (diskstore.Changelog, error) {
 	var cl diskstore.Changelog
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	td, err := adm.ListTopics(ctx, topic)
+	err := kafkaconn.Retry(ctx, nil, "", func() error {
+		td, err := adm.ListTopics(ctx, topic)
+		if err != nil {
+			return err
+		}
+		t, ok := td[topic]
+		if !ok || t.Err != nil {
+			return fmt.Errorf("%s: no such topic (%v)", topic, t.Err)
+		}
+		cl.TopicID = t.ID
+		return nil
+	})
 	if err != nil {
 		return cl, err
 	}
-	t, ok := td[topic]
-	if !ok || t.Err != nil {
-		return cl, fmt.Errorf("%s: no such topic (%v)", topic, t.Err)
-	}
-	cl.TopicID = t.ID
 	for _, l := range []struct {
 		list func(context.Context, ...string) (kadm.ListedOffsets, error)
 		into *int64
 	}{{adm.ListStartOffsets, &cl.Start}, {adm.ListEndOffsets, &cl.End}} {
-		offs, err := l.list(ctx, topic)
+		err := kafkaconn.Retry(ctx, nil, "", func() error {
+			// Another partition's leader down fails its shard of the
+			// request; this one's answer may be there all the same.
+			offs, err := l.list(ctx, topic)
+			if o, ok := offs.Lookup(topic, p); ok {
+				*l.into = o.Offset
+				return o.Err
+			}
+			if err == nil {
+				err = fmt.Errorf("%s/%d: no such partition", topic, p)
+			}
+			return err
+		})
 		if err != nil {
 			return cl, err
 		}
-		o, ok := offs.Lookup(topic, p)
-		if !ok {
-			return cl, fmt.Errorf("%s/%d: no such partition", topic, p)
-		}
-		if o.Err != nil {
-			return cl, o.Err
-		}
-		*l.into = o.Offset
 	}
 	return cl, nil
 }
