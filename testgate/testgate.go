@@ -61,7 +61,7 @@ var Suites = []Suite{
 	{Name: "chaos-cluster", Tests: "e2e/chaos TestChaosCluster/kfake", Env: "STE_CHAOS=full", Run: "make chaos-cluster-kfake",
 		Cost: "118 s (docs/benchmarks.md, \"Cluster chaos\")"},
 	{Name: "chaos-cluster-kafka", Tests: "e2e/chaos TestChaosCluster/kafka (three KRaft nodes)", Env: "STE_CHAOS=full", Run: "make chaos-cluster-kafka",
-		Cost: "347 s (docs/benchmarks.md, \"Cluster chaos\")"},
+		Cost: "390–555 s with the brokers' rolling restart, three runs of 6 December at load 6–26 (docs/benchmarks.md, \"Cluster chaos\")"},
 	{Name: "acl", Tests: "topics/access TestACLsOnKafka", Env: "STE_ACL=1", Run: "make acl",
 		Cost: "12 s with Kafka cached (11 s of test, 6 December)"},
 	{Name: "backtest-kafka", Tests: "e2e TestBacktest on Kafka 4", Env: "STE_REPLAY_KAFKA=1", Run: "make backtest-kafka",
