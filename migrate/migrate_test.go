@@ -1,6 +1,7 @@
 package migrate_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/migrate"
 	"github.com/ste-utility/ste/processors/changelog"
+	"github.com/ste-utility/ste/processors/fence"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
@@ -415,5 +417,49 @@ func (e *env) joined(member *kgo.Client, group string) {
 		if time.Now().After(deadline) {
 			e.t.Fatalf("%s did not join group %s", member.OptValue(kgo.ClientID), group)
 		}
+	}
+}
+
+// TestMigrateDropsAFormerOwnersLateWrite: a match table write of a
+// partition's former owner that reached the changelog after its new
+// owner's (a zombie's late write, issue 52; processors/fence) is not the
+// key's state, and migration carries the new owner's value. Without the
+// filter in carry the zombie's value, the later record, would be carried.
+func TestMigrateDropsAFormerOwnersLateWrite(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	wrote := e.state("old")
+	from, to := topology.Names{NS: "old"}, topology.Names{NS: "new"}
+	src, dst := topology.Table(from.MatchGroup()), topology.Table(to.MatchGroup())
+	// A trade the state wrote (state's keys are the same sequence).
+	k := schemas.TradeKey(uint64(1)*0x9e3779b97f4a7c15 + 1)
+	key := k.String()
+	if _, ok := wrote.values[src][key]; !ok {
+		t.Fatalf("the state holds no value for %s", key)
+	}
+	p := topics.PartitionOf(key, 4)
+	value := func(ref string) []byte {
+		tr := &matching.Trade{Key: k, Newest: 30 * 24 * hour, Keys: []schemas.Key{{TradeRef: ref}}}
+		b, err := tr.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	owner, former := fence.Epoch{End: 1000, Generation: 3}, fence.Epoch{End: 400, Generation: 2}
+	newer, zombie := value("NEW-OWNER"), value("ZOMBIE")
+	recs := []*kgo.Record{
+		{Topic: src, Partition: p, Key: []byte(key), Value: newer, Headers: []kgo.RecordHeader{{Key: fence.Header, Value: owner.Encode()}}},
+		{Topic: src, Partition: p, Key: []byte(key), Value: zombie, Headers: []kgo.RecordHeader{{Key: fence.Header, Value: former.Encode()}}},
+	}
+	if err := e.cl.ProduceSync(ctx, recs...).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := migrate.Migrate(ctx, e.options("old", "new", 6)); err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := e.partitions(dst, topology.StageMatch)
+	if !bytes.Equal(got[key], newer) {
+		t.Fatalf("%s carries the zombie's value for %s: %v (want the new owner's)", dst, key, bytes.Equal(got[key], zombie))
 	}
 }
