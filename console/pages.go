@@ -206,18 +206,9 @@ func (s *Server) livePart(w http.ResponseWriter, r *http.Request) {
 
 // ---- history ----
 
-var historyReports = []string{"throughput", "degradation", "latency", "queues", "exceptions", "timeliness", "allegements"}
-
-// historyHeadings are the History page's headings, one per report.
-var historyHeadings = map[string]string{
-	"throughput":  "Throughput per stage",
-	"degradation": "Volume degradation: throughput as stored messages grow",
-	"latency":     "CLS latency",
-	"queues":      "Queues per stage (operational laws)",
-	"exceptions":  "Exceptions by reason",
-	"timeliness":  "Timeliness against market cutoffs, and the share affirmed by them",
-	"allegements": "Allegements: who answers late",
-}
+// historyReports are the History page's reports: those analytics/charts
+// draws (the report registry's).
+var historyReports = report.Charted
 
 type historyData struct {
 	Heading                          string
@@ -262,9 +253,9 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	if d.Report == "" {
 		d.Report = "throughput"
 	}
-	d.Heading = historyHeadings[d.Report]
-	if d.Heading == "" {
-		d.Heading = "History"
+	d.Heading = "History"
+	if rep, ok := report.Lookup(d.Report); ok && rep.Title != "" {
+		d.Heading = rep.Title
 	}
 	name, p, err := s.historyParams(q)
 	if err == nil {
