@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Step reads a throughput resolution as operators type it (ste report
@@ -122,7 +124,9 @@ var Reports = []Report{
 	entry(Report{Name: "allegements", Describe: "per participant and market: allegements sent (ALG), answered, outstanding, their age, and those answered after the market cutoff or still owed past it — who answers allegements late",
 		Chart: true, Title: "Allegements: who answers late"}, Allegements),
 	entry(Report{Name: "namespaces", Describe: "namespaces in the store, most recently ingested first", anyNamespace: true},
-		func(ctx context.Context, st *store.Store, _ Params) (*NamespacesResult, error) { return Namespaces(ctx, st) }),
+		func(ctx context.Context, st *store.Store, _ Params) (*NamespacesResult, error) {
+			return Namespaces(ctx, st)
+		}),
 	entry(Report{Name: "bench", Describe: "recorded ste bench runs", anyNamespace: true}, Bench),
 }
 
@@ -294,8 +298,17 @@ func firstLine(s string) string {
 	return s
 }
 
-// stageOrder sorts stages in pipeline order, unknown ones last.
-var stageOrder = map[string]int{"inbound": 0, "validate": 1, "identity": 2, "match": 3, "network": 4, "cls": 5, "exceptions": 6}
+// stageOrder sorts the store's stages in pipeline order, unknown ones
+// last: the offered load ("inbound", the inbound records' time), the
+// topology's stages, the whole pipeline, then the outputs the store counts
+// (analytics/store's throughput views).
+var stageOrder = func() map[string]int {
+	order := map[string]int{}
+	for i, s := range slices.Concat([]string{"inbound"}, topology.StageNames(), []string{topology.Network, "cls", "exceptions"}) {
+		order[s] = i
+	}
+	return order
+}()
 
 func sortStages(s []string) {
 	sort.Slice(s, func(i, j int) bool {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/ste-utility/ste/measure/bench"
 	"github.com/ste-utility/ste/plotting"
+	"github.com/ste-utility/ste/topology"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -109,7 +110,7 @@ func Degradation(run Run, file string) error {
 // Timeline plots queue length per stage and CLS latency over a run, into
 // base-queues.ext and base-latency.ext.
 func Timeline(run Run, title, base, ext string) error {
-	stages := []string{"validate", "identity", "match", "network"}
+	stages := append(topology.StageNames(), topology.Network)
 	q := map[string]plotter.XYs{}
 	var lat plotter.XYs
 	for _, t := range run.Timeline {
