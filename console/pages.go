@@ -17,6 +17,7 @@ import (
 	"github.com/ste-utility/ste/analytics/charts"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/exceptions"
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
@@ -639,7 +640,7 @@ type tradeData struct {
 	Found       bool
 	Instance    string
 	Partition   int32
-	Trade       lookup.Found
+	Trade       api.TradeFound
 	Journeys    []journeyView
 	JourneysErr string
 	Errors      []string
@@ -723,7 +724,7 @@ func (s *Server) tradePage(w http.ResponseWriter, r *http.Request) {
 	if h, found, err := s.lookup.Find(ctx, key, ""); err != nil {
 		d.Errors = append(d.Errors, err.Error())
 	} else if found {
-		d.Found, d.Instance, d.Trade = true, h.Instance, lookup.Found{Partition: h.Partition, Trade: h.Trade}
+		d.Found, d.Instance, d.Trade = true, h.Instance, api.TradeFound{Partition: h.Partition, Trade: h.Trade}
 	}
 	if rt, err := s.lookup.Routing(ctx, false); err == nil {
 		if !d.Found {

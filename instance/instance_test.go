@@ -17,6 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
@@ -117,13 +118,13 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 
 	// /status: the validate instance owns validate's partitions and reports
 	// lag for those only.
-	var st instance.Status
+	var st api.Status
 	for {
 		resp, err := http.Get("http://" + v.HTTP + "/status")
 		if err != nil {
 			t.Fatal(err)
 		}
-		st = instance.Status{}
+		st = api.Status{}
 		json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
 		if !st.LagAt.IsZero() && len(st.Lag) > 0 || ctx.Err() != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -92,37 +91,6 @@ func FollowRefdata(ctx context.Context, c kafkaconn.Config, ns string, onLoad, o
 			onLoad(set.Clone())
 		case loaded && changed:
 			onUpdate(set.Clone())
-		}
-	}
-}
-
-// WaitTopics waits until the namespace's topics exist (another process may be
-// creating them), up to timeout.
-func WaitTopics(ctx context.Context, adm *kadm.Client, names []string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		td, err := adm.ListTopics(ctx, names...)
-		missing := 0
-		if err == nil {
-			for _, n := range names {
-				if d, ok := td[n]; !ok || d.Err != nil {
-					missing++
-				}
-			}
-		}
-		if err == nil && missing == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			if err != nil {
-				return err
-			}
-			return fmt.Errorf("%d topics missing (run ste topics create)", missing)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
 		}
 	}
 }
