@@ -14,12 +14,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/migrate"
 	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/origin"
 	"github.com/ste-utility/ste/topology"
