@@ -1,7 +1,7 @@
 package e2e
 
 // Kafka's own command-line tools (the kafka-tools jar of the Kafka release
-// deploy/kafka runs) against both brokers: what an operator sees of a
+// internal/testing/kafka runs) against both brokers: what an operator sees of a
 // namespace must not depend on which broker STE runs on.
 
 import (
@@ -20,7 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/internal/testing/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
@@ -341,7 +341,7 @@ func described(t *testing.T, out string) map[string]topicShape {
 			s.Replication, _ = strconv.Atoi(m["ReplicationFactor"])
 			var cs []string
 			for _, c := range strings.Split(m["Configs"], ",") {
-				// deploy/kafka's server.properties sets it, so Kafka lists
+				// internal/testing/kafka's server.properties sets it, so Kafka lists
 				// it on every topic as a (static) broker setting.
 				if c != "" && c != "min.insync.replicas=1" {
 					cs = append(cs, c)

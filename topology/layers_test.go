@@ -53,10 +53,10 @@ var layers = []struct {
 			"analytics", "diff"}},
 	{"interfaces", "the participants' gateway, the operators' console, the command line, the demo, the binary",
 		[]string{"gateway", "adapters/iso20022", "adapters/fixgw", "console", "cli", "demo", "cmd/ste"}},
-	{"harnesses", "what tests import and no production package does (internal/testing): a table store's due-index suite, a test's embedded broker",
-		[]string{"internal/testing/duetest", "internal/testing/brokertest"}},
+	{"harnesses", "what tests import and no production package does (internal/testing): a table store's due-index suite, a test's embedded broker, real Kafka 4",
+		[]string{"internal/testing/duetest", "internal/testing/brokertest", "internal/testing/kafka"}},
 	{"suites", "tests of the whole, and the test gate's command (make gates, make verify-all): no production code",
-		[]string{"conformance", "analytics/conformance", "docs", "deploy", "deploy/kafka", "deploy/monitoring", "e2e/v3set", "e2e", "e2e/chaos",
+		[]string{"conformance", "analytics/conformance", "docs", "deploy", "deploy/monitoring", "e2e/v3set", "e2e", "e2e/chaos",
 			"testgate/cmd/gates"}},
 }
 
