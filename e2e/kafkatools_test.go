@@ -101,9 +101,9 @@ func TestKafkaTools(t *testing.T) {
 	}
 	for name, v := range views {
 		for group, s := range v.Members {
-			stage, _ := topology.ParseStage(group[strings.LastIndex(group, ".")+1:])
+			stage, isStage := topology.ParseStage(group[strings.LastIndex(group, ".")+1:])
 			for _, id := range s.ClientIDs {
-				if _, ok := topology.InstanceOf(id, stage); !ok {
+				if _, ok := topology.InstanceOf(id, stage); !ok || !isStage {
 					t.Errorf("%s: a member of %s has client id %q, want ste-<instance id>-%s", name, group, id, stage)
 				}
 			}
