@@ -69,10 +69,10 @@ promtool chromium: system-packages
 
 # The real Kafka 4 broker jars and Kafka's own command-line tools (the
 # kafka-tools jar: kafka-topics, kafka-consumer-groups, ...), needs java and
-# mvn; cached. Run a tool with deploy/kafka/kafka.sh tool NAME ARG...
+# mvn; cached. Run a tool with internal/testing/kafka/kafka.sh tool NAME ARG...
 kafka:
-	deploy/kafka/kafka.sh fetch >/dev/null
-	deploy/kafka/kafka.sh fetch-tools >/dev/null
+	internal/testing/kafka/kafka.sh fetch >/dev/null
+	internal/testing/kafka/kafka.sh fetch-tools >/dev/null
 
 # The CRDs of the custom resources STE ships, as KEDA and Strimzi release
 # them, for the schema checks of go test ./deploy: KEDA's from its Go module,
@@ -212,7 +212,7 @@ chaos: kafka
 # killed, the cluster drops below min ISR and the instances restart one by
 # one; outputs held to ste match. (make test runs a reduced run: 1,000
 # trades, 4 leader losses, kfake only.) On Kafka 4: three KRaft nodes
-# (deploy/kafka/kafka.sh cluster-start), a leader's loss a kill -9 of its JVM.
+# (internal/testing/kafka/kafka.sh cluster-start), a leader's loss a kill -9 of its JVM.
 chaos-cluster: kafka
 	STE_KAFKA=1 STE_CHAOS=full $(GO) test -count=1 -v -timeout 60m -run TestChaosCluster ./e2e/chaos/
 

@@ -25,14 +25,17 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/adapters/journal"
 	"github.com/ste-utility/ste/adapters/stexml"
+	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
+	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
 )
 
@@ -78,6 +81,58 @@ func LoadSigner(bic, keyFile string, demo bool, log *slog.Logger) (*Signer, erro
 // data is an ACTIVE SIGNER holding the key's public half.
 func (s *Signer) Check(set *refdata.Set) error {
 	return refdata.CheckDelegateSigner(set, s.BIC, s.Key.Public().(ed25519.PublicKey))
+}
+
+// KeepRefdata keeps an adapter's participant reference data in ref as
+// topics.KeepRefdata reads it, each set checked against the signer's row
+// (Check). A first set that fails the check is sent to fatal and kept
+// out: the process refuses to start (§4.1, §5.2); a later one that fails
+// is logged and applied (the messages signed meanwhile are NACKed
+// SIGNATURE). first runs once, when ref is first set. Until ctx ends.
+func (s *Signer) KeepRefdata(ctx context.Context, k kafkaconn.Config, ns string, ref *atomic.Pointer[refdata.Set],
+	fatal chan<- error, log *slog.Logger, first func(*refdata.Set)) {
+	var checked bool // only this goroutine's set calls touch it
+	topics.KeepRefdata(ctx, k, ns, func(r *refdata.Set) {
+		if err := s.Check(r); err != nil {
+			if !checked {
+				select {
+				case fatal <- err:
+				default:
+				}
+				return
+			}
+			log.Error("the signer's row no longer holds its key: messages signed now will be NACKed SIGNATURE", "err", err)
+		}
+		checked = true
+		if ref.Swap(r) == nil {
+			first(r)
+		}
+	}, log)
+}
+
+// Retry runs f, each try bounded by 30 s and a second after the last,
+// until it succeeds (a transient fault is survived): false when ctx ended
+// first. A failure is logged to log as "<what>; trying again".
+func Retry(ctx context.Context, log *slog.Logger, what string, f func(context.Context) error) bool {
+	for ctx.Err() == nil {
+		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		err := f(fctx)
+		cancel()
+		if err == nil {
+			return true
+		}
+		log.Warn(what+"; trying again", "err", err)
+		Sleep(ctx, time.Second)
+	}
+	return false
+}
+
+// Sleep waits d, or until ctx ends.
+func Sleep(ctx context.Context, d time.Duration) {
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
 }
 
 // Enabled says whether participant p lists the signer in its signers

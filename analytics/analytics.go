@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/ste-utility/ste/analytics/ingest"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/analytics/store"
 	"github.com/ste-utility/ste/chendpoint/embedded"
@@ -54,13 +53,6 @@ func Open(ctx context.Context, dsn, home string, o store.Options) (*store.Store,
 		release()
 	}
 	return st, err
-}
-
-// StartIngest starts ingesting a namespace in the background; see
-// ingest.Start. Call CatchUp on the result once the pipeline has finished,
-// then Stop.
-func StartIngest(ctx context.Context, o ingest.Options) (*ingest.Ingester, error) {
-	return ingest.Start(ctx, o)
 }
 
 // PrintReports runs the named reports (report.Names) for namespace ns and

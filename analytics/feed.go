@@ -28,7 +28,7 @@ func StartFeed(ctx context.Context, dsn, home string, k kafkaconn.Config, ns str
 	if err != nil {
 		return nil, err
 	}
-	in, err := StartIngest(ctx, ingest.Options{Kafka: k, Namespace: ns, Store: st, Secret: secret, Logger: log})
+	in, err := ingest.Start(ctx, ingest.Options{Kafka: k, Namespace: ns, Store: st, Secret: secret, Logger: log})
 	if err != nil {
 		st.Close()
 		return nil, err

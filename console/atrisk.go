@@ -13,6 +13,7 @@ import (
 
 	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/query"
 )
 
 // The At-risk page (docs/timeliness.md): every instance running the match
@@ -49,7 +50,7 @@ type allegementRow struct {
 }
 
 type atRiskRow struct {
-	api.AtRisk
+	query.AtRisk
 	Instance string
 	TradeRef string
 	Left     time.Duration // negative: past the cutoff
@@ -80,7 +81,7 @@ func (s *Server) atRiskLive(w http.ResponseWriter, r *http.Request) {
 func (s *Server) atRiskJSON(w http.ResponseWriter, r *http.Request) {
 	d := s.atRisk(r)
 	type row struct {
-		api.AtRisk
+		query.AtRisk
 		Instance    string  `json:"instance"`
 		SecondsLeft float64 `json:"seconds_left"`
 	}

@@ -515,8 +515,8 @@ func (c *collector) overview() Overview {
 		// time: from the inbound record to the end of the journey.
 		hs := st.Name
 		if st.Group == "" {
-			hs = "match"
-			v.RecordsIn = now.in["validate"]
+			hs = topology.StageMatch.String()
+			v.RecordsIn = now.in[topology.StageValidate.String()]
 		} else {
 			v.RecordsIn = now.in[st.Name]
 		}

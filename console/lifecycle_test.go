@@ -12,9 +12,9 @@ import (
 
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/instance/api"
-	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/offline"
+	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
@@ -55,7 +55,7 @@ func realisticViews(t *testing.T) ([]matching.View, *matching.Book) {
 func TestTradePageShowsTheLifecycle(t *testing.T) {
 	s := server(t, nil, true)
 	render := func(v matching.View, js []journeyView) string {
-		d := tradeData{Key: v.TradeKey, Found: true, Instance: "i1", Trade: lookup.Found{Trade: v}, Journeys: js}
+		d := tradeData{Key: v.TradeKey, Found: true, Instance: "i1", Trade: api.TradeFound{Trade: v}, Journeys: js}
 		held := heldMessages(&v)
 		for i := range d.Journeys {
 			d.Journeys[i].Held = held[d.Journeys[i].Sender+":"+d.Journeys[i].MsgId]
@@ -149,7 +149,7 @@ func TestAtRiskAllegementsAreTheEngines(t *testing.T) {
 	views, book := realisticViews(t)
 	var rows []atRiskRow
 	for _, v := range views {
-		rows = append(rows, atRiskRow{AtRisk: api.AtRisk{Market: "XSES", Trade: v}})
+		rows = append(rows, atRiskRow{AtRisk: query.AtRisk{Market: "XSES", Trade: v}})
 	}
 	got := map[string]int{}
 	for _, a := range allegementsOf(rows, "", time.Now()) {

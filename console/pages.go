@@ -17,6 +17,7 @@ import (
 	"github.com/ste-utility/ste/analytics/charts"
 	"github.com/ste-utility/ste/analytics/report"
 	"github.com/ste-utility/ste/exceptions"
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
@@ -206,18 +207,9 @@ func (s *Server) livePart(w http.ResponseWriter, r *http.Request) {
 
 // ---- history ----
 
-var historyReports = []string{"throughput", "degradation", "latency", "queues", "exceptions", "timeliness", "allegements"}
-
-// historyHeadings are the History page's headings, one per report.
-var historyHeadings = map[string]string{
-	"throughput":  "Throughput per stage",
-	"degradation": "Volume degradation: throughput as stored messages grow",
-	"latency":     "CLS latency",
-	"queues":      "Queues per stage (operational laws)",
-	"exceptions":  "Exceptions by reason",
-	"timeliness":  "Timeliness against market cutoffs, and the share affirmed by them",
-	"allegements": "Allegements: who answers late",
-}
+// historyReports are the History page's reports: those analytics/charts
+// draws (the report registry's).
+var historyReports = report.Charted
 
 type historyData struct {
 	Heading                          string
@@ -262,9 +254,9 @@ func (s *Server) historyPage(w http.ResponseWriter, r *http.Request) {
 	if d.Report == "" {
 		d.Report = "throughput"
 	}
-	d.Heading = historyHeadings[d.Report]
-	if d.Heading == "" {
-		d.Heading = "History"
+	d.Heading = "History"
+	if rep, ok := report.Lookup(d.Report); ok && rep.Title != "" {
+		d.Heading = rep.Title
 	}
 	name, p, err := s.historyParams(q)
 	if err == nil {
@@ -648,7 +640,7 @@ type tradeData struct {
 	Found       bool
 	Instance    string
 	Partition   int32
-	Trade       lookup.Found
+	Trade       api.TradeFound
 	Journeys    []journeyView
 	JourneysErr string
 	Errors      []string
@@ -732,7 +724,7 @@ func (s *Server) tradePage(w http.ResponseWriter, r *http.Request) {
 	if h, found, err := s.lookup.Find(ctx, key, ""); err != nil {
 		d.Errors = append(d.Errors, err.Error())
 	} else if found {
-		d.Found, d.Instance, d.Trade = true, h.Instance, lookup.Found{Partition: h.Partition, Trade: h.Trade}
+		d.Found, d.Instance, d.Trade = true, h.Instance, api.TradeFound{Partition: h.Partition, Trade: h.Trade}
 	}
 	if rt, err := s.lookup.Routing(ctx, false); err == nil {
 		if !d.Found {

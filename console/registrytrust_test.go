@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/instance/lookup"
 )
 
@@ -24,7 +24,7 @@ func TestCollectorFollowsNoRedirectAndCapsReplies(t *testing.T) {
 	var inner atomic.Int32
 	internal := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		inner.Add(1)
-		json.NewEncoder(w).Encode(instance.Status{ID: "internal"})
+		json.NewEncoder(w).Encode(api.Status{ID: "internal"})
 	}))
 	defer internal.Close()
 	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -33,7 +33,7 @@ func TestCollectorFollowsNoRedirectAndCapsReplies(t *testing.T) {
 	defer redirecting.Close()
 	huge := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/status" {
-			json.NewEncoder(w).Encode(instance.Status{ID: "huge"})
+			json.NewEncoder(w).Encode(api.Status{ID: "huge"})
 			return
 		}
 		line := []byte("# " + strings.Repeat("x", 1<<16) + "\n")

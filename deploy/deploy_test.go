@@ -305,11 +305,8 @@ func TestComposePrometheusConfig(t *testing.T) {
 	}
 }
 
-// object is a rendered Kubernetes object, generically.
-type object = map[string]any
-
-func kindOf(o object) string { return str(o, "kind") }
-func nameOf(o object) string { return str(o, "metadata", "name") }
+func kindOf(o map[string]any) string { return str(o, "kind") }
+func nameOf(o map[string]any) string { return str(o, "metadata", "name") }
 
 // get walks maps by keys and lists by integer index.
 func get(v any, path ...any) any {
@@ -335,12 +332,12 @@ func get(v any, path ...any) any {
 func str(v any, path ...any) string { s, _ := get(v, path...).(string); return s }
 
 // render runs helm template with values and parses the YAML stream.
-func render(t *testing.T, set ...string) []object {
+func render(t *testing.T, set ...string) []map[string]any {
 	t.Helper()
 	dec := yaml.NewDecoder(bytes.NewReader(renderRaw(t, set...)))
-	var objs []object
+	var objs []map[string]any
 	for {
-		var o object
+		var o map[string]any
 		err := dec.Decode(&o)
 		if errors.Is(err, io.EOF) {
 			break
@@ -365,7 +362,7 @@ func renderRaw(t *testing.T, set ...string) []byte {
 	return out
 }
 
-func find(objs []object, kind, nameSuffix string) object {
+func find(objs []map[string]any, kind, nameSuffix string) map[string]any {
 	for _, o := range objs {
 		if kindOf(o) == kind && strings.HasSuffix(nameOf(o), nameSuffix) {
 			return o
@@ -375,7 +372,7 @@ func find(objs []object, kind, nameSuffix string) object {
 }
 
 // container is the ste container of a workload.
-func container(t *testing.T, o object) map[string]any {
+func container(t *testing.T, o map[string]any) map[string]any {
 	t.Helper()
 	c, ok := get(o, "spec", "template", "spec", "containers", 0).(map[string]any)
 	if !ok || c["name"] != "ste" {
@@ -432,7 +429,7 @@ func mounts(pod any, c map[string]any) map[string]string {
 func secretOf(ms map[string]string, file string) string { return ms[filepath.Dir(file)] }
 
 // checkProcessPod holds a rendered ste process pod to the chart's promises.
-func checkProcessPod(t *testing.T, o object, groups string, port int) {
+func checkProcessPod(t *testing.T, o map[string]any, groups string, port int) {
 	t.Helper()
 	c := container(t, o)
 	args := stringsOf(c["args"])

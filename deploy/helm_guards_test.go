@@ -39,7 +39,7 @@ func TestHelmGuards(t *testing.T) {
 			t.Errorf("%s %s: automountServiceAccountToken %v, want false", kindOf(o), nameOf(o), v)
 		}
 	}
-	for _, o := range []object{find(objs, "Deployment", "-validate"), find(objs, "StatefulSet", "-match")} {
+	for _, o := range []map[string]any{find(objs, "Deployment", "-validate"), find(objs, "StatefulSet", "-match")} {
 		c := container(t, o)
 		if f := env(c)["STE_UTILITY_SECRET"]; f == "" || secretOf(mounts(get(o, "spec", "template", "spec"), c), f) != "ste-utility-secret" {
 			t.Errorf("%s: the utility secret is not mounted from ste-utility-secret: %v", nameOf(o), env(c))

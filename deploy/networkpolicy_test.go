@@ -16,7 +16,7 @@ func TestHelmNetworkPolicy(t *testing.T) {
 	if np == nil {
 		t.Fatal("no NetworkPolicy for the STE processes")
 	}
-	for _, w := range []object{find(objs, "Deployment", "-validate"), find(objs, "StatefulSet", "-match")} {
+	for _, w := range []map[string]any{find(objs, "Deployment", "-validate"), find(objs, "StatefulSet", "-match")} {
 		labels, _ := get(w, "spec", "template", "metadata", "labels").(map[string]any)
 		if !selects(get(np, "spec", "podSelector"), labels) {
 			t.Errorf("the policy does not select %s's pods (%v)", nameOf(w), labels)

@@ -1,6 +1,6 @@
 // Package e2e is the end-to-end conformance suite: the same scenarios run
 // against every broker backend — the embedded kfake broker (`ste broker`)
-// and a real Apache Kafka 4 broker (deploy/kafka) — driving the product only
+// and a real Apache Kafka 4 broker (internal/testing/kafka) — driving the product only
 // through its binary and its topics, and holding it to `ste match` on the
 // same message set.
 package e2e
@@ -24,8 +24,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/e2e/v3set"
+	"github.com/ste-utility/ste/internal/testing/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/schemas/refdata"

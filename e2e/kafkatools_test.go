@@ -1,7 +1,7 @@
 package e2e
 
 // Kafka's own command-line tools (the kafka-tools jar of the Kafka release
-// deploy/kafka runs) against both brokers: what an operator sees of a
+// internal/testing/kafka runs) against both brokers: what an operator sees of a
 // namespace must not depend on which broker STE runs on.
 
 import (
@@ -20,7 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/internal/testing/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
@@ -101,9 +101,9 @@ func TestKafkaTools(t *testing.T) {
 	}
 	for name, v := range views {
 		for group, s := range v.Members {
-			stage := group[strings.LastIndex(group, ".")+1:]
+			stage, isStage := topology.ParseStage(group[strings.LastIndex(group, ".")+1:])
 			for _, id := range s.ClientIDs {
-				if !strings.HasPrefix(id, "ste-") || !strings.HasSuffix(id, "-"+stage) {
+				if _, ok := topology.InstanceOf(id, stage); !ok || !isStage {
 					t.Errorf("%s: a member of %s has client id %q, want ste-<instance id>-%s", name, group, id, stage)
 				}
 			}
@@ -341,7 +341,7 @@ func described(t *testing.T, out string) map[string]topicShape {
 			s.Replication, _ = strconv.Atoi(m["ReplicationFactor"])
 			var cs []string
 			for _, c := range strings.Split(m["Configs"], ",") {
-				// deploy/kafka's server.properties sets it, so Kafka lists
+				// internal/testing/kafka's server.properties sets it, so Kafka lists
 				// it on every topic as a (static) broker setting.
 				if c != "" && c != "min.insync.replicas=1" {
 					cs = append(cs, c)

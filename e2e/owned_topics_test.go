@@ -18,13 +18,13 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"go.yaml.in/yaml/v3"
 
-	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/internal/testing/kafka"
 	"github.com/ste-utility/ste/topics"
 )
 
 // noAutoCreateBackends are brokers that create a topic only when asked to
 // (CreateTopics), never on first use: `ste broker --no-auto-create`, and
-// Kafka 4 as deploy/kafka configures it (auto.create.topics.enable=false).
+// Kafka 4 as internal/testing/kafka configures it (auto.create.topics.enable=false).
 var noAutoCreateBackends = []backend{
 	{"kfake", func(t *testing.T) string {
 		cmd := exec.Command(steBin, "broker", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--no-auto-create")

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/internal/testing/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/kafkaconn/testca"
 	"github.com/ste-utility/ste/topics/broker"

@@ -54,9 +54,6 @@ func NewWorkflow(ctx context.Context, conn kafkaconn.Config, ns string, book *Bo
 // Close releases the connection.
 func (w *Workflow) Close() { w.cl.Close() }
 
-// Book is the book the workflow works on.
-func (w *Workflow) Book() *Book { return w.book }
-
 // Options of a change.
 type Options struct {
 	// Operator is recorded on every change (required).

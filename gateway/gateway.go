@@ -34,7 +34,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
@@ -315,19 +314,7 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 // brokers are away: the gateway is ready once it has read it, and changes
 // apply as they are read.
 func (s *Server) followRefdata(ctx context.Context) {
-	for ctx.Err() == nil {
-		set := s.setRefdata
-		err := topics.FollowRefdata(ctx, s.o.Kafka, s.o.Namespace, set, set, func(key []byte, err error) {
-			s.log.Warn("reference data record skipped", "key", schemas.Echo(string(key)), "err", err)
-		})
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			s.log.Warn("reading reference data; trying again", "err", err)
-		}
-		sleep(ctx, time.Second)
-	}
+	topics.KeepRefdata(ctx, s.o.Kafka, s.o.Namespace, s.setRefdata, s.log)
 }
 
 // setRefdata applies reference data read: the gateway is ready with the

@@ -15,12 +15,12 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/gateway"
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/workload"
 )
 

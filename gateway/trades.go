@@ -76,12 +76,6 @@ type TradeMessage struct {
 
 var typeOrder = map[string]int{"NOE": 0, "ALC": 1, "NPR": 2, "SET": 3}
 
-// IsParty reports whether bic is a party of the trade: the engine's rule
-// (matching.View.IsParty, messages.md §6 and §5a, gateway.md §4) — its
-// Broker or InvMgr, or a Custodian named by an ALC in force; a SET alone
-// makes its Custodian no party.
-func IsParty(v *matching.View, bic string) bool { return v.IsParty(bic) }
-
 // Timeliness is what a trade's market, cutoff and risk are read against:
 // the markets of the reference data, the wall clock and the at-risk lead.
 type Timeliness struct {

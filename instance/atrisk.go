@@ -12,9 +12,6 @@ import (
 	"github.com/ste-utility/ste/topology"
 )
 
-// AtRiskAnswer is what /at-risk answers (instance/api).
-type AtRiskAnswer = api.AtRiskAnswer
-
 // maxAtRisk bounds one answer.
 const maxAtRisk = 500
 
@@ -42,10 +39,8 @@ func (r *runtime) serveAtRisk(mux *http.ServeMux) {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
-		ans := AtRiskAnswer{Instance: r.id.ID, Trades: make([]api.AtRisk, len(ts))}
-		for i, t := range ts {
-			ans.Trades[i] = api.AtRisk(t)
-		}
+		ans := api.AtRiskAnswer{Instance: r.id.ID, Trades: make([]query.AtRisk, len(ts))}
+		copy(ans.Trades, ts)
 		w.Header().Set("Content-Type", "application/json")
 		json.NewEncoder(w).Encode(ans)
 	})

@@ -29,6 +29,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/envelope"
@@ -146,9 +147,9 @@ func (e *env) start(id string, o instance.Options) *running {
 	return r
 }
 
-func (e *env) status(r *running) instance.Status {
+func (e *env) status(r *running) api.Status {
 	e.t.Helper()
-	var st instance.Status
+	var st api.Status
 	e.getJSON(r, "/status", &st)
 	return st
 }

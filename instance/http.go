@@ -13,12 +13,9 @@ import (
 	"github.com/ste-utility/ste/topology"
 )
 
-// Status is what /status answers (instance/api).
-type Status = api.Status
-
-func (r *runtime) status() Status {
+func (r *runtime) status() api.Status {
 	e := r.entry()
-	s := Status{ID: e.ID, Namespace: e.Namespace, Groups: e.Groups, Version: e.Version, Ready: e.Ready,
+	s := api.Status{ID: e.ID, Namespace: e.Namespace, Groups: e.Groups, Version: e.Version, Ready: e.Ready,
 		Health: e.Health, Started: e.Started, Assigned: map[string][]int32{}, GroupLag: map[string]int64{}}
 	r.mu.Lock()
 	defer r.mu.Unlock()

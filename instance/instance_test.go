@@ -17,8 +17,10 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/query"
@@ -26,7 +28,6 @@ import (
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/trust"
@@ -117,13 +118,13 @@ func TestGroupsApartFindEachOtherAndDrain(t *testing.T) {
 
 	// /status: the validate instance owns validate's partitions and reports
 	// lag for those only.
-	var st instance.Status
+	var st api.Status
 	for {
 		resp, err := http.Get("http://" + v.HTTP + "/status")
 		if err != nil {
 			t.Fatal(err)
 		}
-		st = instance.Status{}
+		st = api.Status{}
 		json.NewDecoder(resp.Body).Decode(&st)
 		resp.Body.Close()
 		if !st.LagAt.IsZero() && len(st.Lag) > 0 || ctx.Err() != nil {

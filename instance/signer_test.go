@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 )
 
 // TestRefusesAKeyTheUtilityRowDoesNotList: an instance whose signing key's

@@ -17,12 +17,6 @@ import (
 	"github.com/ste-utility/ste/topology"
 )
 
-// TradeAnswer and TradeFound are what the lookup listener answers.
-type (
-	TradeAnswer = lookup.Answer
-	TradeFound  = lookup.Found
-)
-
 // serveLookup serves the trade lookups on their own listener, apart from
 // /metrics and the probes: whole trades are for the console and the
 // gateway only, so every request needs the utility's lookup token (a
@@ -134,12 +128,12 @@ func (r *runtime) answerTrades(w http.ResponseWriter, owned []int32, err error, 
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	ans := TradeAnswer{Instance: r.id.ID, Owned: slices.Clone(owned), Trades: []TradeFound{}, More: more}
+	ans := api.TradeAnswer{Instance: r.id.ID, Owned: slices.Clone(owned), Trades: []api.TradeFound{}, More: more}
 	if ans.Owned == nil {
 		ans.Owned = []int32{}
 	}
 	for _, f := range fs {
-		ans.Trades = append(ans.Trades, TradeFound{Partition: f.Partition, Trade: f.View})
+		ans.Trades = append(ans.Trades, api.TradeFound{Partition: f.Partition, Trade: f.View})
 	}
 	w.Header().Set("Content-Type", "application/json")
 	if !found {

@@ -1,7 +1,7 @@
 // Package kafkaconn is how STE reaches a Kafka cluster: the bootstrap
 // brokers, TLS and SASL, read and validated once (Load) and then applied to
 // both Kafka clients STE runs — franz-go (Opts, Security) and the sarama
-// inside goka (Credentials, applied by processors/pipeline) — so that the
+// inside goka (Credentials, applied by processors/gokaconf) — so that the
 // two can never disagree about how to connect — and which of a cluster's
 // errors are worth a second try (Transient, Retry).
 //
@@ -271,7 +271,7 @@ func (a *saslAuth) franz() sasl.Mechanism {
 }
 
 // Credentials are TLS and SASL as plain values, for a Kafka client that is
-// not franz-go: goka's sarama, which processors/pipeline configures from
+// not franz-go: goka's sarama, which processors/gokaconf configures from
 // them (so that kafkaconn, and whatever only reads topics, links no sarama).
 type Credentials struct {
 	TLS       *tls.Config // a copy; nil: plaintext

@@ -161,16 +161,32 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 	// and what its tables and reference data hold now (nothing is in
 	// flight between its stages, so that is the effect of every record
 	// validated).
+	// What is carried: every group table the topology declares, into the
+	// same stage's table of the new namespace, then the reference data.
+	type step struct {
+		src, dst string
+		stage    topology.Stage // 0: no clock (reference data)
+		parts    int32
+	}
+	var steps []step
+	toTables := topology.Describe(o.To)
+	for _, tb := range topology.Describe(o.From).Tables {
+		dst, ok := toTables.Table(tb.Stage)
+		if !ok {
+			return res, fmt.Errorf("migrate: no %s table in %s", tb.Stage, o.To)
+		}
+		steps = append(steps, step{tb.Changelog, dst.Changelog, tb.Stage, o.Partitions})
+	}
+	steps = append(steps, step{from.Refdata(), to.Refdata(), 0, 1})
 	cut := map[string]map[int32]int64{from.Inbound(): stopped.Processed}
-	idTable, matchTable := topology.Table(from.IdentityGroup()), topology.Table(from.MatchGroup())
-	for _, t := range []string{idTable, matchTable, from.Refdata()} {
-		spans, err := copier.EndSpans(ctx, adm, t)
+	for _, st := range steps {
+		spans, err := copier.EndSpans(ctx, adm, st.src)
 		if err != nil {
 			return res, err
 		}
-		cut[t] = map[int32]int64{}
+		cut[st.src] = map[int32]int64{}
 		for _, s := range spans {
-			cut[t][s.Partition] = s.To
+			cut[st.src][s.Partition] = s.To
 		}
 	}
 	rec := origin.Record{Kind: origin.Migration, From: o.From, State: origin.Started, Partitions: o.Partitions,
@@ -180,15 +196,6 @@ func Migrate(ctx context.Context, o Options) (Result, error) {
 	}
 	o.logf("cut-over recorded in %s", to.Origin())
 
-	steps := []struct {
-		src, dst string
-		stage    topology.Stage // 0: no clock (reference data)
-		parts    int32
-	}{
-		{idTable, topology.Table(to.IdentityGroup()), topology.StageIdentity, o.Partitions},
-		{matchTable, topology.Table(to.MatchGroup()), topology.StageMatch, o.Partitions},
-		{from.Refdata(), to.Refdata(), 0, 1},
-	}
 	for _, s := range steps {
 		st, err := carry(ctx, o, s.src, s.dst, s.stage, s.parts)
 		if err != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/offline"
 	"github.com/ste-utility/ste/processors/validation"
@@ -25,7 +26,6 @@ import (
 	"github.com/ste-utility/ste/schemas/outcome"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/copier"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topics/origin"

@@ -212,6 +212,3 @@ func escape(b []byte, s string) []byte {
 	}
 	return append(b, s[start:]...)
 }
-
-// AppendEscaped writes s as XML character data (exported for message builders).
-func AppendEscaped(b []byte, s string) []byte { return escape(b, s) }

@@ -117,7 +117,7 @@ const unsignedStart = len("<Msg>")
 // EncodeUnsigned writes each of outs as a one-line XML message that lacks
 // its signature: "<Msg>" through "</Body>", with room for the rest. Seal
 // completes them. The Kafka path's producers seal the outputs they write,
-// many at a time (processors/pipeline, seal.go).
+// many at a time (processors/produce, seal.go).
 func (s *Signer) EncodeUnsigned(outs []Output) [][]byte {
 	now := time.Now
 	if s.Now != nil {

@@ -14,7 +14,7 @@
 # Lane 1 takes e2e's conformance, Kafka-tools, secured-cluster, kill-loop
 # and gateway scenarios, instance, processors/offline's many-order runs and
 # the analytics conformance suite; lane 2 the suites that start the most
-# brokers of their own (deploy/kafka, e2e/chaos, topics/broker), e2e's
+# brokers of their own (internal/testing/kafka, e2e/chaos, topics/broker), e2e's
 # remaining scenarios (a second e2e test binary: its own ste build, its own
 # brokers) and the tests of the goka and curve25519-voi forks' patches
 # (third_party/*/PATCHES.md: nested modules, which ./... does not
@@ -38,7 +38,7 @@ mod=$($GO list -m)
 # runs the rest with -skip, so every e2e test runs in exactly one lane).
 E2E_LANE1='^(TestConformance|TestKafkaTools|TestSecuredCluster|TestDiskTablesKillLoop|TestGateway)$'
 lane1_pkgs=("$mod/instance" "$mod/processors/offline" "$mod/analytics/conformance")
-lane2_pkgs=("$mod/deploy/kafka" "$mod/e2e/chaos" "$mod/topics/broker")
+lane2_pkgs=("$mod/internal/testing/kafka" "$mod/e2e/chaos" "$mod/topics/broker")
 
 mapfile -t all < <($GO list ./...)
 lane3_pkgs=()

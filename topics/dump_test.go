@@ -11,10 +11,10 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 )
 
 // DumpTo writes a topic's records one a line, to a writer or to a

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topology"
 )
@@ -27,6 +29,29 @@ func PublishRefdata(ctx context.Context, cl *kgo.Client, ns string, set *refdata
 		return 0, fmt.Errorf("publish reference data to %s: %w", topic, err)
 	}
 	return len(recs), nil
+}
+
+// KeepRefdata follows <ns>.refdata (FollowRefdata) until ctx ends, calling
+// set with the whole set and after every later batch of changes, and
+// follows it again a second later whenever the brokers are away: what a
+// long-running server (the gateway, the adapters) keeps its participants'
+// reference data with. Skipped records and retries are logged to log.
+func KeepRefdata(ctx context.Context, c kafkaconn.Config, ns string, set func(*refdata.Set), log *slog.Logger) {
+	for ctx.Err() == nil {
+		err := FollowRefdata(ctx, c, ns, set, set, func(key []byte, err error) {
+			log.Warn("reference data record skipped", "key", schemas.Echo(string(key)), "err", err)
+		})
+		if ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			log.Warn("reading reference data; trying again", "err", err)
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(time.Second):
+		}
+	}
 }
 
 // FollowRefdata reads <ns>.refdata from the start. It calls onLoad once with
@@ -92,37 +117,6 @@ func FollowRefdata(ctx context.Context, c kafkaconn.Config, ns string, onLoad, o
 			onLoad(set.Clone())
 		case loaded && changed:
 			onUpdate(set.Clone())
-		}
-	}
-}
-
-// WaitTopics waits until the namespace's topics exist (another process may be
-// creating them), up to timeout.
-func WaitTopics(ctx context.Context, adm *kadm.Client, names []string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		td, err := adm.ListTopics(ctx, names...)
-		missing := 0
-		if err == nil {
-			for _, n := range names {
-				if d, ok := td[n]; !ok || d.Err != nil {
-					missing++
-				}
-			}
-		}
-		if err == nil && missing == 0 {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			if err != nil {
-				return err
-			}
-			return fmt.Errorf("%d topics missing (run ste topics create)", missing)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(500 * time.Millisecond):
 		}
 	}
 }

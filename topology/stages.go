@@ -27,6 +27,20 @@ func (s Stage) String() string {
 // Stages lists the stages in pipeline order.
 var Stages = []Stage{StageValidate, StageIdentity, StageMatch}
 
+// StageNames are the stages' names, in pipeline order.
+func StageNames() []string {
+	out := make([]string, len(Stages))
+	for i, st := range Stages {
+		out[i] = st.String()
+	}
+	return out
+}
+
+// Network is the name the monitor (and its samples, the reports and the
+// console) gives the whole pipeline measured end to end, beside the
+// stages': arrivals on <ns>.inbound, completions = journeys ended.
+const Network = "network"
+
 // ParseStage reads a stage name ("validate", "identity", "match").
 func ParseStage(s string) (Stage, bool) {
 	for _, st := range Stages {

@@ -203,16 +203,6 @@ func (n Names) Shared() []string {
 	return []string{n.Refdata(), n.Monitor(), n.Instances(), n.Origin(), n.ExceptionStates(), n.Nonces()}
 }
 
-// Group returns the group of a stage.
-func (t Topology) Group(st Stage) (Group, bool) {
-	for _, g := range t.Groups {
-		if g.Stage == st {
-			return g, true
-		}
-	}
-	return Group{}, false
-}
-
 // Consumer returns the group outside the pipeline of that name.
 func (t Topology) Consumer(name string) (Group, bool) {
 	for _, g := range t.Consumers {
@@ -241,15 +231,6 @@ func (t Topology) Topic(name string) (Topic, bool) {
 		}
 	}
 	return Topic{}, false
-}
-
-// GroupNames are the names of the pipeline's groups, in pipeline order.
-func (t Topology) GroupNames() []string {
-	out := make([]string, len(t.Groups))
-	for i, g := range t.Groups {
-		out[i] = g.Name
-	}
-	return out
 }
 
 // Markdown renders the groups as the topology table of

@@ -8,6 +8,7 @@ import (
 	"github.com/quickfixgo/quickfix"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/adapters"
 	"github.com/ste-utility/ste/topics"
 )
 
@@ -365,25 +366,10 @@ func (s *Server) send(ctx context.Context, sess *session, m *quickfix.Message) e
 	return nil
 }
 
-// retry runs f until it succeeds (a transient fault is survived); false
-// when ctx ended first.
+// retry runs f until it succeeds (adapters.Retry); false when ctx ended
+// first.
 func (s *Server) retry(ctx context.Context, what string, f func(context.Context) error) bool {
-	for ctx.Err() == nil {
-		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err := f(fctx)
-		cancel()
-		if err == nil {
-			return true
-		}
-		s.log.Warn("fixgw: outputs: "+what+"; trying again", "err", err)
-		sleep(ctx, time.Second)
-	}
-	return false
+	return adapters.Retry(ctx, s.log, "fixgw: outputs: "+what, f)
 }
 
-func sleep(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
-}
+func sleep(ctx context.Context, d time.Duration) { adapters.Sleep(ctx, d) }

@@ -146,7 +146,6 @@ type Server struct {
 	lock        *lockout
 	metrics     *metrics
 	fatal       chan error
-	checked     atomic.Bool
 	readersMu   sync.Mutex
 	readers     map[int32]*partReader
 	// stuck are the BICs whose last message the brokers did not
@@ -418,51 +417,18 @@ func (a *app) sessionOf(bic string) *session {
 // followRefdata keeps the reference data; the first read checks the
 // signer's row (§4.1: the process refuses to start without it).
 func (s *Server) followRefdata(ctx context.Context) {
-	for ctx.Err() == nil {
-		set := func(r *refdata.Set) {
-			if err := s.o.Signer.Check(r); err != nil {
-				if !s.checked.Load() {
-					select {
-					case s.fatal <- err:
-					default:
-					}
-					return
-				}
-				s.log.Error("the signer's row no longer holds its key: messages signed now will be NACKed SIGNATURE", "err", err)
-			}
-			s.checked.Store(true)
-			if s.ref.Swap(r) == nil {
-				s.log.Info("ste fixgw: participant reference data read", "participants", len(r.Participants()))
-				s.metrics.readyIf(s.Ready())
-			}
-		}
-		err := topics.FollowRefdata(ctx, s.o.Kafka, s.o.Namespace, set, set, func(key []byte, err error) {
-			s.log.Warn("reference data record skipped", "key", schemas.Echo(string(key)), "err", err)
-		})
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			s.log.Warn("reading reference data; trying again", "err", err)
-		}
-		sleep(ctx, time.Second)
-	}
+	s.o.Signer.KeepRefdata(ctx, s.o.Kafka, s.o.Namespace, &s.ref, s.fatal, s.log, func(r *refdata.Set) {
+		s.log.Info("ste fixgw: participant reference data read", "participants", len(r.Participants()))
+		s.metrics.readyIf(s.Ready())
+	})
 }
 
 // syncOnce reads the journal to its end once: then the process is ready.
 func (s *Server) syncOnce(ctx context.Context) {
-	for ctx.Err() == nil {
-		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err := s.j.Sync(sctx)
-		cancel()
-		if err == nil {
-			s.synced.Store(true)
-			s.log.Info("ste fixgw: journal read to its end")
-			s.metrics.readyIf(s.Ready())
-			return
-		}
-		s.log.Warn("reading the journal; trying again", "err", err)
-		sleep(ctx, time.Second)
+	if adapters.Retry(ctx, s.log, "reading the journal", s.j.Sync) {
+		s.synced.Store(true)
+		s.log.Info("ste fixgw: journal read to its end")
+		s.metrics.readyIf(s.Ready())
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/adapters"
 	"github.com/ste-utility/ste/topics"
 )
 
@@ -99,18 +100,8 @@ func (s *Server) consume(ctx context.Context, cl *kgo.Client) {
 	}
 }
 
-// retry runs f until it succeeds (a transient fault is survived); false
-// when ctx ended first.
+// retry runs f until it succeeds (adapters.Retry); false when ctx ended
+// first.
 func (s *Server) retry(ctx context.Context, what string, f func(context.Context) error) bool {
-	for ctx.Err() == nil {
-		fctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err := f(fctx)
-		cancel()
-		if err == nil {
-			return true
-		}
-		s.log.Warn("outputs: "+what+"; trying again", "err", err)
-		sleep(ctx, time.Second)
-	}
-	return false
+	return adapters.Retry(ctx, s.log, "outputs: "+what, f)
 }

@@ -36,7 +36,6 @@ import (
 	"github.com/ste-utility/ste/adapters/stexml"
 	"github.com/ste-utility/ste/gateway"
 	"github.com/ste-utility/ste/kafkaconn"
-	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
 	"github.com/ste-utility/ste/topology"
@@ -89,17 +88,16 @@ func (o *Options) Validate() error {
 
 // Server is one `ste iso20022` instance.
 type Server struct {
-	o       Options
-	names   topology.Names
-	log     *slog.Logger
-	cl      *kgo.Client
-	j       *journal.Journal
-	pub     *adapters.Publisher
-	front   *gateway.Front
-	ref     atomic.Pointer[refdata.Set]
-	synced  atomic.Bool // the journal was read to its end once
-	fatal   chan error
-	checked atomic.Bool
+	o      Options
+	names  topology.Names
+	log    *slog.Logger
+	cl     *kgo.Client
+	j      *journal.Journal
+	pub    *adapters.Publisher
+	front  *gateway.Front
+	ref    atomic.Pointer[refdata.Set]
+	synced atomic.Bool // the journal was read to its end once
+	fatal  chan error
 }
 
 // Serve runs an instance until ctx ends; ready gets its URL once it listens.
@@ -171,52 +169,19 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 // followRefdata keeps the reference data; the first read also checks the
 // signer's row (§5.2: the process refuses to start without it).
 func (s *Server) followRefdata(ctx context.Context) {
-	for ctx.Err() == nil {
-		set := func(r *refdata.Set) {
-			if err := s.o.Signer.Check(r); err != nil {
-				if !s.checked.Load() {
-					select {
-					case s.fatal <- err:
-					default:
-					}
-					return
-				}
-				s.log.Error("the signer's row no longer holds its key: messages signed now will be NACKed SIGNATURE", "err", err)
-			}
-			s.checked.Store(true)
-			if s.ref.Swap(r) == nil {
-				s.log.Info("ste iso20022: participant reference data read", "participants", len(r.Participants()))
-				// Only an instance whose signer checked out joins the
-				// outputs group: one refusing to start takes no partition.
-				go s.translateOutputs(ctx)
-			}
-		}
-		err := topics.FollowRefdata(ctx, s.o.Kafka, s.o.Namespace, set, set, func(key []byte, err error) {
-			s.log.Warn("reference data record skipped", "key", schemas.Echo(string(key)), "err", err)
-		})
-		if ctx.Err() != nil {
-			return
-		}
-		if err != nil {
-			s.log.Warn("reading reference data; trying again", "err", err)
-		}
-		sleep(ctx, time.Second)
-	}
+	s.o.Signer.KeepRefdata(ctx, s.o.Kafka, s.o.Namespace, &s.ref, s.fatal, s.log, func(r *refdata.Set) {
+		s.log.Info("ste iso20022: participant reference data read", "participants", len(r.Participants()))
+		// Only an instance whose signer checked out joins the outputs
+		// group: one refusing to start takes no partition.
+		go s.translateOutputs(ctx)
+	})
 }
 
 // syncOnce reads the journal to its end once: then the instance is ready.
 func (s *Server) syncOnce(ctx context.Context) {
-	for ctx.Err() == nil {
-		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		err := s.j.Sync(sctx)
-		cancel()
-		if err == nil {
-			s.synced.Store(true)
-			s.log.Info("ste iso20022: journal read to its end")
-			return
-		}
-		s.log.Warn("reading the journal; trying again", "err", err)
-		sleep(ctx, time.Second)
+	if adapters.Retry(ctx, s.log, "reading the journal", s.j.Sync) {
+		s.synced.Store(true)
+		s.log.Info("ste iso20022: journal read to its end")
 	}
 }
 
@@ -451,12 +416,7 @@ func page(items []gateway.FrontItem, next string) any {
 	}{outs, next}
 }
 
-func sleep(ctx context.Context, d time.Duration) {
-	select {
-	case <-ctx.Done():
-	case <-time.After(d):
-	}
-}
+func sleep(ctx context.Context, d time.Duration) { adapters.Sleep(ctx, d) }
 
 // cancelHeader is the Header of the SET CANCEL of set (§5.5): MsgId
 // MsgId(X1, TxId), RelatedMsgId the SET's, Created the SET's.

@@ -22,10 +22,10 @@ import (
 
 	"github.com/ste-utility/ste/adapters"
 	"github.com/ste-utility/ste/gateway"
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topology"
 )
 

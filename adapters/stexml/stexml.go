@@ -137,13 +137,6 @@ func Escape(b *strings.Builder, s string) {
 	}
 }
 
-// EscapeString is Escape into a new string.
-func EscapeString(s string) string {
-	var b strings.Builder
-	Escape(&b, s)
-	return b.String()
-}
-
 // Key returns the six key fields of a body (TradeRef, TradeDate, ISIN,
 // Side, Broker, InvMgr, by name), as the trade key hashes them.
 func Key(body []Field) schemas.Key {
@@ -177,20 +170,6 @@ func TradeKey(body []Field) string {
 // KeyFields are the six key fields' names, in the order the adapters write
 // them.
 var KeyFields = []string{"TradeRef", "TradeDate", "ISIN", "Side", "Broker", "InvMgr"}
-
-// Fields keeps the fields of body named in names, in body's order.
-func Fields(body []Field, names ...string) []Field {
-	var out []Field
-	for _, f := range body {
-		for _, n := range names {
-			if f.Name == n {
-				out = append(out, f)
-				break
-			}
-		}
-	}
-	return out
-}
 
 // Get is the value of the field named name ("" when absent).
 func Get(body []Field, name string) string {

@@ -3,6 +3,7 @@ package charts
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -120,5 +121,21 @@ func TestRenderWritesTheSameChart(t *testing.T) {
 	}
 	if err := Render(&report.ThroughputResult{}, "svg", 0, 0, &got); err != ErrNoData {
 		t.Fatalf("empty report: %v", err)
+	}
+}
+
+// TestChartsAreTheRegistrys: analytics/charts draws exactly the reports
+// the registry marks Chart — a chart added here without the registry (or
+// a report marked Chart with no chart) fails.
+func TestChartsAreTheRegistrys(t *testing.T) {
+	for _, r := range report.Reports {
+		_, err := build(r.Empty())
+		drawn := err == nil || errors.Is(err, ErrNoData)
+		if drawn != r.Chart {
+			t.Errorf("report %s: registry says Chart=%v, charts draws it: %v (%v)", r.Name, r.Chart, drawn, err)
+		}
+		if Plottable(r.Name) != r.Chart {
+			t.Errorf("Plottable(%s) = %v, want %v", r.Name, Plottable(r.Name), r.Chart)
+		}
 	}
 }

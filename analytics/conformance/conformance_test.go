@@ -1,4 +1,4 @@
-package conformance_test
+package conformance
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/ste-utility/ste/analytics/conformance"
 	"github.com/ste-utility/ste/chendpoint/embedded"
 	"github.com/ste-utility/ste/chendpoint/embedded/chdblib"
 	"github.com/ste-utility/ste/testgate"
@@ -108,13 +107,13 @@ func TestEmbedded(t *testing.T) {
 		t.Fatalf("embedded endpoint: %v", err)
 	}
 	defer release()
-	conformance.Run(t, conformance.Backend{Name: "embedded", DSN: dsn, SteBinary: steBinary})
+	Run(t, Backend{Name: "embedded", DSN: dsn, SteBinary: steBinary})
 }
 
 func TestServer(t *testing.T) {
 	testgate.Opt(t, "analytics-server")
 	addr := os.Getenv("CLICKHOUSE_ADDR")
-	conformance.Run(t, conformance.Backend{Name: "server", DSN: addr, DropDatabases: true, SteBinary: steBinary})
+	Run(t, Backend{Name: "server", DSN: addr, DropDatabases: true, SteBinary: steBinary})
 }
 
 // TestMeasureIngest measures the ingest's rows per second on the embedded
@@ -137,7 +136,7 @@ func TestMeasureIngest(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer release()
-	r, err := conformance.MeasureIngest(ctx, dsn, n)
+	r, err := MeasureIngest(ctx, dsn, n)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -299,7 +299,7 @@ func (in *Ingester) run(ctx context.Context) error {
 	defer in.cl.CloseAllowingRebalance()
 	statsTick := time.NewTicker(30 * time.Second)
 	defer statsTick.Stop()
-	var last snapshot
+	var last Stats
 	lastAt := time.Now()
 	for {
 		pctx, cancel := context.WithTimeout(ctx, in.pollWait())
@@ -706,8 +706,6 @@ type Stats struct {
 	InsertTime   map[string]time.Duration `json:"insert_time"`
 	InsertErrors int64                    `json:"insert_errors"`
 }
-
-type snapshot = Stats
 
 func (c *counters) snapshot() Stats {
 	c.mu.Lock()

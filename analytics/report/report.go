@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/ste-utility/ste/analytics/store"
+	"github.com/ste-utility/ste/topology"
 )
 
 // Step reads a throughput resolution as operators type it (ste report
@@ -59,21 +61,104 @@ type Result interface {
 	WriteText(w io.Writer) error
 }
 
-// Names are the reports, in the order `ste report --help` lists them.
-var Names = []string{"counts", "throughput", "degradation", "queues", "latency", "exceptions", "timeliness", "allegements", "namespaces", "bench"}
+// Report is one report: the single registry entry that `ste report`
+// (its names, --help and --plot), analytics/charts and the console's
+// History page all read. Add a report here and nowhere else.
+type Report struct {
+	// Name is what `ste report NAME` and the console's ?report= take.
+	Name string
+	// Describe says what the report shows (`ste report --help`).
+	Describe string
+	// Chart: analytics/charts draws the report (--plot, the console's
+	// History page lists exactly these).
+	Chart bool
+	// Title heads the report's History page in the console.
+	Title string
+	// anyNamespace: the report covers every namespace, so Run picks no
+	// default one.
+	anyNamespace bool
+	run          func(context.Context, *store.Store, Params) (Result, error)
+	empty        func() Result
+}
 
-// Describe says what each report shows.
-var Describe = map[string]string{
-	"counts":      "rows per table (CLS deduplicated by MsgId, exceptions by id)",
-	"throughput":  "messages per second per stage, by second or minute",
-	"degradation": "throughput in successive windows against cumulative stored messages (Figure 14)",
-	"queues":      "Buzen–Denning operational quantities per stage from the monitor's queue samples",
-	"latency":     "CLS latency quantiles: CLS record time minus the send time of the message that completed the trade",
-	"exceptions":  "rejected messages by reason",
-	"timeliness":  "per participant and market: messages, trades matched, matched before the market cutoff, median time to match, past cutoff unmatched; affirmed, and the share affirmed by the cutoff (DTCC's metric)",
-	"allegements": "per participant and market: allegements sent (ALG), answered, outstanding, their age, and those answered after the market cutoff or still owed past it — who answers allegements late",
-	"namespaces":  "namespaces in the store, most recently ingested first",
-	"bench":       "recorded ste bench runs",
+// Empty is a zero result of the report's type (what analytics/charts
+// switches on); nil for an entry registered without its function.
+func (r Report) Empty() Result {
+	if r.empty == nil {
+		return nil
+	}
+	return r.empty()
+}
+
+// entry builds a Report around its typed function.
+func entry[T any, R interface {
+	*T
+	Result
+}](r Report, run func(context.Context, *store.Store, Params) (R, error)) Report {
+	r.run = func(ctx context.Context, st *store.Store, p Params) (Result, error) {
+		res, err := run(ctx, st, p)
+		if err != nil {
+			return nil, err
+		}
+		return res, nil
+	}
+	r.empty = func() Result { return R(new(T)) }
+	return r
+}
+
+// Reports are the reports, in the order `ste report --help` lists them.
+var Reports = []Report{
+	entry(Report{Name: "counts", Describe: "rows per table (CLS deduplicated by MsgId, exceptions by id)"}, Counts),
+	entry(Report{Name: "throughput", Describe: "messages per second per stage, by second or minute",
+		Chart: true, Title: "Throughput per stage"}, Throughput),
+	entry(Report{Name: "degradation", Describe: "throughput in successive windows against cumulative stored messages (Figure 14)",
+		Chart: true, Title: "Volume degradation: throughput as stored messages grow"}, Degradation),
+	entry(Report{Name: "queues", Describe: "Buzen–Denning operational quantities per stage from the monitor's queue samples",
+		Chart: true, Title: "Queues per stage (operational laws)"}, Queues),
+	entry(Report{Name: "latency", Describe: "CLS latency quantiles: CLS record time minus the send time of the message that completed the trade",
+		Chart: true, Title: "CLS latency"}, Latency),
+	entry(Report{Name: "exceptions", Describe: "rejected messages by reason",
+		Chart: true, Title: "Exceptions by reason"}, Exceptions),
+	entry(Report{Name: "timeliness", Describe: "per participant and market: messages, trades matched, matched before the market cutoff, median time to match, past cutoff unmatched; affirmed, and the share affirmed by the cutoff (DTCC's metric)",
+		Chart: true, Title: "Timeliness against market cutoffs, and the share affirmed by them"}, Timeliness),
+	entry(Report{Name: "allegements", Describe: "per participant and market: allegements sent (ALG), answered, outstanding, their age, and those answered after the market cutoff or still owed past it — who answers allegements late",
+		Chart: true, Title: "Allegements: who answers late"}, Allegements),
+	entry(Report{Name: "namespaces", Describe: "namespaces in the store, most recently ingested first", anyNamespace: true},
+		func(ctx context.Context, st *store.Store, _ Params) (*NamespacesResult, error) {
+			return Namespaces(ctx, st)
+		}),
+	entry(Report{Name: "bench", Describe: "recorded ste bench runs", anyNamespace: true}, Bench),
+}
+
+// Names are the reports' names, in the registry's order.
+var Names = func() []string {
+	var n []string
+	for _, r := range Reports {
+		n = append(n, r.Name)
+	}
+	return n
+}()
+
+// Charted are the names of the reports analytics/charts draws, in the
+// registry's order.
+var Charted = func() []string {
+	var n []string
+	for _, r := range Reports {
+		if r.Chart {
+			n = append(n, r.Name)
+		}
+	}
+	return n
+}()
+
+// Lookup is the report called name.
+func Lookup(name string) (Report, bool) {
+	for _, r := range Reports {
+		if r.Name == name {
+			return r, true
+		}
+	}
+	return Report{}, false
 }
 
 // ErrNoData is returned when the store has no namespace to default to.
@@ -139,36 +224,18 @@ func DefaultNamespace(ctx context.Context, st *store.Store) (ns string, others [
 
 // Run runs the report called name.
 func Run(ctx context.Context, st *store.Store, name string, p Params) (Result, error) {
-	if name != "namespaces" && name != "bench" && p.Namespace == "" {
+	r, ok := Lookup(name)
+	if !ok {
+		return nil, fmt.Errorf("unknown report %q (want one of %s)", name, strings.Join(Names, ", "))
+	}
+	if !r.anyNamespace && p.Namespace == "" {
 		ns, _, err := DefaultNamespace(ctx, st)
 		if err != nil {
 			return nil, err
 		}
 		p.Namespace = ns
 	}
-	switch name {
-	case "counts":
-		return Counts(ctx, st, p)
-	case "throughput":
-		return Throughput(ctx, st, p)
-	case "degradation":
-		return Degradation(ctx, st, p)
-	case "queues":
-		return Queues(ctx, st, p)
-	case "latency":
-		return Latency(ctx, st, p)
-	case "exceptions":
-		return Exceptions(ctx, st, p)
-	case "timeliness":
-		return Timeliness(ctx, st, p)
-	case "allegements":
-		return Allegements(ctx, st, p)
-	case "namespaces":
-		return Namespaces(ctx, st)
-	case "bench":
-		return Bench(ctx, st, p)
-	}
-	return nil, fmt.Errorf("unknown report %q (want one of %s)", name, strings.Join(Names, ", "))
+	return r.run(ctx, st, p)
 }
 
 // Time bounds when none are given: inside DateTime64's range.
@@ -231,8 +298,17 @@ func firstLine(s string) string {
 	return s
 }
 
-// stageOrder sorts stages in pipeline order, unknown ones last.
-var stageOrder = map[string]int{"inbound": 0, "validate": 1, "identity": 2, "match": 3, "network": 4, "cls": 5, "exceptions": 6}
+// stageOrder sorts the store's stages in pipeline order, unknown ones
+// last: the offered load ("inbound", the inbound records' time), the
+// topology's stages, the whole pipeline, then the outputs the store counts
+// (analytics/store's throughput views).
+var stageOrder = func() map[string]int {
+	order := map[string]int{}
+	for i, s := range slices.Concat([]string{"inbound"}, topology.StageNames(), []string{topology.Network, "cls", "exceptions"}) {
+		order[s] = i
+	}
+	return order
+}()
 
 func sortStages(s []string) {
 	sort.Slice(s, func(i, j int) bool {

@@ -261,9 +261,6 @@ func DecodeMonitor(src Source, value []byte) (Monitor, error) {
 	return m, nil
 }
 
-// IsEmpty reports whether err is the error of a record without a value.
-func IsEmpty(err error) bool { return errors.Is(err, errEmpty) }
-
 // parseTime reads the RFC 3339 timestamps of the contract and of STE's own
 // records (milliseconds or microseconds, UTC or with an offset).
 func parseTime(s string) (time.Time, error) {

@@ -85,8 +85,8 @@ func analyticsCmd(ctx context.Context, args []string) error {
 
 func reportCmd(ctx context.Context, args []string) error {
 	var names []string
-	for _, n := range report.Names {
-		names = append(names, fmt.Sprintf("  %-12s %s", n, report.Describe[n]))
+	for _, r := range report.Reports {
+		names = append(names, fmt.Sprintf("  %-12s %s", r.Name, r.Describe))
 	}
 	fs := cli.Flags("report", "NAME [--json] [--clickhouse DSN] [--namespace NS] [--since T] [--until T] [--plot FILE.png|.svg]\n\nreports:\n"+
 		strings.Join(names, "\n")+"\n\ntimes (--since, --until): RFC 3339, \"2006-01-02 15:04:05\" (UTC), a date, or a duration before now (30m, 2h, 3d)")
@@ -95,7 +95,7 @@ func reportCmd(ctx context.Context, args []string) error {
 	ns := fs.String("namespace", os.Getenv("STE_NAMESPACE"), "namespace ($STE_NAMESPACE); default: the one whose data begins last (the run started most recently; ste report namespaces lists them)")
 	since := fs.String("since", "", "only data from this time on")
 	until := fs.String("until", "", "only data before this time")
-	plotFile := fs.String("plot", "", "also draw the report into FILE.png or FILE.svg (throughput, degradation, queues, latency, exceptions, timeliness, allegements)")
+	plotFile := fs.String("plot", "", "also draw the report into FILE.png or FILE.svg ("+strings.Join(report.Charted, ", ")+")")
 	by := fs.String("by", "", "throughput resolution: second or minute (default: by second up to 15 minutes of data)")
 	window := fs.Duration("window", 0, "degradation and latency window (default: about 30 windows over the data)")
 

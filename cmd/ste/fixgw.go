@@ -24,15 +24,12 @@ func defaultStore() string { return filepath.Join(cli.Home(), "fixgw") }
 
 func fixgwCmd(ctx context.Context, args []string) error {
 	fs := cli.Flags("fixgw", "[--addr 127.0.0.1:9880] [--brokers B] [--namespace NS] [--comp-id BIC] [--signer-bic STEUTLSGFIX] (--signer-key FILE | --demo-key) (--credentials FILE | --demo-credentials) [--store DIR] [--tls-cert F --tls-key F [--tls-client-ca F]] [--insecure-plain] [--produce-timeout 10s] [--max-message-size 1MiB] [--health-addr 127.0.0.1:9881] [--kafka-tls …]")
-	brokers := fs.String("brokers", cli.EnvOr("STE_BROKERS", "127.0.0.1:9092"), "Kafka bootstrap brokers, comma-separated ($STE_BROKERS)")
-	kafka := cli.KafkaSecurityFlagsNamed(fs, brokers, "kafka-")
+	kafka := serverKafkaFlags(fs)
 	ns := cli.Namespace(fs)
 	addr := fs.String("addr", cli.EnvOr("STE_FIXGW_ADDR", fixgw.DefaultAddr),
 		"address participants' FIX engines connect to ($STE_FIXGW_ADDR); beyond loopback it needs --tls-cert/--tls-key or --insecure-plain")
 	compID := fs.String("comp-id", cli.EnvOr("STE_FIXGW_COMP_ID", refdata.DefaultUtilityBIC), "the acceptor's CompID: every session's TargetCompID(56) ($STE_FIXGW_COMP_ID)")
-	signerBIC := fs.String("signer-bic", cli.EnvOr("STE_FIXGW_SIGNER_BIC", refdata.FIXSignerBIC), "the delegated signer the adapter signs as: a participant with role SIGNER that brokers and investment managers list in their signers ($STE_FIXGW_SIGNER_BIC)")
-	signerKey := fs.String("signer-key", os.Getenv("STE_FIXGW_SIGNER_KEY"), "the signer's Ed25519 private key file (PEM PKCS#8, or base64 of the seed); its public half must be in the signer's row ($STE_FIXGW_SIGNER_KEY)")
-	demoKey := fs.Bool("demo-key", false, "sign with the signer's PUBLIC DEMO KEY (messages.md §2): demos and tests only, said in the log")
+	signer := newSignerFlags(fs, "STE_FIXGW", refdata.FIXSignerBIC, "as: a participant with role SIGNER that brokers and investment managers list in their signers")
 	creds := fs.String("credentials", os.Getenv("STE_FIXGW_CREDENTIALS"), "the logon passwords: a CSV file bic,password_hash of argon2id hashes (ste fixgw passwd writes it), mode 0600, re-read within 30 s of a change ($STE_FIXGW_CREDENTIALS)")
 	demoCreds := fs.Bool("demo-credentials", false, "accept each participant's PUBLIC DEMO PASSWORD hex(sha256(\"ste-demo-fix:\"+BIC)): demos and tests only, said in the log")
 	store := fs.String("store", cli.EnvOr("STE_FIXGW_STORE", defaultStore()), "the session store: sequence numbers, sent messages, output cursors; locked by one process ($STE_FIXGW_STORE)")
@@ -43,11 +40,7 @@ func fixgwCmd(ctx context.Context, args []string) error {
 	timeout := fs.Duration("produce-timeout", 10*time.Second, "how long a message waits for the brokers' acknowledgement before the connection is closed, the message not consumed")
 	maxSize := fs.String("max-message-size", "1MiB", "the largest FIX message: a larger one closes the connection, nothing consumed (bytes, or with KiB/MiB)")
 	health := fs.String("health-addr", cli.EnvOr("STE_FIXGW_HEALTH_ADDR", fixgw.DefaultHealthAddr), "GET /health and GET /metrics (Prometheus) ($STE_FIXGW_HEALTH_ADDR; empty: none)")
-	fs.LogFlags()
-	if os.Getenv("STE_LOG_FORMAT") == "" {
-		fs.Lookup("log-format").Value.Set("json")
-		fs.Lookup("log-format").DefValue = "json"
-	}
+	serverLogFlags(fs)
 	if err := fs.Read(args); err != nil {
 		return err
 	}
@@ -70,7 +63,7 @@ func fixgwCmd(ctx context.Context, args []string) error {
 	}
 	o := fixgw.Options{Kafka: k, Namespace: *ns, Addr: *addr, CompID: *compID, Store: *store, TLSCert: *cert, TLSKey: *key,
 		TLSClientCA: *clientCA, InsecurePlain: *insecure, ProduceTimeout: *timeout, MaxMessageSize: size, HealthAddr: *health,
-		Signer: &adapters.Signer{BIC: *signerBIC}, Credentials: fixgw.DemoCredentials(), Logger: fs.Log}
+		Signer: &adapters.Signer{BIC: *signer.bic}, Credentials: fixgw.DemoCredentials(), Logger: fs.Log}
 	if err := o.Validate(); err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}
@@ -80,7 +73,7 @@ func fixgwCmd(ctx context.Context, args []string) error {
 		}
 	}
 	// The key last: a demo key is said in the log, once the flags are good.
-	if o.Signer, err = adapters.LoadSigner(*signerBIC, *signerKey, *demoKey, fs.Log); err != nil {
+	if o.Signer, err = signer.load(fs.Log); err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}
 	return fixgw.Serve(ctx, o, func(a string) {

@@ -21,8 +21,7 @@ func init() {
 
 func gatewayCmd(ctx context.Context, args []string) error {
 	fs := cli.Flags("gateway", "[--addr 127.0.0.1:8443] [--brokers B] [--namespace NS] [--public-url URL] [--tls-cert FILE --tls-key FILE] [--insecure-http] [--at-risk-lead 2h] [--metrics-addr A] [--kafka-tls …]")
-	brokers := fs.String("brokers", cli.EnvOr("STE_BROKERS", "127.0.0.1:9092"), "Kafka bootstrap brokers, comma-separated ($STE_BROKERS)")
-	kafka := cli.KafkaSecurityFlagsNamed(fs, brokers, "kafka-")
+	kafka := serverKafkaFlags(fs)
 	ns := cli.Namespace(fs)
 	addr := fs.String("addr", cli.EnvOr("STE_GATEWAY_ADDR", gateway.DefaultAddr),
 		"address to serve participants on ($STE_GATEWAY_ADDR); beyond loopback it needs --tls-cert/--tls-key or --insecure-http")
@@ -52,12 +51,7 @@ func gatewayCmd(ctx context.Context, args []string) error {
 	}
 	procs := fs.Int("procs", defProcs, "cores the instance runs Go code on ($STE_GATEWAY_PROCS; 0: the Go runtime's choice, GOMAXPROCS or every core): one by default, as an instance mostly waits on the network; more instances for more (docs/participants.md §8)")
 	secretOf := cli.SecretFlag(fs)
-	fs.LogFlags()
-	if os.Getenv("STE_LOG_FORMAT") == "" {
-		// The gateway logs JSON by default: its access log is for machines.
-		fs.Lookup("log-format").Value.Set("json")
-		fs.Lookup("log-format").DefValue = "json"
-	}
+	serverLogFlags(fs)
 	if err := fs.Read(args); err != nil {
 		return err
 	}

@@ -18,25 +18,18 @@ func init() {
 
 func iso20022Cmd(ctx context.Context, args []string) error {
 	fs := cli.Flags("iso20022", "[--addr 127.0.0.1:8444] [--brokers B] [--namespace NS] [--public-url URL] [--signer-bic STEUTLSGISO] (--signer-key FILE | --demo-key) [--tls-cert F --tls-key F] [--insecure-http] [--produce-timeout 10s] [--kafka-tls …]")
-	brokers := fs.String("brokers", cli.EnvOr("STE_BROKERS", "127.0.0.1:9092"), "Kafka bootstrap brokers, comma-separated ($STE_BROKERS)")
-	kafka := cli.KafkaSecurityFlagsNamed(fs, brokers, "kafka-")
+	kafka := serverKafkaFlags(fs)
 	ns := cli.Namespace(fs)
 	addr := fs.String("addr", cli.EnvOr("STE_ISO20022_ADDR", iso20022.DefaultAddr),
 		"address to serve custodians on ($STE_ISO20022_ADDR); beyond loopback it needs --tls-cert/--tls-key or --insecure-http")
 	publicURL := fs.String("public-url", os.Getenv("STE_ISO20022_PUBLIC_URL"),
 		"scheme://host[:port] custodians reach the adapter at, when a TLS-terminating proxy changes it: what @target-uri and @authority are checked against ($STE_ISO20022_PUBLIC_URL)")
-	signerBIC := fs.String("signer-bic", cli.EnvOr("STE_ISO20022_SIGNER_BIC", refdata.ISOSignerBIC), "the delegated signer the adapter signs SETs as: a participant with role SIGNER that custodians list in their signers ($STE_ISO20022_SIGNER_BIC)")
-	signerKey := fs.String("signer-key", os.Getenv("STE_ISO20022_SIGNER_KEY"), "the signer's Ed25519 private key file (PEM PKCS#8, or base64 of the seed); its public half must be in the signer's row ($STE_ISO20022_SIGNER_KEY)")
-	demoKey := fs.Bool("demo-key", false, "sign with the signer's PUBLIC DEMO KEY (messages.md §2): demos and tests only, said in the log")
+	signer := newSignerFlags(fs, "STE_ISO20022", refdata.ISOSignerBIC, "SETs as: a participant with role SIGNER that custodians list in their signers")
 	cert := fs.String("tls-cert", os.Getenv("STE_ISO20022_TLS_CERT"), "HTTPS certificate (PEM) ($STE_ISO20022_TLS_CERT)")
 	key := fs.String("tls-key", os.Getenv("STE_ISO20022_TLS_KEY"), "its private key (PEM) ($STE_ISO20022_TLS_KEY)")
 	insecure := fs.Bool("insecure-http", cli.EnvBool("STE_ISO20022_INSECURE_HTTP"), "serve plain HTTP beyond loopback, for a TLS-terminating proxy in front (logged as a warning)")
 	timeout := fs.Duration("produce-timeout", 10*time.Second, "how long a POST waits for the brokers' acknowledgement before answering 503")
-	fs.LogFlags()
-	if os.Getenv("STE_LOG_FORMAT") == "" {
-		fs.Lookup("log-format").Value.Set("json")
-		fs.Lookup("log-format").DefValue = "json"
-	}
+	serverLogFlags(fs)
 	if err := fs.Read(args); err != nil {
 		return err
 	}
@@ -48,12 +41,12 @@ func iso20022Cmd(ctx context.Context, args []string) error {
 		return err
 	}
 	o := iso20022.Options{Kafka: k, Namespace: *ns, Addr: *addr, PublicURL: *publicURL, TLSCert: *cert, TLSKey: *key,
-		InsecureHTTP: *insecure, Signer: &adapters.Signer{BIC: *signerBIC}, ProduceTimeout: *timeout, Logger: fs.Log}
+		InsecureHTTP: *insecure, Signer: &adapters.Signer{BIC: *signer.bic}, ProduceTimeout: *timeout, Logger: fs.Log}
 	if err := o.Validate(); err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}
 	// The key last: a demo key is said in the log, once the flags are good.
-	if o.Signer, err = adapters.LoadSigner(*signerBIC, *signerKey, *demoKey, fs.Log); err != nil {
+	if o.Signer, err = signer.load(fs.Log); err != nil {
 		return cli.UsageError{Msg: err.Error()}
 	}
 	return iso20022.Serve(ctx, o, func(url string) { fmt.Printf("STE iso20022 for namespace %s: %s\n", *ns, url) })

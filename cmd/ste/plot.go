@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ste-utility/ste/cli"
+	"github.com/ste-utility/ste/measure/bench"
 	"github.com/ste-utility/ste/measure/plots"
 )
 
@@ -35,7 +36,7 @@ func plot(ctx context.Context, args []string) error {
 	if *out == "" || fs.NArg() == 0 {
 		return cli.UsageError{Msg: "--out and at least one result file are required"}
 	}
-	runs, err := plots.Load(fs.Args()...)
+	runs, err := bench.Load(fs.Args()...)
 	if err != nil {
 		return err
 	}

@@ -21,7 +21,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/internal/testing/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics/lag"
@@ -43,7 +43,7 @@ type clusterPlan struct {
 // on a loaded machine); fullCluster is `make chaos-cluster`. The seed
 // 1796180246868686429 once lost the outputs of 87 trades here: goka marked
 // a message consumed past an earlier one whose outputs waited on a moved
-// leader (processors/pipeline, producer: promises now complete in emit
+// leader (processors/produce, producer.go: promises now complete in emit
 // order).
 var (
 	// converge is a gross bound on the wait for lag 0 after the last fault

@@ -160,7 +160,7 @@ func failoverRound(t *testing.T, ctx context.Context, adm *kadm.Client, brokers,
 		partition    int32
 	}
 	owned := map[key]int64{}
-	for _, p := range before.OwnedBy("ste-" + id + "-") {
+	for _, p := range before.OwnedBy(id) {
 		if strings.HasSuffix(p.Topic, "-loop") {
 			continue
 		}

@@ -33,8 +33,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
-	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/instance/registry"
+	"github.com/ste-utility/ste/internal/testing/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/testgate"
 	"github.com/ste-utility/ste/topics"
@@ -216,7 +216,7 @@ func (b *kfakeBroker) Stop() {
 	}
 }
 
-// kafkaBroker is Apache Kafka 4 from deploy/kafka.
+// kafkaBroker is Apache Kafka 4 from internal/testing/kafka.
 type kafkaBroker struct{ b *kafka.Broker }
 
 func (k *kafkaBroker) Addr() string { return k.b.Bootstrap }

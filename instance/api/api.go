@@ -43,19 +43,11 @@ type TradeFound struct {
 	Trade     matching.View `json:"trade"`
 }
 
-// AtRisk is one unmatched trade with its cutoff (docs/timeliness.md).
-type AtRisk struct {
-	Partition int32         `json:"partition"`
-	Market    string        `json:"market"`
-	Cutoff    time.Time     `json:"cutoff"`
-	Trade     matching.View `json:"trade"`
-}
-
 // AtRiskAnswer is what /at-risk answers: the unmatched trades of the
 // partitions this instance owns, the earliest cutoff first.
 type AtRiskAnswer struct {
-	Instance string   `json:"instance"`
-	Trades   []AtRisk `json:"trades"`
+	Instance string         `json:"instance"`
+	Trades   []query.AtRisk `json:"trades"`
 }
 
 // QueueAnswer is what /queue answers on the lookup listener: a page of a

@@ -18,6 +18,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/processors/matching"
@@ -282,8 +283,8 @@ func (c *Client) ByRef(ctx context.Context, ref, date, party string) ([]matching
 }
 
 // ask sends one lookup to an owner: found is false for its 404.
-func (c *Client) ask(ctx context.Context, o Owner, path string, q url.Values) (Answer, bool, error) {
-	var ans Answer
+func (c *Client) ask(ctx context.Context, o Owner, path string, q url.Values) (api.TradeAnswer, bool, error) {
+	var ans api.TradeAnswer
 	u := url.URL{Scheme: "http", Host: o.Addr, Path: path, RawQuery: q.Encode()}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {

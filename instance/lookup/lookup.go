@@ -18,7 +18,6 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/processors/matching"
 )
 
@@ -38,12 +37,6 @@ const (
 	// MaxAnswer bounds the bytes of an answer read (a trade's view with
 	// every message is a few KiB).
 	MaxAnswer = 16 << 20
-)
-
-// Answer and Found are what the lookup listener answers (instance/api).
-type (
-	Answer = api.TradeAnswer
-	Found  = api.TradeFound
 )
 
 // Hit is a trade found, with the instance that answered for it.

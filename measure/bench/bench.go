@@ -103,7 +103,7 @@ type Window struct {
 // Network returns the network's throughput X and response time R.
 func (r Result) Network() (x, resp float64) {
 	for _, q := range r.Queues {
-		if q.Stage == "network" {
+		if q.Stage == topology.Network {
 			return q.X, q.R
 		}
 	}
@@ -499,7 +499,7 @@ func windows(samples []schemas.MonitorSample, window time.Duration) []Window {
 	var done, stored int64
 	first := true
 	for _, s := range samples {
-		if s.Stage != "network" {
+		if s.Stage != topology.Network {
 			continue
 		}
 		if first {

@@ -45,7 +45,7 @@ func Stages(ns string) []Stage {
 	for _, g := range t.Groups {
 		out = append(out, Stage{g.Stage.String(), g.Name, g.Inputs[0]})
 	}
-	return append(out, Stage{"network", "", t.Names.Inbound()})
+	return append(out, Stage{topology.Network, "", t.Names.Inbound()})
 }
 
 // Monitor keeps the previous sample to compute deltas.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/measure/oplaw"
 	"github.com/ste-utility/ste/measure/sink"
@@ -20,7 +21,6 @@ import (
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )

@@ -10,11 +10,11 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/measure/monitor"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 )
 
 // TestRunPublishesWhatItReturns: ste monitor's loop hands every sample to

@@ -12,17 +12,12 @@ import (
 
 	"github.com/ste-utility/ste/measure/bench"
 	"github.com/ste-utility/ste/plotting"
+	"github.com/ste-utility/ste/topology"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 )
-
-// Run is a `ste bench` result, as the plots read it.
-type Run = bench.Result
-
-// Load reads bench results.
-func Load(paths ...string) ([]Run, error) { return bench.Load(paths...) }
 
 // size of every figure.
 const width, height = 18 * vg.Centimeter, 11 * vg.Centimeter
@@ -32,8 +27,8 @@ func save(p *plot.Plot, file string) error { return plotting.Save(p, width, heig
 // Littles plots response time against the arrival rate of paced runs: the
 // monitor's R (Little's law, W/C) and the sink's p50 and p99, with the knee —
 // the last rate before R more than doubles — marked.
-func Littles(runs []Run, file string) (knee float64, err error) {
-	slices.SortFunc(runs, func(a, b Run) int { return int(a.Rate - b.Rate) })
+func Littles(runs []bench.Result, file string) (knee float64, err error) {
+	slices.SortFunc(runs, func(a, b bench.Result) int { return int(a.Rate - b.Rate) })
 	var r, p50, p99 plotter.XYs
 	for _, run := range runs {
 		_, resp := run.Network()
@@ -72,8 +67,8 @@ func Littles(runs []Run, file string) (knee float64, err error) {
 }
 
 // Instances plots throughput against processor instances.
-func Instances(runs []Run, file string) error {
-	slices.SortFunc(runs, func(a, b Run) int { return a.ProcessorInstances - b.ProcessorInstances })
+func Instances(runs []bench.Result, file string) error {
+	slices.SortFunc(runs, func(a, b bench.Result) int { return a.ProcessorInstances - b.ProcessorInstances })
 	var pts plotter.XYs
 	for _, r := range runs {
 		pts = append(pts, plotter.XY{X: float64(r.ProcessorInstances), Y: r.MsgsPerSec})
@@ -88,7 +83,7 @@ func Instances(runs []Run, file string) error {
 
 // Degradation plots throughput in successive windows against the volume
 // stored, with the source's 8-node figures for reference.
-func Degradation(run Run, file string) error {
+func Degradation(run bench.Result, file string) error {
 	var pts plotter.XYs
 	for _, w := range run.Windows {
 		pts = append(pts, plotter.XY{X: float64(w.Stored) / 1e6, Y: w.MsgsPerSec})
@@ -108,8 +103,8 @@ func Degradation(run Run, file string) error {
 
 // Timeline plots queue length per stage and CLS latency over a run, into
 // base-queues.ext and base-latency.ext.
-func Timeline(run Run, title, base, ext string) error {
-	stages := []string{"validate", "identity", "match", "network"}
+func Timeline(run bench.Result, title, base, ext string) error {
+	stages := append(topology.StageNames(), topology.Network)
 	q := map[string]plotter.XYs{}
 	var lat plotter.XYs
 	for _, t := range run.Timeline {

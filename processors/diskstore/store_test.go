@@ -15,7 +15,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 
-	"github.com/ste-utility/ste/processors/duetest"
+	"github.com/ste-utility/ste/internal/testing/duetest"
 )
 
 // values are 8-byte big-endian due times; the watermark is the due time

@@ -1,8 +1,8 @@
 // Package gokaconf is goka's configuration for STE: its sarama clients
-// (protocol, offsets, the group's timeouts and static membership, an
-// idempotent acks=all producer, TLS and SASL, the retries while a leader or
-// a coordinator moves), the topic manager (on franz-go) that creates
-// nothing, the rejoin wait, and where goka's and sarama's logs go.
+// (protocol, offsets, the group's timeouts and static membership, TLS and
+// SASL, the retries while a leader or a coordinator moves; its producer is
+// franz-go's, processors/produce), the topic manager (on franz-go) that
+// creates nothing, the rejoin wait, and where goka's and sarama's logs go.
 // Measured against Apache Kafka 4 and kfake (docs/ARCHITECTURE.md,
 // "Failure behaviour").
 package gokaconf
@@ -21,8 +21,8 @@ import (
 // SaramaConfig is goka's client configuration for STE, measured against
 // Apache Kafka 4 and kfake: protocol version 4.0 (Kafka 4 dropped the old
 // versions goka's default asks for), streams from the oldest offset so that a
-// backlog produced before the first start is processed, and an idempotent
-// acks=all producer (set explicitly: the contract asks for it).
+// backlog produced before the first start is processed. goka's producer is
+// not sarama's: processors/produce.Builder, on topics.ProducerOpts.
 func SaramaConfig() *sarama.Config {
 	cfg := goka.DefaultConfig()
 	// goka's default config is one shared value; every client gets its own.
@@ -35,14 +35,11 @@ func SaramaConfig() *sarama.Config {
 	// half a second less to process again, for two small requests a
 	// second per group.
 	cfg.Consumer.Offsets.AutoCommit.Interval = 500 * time.Millisecond
-	cfg.Producer.RequiredAcks = sarama.WaitForAll
-	cfg.Producer.Idempotent = true
-	cfg.Net.MaxOpenRequests = 1 // sarama requires it for idempotence
-	cfg.Producer.MaxMessageBytes = 16 << 20
-	cfg.Producer.Flush.Frequency = 2 * time.Millisecond
-	cfg.Producer.Flush.Messages = 1000
-	cfg.Producer.Flush.MaxMessages = 10000
-	cfg.Producer.Compression = sarama.CompressionNone
+	// No sarama producer runs: goka's producer is franz-go's, on
+	// topics.ProducerOpts (processors/produce.Builder), the one producer
+	// option list. One request in flight per connection, as measured since
+	// the sarama producer's idempotence first required it.
+	cfg.Net.MaxOpenRequests = 1
 	cfg.Consumer.Fetch.Default = 4 << 20
 	cfg.Consumer.Fetch.Max = 64 << 20
 	cfg.ChannelBufferSize = 4096

@@ -10,7 +10,7 @@ import (
 // it: whether its CLS stands, the last STATUS sent and its newest Created.
 // It reads the fixed prefix MarshalBinary writes (header, Version, Live,
 // LiveDigest, StatusN, Last.Status), so the match partitions' status index
-// (processors/pipeline) can follow every write at the cost of a few bytes.
+// (processors/query) can follow every write at the cost of a few bytes.
 // ok is false for a tombstone or a value of another layout.
 func ReadStatus(b []byte) (live bool, status schemas.Status, newest int64, ok bool) {
 	tomb, at, hok := Header(b)

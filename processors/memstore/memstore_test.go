@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/ste-utility/ste/processors/duetest"
+	"github.com/ste-utility/ste/internal/testing/duetest"
 )
 
 // The due index suite every table store passes (diskstore runs it too).

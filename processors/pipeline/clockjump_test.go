@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
@@ -18,7 +19,6 @@ import (
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/lag"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"

@@ -6,11 +6,11 @@ import (
 	"log/slog"
 	"testing"
 
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topology"
 )
 

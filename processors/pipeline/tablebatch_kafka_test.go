@@ -7,12 +7,12 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/processors/changelog"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )

@@ -23,31 +23,28 @@ import (
 	"github.com/ste-utility/ste/trust"
 )
 
-// Config is what the stages need besides Kafka.
+// Config is what the stages need besides Kafka. The decisions' settings
+// (Names through AllegementDelay, Logger, Now) are stages.Config's, passed
+// to stages.New as they are: their meaning and defaults are documented
+// there, once. The rest is the runtime's.
 type Config struct {
 	Names     topology.Names
 	Validator *validation.Validator
-	Signer    *schemas.Signer
-	// Retention of trades past their newest Created (event time). Default 72h.
-	Retention time.Duration
-	// TombstoneTTL keeps a purged trade's counters. Default 30 days.
-	TombstoneTTL time.Duration
-	// IdentityMargin is how much longer than the retention an accepted
-	// (Sender, MsgId) is remembered by the identity stage. Default 24h.
-	IdentityMargin time.Duration
+	// Signer signs the outputs; its BIC and key are stages.Config's
+	// UtilityBIC and UtilityKey.
+	Signer         *schemas.Signer
+	Retention      time.Duration // stages.Config.Retention
+	TombstoneTTL   time.Duration // stages.Config.TombstoneTTL
+	IdentityMargin time.Duration // stages.Config.IdentityMargin
 	// AtRiskLead: an unmatched trade whose cutoff is at most this far ahead
 	// on Now's clock is at risk (processors/query). Default
 	// query.DefaultAtRiskLead.
 	AtRiskLead time.Duration
-	Metrics    *Metrics     // nil: none
-	Logger     *slog.Logger // corrupt records and state; slog.Default() when nil
-	Now        func() time.Time
-	// Sandbox: the namespace replays recorded inbound records (ste replay;
-	// stages.Config.Sandbox).
-	Sandbox bool
-	// Inbound reads a record of <ns>.inbound back by partition and offset
-	// (stages.Config.Inbound). Run sets it (processors/readback); nil (the
-	// broker-free tests): the record travels along.
+	Metrics    *Metrics         // nil: none
+	Logger     *slog.Logger     // stages.Config.Logger, and the runtime's; slog.Default() when nil
+	Now        func() time.Time // stages.Config.Now, and the at-risk clock
+	Sandbox    bool             // stages.Config.Sandbox
+	// Inbound is stages.Config.Inbound. Run sets it (processors/readback).
 	Inbound func(partition int32, offset int64) ([]byte, error)
 	Hook    Hook // tests only: runs before each callback (guard.go)
 	// VerifyOneByOne verifies each signature in its validate callback
@@ -56,19 +53,10 @@ type Config struct {
 	VerifyOneByOne bool
 	// Secret proves the exceptions the stages write (trust.ProofHeader):
 	// readers skip exceptions without proof. Nil writes none.
-	Secret *trust.Secret
-	// Tolerances the match stage evaluates criteria 7 and 15 with: the
-	// reference data the instance has read so far (refdata.Current). Nil:
-	// none, values must be equal.
-	Tolerances matching.Tolerances
-	// Affirmation says which investment managers are AUTO (refdata.Current):
-	// the match stage writes the utility's AFFs for them to <ns>.inbound,
-	// signed with Signer's key (stages.Config.Affirmation). Nil: none.
-	Affirmation matching.AffirmationModes
-	// AllegementDelay is ste process's --allegement-delay
-	// (stages.Config.AllegementDelay: 0 the default,
-	// stages.AllegeEveryMessage after every message).
-	AllegementDelay time.Duration
+	Secret          *trust.Secret
+	Tolerances      matching.Tolerances       // stages.Config.Tolerances
+	Affirmation     matching.AffirmationModes // stages.Config.Affirmation (the AFFs signed with Signer's key)
+	AllegementDelay time.Duration             // stages.Config.AllegementDelay
 }
 
 // wiring is what one Run (or a broker-free test's graphs) runs on: the

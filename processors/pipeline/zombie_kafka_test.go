@@ -13,6 +13,7 @@ import (
 	"github.com/lovoo/goka"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/tablestore"
@@ -21,7 +22,6 @@ import (
 	"github.com/ste-utility/ste/schemas/msgset"
 	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topology"
 	"github.com/ste-utility/ste/workload"
 )

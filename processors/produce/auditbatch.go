@@ -39,7 +39,7 @@ import (
 // forward whatever came before it: record N+1, its emits acknowledged,
 // would commit N while N's events still wait for their batch. So every
 // record takes a deferred commit, and a partition's deferred commits are
-// released in offset order (processors/pipeline, commits.go), each once
+// released in offset order (processors/commits), each once
 // its events are written. With the producer's promises completing in emit
 // order (producer.go), record N's commit then never comes after N+1's.
 //

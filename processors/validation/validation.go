@@ -70,9 +70,6 @@ func (v *Validator) Refdata() *refdata.Set { return v.ref.Load() }
 // Now is the validator's wall clock, for InspectDeferred.
 func (v *Validator) Now() time.Time { return v.now() }
 
-// VerifiesSignatures reports whether signatures are verified.
-func (v *Validator) VerifiesSignatures() bool { return !v.skipVerify }
-
 // UtilityBIC is the BIC whose AFFs for AUTO investment managers are
 // authorised (WithUtilityBIC).
 func (v *Validator) UtilityBIC() string { return v.utility }

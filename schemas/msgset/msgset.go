@@ -169,9 +169,6 @@ func (w *Writer) Write(rec []byte) error {
 	return w.bw.WriteByte('\n')
 }
 
-// Count is the number of records written.
-func (w *Writer) Count() int { return w.n }
-
 // Close flushes and closes; the first error wins.
 func (w *Writer) Close() error {
 	err := w.bw.Flush()

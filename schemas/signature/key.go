@@ -43,7 +43,7 @@ func NewKey(priv ed25519.PrivateKey) *Key {
 
 // SignBatch writes the signature of msgs[i] into sigs[i]; the slices are
 // of one length. Its callers sign what they hold at once: a batch of a
-// producer's outputs on Kafka (processors/pipeline, seal.go), a batch of
+// producer's outputs on Kafka (processors/produce, seal.go), a batch of
 // ste match's decisions, one message's outputs in goka's tester.
 func (k *Key) SignBatch(msgs [][]byte, sigs [][ed25519.SignatureSize]byte) {
 	n := len(msgs)

@@ -15,8 +15,8 @@ import (
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 
-	"github.com/ste-utility/ste/deploy/kafka"
 	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/internal/testing/kafka"
 	"github.com/ste-utility/ste/kafkaconn"
 	"github.com/ste-utility/ste/kafkaconn/testca"
 	"github.com/ste-utility/ste/schemas"

@@ -17,7 +17,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
-	"github.com/ste-utility/ste/deploy/kafka"
+	"github.com/ste-utility/ste/internal/testing/kafka"
 	"github.com/ste-utility/ste/topics/broker"
 )
 

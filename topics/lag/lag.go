@@ -15,7 +15,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -199,13 +198,16 @@ func (s Sample) Sum() int64 {
 	return n
 }
 
-// OwnedBy returns the partitions whose owner's client id starts with prefix
-// (an instance names its clients ste-<id>-<stage>).
-func (s Sample) OwnedBy(prefix string) []Partition {
+// OwnedBy returns the partitions owned by instance id's clients (their
+// client ids are topology.ClientID's).
+func (s Sample) OwnedBy(id string) []Partition {
 	var out []Partition
 	for _, p := range s.Partitions {
-		if p.ClientID != "" && strings.HasPrefix(p.ClientID, prefix) {
-			out = append(out, p)
+		for _, st := range topology.Stages {
+			if got, ok := topology.InstanceOf(p.ClientID, st); ok && got == id {
+				out = append(out, p)
+				break
+			}
 		}
 	}
 	return out

@@ -65,7 +65,7 @@ func TestLagCountsWhatNobodyConsumed(t *testing.T) {
 	// A consumer of the group reads everything and commits: lag 0, and while
 	// it is a member it owns the partitions under its client id.
 	cons, err := kgo.NewClient(kgo.SeedBrokers(brokers), kgo.ConsumerGroup(n.ValidateGroup()),
-		kgo.ConsumeTopics(n.Inbound()), kgo.ClientID("ste-x-validate"),
+		kgo.ConsumeTopics(n.Inbound()), kgo.ClientID(topology.ClientID("x", topology.StageValidate)),
 		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.DisableAutoCommit())
 	if err != nil {
 		t.Fatal(err)
@@ -86,7 +86,7 @@ func TestLagCountsWhatNobodyConsumed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if owned := s.OwnedBy("ste-x-"); len(owned) != 4 {
+	if owned := s.OwnedBy("x"); len(owned) != 4 {
 		t.Fatalf("the member owns the 4 partitions: %+v", s.Partitions)
 	}
 	for _, p := range s.Partitions {

@@ -7,8 +7,8 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 
+	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/topics"
-	"github.com/ste-utility/ste/topics/broker/brokertest"
 	"github.com/ste-utility/ste/topics/origin"
 	"github.com/ste-utility/ste/trust"
 )

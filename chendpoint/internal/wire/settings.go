@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"sort"
 	"strings"
 	"sync/atomic"
 )
@@ -95,16 +94,6 @@ func init() {
 		log_comment`) {
 		allowedSettings[n] = true
 	}
-}
-
-// AllowedSettings lists the allow-list, sorted (for docs and tests).
-func AllowedSettings() []string {
-	out := make([]string, 0, len(allowedSettings))
-	for n := range allowedSettings {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // SettingAllowed reports whether the endpoint lets a client set name. Query
