@@ -74,6 +74,8 @@ var Suites = []Suite{
 		Cost: "a measurement of 6,000 trades in four phases (docs/benchmarks.md, \"The gateway\")"},
 	{Name: "fix-measure", Tests: "e2e TestFIXMeasure", Env: "STE_FIX_MEASURE=1", Run: "make fix-measure",
 		Cost: "a measurement of 3,000 trades in three phases (docs/benchmarks.md, \"The FIX adapter\")"},
+	{Name: "iso-scale", Tests: "e2e TestISO20022Scale (10,000 sese.023 through two ste iso20022, one killed with -9)", Env: "STE_ISO_SCALE=1", Run: "make iso-scale",
+		Cost: "see docs/benchmarks.md, \"The ISO 20022 adapter\""},
 	{Name: "hold-at-scale", Tests: "processors/diskstore TestHoldAtScale", Env: "DISKSTORE_SCALE_SET=FILE", Run: "make hold-at-scale",
 		Cost: "250,000 trades: the set's generation and the fill (docs/benchmarks.md, \"1,000,000 trades\")"},
 	{Name: "leveldb-control", Tests: "processors/diskstore TestKillLoopKeepsStateLevelWithTheChangelog on goka's LevelDB",
