@@ -351,7 +351,14 @@ func (a *Acceptor) handleConnection(netConn net.Conn) {
 
 	a.sessionAddr.Store(sessID, netConn.RemoteAddr())
 	msgIn := make(chan fixIn)
-	msgOut := make(chan []byte)
+	// STE patch 1 (PATCHES.md): the session's outgoing messages are handed
+	// to the connection's writer through a buffer. Unbuffered, a message
+	// queued while writeLoop is still writing (or not yet scheduled back to
+	// its receive) fails sendBytes' non-blocking send, and sendQueued
+	// re-notifies messageEvent at once: the session loop spins until the
+	// writer is free, up to a scheduler time slice per message on a busy
+	// machine.
+	msgOut := make(chan []byte, messageOutBuffer)
 
 	if err := session.connect(msgIn, msgOut); err != nil {
 		a.globalLog.OnEventf("Unable to accept session %v connection: %v", sessID, err.Error())

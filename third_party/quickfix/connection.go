@@ -17,6 +17,12 @@ package quickfix
 
 import "io"
 
+// messageOutBuffer is how many outgoing messages an acceptor's session
+// hands its connection's writer ahead of the writes (STE patch 1,
+// PATCHES.md): each is in the message store already, so a connection lost
+// with messages in the buffer loses nothing a resend does not repair.
+const messageOutBuffer = 1024
+
 func writeLoop(connection io.Writer, messageOut chan []byte, log Log) {
 	for {
 		msg, ok := <-messageOut
