@@ -22,7 +22,7 @@ CHDB_LIB := $(STE_CACHE)/chdb/26.7.3-stable.1/libchdb.so
 
 .PHONY: all build test test-deps tools-after-build unit demo bench lint vet fuzz deps tools kafka chdb crds system-packages promtool chromium clients clean replay-kafka chaos chaos-cluster failover acl gateway-client \
 	verify-all gates chaos-cluster-kfake chaos-cluster-kafka backtest-kafka scale-out-kafka analytics-server gateway-measure \
-	hold-at-scale leveldb-control curve measure-ingest iso-scale fix-measure
+	hold-at-scale leveldb-control curve measure-ingest iso-scale fix-measure queue-measure
 
 all: build
 
@@ -239,6 +239,14 @@ gateway-measure: gateway-client
 # 3,000).
 fix-measure:
 	STE_FIX_MEASURE=1 $(GO) test -count=1 -v -timeout 60m -run 'TestFIXMeasure$$' ./e2e
+
+# The work queue's acceptance measurement (issue 46; docs/benchmarks.md,
+# "The work queue"): a page of 100 through ste gateway over 250,000 trades
+# of state on 2 ste process instances, at half the pipeline's capacity
+# (STE_QUEUE_MEASURE_TRADES changes the 250,000; the sets are generated
+# once, cached under $(STE_CACHE)/queue-measure).
+queue-measure:
+	STE_QUEUE_MEASURE=1 $(GO) test -count=1 -v -timeout 90m -run 'TestQueueMeasure$$' ./e2e
 
 # The tables at scale (docs/benchmarks.md): a realistic set of
 # SCALE_TRADES trades generated once (cached), then filled into one
