@@ -244,7 +244,8 @@ fix-measure:
 # "The work queue"): a page of 100 through ste gateway over 250,000 trades
 # of state on 2 ste process instances, at half the pipeline's capacity
 # (STE_QUEUE_MEASURE_TRADES changes the 250,000; the sets are generated
-# once, cached under $(STE_CACHE)/queue-measure).
+# once, cached under $(STE_CACHE)/queue-measure). The embedded broker's data
+# of 250,000 trades passes 11 GB: have ~12 GB free under $TMPDIR.
 queue-measure:
 	STE_QUEUE_MEASURE=1 $(GO) test -count=1 -v -timeout 90m -run 'TestQueueMeasure$$' ./e2e
 

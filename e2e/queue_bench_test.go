@@ -34,7 +34,8 @@ import (
 //     driven straight onto <ns>.inbound; messages / seconds to lag 0 is the
 //     pipeline's capacity, the same run.
 //  2. Under load: a standard set of other trades (their own trade date)
-//     driven at half that capacity while 4 workers ask, in turn, for the 20
+//     driven at half that capacity while 4 askers (STE_QUEUE_MEASURE_WORKERS)
+//     ask, one request at a time each, in turn, for the 20
 //     participants with the most messages: a page of 100 walking from the
 //     previous page's cursor, `owes=true`, `status=MISMATCHED`, and
 //     `at_risk=true&trade_date=` the state's busiest date. Each request's
@@ -151,7 +152,11 @@ func TestQueueMeasure(t *testing.T) {
 	var wg sync.WaitGroup
 	cpuL0 := cpuOf(t, pids)
 	lstart := time.Now()
-	for w := 0; w < 4; w++ {
+	workers := 4
+	if v, err := strconv.Atoi(os.Getenv("STE_QUEUE_MEASURE_WORKERS")); err == nil && v > 0 {
+		workers = v
+	}
+	for w := 0; w < workers; w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -210,8 +215,8 @@ func TestQueueMeasure(t *testing.T) {
 		all = append(all, xs...)
 		t.Logf("RESULT %s: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d pages)", k, pct(xs, 50), pct(xs, 99), pct(xs, 100), len(xs))
 	}
-	t.Logf("RESULT work queue, a page of 100 over %d trades on 2 instances, under %.0f msg/s (half the capacity) for %.0fs: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d pages, %d not 200); cores: instances %.2f + %.2f, gateway %.2f",
-		trades, rate, secs, pct(all, 50), pct(all, 99), pct(all, 100), len(all), len(bad),
+	t.Logf("RESULT work queue, a page of 100 over %d trades on 2 instances, %d askers, under %.0f msg/s (half the capacity) for %.0fs: p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d pages, %d not 200); cores: instances %.2f + %.2f, gateway %.2f",
+		trades, workers, rate, secs, pct(all, 50), pct(all, 99), pct(all, 100), len(all), len(bad),
 		(cpuL1[0]-cpuL0[0])/secs, (cpuL1[1]-cpuL0[1])/secs, (cpuL1[2]-cpuL0[2])/secs)
 	load, _ = uptimeLoad()
 	t.Logf("RESULT machine: load average %s at the end", load)
