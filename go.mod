@@ -153,3 +153,5 @@ replace github.com/twmb/franz-go/pkg/kfake => ./third_party/kfake
 replace github.com/lovoo/goka => ./third_party/goka
 
 replace github.com/oasisprotocol/curve25519-voi => ./third_party/curve25519-voi
+
+replace github.com/quickfixgo/quickfix => ./third_party/quickfix

@@ -152,10 +152,13 @@ func TestFIXGateway(t *testing.T) {
 	conn := kafkaconn.Plaintext(brokers)
 	dir := t.TempDir()
 	ref, _ := filepath.Abs(filepath.Join("..", "schemas", "refdata", "default"))
+	// make test: 24 trades; STE_FIX_TRADES=1000 is issue 48's acceptance
+	// run (docs/benchmarks.md, "The FIX adapter").
 	trades := 24
 	if v := os.Getenv("STE_FIX_TRADES"); v != "" {
 		fmt.Sscan(v, &trades)
 	}
+	start := time.Now()
 	full := filepath.Join(dir, "full.xml")
 	ste(t, nil, "gen", "--trades", fmt.Sprint(trades), "--mix", "standard", "--seed", "7", "--refdata", ref, "--out", full)
 	byRef, order, sets := fixTradesOf(t, full)
@@ -306,7 +309,9 @@ func TestFIXGateway(t *testing.T) {
 		}
 		return out
 	}
-	deadline := time.Now().Add(4 * time.Minute)
+	// 4 minutes, and 200 ms more a trade beyond make test's (a large run
+	// on a loaded machine).
+	deadline := time.Now().Add(4*time.Minute + time.Duration(max(0, trades-24))*200*time.Millisecond)
 	var left []string
 	for {
 		affirm()
@@ -393,7 +398,13 @@ func TestFIXGateway(t *testing.T) {
 		if n != 0 {
 			t.Errorf("%d exceptions", n)
 		}
-		t.Logf("%d trades matched once; %d distinct adapter records, %d of their records resent (PossDup) after the kill -9", len(cls), len(values), possdup)
+		received := 0
+		for _, c := range clients {
+			received += len(c.Messages())
+		}
+		load, _ := uptimeLoad()
+		t.Logf("%d trades matched once; %d distinct adapter records, %d of their records resent (PossDup) after the kill -9; %d FIX messages sent, %d received by %d sessions; %.0fs, load average %s",
+			len(cls), len(values), possdup, len(sends)+len(answered), received, len(clients), time.Since(start).Seconds(), load)
 	})
 }
 

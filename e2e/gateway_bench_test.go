@@ -603,8 +603,11 @@ func cpuOf(t *testing.T, pids []int) []float64 {
 	return out
 }
 
-func waitLagZero(t *testing.T, brokers, ns string) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+func waitLagZero(t *testing.T, brokers, ns string) { waitLagZeroFor(t, brokers, ns, 5*time.Minute) }
+
+// waitLagZeroFor waits up to d for every group of ns to be at lag 0.
+func waitLagZeroFor(t *testing.T, brokers, ns string, d time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
 	cl, err := topics.Connect(ctx, kafkaconn.Plaintext(brokers))
 	must(t, err)

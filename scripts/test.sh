@@ -73,7 +73,7 @@ p1=$!
 lane 2 \
 	'$GO test "${flags[@]}" "${lane2_pkgs[@]}"' \
 	'$GO test "${flags[@]}" -skip "$E2E_LANE1" "$mod/e2e"' \
-	'$GO test "${flags[@]}" -run TestPatch github.com/lovoo/goka github.com/oasisprotocol/curve25519-voi/curve' &
+	'$GO test "${flags[@]}" -run TestPatch github.com/lovoo/goka github.com/oasisprotocol/curve25519-voi/curve github.com/quickfixgo/quickfix' &
 p2=$!
 lane 3 \
 	'${LINT:-true}' \

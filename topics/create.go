@@ -99,6 +99,11 @@ func (o Options) Validate() error {
 	return nil
 }
 
+// JournalGrace is how much longer than the namespace's retention the
+// adapters' journal keeps a record (docs/spec/adapters.md §1: "older than
+// the utility's retention plus 7 days may be deleted").
+const JournalGrace = 7 * 24 * time.Hour
+
 // Specs lists every topic of namespace ns, derived from the topology
 // (topology.Describe): a stream or table changelog has the namespace's
 // partition count, a shared topic one partition; tables and shared state
@@ -110,11 +115,21 @@ func Specs(ns string, o Options) []Spec {
 	maxBytes := strconv.Itoa(topology.TopicMaxBytes)
 	minISR := strconv.Itoa(o.MinInsync)
 	var specs []Spec
+	journal := topology.Names{NS: ns}.AdaptersJournal()
 	for _, t := range topology.Describe(ns).Topics {
 		cfg := map[string]string{"cleanup.policy": "delete", "retention.ms": ret, "max.message.bytes": maxBytes}
 		if t.Compacted {
 			cfg = map[string]string{"cleanup.policy": "compact", "max.message.bytes": maxBytes,
 				"min.cleanable.dirty.ratio": "0.1", "segment.ms": "3600000"}
+		}
+		if t.Name == journal {
+			// The adapters' journal: compacted, and its records deleted
+			// once older than the namespace's retention plus 7 days
+			// (docs/spec/adapters.md §1) — read whole by every adapter at
+			// start, it would otherwise grow with every message ever
+			// translated (docs/operations.md, "The adapters' journal").
+			cfg["cleanup.policy"] = "compact,delete"
+			cfg["retention.ms"] = strconv.FormatInt((o.Retention + JournalGrace).Milliseconds(), 10)
 		}
 		cfg["min.insync.replicas"] = minISR
 		// Inbound records are stamped by the broker: a message's time in the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/IBM/sarama"
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -96,5 +97,27 @@ func TestProducerTimeOnlyChangesInbound(t *testing.T) {
 		if fmt.Sprint(l) != fmt.Sprint(s) {
 			t.Fatalf("%s differs: %v vs %v", l.Name, l, s)
 		}
+	}
+}
+
+// The adapters' journal is compacted and, past the namespace's retention
+// plus 7 days, deleted (docs/spec/adapters.md §1); every other compacted
+// topic keeps its latest value per key for ever.
+func TestAdaptersJournalHasARetention(t *testing.T) {
+	n := topology.Names{NS: "t9"}
+	found := false
+	for _, s := range topics.Specs("t9", topics.Options{Retention: 48 * time.Hour}) {
+		switch {
+		case s.Name == n.AdaptersJournal():
+			found = true
+			if s.Configs["cleanup.policy"] != "compact,delete" || s.Configs["retention.ms"] != fmt.Sprint((48*time.Hour+topics.JournalGrace).Milliseconds()) {
+				t.Errorf("journal configs %v", s.Configs)
+			}
+		case s.Configs["cleanup.policy"] == "compact" && s.Configs["retention.ms"] != "":
+			t.Errorf("%s: compacted with a retention %v", s.Name, s.Configs)
+		}
+	}
+	if !found {
+		t.Fatal("no journal among the specs")
 	}
 }

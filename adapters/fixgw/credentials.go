@@ -117,11 +117,10 @@ type Credentials struct {
 	demo bool
 	path string
 
-	mu      sync.RWMutex
-	hashes  map[string]*phc
-	stamp   fileStamp
-	good    map[string][32]byte // bic → SHA-256 of hash||password last verified (argon2id is slow on purpose)
-	onError func(error)
+	mu     sync.RWMutex
+	hashes map[string]*phc
+	stamp  fileStamp
+	good   map[string][32]byte // bic → SHA-256 of hash||password last verified (argon2id is slow on purpose)
 }
 
 type fileStamp struct {

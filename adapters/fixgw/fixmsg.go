@@ -284,17 +284,3 @@ func (n *Node) read(tvs []tv, i int, defs map[int]*datadictionary.FieldDef) int 
 	}
 	return i
 }
-
-// groupDefs are the member definitions of the group tag of a node whose
-// fields are defs.
-func groupDefs(defs map[int]*datadictionary.FieldDef, tag int) map[int]*datadictionary.FieldDef {
-	d := defs[tag]
-	if d == nil {
-		return nil
-	}
-	out := make(map[int]*datadictionary.FieldDef, len(d.Fields))
-	for _, m := range d.Fields {
-		out[m.Tag()] = m
-	}
-	return out
-}

@@ -228,14 +228,6 @@ func (r *rig) ack(receiver, msgID string) {
 		"<RelatedMsgId>"+msgID+"</RelatedMsgId>")
 }
 
-func (r *rig) nack(receiver, msgID, record, code, detail string) {
-	h := sha(record)[:16]
-	r.output(receiver, "<MsgId>NACK:"+receiver+":"+msgID+":"+h+"</MsgId><MsgType>NACK</MsgType><Function>NEW</Function><RelatedMsgId>"+msgID+"</RelatedMsgId>",
-		"<RelatedMsgId>"+msgID+"</RelatedMsgId><Reason>"+code+"</Reason><Detail>"+detail+"</Detail>")
-}
-
-func sha(s string) string { return sha256Hex([]byte(s)) }
-
 func sha256Hex(b []byte) string {
 	s := sha256.Sum256(b)
 	return hex.EncodeToString(s[:])

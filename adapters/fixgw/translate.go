@@ -179,17 +179,6 @@ func decimal(n *Node, tag int) (string, *rejection) {
 	return d, nil
 }
 
-func text(n *Node, tag int) (string, *rejection) {
-	v, ok := n.F[tag]
-	if !ok || v == "" {
-		return "", required(tag)
-	}
-	if !stexml.Representable(v) {
-		return "", invalid(tag)
-	}
-	return v, nil
-}
-
 // makeID is MsgId(P, parts) naming the tag of a part that holds a control
 // character.
 func makeID(prefix string, tags []int, parts ...string) (string, *rejection) {

@@ -86,6 +86,13 @@ func (s *Server) consume(ctx context.Context, cl *kgo.Client) {
 		}) {
 			return
 		}
+		for _, o := range outs {
+			for _, h := range o.Headers {
+				if h.Key == HeaderMsgDef {
+					s.metrics.outputs.WithLabelValues(defLabel(string(h.Value))).Inc()
+				}
+			}
+		}
 		if !s.retry(ctx, "write the journal", func(ctx context.Context) error { return s.j.Write(ctx, res.Journal...) }) {
 			return
 		}

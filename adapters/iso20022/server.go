@@ -61,8 +61,11 @@ type Options struct {
 	InsecureHTTP    bool
 	Signer          *adapters.Signer
 	ProduceTimeout  time.Duration
-	Logger          *slog.Logger
-	Now             func() time.Time
+	// MetricsAddr, if set, serves GET /metrics (Prometheus; no
+	// authentication: loopback unless only monitoring reaches it).
+	MetricsAddr string
+	Logger      *slog.Logger
+	Now         func() time.Time
 }
 
 // Validate checks the options (as the gateway checks its own).
@@ -88,16 +91,17 @@ func (o *Options) Validate() error {
 
 // Server is one `ste iso20022` instance.
 type Server struct {
-	o      Options
-	names  topology.Names
-	log    *slog.Logger
-	cl     *kgo.Client
-	j      *journal.Journal
-	pub    *adapters.Publisher
-	front  *gateway.Front
-	ref    atomic.Pointer[refdata.Set]
-	synced atomic.Bool // the journal was read to its end once
-	fatal  chan error
+	o       Options
+	names   topology.Names
+	log     *slog.Logger
+	cl      *kgo.Client
+	j       *journal.Journal
+	pub     *adapters.Publisher
+	front   *gateway.Front
+	ref     atomic.Pointer[refdata.Set]
+	synced  atomic.Bool // the journal was read to its end once
+	fatal   chan error
+	metrics *metrics
 }
 
 // Serve runs an instance until ctx ends; ready gets its URL once it listens.
@@ -107,7 +111,22 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	s := &Server{o: o, names: topology.Names{NS: o.Namespace}, log: o.Logger, fatal: make(chan error, 1)}
+	s := &Server{o: o, names: topology.Names{NS: o.Namespace}, log: o.Logger, fatal: make(chan error, 1), metrics: newMetrics()}
+	if o.MetricsAddr != "" {
+		ml, err := net.Listen("tcp", o.MetricsAddr)
+		if err != nil {
+			return fmt.Errorf("iso20022: --metrics-addr %s: %w", o.MetricsAddr, err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", s.metrics.handler())
+		ms := &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		go ms.Serve(ml)
+		defer ms.Close()
+		if !gateway.IsLoopback(ml.Addr().String()) {
+			s.log.Warn("ste iso20022 serves /metrics beyond loopback, without authentication: only monitoring may reach it", "addr", ml.Addr().String())
+		}
+		s.log.Info("ste iso20022 metrics", "url", "http://"+ml.Addr().String()+"/metrics")
+	}
 	cl, err := topics.Client(o.Kafka, kgo.ProducerLinger(0))
 	if err != nil {
 		return err
@@ -171,6 +190,9 @@ func Serve(ctx context.Context, o Options, ready func(url string)) error {
 func (s *Server) followRefdata(ctx context.Context) {
 	s.o.Signer.KeepRefdata(ctx, s.o.Kafka, s.o.Namespace, &s.ref, s.fatal, s.log, func(r *refdata.Set) {
 		s.log.Info("ste iso20022: participant reference data read", "participants", len(r.Participants()))
+		if s.ready() {
+			s.metrics.ready.Set(1)
+		}
 		// Only an instance whose signer checked out joins the outputs
 		// group: one refusing to start takes no partition.
 		go s.translateOutputs(ctx)
@@ -182,6 +204,9 @@ func (s *Server) syncOnce(ctx context.Context) {
 	if adapters.Retry(ctx, s.log, "reading the journal", s.j.Sync) {
 		s.synced.Store(true)
 		s.log.Info("ste iso20022: journal read to its end")
+		if s.ready() {
+			s.metrics.ready.Set(1)
+		}
 	}
 }
 
@@ -217,7 +242,14 @@ func answerXML(w http.ResponseWriter, status int, doc string) {
 // ServeHTTP routes first (404, 405), then authenticates (401), then checks
 // the body (413, 415, 400, 403, 422), as gateway.md §1 and adapters.md §5.2.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	var route, methods string
+	sw := &statusWriter{ResponseWriter: w}
+	route := s.serveHTTP(sw, r)
+	s.metrics.answered(route, sw.code)
+}
+
+// serveHTTP answers r and says under which route it counts.
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) (route string) {
+	var methods string
 	switch r.URL.Path {
 	case "/v1/health":
 		route, methods = "health", "GET, HEAD"
@@ -227,40 +259,41 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		route, methods = "outputs", "GET, HEAD"
 	default:
 		answerJSON(w, http.StatusNotFound, errorBody{Error: "not_found"})
-		return
+		return "other"
 	}
 	if !bytes.Contains([]byte(methods), []byte(r.Method)) {
 		w.Header().Set("Allow", methods)
 		answerJSON(w, http.StatusMethodNotAllowed, errorBody{Error: "method_not_allowed"})
-		return
+		return route
 	}
 	if route == "health" {
 		if !s.ready() {
 			answerJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "starting"})
-			return
+			return route
 		}
 		answerJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-		return
+		return route
 	}
 	set := s.ref.Load()
 	if set == nil || !s.synced.Load() {
 		answerJSON(w, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
-		return
+		return route
 	}
 	// gateway.md §1 with the gateway's own code: the headers first (no byte
 	// of a stranger's body is read), the rate, the body within a deadline
 	// against the budget of bodies in flight, its digest, the nonce.
 	req, ok := s.front.Authenticate(w, r, set, route, MaxBody)
 	if !ok {
-		return
+		return route
 	}
 	bic, body := req.BIC, req.Body
 	nonce := req.Nonce
 	if route == "outputs" {
 		s.front.ServeOutputs(w, r, bic)
-		return
+		return route
 	}
 	s.serveMessage(w, r, set, bic, nonce, body)
+	return route
 }
 
 // Accepted is the 202's body.
@@ -280,6 +313,10 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request, set *refda
 	if problem != nil {
 		answerJSON(w, problem.Status, errorBody{Error: problem.Code})
 		return
+	}
+	def := "sese.020"
+	if d.Inst {
+		def = "sese.023"
 	}
 	p, _ := set.Participant(bic)
 	if !s.o.Signer.Enabled(p) {
@@ -303,14 +340,19 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request, set *refda
 	if rejection != "" {
 		s.log.Info("access", "what", "iso20022 rejected", "participant", bic, "status", 422)
 		answerXML(w, http.StatusUnprocessableEntity, rejection)
+		s.metrics.documents.WithLabelValues(def, "rejected").Inc()
 		return
 	}
+	t0 := time.Now()
 	pubs, err := s.pub.Publish(r.Context(), sub)
 	if err != nil {
 		s.log.Warn("publish: brokers unavailable", "participant", bic, "err", err)
 		answerJSON(w, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
+	s.metrics.publish.Observe(time.Since(t0).Seconds())
+	s.metrics.published.Add(float64(len(sub.Records)))
+	s.metrics.documents.WithLabelValues(def, "accepted").Inc()
 	var ids []string
 	for _, e := range sub.Journal {
 		if e.Translation != nil {

@@ -33,12 +33,13 @@ import (
 const notEnabled = "NOTISOSGXXX"
 
 type rig struct {
-	t     *testing.T
-	url   string
-	ns    string
-	names topology.Names
-	cl    *kgo.Client
-	conn  kafkaconn.Config
+	t       *testing.T
+	url     string
+	metrics string // GET /metrics
+	ns      string
+	names   topology.Names
+	cl      *kgo.Client
+	conn    kafkaconn.Config
 }
 
 // startRig runs an embedded broker, the namespace's topics, the default
@@ -69,7 +70,14 @@ func (r *rig) start(ctx context.Context) string {
 	urls := make(chan string, 1)
 	sctx, cancel := context.WithCancel(ctx)
 	r.t.Cleanup(cancel)
-	go Serve(sctx, Options{Kafka: r.conn, Namespace: r.ns, Addr: "127.0.0.1:0", Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	free, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	maddr := free.Addr().String()
+	free.Close()
+	r.metrics = "http://" + maddr + "/metrics"
+	go Serve(sctx, Options{Kafka: r.conn, Namespace: r.ns, Addr: "127.0.0.1:0", MetricsAddr: maddr, Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 		Signer: &adapters.Signer{BIC: refdata.ISOSignerBIC, Key: refdata.DemoPrivateKey(refdata.ISOSignerBIC), Demo: true}},
 		func(u string) { urls <- u })
 	u := <-urls
@@ -494,4 +502,52 @@ func TestServer(t *testing.T) {
 		}
 	})
 
+	t.Run("/metrics counts requests, documents and outputs, and names no participant", func(t *testing.T) {
+		resp, err := http.Get(r.metrics)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		body := string(b)
+		value := func(series string) float64 {
+			m := regexp.MustCompile(`(?m)^` + regexp.QuoteMeta(series) + ` (\S+)$`).FindStringSubmatch(body)
+			if m == nil {
+				t.Errorf("no series %s", series)
+				return 0
+			}
+			var v float64
+			fmt.Sscan(m[1], &v)
+			return v
+		}
+		// What the subtests above did: the worked example accepted twice,
+		// a sese.020 accepted, profile rows refused, outputs translated.
+		if v := value(`ste_iso20022_documents_total{msg_def="sese.023",outcome="accepted"}`); v < 2 {
+			t.Errorf("sese.023 accepted %v, want ≥ 2", v)
+		}
+		if v := value(`ste_iso20022_documents_total{msg_def="sese.023",outcome="rejected"}`); v < 1 {
+			t.Errorf("sese.023 rejected %v, want ≥ 1", v)
+		}
+		if v := value(`ste_iso20022_documents_total{msg_def="sese.020",outcome="accepted"}`); v < 1 {
+			t.Errorf("sese.020 accepted %v, want ≥ 1", v)
+		}
+		if v := value(`ste_iso20022_requests_total{code="202",route="messages"}`); v < 3 {
+			t.Errorf("202s %v", v)
+		}
+		if v := value(`ste_iso20022_requests_total{code="401",route="messages"}`); v < 1 {
+			t.Errorf("401s %v", v)
+		}
+		if v := value(`ste_iso20022_outputs_total{msg_def="sese.024"}`); v < 3 {
+			t.Errorf("sese.024 outputs %v, want ≥ 3", v)
+		}
+		if v := value(`ste_iso20022_publish_seconds_count`); v < 3 {
+			t.Errorf("publish observations %v", v)
+		}
+		if value(`ste_iso20022_ready`) != 1 || value(`ste_iso20022_records_published_total`) < 3 {
+			t.Error("ready or published wrong")
+		}
+		if strings.Contains(body, cust) || strings.Contains(body, "SGSG") {
+			t.Error("a participant named in the metrics")
+		}
+	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	"time"
 
 	"github.com/ste-utility/ste/adapters"
@@ -17,7 +18,7 @@ func init() {
 }
 
 func iso20022Cmd(ctx context.Context, args []string) error {
-	fs := cli.Flags("iso20022", "[--addr 127.0.0.1:8444] [--brokers B] [--namespace NS] [--public-url URL] [--signer-bic STEUTLSGISO] (--signer-key FILE | --demo-key) [--tls-cert F --tls-key F] [--insecure-http] [--produce-timeout 10s] [--kafka-tls …]")
+	fs := cli.Flags("iso20022", "[--addr 127.0.0.1:8444] [--brokers B] [--namespace NS] [--public-url URL] [--signer-bic STEUTLSGISO] (--signer-key FILE | --demo-key) [--tls-cert F --tls-key F] [--insecure-http] [--produce-timeout 10s] [--metrics-addr A] [--kafka-tls …]")
 	kafka := serverKafkaFlags(fs)
 	ns := cli.Namespace(fs)
 	addr := fs.String("addr", cli.EnvOr("STE_ISO20022_ADDR", iso20022.DefaultAddr),
@@ -29,6 +30,9 @@ func iso20022Cmd(ctx context.Context, args []string) error {
 	key := fs.String("tls-key", os.Getenv("STE_ISO20022_TLS_KEY"), "its private key (PEM) ($STE_ISO20022_TLS_KEY)")
 	insecure := fs.Bool("insecure-http", cli.EnvBool("STE_ISO20022_INSECURE_HTTP"), "serve plain HTTP beyond loopback, for a TLS-terminating proxy in front (logged as a warning)")
 	timeout := fs.Duration("produce-timeout", 10*time.Second, "how long a POST waits for the brokers' acknowledgement before answering 503")
+	metrics := fs.String("metrics-addr", cli.EnvOr("STE_ISO20022_METRICS_ADDR", metricsAuto),
+		"address of /metrics (Prometheus; no authentication: loopback unless only monitoring reaches it; empty: none) ($STE_ISO20022_METRICS_ADDR); "+
+			"auto: loopback, at the port of --addr + "+strconv.Itoa(metricsPortOffset)+" (127.0.0.1:9466 beside the default --addr), as ste gateway's")
 	serverLogFlags(fs)
 	if err := fs.Read(args); err != nil {
 		return err
@@ -36,11 +40,18 @@ func iso20022Cmd(ctx context.Context, args []string) error {
 	if *timeout <= 0 {
 		return cli.UsageError{Msg: "--produce-timeout: want a positive duration"}
 	}
+	if *metrics == metricsAuto {
+		m, err := metricsBeside(*addr)
+		if err != nil {
+			return cli.UsageError{Msg: "--metrics-addr: " + err.Error()}
+		}
+		*metrics = m
+	}
 	k, err := kafka()
 	if err != nil {
 		return err
 	}
-	o := iso20022.Options{Kafka: k, Namespace: *ns, Addr: *addr, PublicURL: *publicURL, TLSCert: *cert, TLSKey: *key,
+	o := iso20022.Options{MetricsAddr: *metrics, Kafka: k, Namespace: *ns, Addr: *addr, PublicURL: *publicURL, TLSCert: *cert, TLSKey: *key,
 		InsecureHTTP: *insecure, Signer: &adapters.Signer{BIC: *signer.bic}, ProduceTimeout: *timeout, Logger: fs.Log}
 	if err := o.Validate(); err != nil {
 		return cli.UsageError{Msg: err.Error()}

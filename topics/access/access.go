@@ -62,6 +62,7 @@ const (
 	RoleConsole     Role = "console"
 	RoleGateway     Role = "gateway"
 	RoleFIXGateway  Role = "fixgw"
+	RoleISO20022    Role = "iso20022"
 	RoleOperator    Role = "operator"
 )
 
@@ -189,6 +190,24 @@ func FIXGateway(ns string) Principal {
 	return Principal{User: UserName(ns, string(RoleFIXGateway)), Role: RoleFIXGateway, Rules: rules}
 }
 
+// ISO20022 is the principal of `ste iso20022` (docs/spec/adapters.md §5),
+// every instance: it writes the SETs it translates to <ns>.inbound and
+// their original documents to <ns>.adapters.origin, reads and writes the
+// adapters' journal, spends nonces in the gateway's nonce space (reads and
+// writes <ns>.gateway-nonces, as the gateway does), reads <ns>.outbound in its
+// consumer group <ns>.iso20022.v1 and writes what it translates to
+// <ns>.iso20022.outbound, which it serves (reads) to custodians, and reads
+// reference data. Nothing of the other participants' topics, the tables or
+// the registry.
+func ISO20022(ns string) Principal {
+	n := topology.Names{NS: ns}
+	rules := []Rule{{Type: Topic, Name: ns + ".", Pattern: Prefix, Operations: []Operation{Describe}}}
+	rules = append(rules, topicsRule([]string{n.Outbound(), n.Refdata(), n.AdaptersJournal(), n.Nonces(), n.ISO20022Outbound()}, Read)...)
+	rules = append(rules, topicsRule([]string{n.Inbound(), n.AdaptersOrigin(), n.AdaptersJournal(), n.Nonces(), n.ISO20022Outbound()}, Write)...)
+	rules = append(rules, lit(Group, n.ISO20022Group(), Read))
+	return Principal{User: UserName(ns, string(RoleISO20022)), Role: RoleISO20022, Rules: rules}
+}
+
 // Operator is the principal of `ste refdata load`: the only one that may
 // write reference data.
 func Operator(ns string) Principal {
@@ -201,7 +220,7 @@ func Operator(ns string) Principal {
 // Principals are every principal of namespace ns: the utility's, then one
 // per participant of bics (in their order).
 func Principals(ns string, bics []string) []Principal {
-	out := []Principal{Processors(ns), Console(ns), Gateway(ns), FIXGateway(ns), Operator(ns)}
+	out := []Principal{Processors(ns), Console(ns), Gateway(ns), FIXGateway(ns), ISO20022(ns), Operator(ns)}
 	for _, b := range bics {
 		out = append(out, Participant(ns, b))
 	}

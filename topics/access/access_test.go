@@ -52,16 +52,17 @@ func TestUtilityPrincipalsWriteWhatTheyOwn(t *testing.T) {
 	}
 	for topic, want := range map[string][]Role{
 		n.Refdata():                    {RoleOperator},
-		n.Inbound():                    {RoleProcessors, RoleConsole, RoleGateway, RoleFIXGateway, RoleParticipant},
-		n.AdaptersOrigin():             {RoleFIXGateway},
-		n.AdaptersJournal():            {RoleFIXGateway},
+		n.Inbound():                    {RoleProcessors, RoleConsole, RoleGateway, RoleFIXGateway, RoleISO20022, RoleParticipant},
+		n.AdaptersOrigin():             {RoleFIXGateway, RoleISO20022},
+		n.AdaptersJournal():            {RoleFIXGateway, RoleISO20022},
+		n.ISO20022Outbound():           {RoleISO20022},
 		n.Outbound():                   {RoleProcessors},
 		n.CLS():                        {RoleProcessors},
 		n.Exceptions():                 {RoleProcessors},
 		n.Audit():                      {RoleProcessors},
 		"ste.out.BRKASGSGXXX":          {RoleProcessors},
 		n.ExceptionStates():            {RoleConsole},
-		n.Nonces():                     {RoleGateway},
+		n.Nonces():                     {RoleGateway, RoleISO20022},
 		n.Verdicts():                   {RoleProcessors},
 		topology.Table(n.MatchGroup()): {RoleProcessors},
 	} {
@@ -78,5 +79,56 @@ func TestUtilityPrincipalsWriteWhatTheyOwn(t *testing.T) {
 	}
 	if ps[0].Allows(Create, Topic, n.Inbound()) || !ps[0].Allows(Create, Topic, "ste.out.NEWBSGSGXXX") {
 		t.Error("the processors create the participants' topics and nothing else")
+	}
+}
+
+// ste iso20022 reads what it translates and serves and writes what it
+// publishes, in its own consumer group; nothing of the pipeline's tables,
+// the registry, the participants' topics or the other groups.
+func TestISO20022PrincipalKeepsToItsTopics(t *testing.T) {
+	n := topology.Names{NS: "ste"}
+	p := ISO20022("ste")
+	if p.User != "ste-iso20022" || p.Role != RoleISO20022 {
+		t.Fatalf("principal %s %s", p.User, p.Role)
+	}
+	for _, tc := range []struct {
+		op   Operation
+		typ  ResourceType
+		name string
+		want bool
+	}{
+		{Write, Topic, n.Inbound(), true},
+		{Write, Topic, n.AdaptersOrigin(), true},
+		{Read, Topic, n.AdaptersJournal(), true},
+		{Write, Topic, n.AdaptersJournal(), true},
+		{Read, Topic, n.Nonces(), true},
+		{Write, Topic, n.Nonces(), true},
+		{Read, Topic, n.Outbound(), true},
+		{Read, Group, n.ISO20022Group(), true},
+		{Write, Topic, n.ISO20022Outbound(), true},
+		{Read, Topic, n.ISO20022Outbound(), true},
+		{Read, Topic, n.Refdata(), true},
+		{Write, Topic, n.Refdata(), false},
+		{Write, Topic, n.Outbound(), false},
+		{Read, Topic, n.Inbound(), false},
+		{Read, Topic, n.Instances(), false},
+		{Read, Topic, n.CLS(), false},
+		{Read, Topic, topology.Table(n.MatchGroup()), false},
+		{Read, Topic, "ste.out.BRKASGSGXXX", false},
+		{Read, Group, n.DeliveryGroup(), false},
+		{Read, Group, n.MatchGroup(), false},
+		{Create, Topic, n.ISO20022Outbound(), false},
+		{Write, Topic, "other.inbound", false},
+	} {
+		if got := p.Allows(tc.op, tc.typ, tc.name); got != tc.want {
+			t.Errorf("%s %s %s = %v, want %v", tc.op, tc.typ, tc.name, got, tc.want)
+		}
+	}
+	found := false
+	for _, q := range Principals("ste", nil) {
+		found = found || q.Role == RoleISO20022
+	}
+	if !found {
+		t.Error("Principals lacks ste iso20022's")
 	}
 }

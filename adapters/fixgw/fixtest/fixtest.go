@@ -287,9 +287,9 @@ func copyOf(m *quickfix.Message) *quickfix.Message {
 // waiting for the Logon).
 type logFactory struct{ c *Client }
 
-func (f logFactory) Create() (quickfix.Log, error) { return clientLog{f.c}, nil }
+func (f logFactory) Create() (quickfix.Log, error) { return clientLog(f), nil }
 func (f logFactory) CreateSessionLog(quickfix.SessionID) (quickfix.Log, error) {
-	return clientLog{f.c}, nil
+	return clientLog(f), nil
 }
 
 type clientLog struct{ c *Client }

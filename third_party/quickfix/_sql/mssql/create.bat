@@ -1,0 +1,1 @@
+osql -U sa -P -i quickfix_database.sql
