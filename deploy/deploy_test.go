@@ -209,8 +209,18 @@ func TestHelpListsEveryVariable(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// A server's signer flags are named from a prefix
+		// (newSignerFlags): the variables are the prefix's _SIGNER_BIC
+		// and _SIGNER_KEY.
+		prefixes := map[string]bool{}
+		for _, m := range regexp.MustCompile(`newSignerFlags\(fs, "(STE_[A-Z0-9_]+)"`).FindAllSubmatch(b, -1) {
+			prefixes[string(m[1])] = true
+			names = append(names, string(m[1])+"_SIGNER_BIC", string(m[1])+"_SIGNER_KEY")
+		}
 		for _, m := range regexp.MustCompile(`"(STE_[A-Z0-9_]+)"`).FindAllSubmatch(b, -1) {
-			names = append(names, string(m[1]))
+			if !prefixes[string(m[1])] {
+				names = append(names, string(m[1]))
+			}
 		}
 	}
 	if len(names) < 15 {
