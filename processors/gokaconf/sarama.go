@@ -42,9 +42,12 @@ func SaramaConfig() *sarama.Config {
 	cfg.Producer.Flush.Messages = 1000
 	cfg.Producer.Flush.MaxMessages = 10000
 	cfg.Producer.Compression = sarama.CompressionNone
-	cfg.Consumer.Fetch.Default = 4 << 20
+	cfg.Consumer.Fetch.Default = FetchPartitionBytes
+	cfg.Consumer.Fetch.MaxBytes = FetchResponseBytes
+	// A partition's fetch grows up to this only to take a batch larger than
+	// Fetch.Default (the largest a producer of ours writes, and then some).
 	cfg.Consumer.Fetch.Max = 64 << 20
-	cfg.ChannelBufferSize = 4096
+	cfg.ChannelBufferSize = ChannelBuffer
 	// How long a fetch waits for data. Measured on kfake at 1,500 msg/s: with
 	// sarama's default 500 ms each hop of the pipeline took ~13 ms, with 50 ms
 	// ~3 ms (10 ms was no better: more empty fetches). A real broker answers
@@ -70,6 +73,24 @@ func SaramaConfig() *sarama.Config {
 	cfg.Net.ReadTimeout = cfg.Consumer.Group.Rebalance.Timeout + 10*time.Second
 	return cfg
 }
+
+// What the consumers may hold (docs/ARCHITECTURE.md, "Memory"). sarama
+// reads a fetch response into one buffer and hands out each record's key and
+// value as slices of it, so a record waiting in a partition consumer's
+// channel keeps its whole response alive. With 4 MiB a partition, 50 MiB a
+// request and 4,096 records a channel, an instance draining a backlog of
+// 250,000 trades held ~500 MB of fetch responses (half its heap, a profile
+// in docs/benchmarks.md, "Memory: 250,000 trades in 600 MB"). At sarama's
+// own defaults of 1 MiB a partition and 256 records a channel (256
+// records are ~130 ms of a partition's work at 15,000 msg/s over 8
+// partitions; a fetch answers in a millisecond or two), and responses of
+// at most 8 MiB (the broker still returns a first batch larger than that:
+// KIP-74), a client holds a few responses of at most FetchResponseBytes.
+const (
+	FetchPartitionBytes = 1 << 20
+	FetchResponseBytes  = 8 << 20
+	ChannelBuffer       = 256
+)
 
 // RejoinWait is how long a group waits after a rebalance ended its session
 // before it joins again (goka's WithRejoinWait, third_party/goka patch 1;
