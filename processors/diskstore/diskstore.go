@@ -95,7 +95,13 @@ type Options struct {
 	// replayed the changelog past the local offset, how many records that was.
 	OnOpen      func(topic string, partition int32, s *Store, wiped string)
 	OnRecovered func(topic string, partition int32, restored int64, took time.Duration)
-	Logger      *slog.Logger
+	// HotWrites says whether the values a table's processor writes are kept
+	// hot (store.go, "A generation of hot values"): those of a table read
+	// back soon after a write (the match table: a trade's next message).
+	// The others keep hot only the values read back from Pebble, and take
+	// no part of the hot values' budget. Nil: every table.
+	HotWrites func(topic string) bool
+	Logger    *slog.Logger
 	// Now is the wall clock (tests move it).
 	Now func() time.Time
 	// FS is the file system under Dir; default the operating system's
@@ -180,7 +186,8 @@ type DB struct {
 
 	mu     sync.Mutex
 	open   map[tp]*Store
-	nOpen  atomic.Int32    // len(open), read without mu (hot values' budget)
+	nOpen  atomic.Int32    // len(open), read without mu
+	nHot   atomic.Int32    // the open stores keeping written values hot (their budget)
 	catMu  sync.Mutex      // partitions of different tables open concurrently
 	topics map[string]bool // changelogs whose writes the producer reports
 
@@ -387,9 +394,13 @@ func (db *DB) openAs(topic string, partition int32, index memstore.Index, standb
 		return nil, err
 	}
 	s.standby = standby
+	s.hotWrites = !standby && (db.o.HotWrites == nil || db.o.HotWrites(topic))
 	db.mu.Lock()
 	db.open[k] = s
 	db.nOpen.Store(int32(len(db.open)))
+	if s.hotWrites {
+		db.nHot.Add(1)
+	}
 	db.mu.Unlock()
 	if wiped != "" {
 		db.o.Logger.Info("table partition rebuilt from its changelog", "topic", topic, "partition", partition, "reason", wiped)
@@ -405,6 +416,9 @@ func (db *DB) closed(s *Store) {
 	if db.open[tp{s.topic, s.partition}] == s {
 		delete(db.open, tp{s.topic, s.partition})
 		db.nOpen.Store(int32(len(db.open)))
+		if s.hotWrites {
+			db.nHot.Add(-1)
+		}
 	}
 	db.mu.Unlock()
 }

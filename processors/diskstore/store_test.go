@@ -572,7 +572,7 @@ func TestHotValuesFollowCommits(t *testing.T) {
 	// Large values: k moves to the older generation, then out, and the two
 	// generations together never hold more than twice a generation's bytes
 	// (4 MiB of hot values for the partitions open, under a 64 MiB limit).
-	genBytes := hotGenBytes(memLimit(), int(e.db.nOpen.Load()))
+	genBytes := hotGenBytes(memLimit(), int(e.db.nHot.Load()))
 	big := make([]byte, genBytes/4)
 	for i := 0; ; i++ {
 		if _, hot := s.hotValue("k"); !hot {
@@ -585,7 +585,7 @@ func TestHotValuesFollowCommits(t *testing.T) {
 		size := 0
 		for _, g := range []map[string][]byte{s.hot, s.hotOld} {
 			for k, v := range g {
-				size += len(k) + len(v)
+				size += len(k) + len(v) + hotEntryBytes
 			}
 		}
 		if size > 2*genBytes {
@@ -616,6 +616,45 @@ func TestHotValuesFollowCommits(t *testing.T) {
 	e.close()
 }
 
+// A table whose writes are not kept hot (Options.HotWrites: the identity
+// table) keeps only the values read back, and takes none of the budget:
+// the match table's partitions share it.
+func TestHotWritesOnlyWhereAsked(t *testing.T) {
+	e := newEnv(t)
+	e.opts = func(o *Options) { o.HotWrites = func(topic string) bool { return topic == "tab" } }
+	e.open()
+	hot := e.store(0)
+	cold, err := e.db.openStore("ids", 0, index)
+	must(t, err)
+	must(t, cold.MarkRecovered())
+	if n := e.db.nHot.Load(); n != 1 {
+		t.Fatalf("%d stores counted in the hot budget, want 1 (the match table's)", n)
+	}
+	for i, s := range []*Store{hot, cold} {
+		must(t, s.Set("k", val(int64(i))))
+		s.acked("k", 0, nil)
+		must(t, s.commit())
+	}
+	if _, ok := hot.hotValue("k"); !ok {
+		t.Fatal("a written value of a hot table is not kept")
+	}
+	if _, ok := cold.hotValue("k"); ok {
+		t.Fatal("a written value of a table not asked for is kept hot")
+	}
+	if v := get(t, cold, "k"); binary.BigEndian.Uint64(v) != 1 {
+		t.Fatalf("read back %v", v)
+	}
+	if _, ok := cold.hotValue("k"); !ok {
+		t.Fatal("a value read back from Pebble is not kept")
+	}
+	must(t, cold.Close())
+	must(t, hot.Close())
+	if n := e.db.nHot.Load(); n != 0 {
+		t.Fatalf("%d stores counted after closing", n)
+	}
+	e.close()
+}
+
 // The hot values of all open partitions share a sixteenth of the memory
 // limit, two generations a partition.
 func TestHotGenerationBytes(t *testing.T) {
@@ -624,7 +663,8 @@ func TestHotGenerationBytes(t *testing.T) {
 		open  int
 		want  int
 	}{
-		{1 << 30, 16, 2 << 20},             // disk tables, the broker elsewhere
+		{512 << 20, 8, 2 << 20},            // disk tables, the broker elsewhere: 8 match partitions
+		{1 << 30, 16, 2 << 20},             // a 1 GiB limit, 16 partitions
 		{18 << 30, 16, 36 << 20},           // ¾ of 24 GiB: the key bound decides
 		{math.MaxInt64, 1, hotNoLimit / 2}, // no limit
 		{1 << 30, 0, 32 << 20},             // the first partition opening
