@@ -11,7 +11,10 @@
 # /readyz. Prints one JSON object (also written to OUT if given). The set is
 # cached under $STE_HOME/tables-bench/sets; everything else is removed.
 # GOGC/GOMEMLIMIT from the environment reach the process (unset: the
-# process's own defaults, see instance/gc.go).
+# process's own defaults, see instance/gc.go). PROCESS_PPROF=ADDR serves the
+# process's pprof there; with PROFILE_DIR=DIR too, heap profiles are saved
+# in DIR every 60 s of the drain (heap-drain-N.pb.gz) and 10 s after it
+# (heap-drained.pb.gz), with the process's RSS at each (rss.txt).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TRADES=${1:?usage: tables.sh TRADES memory|disk [OUT]}
@@ -75,12 +78,25 @@ wait_drained() { # every group at lag 0 in a sample taken after processing began
 	done
 }
 
+profile() { # NAME: a heap profile and the RSS beside it, if asked for
+	[ -n "${PROCESS_PPROF:-}" ] && [ -n "${PROFILE_DIR:-}" ] || return 0
+	mkdir -p "$PROFILE_DIR"
+	curl -sf "http://$PROCESS_PPROF/debug/pprof/heap" -o "$PROFILE_DIR/heap-$1.pb.gz" || true
+	echo "$1 $(date -u +%T) rss_kb=$(rss_kb "$pid") hwm_kb=$(hwm_kb "$pid")" >>"$PROFILE_DIR/rss.txt"
+}
+
 t0=$(now)
 start
 wait_ready
+if [ -n "${PROFILE_DIR:-}" ]; then
+	(n=0; while sleep 60; do n=$((n + 1)); profile "drain-$n"; done) &
+	profiler=$!
+fi
 wait_drained
 t1=$(now)
+[ -z "${profiler:-}" ] || kill "$profiler" 2>/dev/null || true
 sleep 10 # settle: the collector and compactions catch up
+profile drained
 rss_drained=$(rss_kb "$pid")
 hwm=$(hwm_kb "$pid")
 heap=$(metric go_memstats_heap_inuse_bytes)
