@@ -81,14 +81,18 @@ func SaramaConfig() *sarama.Config {
 // request and 4,096 records a channel, an instance draining a backlog of
 // 250,000 trades held ~500 MB of fetch responses (half its heap, a profile
 // in docs/benchmarks.md, "Memory: 250,000 trades in 600 MB"). At sarama's
-// own defaults of 1 MiB a partition and 256 records a channel (256
-// records are ~130 ms of a partition's work at 15,000 msg/s over 8
-// partitions; a fetch answers in a millisecond or two), and responses of
-// at most 8 MiB (the broker still returns a first batch larger than that:
-// KIP-74), a client holds a few responses of at most FetchResponseBytes.
+// channels of 256 records (sarama's default: ~130 ms of a partition's work
+// at 15,000 msg/s over 8 partitions) and responses of at most 1 MiB (the
+// broker still returns a first batch larger than that: KIP-74), what a
+// record in flight keeps alive is at most a MiB: with 8 MiB responses the
+// same drain still held ~300 MB of them — records of one response finish
+// at different times (the batch verification's queue, the producer's
+// acknowledgements, partitions drained unevenly), and the last one keeps
+// it. A fetch of 1 MiB is ~700 records; a local broker answers it in a
+// millisecond or two.
 const (
-	FetchPartitionBytes = 1 << 20
-	FetchResponseBytes  = 8 << 20
+	FetchPartitionBytes = 256 << 10
+	FetchResponseBytes  = 1 << 20
 	ChannelBuffer       = 256
 )
 
