@@ -313,10 +313,12 @@ func (s *Store) Get(key string) ([]byte, error) {
 // much in the maps as in the values: docs/benchmarks.md, "Memory: 250,000
 // trades in 600 MB"). The identity table's values are read back only for
 // a duplicate or a release, so it keeps none of its writes hot and takes
-// none of the budget. Under the 512 MiB limit of disk tables with the
-// broker elsewhere that is 32 MiB: 2 MiB a generation for 8 match
-// partitions, ~2,500 trades. With the broker in the process or tables in
-// memory the limit is ¾ of RAM and the key bound decides.
+// none of the budget. Under the 768 MiB limit of disk tables with the
+// broker elsewhere that is 48 MiB: 3 MiB a generation for 8 match
+// partitions, ~4,000 trades (as much as the 2 MiB a generation the 16
+// partitions of both tables had under the earlier 1 GiB). With the broker
+// in the process or tables in memory the limit is ¾ of RAM and the key
+// bound decides.
 const (
 	hotKeys       = 32768
 	hotShare      = 16

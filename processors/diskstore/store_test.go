@@ -663,7 +663,7 @@ func TestHotGenerationBytes(t *testing.T) {
 		open  int
 		want  int
 	}{
-		{512 << 20, 8, 2 << 20},            // disk tables, the broker elsewhere: 8 match partitions
+		{768 << 20, 8, 3 << 20},            // disk tables, the broker elsewhere: 8 match partitions
 		{1 << 30, 16, 2 << 20},             // a 1 GiB limit, 16 partitions
 		{18 << 30, 16, 36 << 20},           // ¾ of 24 GiB: the key bound decides
 		{math.MaxInt64, 1, hotNoLimit / 2}, // no limit
@@ -775,4 +775,33 @@ func TestBatchRecordMovesTheOffsetWithItsLastWrite(t *testing.T) {
 		t.Fatal("an unfinished record was not taken for an inconsistency")
 	}
 	e.close()
+}
+
+// Pebble's memtables and block cache follow the soft memory limit: a
+// sixteenth each, within 16–64 MiB.
+func TestPebbleBytesFollowTheLimit(t *testing.T) {
+	for _, c := range []struct {
+		limit int64
+		want  int64
+	}{
+		{768 << 20, 48 << 20}, // disk tables, the broker elsewhere (instance/gc.go)
+		{512 << 20, 32 << 20},
+		{1 << 30, 64 << 20},       // a 1 GiB limit: the 64 MiB measured for speed
+		{18 << 30, 64 << 20},      // ¾ of 24 GiB: tables in memory, the broker in the process
+		{128 << 20, 16 << 20},     // a small limit: not below 16 MiB
+		{math.MaxInt64, 64 << 20}, // no limit
+		{0, 64 << 20},             // unknown
+	} {
+		if got := pebbleBytes(c.limit); got != c.want {
+			t.Errorf("pebbleBytes(%d) = %d, want %d", c.limit, got, c.want)
+		}
+	}
+	prev := memLimit
+	t.Cleanup(func() { memLimit = prev })
+	memLimit = func() int64 { return 512 << 20 }
+	o := Options{Dir: t.TempDir()}
+	o.defaults()
+	if o.MemTableBytes != 32<<20 || o.CacheBytes != 32<<20 || o.Reserve != 2*(32<<20)+64<<20 {
+		t.Fatalf("under a 512 MiB limit: memtables %d, cache %d, reserve %d", o.MemTableBytes, o.CacheBytes, o.Reserve)
+	}
 }
