@@ -41,11 +41,18 @@ func tuneGC(roomy bool) {
 }
 
 // boundedLimit is the soft memory limit with disk tables and the broker
-// elsewhere. It was 400 MiB, sized on a drain's RSS; a saturated instance
-// on Kafka 4 then lives at ~380 MB and collected without pause: 23 % of its
-// CPU in the collector and 5,300 msg/s, against 8,000 at 1 GiB (and 8,300
-// at 2 GiB). 1 GiB fits the chart's request (1 Gi) and limit (2 Gi).
-const boundedLimit = 1 << 30
+// elsewhere, and what the tables size their memory from (Pebble's memtables
+// and block cache a sixteenth of it each, the hot values another:
+// processors/diskstore). It was 400 MiB, then 1 GiB: a saturated instance on
+// Kafka 4 lived at ~380 MB and at 400 MiB collected without pause (23 % of
+// its CPU, 5,300 against 8,000 msg/s). Measured on 6 December
+// (docs/benchmarks.md, "Memory: 250,000 trades in 600 MB"): with the
+// consumers' fetch buffers cut, an instance draining 250,000 trades lives at
+// ~400 MB besides its query indexes (~800 bytes a trade, ~200 MB at
+// 250,000), and at 512 MiB spent half its CPU collecting; 768 MiB leaves
+// the collector room at 250,000 trades and bounds the process below the
+// 1 GiB it used to reach. 768 MiB fits the chart's request (1 Gi).
+const boundedLimit = 768 << 20
 
 // memLimit is the soft memory limit for a process on mem bytes (0: unknown).
 func memLimit(roomy bool, mem int64) int64 {

@@ -39,9 +39,9 @@ func TestMemLimit(t *testing.T) {
 	}{
 		{true, 16 * gib, 12 * gib},    // ¾ of the memory
 		{true, 1 * gib, 2 * gib},      // never under 2 GiB
-		{false, 16 * gib, 1 * gib},    // bounded, whatever the machine
+		{false, 16 * gib, 768 << 20},  // bounded, whatever the machine
 		{false, 256 << 20, 192 << 20}, // a container smaller than the bound
-		{false, 0, 1 * gib},           // memory unknown
+		{false, 0, 768 << 20},         // memory unknown
 		{false, 1 * gib, 768 << 20},   // a container of 1 GiB: ¾ of it
 	} {
 		if got := memLimit(c.roomy, c.mem); got != c.want {
