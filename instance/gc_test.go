@@ -49,3 +49,41 @@ func TestMemLimit(t *testing.T) {
 		}
 	}
 }
+
+// The free memory is returned once each time the process goes quiet after
+// real work: not while it works, not while it stays quiet, not after a
+// quiet start.
+func TestIdleRelease(t *testing.T) {
+	var r idleRelease
+	tick := func(allocated uint64) bool { return r.observe(allocated) }
+	for range 10 { // a quiet start: nothing to give back
+		if tick(1 << 20) {
+			t.Fatal("released after no work")
+		}
+	}
+	for range 5 { // a drain
+		if tick(200 << 20) {
+			t.Fatal("released while busy")
+		}
+	}
+	for i := 1; i < idleTicks; i++ {
+		if tick(1 << 20) {
+			t.Fatalf("released after %d quiet ticks", i)
+		}
+	}
+	if !tick(1 << 20) {
+		t.Fatalf("not released after %d quiet ticks following work", idleTicks)
+	}
+	for range 10 {
+		if tick(1 << 20) {
+			t.Fatal("released again while still quiet")
+		}
+	}
+	tick(300 << 20) // work again, one busy tick interrupting the quiet
+	for i := 1; i < idleTicks; i++ {
+		tick(1 << 20)
+	}
+	if !tick(1 << 20) {
+		t.Fatal("not released after the next stretch of work")
+	}
+}
