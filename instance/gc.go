@@ -51,7 +51,7 @@ func tuneGC(roomy bool) {
 // its CPU, 5,300 against 8,000 msg/s). Measured on 6 December
 // (docs/benchmarks.md, "Memory: 250,000 trades in 600 MB"): with the
 // consumers' fetch buffers cut, an instance draining 250,000 trades lives at
-// ~400 MB besides its query indexes (~800 bytes a trade, ~200 MB at
+// ~400 MB besides its query indexes (~1 KB a trade, ~240 MB at
 // 250,000), and at 512 MiB spent half its CPU collecting; 768 MiB leaves
 // the collector room at 250,000 trades and bounds the process below the
 // 1 GiB it used to reach. 768 MiB fits the chart's request (1 Gi).
