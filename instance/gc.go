@@ -1,10 +1,13 @@
 package instance
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"runtime/debug"
+	"runtime/metrics"
 	"strings"
+	"time"
 )
 
 // tuneGC sets the collector unless the operator chose (GOGC, GOMEMLIMIT).
@@ -41,11 +44,18 @@ func tuneGC(roomy bool) {
 }
 
 // boundedLimit is the soft memory limit with disk tables and the broker
-// elsewhere. It was 400 MiB, sized on a drain's RSS; a saturated instance
-// on Kafka 4 then lives at ~380 MB and collected without pause: 23 % of its
-// CPU in the collector and 5,300 msg/s, against 8,000 at 1 GiB (and 8,300
-// at 2 GiB). 1 GiB fits the chart's request (1 Gi) and limit (2 Gi).
-const boundedLimit = 1 << 30
+// elsewhere, and what the tables size their memory from (Pebble's memtables
+// and block cache a sixteenth of it each, the hot values another:
+// processors/diskstore). It was 400 MiB, then 1 GiB: a saturated instance on
+// Kafka 4 lived at ~380 MB and at 400 MiB collected without pause (23 % of
+// its CPU, 5,300 against 8,000 msg/s). Measured on 6 December
+// (docs/benchmarks.md, "Memory: 250,000 trades in 600 MB"): with the
+// consumers' fetch buffers cut, an instance draining 250,000 trades lives at
+// ~400 MB besides its query indexes (~1 KB a trade, ~240 MB at
+// 250,000), and at 512 MiB spent half its CPU collecting; 768 MiB leaves
+// the collector room at 250,000 trades and bounds the process below the
+// 1 GiB it used to reach. 768 MiB fits the chart's request (1 Gi).
+const boundedLimit = 768 << 20
 
 // memLimit is the soft memory limit for a process on mem bytes (0: unknown).
 func memLimit(roomy bool, mem int64) int64 {
@@ -90,4 +100,72 @@ func memTotal() int64 {
 		}
 	}
 	return kb << 10
+}
+
+// An instance that has drained a backlog and gone quiet still holds, as
+// resident memory, the garbage the collector was allowed to keep up to the
+// soft limit: an idle process allocates too little to start a collection,
+// and the runtime forces one only every two minutes. 10 s after a
+// 100,000-trade drain such a process showed 759 MB resident and its live
+// heap was far less (docs/benchmarks.md, "Memory: 250,000 trades in 600
+// MB"). releaseWhenIdle collects and returns the free memory to the
+// system once each time the process goes quiet after real work: it
+// samples the bytes allocated every idleTick, and after idleTicks samples
+// below idleBytes each, following at least busyBytes allocated since the
+// last release, it calls debug.FreeOSMemory (one full collection, a few
+// hundred milliseconds of one core with a few hundred MB live).
+const (
+	idleTick  = time.Second
+	idleTicks = 3
+	idleBytes = 4 << 20   // allocated in a tick by a quiet instance: metrics, heartbeats, lag reads
+	busyBytes = 256 << 20 // allocated since the last release: worth giving back
+)
+
+// idleRelease decides when to release (see releaseWhenIdle).
+type idleRelease struct {
+	quiet int    // consecutive quiet ticks
+	since uint64 // bytes allocated since the last release
+}
+
+// observe takes the bytes allocated in one tick and says whether to
+// release now.
+func (r *idleRelease) observe(allocated uint64) bool {
+	r.since += allocated
+	if allocated >= idleBytes {
+		r.quiet = 0
+		return false
+	}
+	r.quiet++
+	if r.quiet < idleTicks || r.since < busyBytes {
+		return false
+	}
+	r.since, r.quiet = 0, 0
+	return true
+}
+
+// releaseWhenIdle runs until ctx ends (see idleRelease).
+func releaseWhenIdle(ctx context.Context, released func()) {
+	sample := []metrics.Sample{{Name: "/gc/heap/allocs:bytes"}}
+	metrics.Read(sample)
+	last := sample[0].Value.Uint64()
+	var r idleRelease
+	t := time.NewTicker(idleTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		metrics.Read(sample)
+		now := sample[0].Value.Uint64()
+		if r.observe(now - last) {
+			debug.FreeOSMemory()
+			if released != nil {
+				released()
+			}
+		}
+		metrics.Read(sample) // the release's own allocations are not work
+		last = sample[0].Value.Uint64()
+	}
 }

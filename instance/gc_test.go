@@ -39,13 +39,51 @@ func TestMemLimit(t *testing.T) {
 	}{
 		{true, 16 * gib, 12 * gib},    // ¾ of the memory
 		{true, 1 * gib, 2 * gib},      // never under 2 GiB
-		{false, 16 * gib, 1 * gib},    // bounded, whatever the machine
+		{false, 16 * gib, 768 << 20},  // bounded, whatever the machine
 		{false, 256 << 20, 192 << 20}, // a container smaller than the bound
-		{false, 0, 1 * gib},           // memory unknown
+		{false, 0, 768 << 20},         // memory unknown
 		{false, 1 * gib, 768 << 20},   // a container of 1 GiB: ¾ of it
 	} {
 		if got := memLimit(c.roomy, c.mem); got != c.want {
 			t.Errorf("memLimit(%v, %d) = %d, want %d", c.roomy, c.mem, got, c.want)
 		}
+	}
+}
+
+// The free memory is returned once each time the process goes quiet after
+// real work: not while it works, not while it stays quiet, not after a
+// quiet start.
+func TestIdleRelease(t *testing.T) {
+	var r idleRelease
+	tick := func(allocated uint64) bool { return r.observe(allocated) }
+	for range 10 { // a quiet start: nothing to give back
+		if tick(1 << 20) {
+			t.Fatal("released after no work")
+		}
+	}
+	for range 5 { // a drain
+		if tick(200 << 20) {
+			t.Fatal("released while busy")
+		}
+	}
+	for i := 1; i < idleTicks; i++ {
+		if tick(1 << 20) {
+			t.Fatalf("released after %d quiet ticks", i)
+		}
+	}
+	if !tick(1 << 20) {
+		t.Fatalf("not released after %d quiet ticks following work", idleTicks)
+	}
+	for range 10 {
+		if tick(1 << 20) {
+			t.Fatal("released again while still quiet")
+		}
+	}
+	tick(300 << 20) // work again, one busy tick interrupting the quiet
+	for i := 1; i < idleTicks; i++ {
+		tick(1 << 20)
+	}
+	if !tick(1 << 20) {
+		t.Fatal("not released after the next stretch of work")
 	}
 }

@@ -351,6 +351,9 @@ func (r *runtime) run(ctx context.Context) error {
 	}()
 	go r.reportLag(ctx)
 	tuneGC(o.Tables == TablesMemory || o.BrokerInProcess)
+	if o.Tables != TablesMemory && !o.BrokerInProcess {
+		go releaseWhenIdle(ctx, func() { r.log.Debug("quiet after work: free memory returned to the system") })
+	}
 	if dir := r.tableDir(); dir != "" && o.DropTables {
 		defer func() {
 			if err := os.RemoveAll(dir); err != nil {

@@ -11,7 +11,10 @@
 # /readyz. Prints one JSON object (also written to OUT if given). The set is
 # cached under $STE_HOME/tables-bench/sets; everything else is removed.
 # GOGC/GOMEMLIMIT from the environment reach the process (unset: the
-# process's own defaults, see instance/gc.go).
+# process's own defaults, see instance/gc.go). PROCESS_PPROF=ADDR serves the
+# process's pprof there; with PROFILE_DIR=DIR too, heap profiles are saved
+# in DIR every 60 s of the drain (heap-drain-N.pb.gz) and 10 s after it
+# (heap-drained.pb.gz), with the process's RSS at each (rss.txt).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 TRADES=${1:?usage: tables.sh TRADES memory|disk [OUT]}
@@ -75,18 +78,34 @@ wait_drained() { # every group at lag 0 in a sample taken after processing began
 	done
 }
 
+profile() { # NAME: a heap profile and the RSS beside it, if asked for
+	[ -n "${PROCESS_PPROF:-}" ] && [ -n "${PROFILE_DIR:-}" ] || return 0
+	mkdir -p "$PROFILE_DIR"
+	curl -sf "http://$PROCESS_PPROF/debug/pprof/heap" -o "$PROFILE_DIR/heap-$1.pb.gz" || true
+	echo "$1 $(date -u +%T) rss_kb=$(rss_kb "$pid") hwm_kb=$(hwm_kb "$pid")" >>"$PROFILE_DIR/rss.txt"
+}
+
 t0=$(now)
 start
 wait_ready
+if [ -n "${PROFILE_DIR:-}" ]; then
+	(n=0; while sleep 60; do n=$((n + 1)); profile "drain-$n"; done) &
+	profiler=$!
+fi
 wait_drained
 t1=$(now)
+[ -z "${profiler:-}" ] || kill "$profiler" 2>/dev/null || true
 sleep 10 # settle: the collector and compactions catch up
+profile drained
 rss_drained=$(rss_kb "$pid")
 hwm=$(hwm_kb "$pid")
 heap=$(metric go_memstats_heap_inuse_bytes)
 trades=$(metric ste_open_trades)
 disk=$(du -sk "$STE_HOME" | cut -f1)
-log "drained in $(minus "$t1" "$t0") s; RSS $((rss_drained / 1024)) MB; killing"
+sleep 20 # and at rest: a quiet process returns its free memory (instance/gc.go)
+rss_rest=$(rss_kb "$pid")
+profile rest
+log "drained in $(minus "$t1" "$t0") s; RSS $((rss_drained / 1024)) MB, 30 s after the drain $((rss_rest / 1024)) MB; killing"
 kill -9 "$pid"
 wait "$pid" 2>/dev/null || true
 
@@ -110,12 +129,12 @@ kill "$pid"
 wait "$pid" 2>/dev/null || true
 
 json=$(jq -n --arg kind "$KIND" --argjson trades "$TRADES" --argjson drain "$(minus "$t1" "$t0")" \
-	--argjson rss "$rss_drained" --argjson hwm "$hwm" --argjson heap "$heap" --argjson open "$trades" \
+	--argjson rss "$rss_drained" --argjson rss_rest "$rss_rest" --argjson hwm "$hwm" --argjson heap "$heap" --argjson open "$trades" \
 	--argjson disk "$disk" --argjson ready "$(minus "$t3" "$t2")" --argjson rss_ready "$rss_ready" \
 	--argjson rss_after "$rss_after" --argjson restored "${restored:-0}" --argjson tables_s "$tables_s" \
 	--arg gogc "${GOGC:-}" --arg gomemlimit "${GOMEMLIMIT:-}" --arg load "$(cut -d' ' -f1-3 /proc/loadavg)" \
 	'{tables: $kind, trades: $trades, messages: ($trades * 7), drain_seconds: $drain,
-	  rss_mb: ($rss / 1024 | floor), rss_peak_mb: ($hwm / 1024 | floor), go_heap_inuse_mb: ($heap / 1048576 | floor),
+	  rss_mb: ($rss / 1024 | floor), rss_30s_after_drain_mb: ($rss_rest / 1024 | floor), rss_peak_mb: ($hwm / 1024 | floor), go_heap_inuse_mb: ($heap / 1048576 | floor),
 	  open_trades: $open, home_disk_mb: ($disk / 1024 | floor),
 	  kill9_to_ready_seconds: $ready, assigned_to_ready_seconds: $tables_s, rss_at_ready_mb: ($rss_ready / 1024 | floor), rss_10s_later_mb: ($rss_after / 1024 | floor),
 	  records_restored: $restored, gogc: $gogc, gomemlimit: $gomemlimit, loadavg: $load}')

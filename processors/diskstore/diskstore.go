@@ -75,12 +75,15 @@ type Options struct {
 	// Dir is the instance's table directory (one Pebble database for all of
 	// its tables and partitions). Required.
 	Dir string
-	// CacheBytes is Pebble's block cache, shared by every table. Default 64 MiB.
+	// CacheBytes is Pebble's block cache, shared by every table. Default a
+	// sixteenth of the process's soft memory limit, 16–64 MiB (pebbleBytes).
 	CacheBytes int64
 	// MemTableBytes is the size of one memtable (Pebble keeps up to two).
-	// Default 64 MiB: a trade's state is written once per message, and the
-	// versions one memtable holds are not flushed; with smaller memtables L0
-	// grew faster than a saturated instance compacted it (docs/benchmarks.md).
+	// Default a sixteenth of the soft memory limit, 16–64 MiB: 64 MiB under
+	// a limit of 1 GiB or more. A trade's state is written once per
+	// message, and the versions one memtable holds are not flushed; with
+	// 16 MiB memtables and commits every 50 ms L0 grew faster than a
+	// saturated instance compacted it (docs/benchmarks.md).
 	MemTableBytes uint64
 	// TombstoneRetention is the changelogs' delete.retention.ms (how long a
 	// compacted changelog keeps tombstones). Default 24 h, Kafka's default.
@@ -95,7 +98,13 @@ type Options struct {
 	// replayed the changelog past the local offset, how many records that was.
 	OnOpen      func(topic string, partition int32, s *Store, wiped string)
 	OnRecovered func(topic string, partition int32, restored int64, took time.Duration)
-	Logger      *slog.Logger
+	// HotWrites says whether the values a table's processor writes are kept
+	// hot (store.go, "A generation of hot values"): those of a table read
+	// back soon after a write (the match table: a trade's next message).
+	// The others keep hot only the values read back from Pebble, and take
+	// no part of the hot values' budget. Nil: every table.
+	HotWrites func(topic string) bool
+	Logger    *slog.Logger
 	// Now is the wall clock (tests move it).
 	Now func() time.Time
 	// FS is the file system under Dir; default the operating system's
@@ -117,10 +126,10 @@ type Changelog struct {
 
 func (o *Options) defaults() {
 	if o.CacheBytes <= 0 {
-		o.CacheBytes = 64 << 20
+		o.CacheBytes = pebbleBytes(memLimit())
 	}
 	if o.MemTableBytes == 0 {
-		o.MemTableBytes = 64 << 20
+		o.MemTableBytes = uint64(pebbleBytes(memLimit()))
 	}
 	if o.TombstoneRetention <= 0 {
 		o.TombstoneRetention = 24 * time.Hour
@@ -137,6 +146,17 @@ func (o *Options) defaults() {
 	if o.Reserve == 0 {
 		o.Reserve = 2*o.MemTableBytes + 64<<20
 	}
+}
+
+// pebbleBytes is the default block cache and memtable size under the soft
+// memory limit limit: a sixteenth of it, at least 16 MiB and at most 64
+// MiB. In the static build (no cgo) both are Go memory: with two memtables
+// and the cache, Pebble takes at most three sixteenths of the limit.
+func pebbleBytes(limit int64) int64 {
+	if limit <= 0 {
+		return 64 << 20
+	}
+	return min(max(limit/16, 16<<20), 64<<20)
 }
 
 // DiskFullError is a write the store did not make: the disk under its
@@ -180,7 +200,8 @@ type DB struct {
 
 	mu     sync.Mutex
 	open   map[tp]*Store
-	nOpen  atomic.Int32    // len(open), read without mu (hot values' budget)
+	nOpen  atomic.Int32    // len(open), read without mu
+	nHot   atomic.Int32    // the open stores keeping written values hot (their budget)
 	catMu  sync.Mutex      // partitions of different tables open concurrently
 	topics map[string]bool // changelogs whose writes the producer reports
 
@@ -387,9 +408,13 @@ func (db *DB) openAs(topic string, partition int32, index memstore.Index, standb
 		return nil, err
 	}
 	s.standby = standby
+	s.hotWrites = !standby && (db.o.HotWrites == nil || db.o.HotWrites(topic))
 	db.mu.Lock()
 	db.open[k] = s
 	db.nOpen.Store(int32(len(db.open)))
+	if s.hotWrites {
+		db.nHot.Add(1)
+	}
 	db.mu.Unlock()
 	if wiped != "" {
 		db.o.Logger.Info("table partition rebuilt from its changelog", "topic", topic, "partition", partition, "reason", wiped)
@@ -405,6 +430,9 @@ func (db *DB) closed(s *Store) {
 	if db.open[tp{s.topic, s.partition}] == s {
 		delete(db.open, tp{s.topic, s.partition})
 		db.nOpen.Store(int32(len(db.open)))
+		if s.hotWrites {
+			db.nHot.Add(-1)
+		}
 	}
 	db.mu.Unlock()
 }

@@ -53,6 +53,7 @@ type Store struct {
 
 	recovered bool
 	standby   bool // never recovered: every write is a replayed record (DB.StandbyBuilder)
+	hotWrites bool // written values are kept hot (Options.HotWrites), counted in DB.nHot
 	closed    bool
 	poisoned  bool
 	// poisonUnwritten is why the partition was poisoned when the disk had
@@ -305,17 +306,24 @@ func (s *Store) Get(key string) ([]byte, error) {
 // entry, so the match table's hot set is its open trades.
 //
 // The bytes follow the process's soft memory limit (instance/gc.go, or the
-// operator's GOMEMLIMIT): the hot values of all open partitions take at
-// most 1/hotShare of it. Under the 1 GiB limit of disk tables with the
-// broker elsewhere that is 2 MiB a generation for 16 partitions, about
-// what 4,096 keys held: with 16 MiB a generation a saturated instance on
-// Kafka 4 grew to 1.5 GB resident, against at most 1.27 GB otherwise.
-// With the broker in the process or tables in memory the limit is ¾ of
-// RAM and the key bound decides.
+// operator's GOMEMLIMIT): the hot values of all partitions that keep their
+// writes hot (Options.HotWrites: the match table's) take at most
+// 1/hotShare of it, each entry counted with hotEntryBytes for its map slot
+// beside its key and value (a profile of a 250,000-trade drain held as
+// much in the maps as in the values: docs/benchmarks.md, "Memory: 250,000
+// trades in 600 MB"). The identity table's values are read back only for
+// a duplicate or a release, so it keeps none of its writes hot and takes
+// none of the budget. Under the 768 MiB limit of disk tables with the
+// broker elsewhere that is 48 MiB: 3 MiB a generation for 8 match
+// partitions, ~4,000 trades (as much as the 2 MiB a generation the 16
+// partitions of both tables had under the earlier 1 GiB). With the broker
+// in the process or tables in memory the limit is ¾ of RAM and the key
+// bound decides.
 const (
-	hotKeys    = 32768
-	hotShare   = 16
-	hotNoLimit = 256 << 20 // the budget without a memory limit
+	hotKeys       = 32768
+	hotShare      = 16
+	hotNoLimit    = 256 << 20 // the budget without a memory limit
+	hotEntryBytes = 64        // a hot entry's map slot (string and slice headers, control byte, load)
 )
 
 // memLimit is the process's soft memory limit (tests replace it).
@@ -341,10 +349,10 @@ func (s *Store) hotValue(key string) ([]byte, bool) {
 }
 
 func (s *Store) keepHot(key string, v []byte) {
-	n := len(key) + len(v)
+	n := len(key) + len(v) + hotEntryBytes
 	if len(s.hot) >= hotKeys || s.hotSize+n > s.hotCap {
 		s.hot, s.hotOld, s.hotSize = make(map[string][]byte, len(s.hot)), s.hot, 0
-		s.hotCap = hotGenBytes(memLimit(), int(s.db.nOpen.Load()))
+		s.hotCap = hotGenBytes(memLimit(), int(s.db.nHot.Load()))
 	}
 	s.hot[key] = v
 	s.hotSize += n
@@ -353,7 +361,7 @@ func (s *Store) keepHot(key string, v []byte) {
 // dropHot forgets key's hot value.
 func (s *Store) dropHot(key string) {
 	if v, ok := s.hot[key]; ok {
-		s.hotSize -= len(key) + len(v)
+		s.hotSize -= len(key) + len(v) + hotEntryBytes
 		delete(s.hot, key)
 	}
 	delete(s.hotOld, key)
@@ -700,7 +708,7 @@ func (s *Store) commit() error {
 		// partition still replaying its changelog (a restore, a standby)
 		// keeps only the values read back current: nothing reads it, and
 		// a standby would hold 8,192 values a partition for nobody.
-		keep := s.recovered
+		keep := s.recovered && s.hotWrites
 		if !keep {
 			_, keep = s.hotValue(o.key)
 		}

@@ -572,7 +572,7 @@ func TestHotValuesFollowCommits(t *testing.T) {
 	// Large values: k moves to the older generation, then out, and the two
 	// generations together never hold more than twice a generation's bytes
 	// (4 MiB of hot values for the partitions open, under a 64 MiB limit).
-	genBytes := hotGenBytes(memLimit(), int(e.db.nOpen.Load()))
+	genBytes := hotGenBytes(memLimit(), int(e.db.nHot.Load()))
 	big := make([]byte, genBytes/4)
 	for i := 0; ; i++ {
 		if _, hot := s.hotValue("k"); !hot {
@@ -585,7 +585,7 @@ func TestHotValuesFollowCommits(t *testing.T) {
 		size := 0
 		for _, g := range []map[string][]byte{s.hot, s.hotOld} {
 			for k, v := range g {
-				size += len(k) + len(v)
+				size += len(k) + len(v) + hotEntryBytes
 			}
 		}
 		if size > 2*genBytes {
@@ -616,6 +616,45 @@ func TestHotValuesFollowCommits(t *testing.T) {
 	e.close()
 }
 
+// A table whose writes are not kept hot (Options.HotWrites: the identity
+// table) keeps only the values read back, and takes none of the budget:
+// the match table's partitions share it.
+func TestHotWritesOnlyWhereAsked(t *testing.T) {
+	e := newEnv(t)
+	e.opts = func(o *Options) { o.HotWrites = func(topic string) bool { return topic == "tab" } }
+	e.open()
+	hot := e.store(0)
+	cold, err := e.db.openStore("ids", 0, index)
+	must(t, err)
+	must(t, cold.MarkRecovered())
+	if n := e.db.nHot.Load(); n != 1 {
+		t.Fatalf("%d stores counted in the hot budget, want 1 (the match table's)", n)
+	}
+	for i, s := range []*Store{hot, cold} {
+		must(t, s.Set("k", val(int64(i))))
+		s.acked("k", 0, nil)
+		must(t, s.commit())
+	}
+	if _, ok := hot.hotValue("k"); !ok {
+		t.Fatal("a written value of a hot table is not kept")
+	}
+	if _, ok := cold.hotValue("k"); ok {
+		t.Fatal("a written value of a table not asked for is kept hot")
+	}
+	if v := get(t, cold, "k"); binary.BigEndian.Uint64(v) != 1 {
+		t.Fatalf("read back %v", v)
+	}
+	if _, ok := cold.hotValue("k"); !ok {
+		t.Fatal("a value read back from Pebble is not kept")
+	}
+	must(t, cold.Close())
+	must(t, hot.Close())
+	if n := e.db.nHot.Load(); n != 0 {
+		t.Fatalf("%d stores counted after closing", n)
+	}
+	e.close()
+}
+
 // The hot values of all open partitions share a sixteenth of the memory
 // limit, two generations a partition.
 func TestHotGenerationBytes(t *testing.T) {
@@ -624,7 +663,8 @@ func TestHotGenerationBytes(t *testing.T) {
 		open  int
 		want  int
 	}{
-		{1 << 30, 16, 2 << 20},             // disk tables, the broker elsewhere
+		{768 << 20, 8, 3 << 20},            // disk tables, the broker elsewhere: 8 match partitions
+		{1 << 30, 16, 2 << 20},             // a 1 GiB limit, 16 partitions
 		{18 << 30, 16, 36 << 20},           // ¾ of 24 GiB: the key bound decides
 		{math.MaxInt64, 1, hotNoLimit / 2}, // no limit
 		{1 << 30, 0, 32 << 20},             // the first partition opening
@@ -735,4 +775,33 @@ func TestBatchRecordMovesTheOffsetWithItsLastWrite(t *testing.T) {
 		t.Fatal("an unfinished record was not taken for an inconsistency")
 	}
 	e.close()
+}
+
+// Pebble's memtables and block cache follow the soft memory limit: a
+// sixteenth each, within 16–64 MiB.
+func TestPebbleBytesFollowTheLimit(t *testing.T) {
+	for _, c := range []struct {
+		limit int64
+		want  int64
+	}{
+		{768 << 20, 48 << 20}, // disk tables, the broker elsewhere (instance/gc.go)
+		{512 << 20, 32 << 20},
+		{1 << 30, 64 << 20},       // a 1 GiB limit: the 64 MiB measured for speed
+		{18 << 30, 64 << 20},      // ¾ of 24 GiB: tables in memory, the broker in the process
+		{128 << 20, 16 << 20},     // a small limit: not below 16 MiB
+		{math.MaxInt64, 64 << 20}, // no limit
+		{0, 64 << 20},             // unknown
+	} {
+		if got := pebbleBytes(c.limit); got != c.want {
+			t.Errorf("pebbleBytes(%d) = %d, want %d", c.limit, got, c.want)
+		}
+	}
+	prev := memLimit
+	t.Cleanup(func() { memLimit = prev })
+	memLimit = func() int64 { return 512 << 20 }
+	o := Options{Dir: t.TempDir()}
+	o.defaults()
+	if o.MemTableBytes != 32<<20 || o.CacheBytes != 32<<20 || o.Reserve != 2*(32<<20)+64<<20 {
+		t.Fatalf("under a 512 MiB limit: memtables %d, cache %d, reserve %d", o.MemTableBytes, o.CacheBytes, o.Reserve)
+	}
 }

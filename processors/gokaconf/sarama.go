@@ -40,9 +40,12 @@ func SaramaConfig() *sarama.Config {
 	// option list. One request in flight per connection, as measured since
 	// the sarama producer's idempotence first required it.
 	cfg.Net.MaxOpenRequests = 1
-	cfg.Consumer.Fetch.Default = 4 << 20
+	cfg.Consumer.Fetch.Default = FetchPartitionBytes
+	cfg.Consumer.Fetch.MaxBytes = FetchResponseBytes
+	// A partition's fetch grows up to this only to take a batch larger than
+	// Fetch.Default (the largest a producer of ours writes, and then some).
 	cfg.Consumer.Fetch.Max = 64 << 20
-	cfg.ChannelBufferSize = 4096
+	cfg.ChannelBufferSize = ChannelBuffer
 	// How long a fetch waits for data. Measured on kfake at 1,500 msg/s: with
 	// sarama's default 500 ms each hop of the pipeline took ~13 ms, with 50 ms
 	// ~3 ms (10 ms was no better: more empty fetches). A real broker answers
@@ -99,6 +102,28 @@ func SaramaConfig() *sarama.Config {
 func RetryBackoff(n int) time.Duration {
 	return min(250*time.Millisecond<<max(n-1, 0), time.Second)
 }
+
+// What the consumers may hold (docs/ARCHITECTURE.md, "Memory"). sarama
+// reads a fetch response into one buffer and hands out each record's key and
+// value as slices of it, so a record waiting in a partition consumer's
+// channel keeps its whole response alive. With 4 MiB a partition, 50 MiB a
+// request and 4,096 records a channel, an instance draining a backlog of
+// 250,000 trades held ~500 MB of fetch responses (half its heap, a profile
+// in docs/benchmarks.md, "Memory: 250,000 trades in 600 MB"). At sarama's
+// channels of 256 records (sarama's default: ~130 ms of a partition's work
+// at 15,000 msg/s over 8 partitions) and responses of at most 1 MiB (the
+// broker still returns a first batch larger than that: KIP-74), what a
+// record in flight keeps alive is at most a MiB: with 8 MiB responses the
+// same drain still held ~300 MB of them — records of one response finish
+// at different times (the batch verification's queue, the producer's
+// acknowledgements, partitions drained unevenly), and the last one keeps
+// it. A fetch of 1 MiB is ~700 records; a local broker answers it in a
+// millisecond or two.
+const (
+	FetchPartitionBytes = 256 << 10
+	FetchResponseBytes  = 1 << 20
+	ChannelBuffer       = 256
+)
 
 // RejoinWait is how long a group waits after a rebalance ended its session
 // before it joins again (goka's WithRejoinWait, third_party/goka patch 1;

@@ -67,6 +67,9 @@ func Open(d Disk) (*diskstore.DB, func(), error) {
 				d.Rebuilt(stage[topic])
 			}
 		},
+		// Only the match table's writes are read back soon (a trade's next
+		// message); an identity is read again only for a duplicate.
+		HotWrites: func(topic string) bool { return topic == topology.Table(d.Names.MatchGroup()) },
 		OnRecovered: func(topic string, p int32, restored int64, took time.Duration) {
 			if d.Restored != nil {
 				d.Restored(stage[topic], restored)
