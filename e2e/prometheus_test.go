@@ -34,7 +34,7 @@ func TestRealPrometheus(t *testing.T) {
 	bin, err := exec.LookPath("prometheus")
 	testgate.Need(t, "prometheus (make promtool installs Debian's)", err)
 	f := newFixture(t, backends[0], 120)
-	httpAddr, consoleAddr, gatewayMetrics, fixgwHealth := freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t)
+	httpAddr, consoleAddr, gatewayMetrics, fixgwHealth, isoMetrics := freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t), freeAddr(t)
 	proc := startLines(t, f.env, "process", "--refdata", f.refdata, "--http", httpAddr)
 	// The console and the gateway, each scraped by its own job of the
 	// shipped configuration; they start while the process loads.
@@ -42,15 +42,17 @@ func TestRealPrometheus(t *testing.T) {
 	gateway := startLines(t, f.env, "gateway", "--addr", "127.0.0.1:0", "--metrics-addr", gatewayMetrics)
 	fixgw := startLines(t, f.env, "fixgw", "--addr", "127.0.0.1:0", "--health-addr", fixgwHealth, "--demo-key", "--demo-credentials",
 		"--store", filepath.Join(t.TempDir(), "fixgw"))
+	iso := startLines(t, f.env, "iso20022", "--addr", "127.0.0.1:0", "--metrics-addr", isoMetrics, "--demo-key")
 	proc.waitFor(t, regexp.MustCompile(`reference data loaded`), 60*time.Second)
 	console.waitFor(t, regexp.MustCompile(`STE console for namespace`), 60*time.Second)
 	gwLine := regexp.MustCompile(`STE gateway for namespace \S+: (\S+)\n`)
 	gatewayURL := gwLine.FindStringSubmatch(gateway.waitFor(t, gwLine, 60*time.Second))[1]
 	fixgw.waitFor(t, regexp.MustCompile(`STE fixgw for namespace`), 60*time.Second)
+	iso.waitFor(t, regexp.MustCompile(`STE iso20022 for namespace`), 60*time.Second)
 
 	// The shipped configuration, pointed at these processes: each job's
 	// DNS discovery replaced by the address of what it scrapes.
-	targets := map[string]string{"ste": httpAddr, "ste-console": consoleAddr, "ste-gateway": gatewayMetrics, "ste-fixgw": fixgwHealth}
+	targets := map[string]string{"ste": httpAddr, "ste-console": consoleAddr, "ste-gateway": gatewayMetrics, "ste-fixgw": fixgwHealth, "ste-iso20022": isoMetrics}
 	dir := t.TempDir()
 	var cfg map[string]any
 	b, err := os.ReadFile("../deploy/monitoring/prometheus/prometheus.yml")
@@ -72,7 +74,7 @@ func TestRealPrometheus(t *testing.T) {
 		jobNames = append(jobNames, name)
 	}
 	if len(jobNames) != len(targets) {
-		t.Fatalf("prometheus.yml scrapes %v, want the process, the console, the gateway and ste fixgw", jobNames)
+		t.Fatalf("prometheus.yml scrapes %v, want the process, the console, the gateway, ste fixgw and ste iso20022", jobNames)
 	}
 	out, _ := yaml.Marshal(cfg)
 	must(t, os.WriteFile(filepath.Join(dir, "prometheus.yml"), out, 0o644))
