@@ -25,8 +25,9 @@ import (
 // it is read again wherever the partition opens next; a loopback written
 // is processed by whoever owns the partition; a loopback processed twice
 // (two owners across a rebalance, or a redelivery after a crash before its
-// outputs were acknowledged) finds the timer cleared and re-sends each
-// receiver's last ALG, the same MsgIds. A timer handed out whose loopback
+// outputs were acknowledged) finds the timer cleared, or moved on by a
+// message read first, and re-sends each receiver's last ALG, the same
+// MsgIds. A timer handed out whose loopback
 // could not be written (the producer closing in a rebalance) is put back.
 
 // timerTick is how often the timers are looked at for a delay: a quarter

@@ -140,7 +140,8 @@ func (d *Decider) allegeAfter(t *matching.Trade, outs []schemas.Output) []schema
 // copy, or its first processing died before its outputs were
 // acknowledged — so it re-sends each receiver's last ALG (the same
 // MsgIds). One whose timer moved on had a message since: its new timer
-// brings it back.
+// brings it back, and it too re-sends the last ALGs, as the message may
+// have been read before a redelivered loopback.
 func (d *Decider) allege(st State, e *envelope.Envelope, it matching.Interner) *Result {
 	v := st.Value()
 	if v == nil {
@@ -153,11 +154,15 @@ func (d *Decider) allege(st State, e *envelope.Envelope, it matching.Interner) *
 	if err != nil {
 		return &Result{}
 	}
-	switch {
-	case t.AllegeAt == 0:
+	if t.AllegeAt == 0 || t.AllegeAt > e.Clock {
+		// Alleged already (the timer cleared), or a message came since
+		// (the timer moved on and brings the trade back). Either way this
+		// loopback may be the redelivery of one whose ALGs were lost with
+		// a crash after the value recording them was written — and a
+		// message may have been read first after the restart, moving the
+		// timer on: the value says they were sent, so no later step sends
+		// them. Each receiver's last ALG again (the same MsgIds).
 		return &Result{Outputs: t.ReemitAllegements()}
-	case t.AllegeAt > e.Clock:
-		return &Result{}
 	}
 	outs := t.Allege()
 	t.AllegeAt = 0

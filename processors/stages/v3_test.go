@@ -319,3 +319,48 @@ func TestLockedTombstoneLivesTheRetention(t *testing.T) {
 		t.Fatal("a locked tombstone deleted after the TTL, before the retention")
 	}
 }
+
+// An allegement's outputs lost with a crash after its value was written
+// (the changelog acknowledged, the ALGs not) are sent again when its
+// loopback comes back, even when a message of the trade came first and
+// moved its timer on: the value then says the ALGs were sent, and the next
+// allegement step would send only what differs from them — a CANCEL never
+// sent would never be sent (the Kafka chaos suite found such trades: an ALG
+// NEW standing on the topic after the trade matched, seed
+// 1796586772781148813).
+func TestAllegementsLostWithACrashAreSentAgain(t *testing.T) {
+	recs, key, _, _ := oneTrade(t)
+	now := time.Unix(1_800_000_000, 0)
+	p := newPipe(t, refdata.Default(), Config{AllegementDelay: time.Minute, Now: func() time.Time { return now }})
+	p.send(recs[0])
+	loop := func(at time.Time) {
+		e := &envelope.Envelope{Kind: envelope.KindAllege, Partition: -1, Offset: -1, Clock: at.UnixMicro()}
+		p.deliver(Record{Topic: topology.Loop(p.names.MatchGroup()), Key: key, Value: e.Marshal()})
+	}
+	fired := now.Add(time.Minute)
+	loop(fired)
+	lost := only(p.outputs, schemas.ALG)
+	if len(lost) == 0 {
+		t.Fatal("no allegement to lose")
+	}
+	// The crash: the ALGs never reached the topic; the value did. The
+	// restarted instance reads the trade's next message before the
+	// loopback's redelivery.
+	p.outputs = nil
+	now = now.Add(90 * time.Second)
+	p.send(recs[1])
+	if at := p.trade(key).AllegeAt; at <= fired.UnixMicro() {
+		t.Fatalf("the message did not move the timer on: %d", at)
+	}
+	before := len(only(p.outputs, schemas.ALG))
+	loop(fired)
+	again := map[string]bool{}
+	for _, o := range only(p.outputs, schemas.ALG)[before:] {
+		again[o.MsgId] = true
+	}
+	for _, o := range lost {
+		if !again[o.MsgId] {
+			t.Errorf("%s %s lost with the crash is not sent again", o.MsgId, o.Function)
+		}
+	}
+}
