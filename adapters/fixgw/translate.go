@@ -143,41 +143,35 @@ func orderIDOf(n *Node) (string, bool) {
 	return es[0].Get(tagOrderID), true
 }
 
-func date(n *Node, tag int) (string, *rejection) {
+// convField is tag's value in n converted by conv: required when absent or
+// empty, invalid when conv refuses it.
+func convField(n *Node, tag int, conv func(string) (string, bool)) (string, *rejection) {
 	v, ok := n.F[tag]
 	if !ok || v == "" {
 		return "", required(tag)
 	}
-	d, err := stexml.FIXDate(v)
-	if err != nil {
-		return "", invalid(tag)
-	}
-	return d, nil
-}
-
-func timestamp(n *Node, tag int) (string, *rejection) {
-	v, ok := n.F[tag]
-	if !ok || v == "" {
-		return "", required(tag)
-	}
-	d, err := stexml.FIXTimestamp(v)
-	if err != nil {
-		return "", invalid(tag)
-	}
-	return d, nil
-}
-
-func decimal(n *Node, tag int) (string, *rejection) {
-	v, ok := n.F[tag]
-	if !ok || v == "" {
-		return "", required(tag)
-	}
-	d, ok := stexml.Decimal(v)
+	d, ok := conv(v)
 	if !ok {
 		return "", invalid(tag)
 	}
 	return d, nil
 }
+
+// noErr turns a converter that returns an error into convField's form.
+func noErr(conv func(string) (string, error)) func(string) (string, bool) {
+	return func(s string) (string, bool) {
+		d, err := conv(s)
+		return d, err == nil
+	}
+}
+
+func date(n *Node, tag int) (string, *rejection) { return convField(n, tag, noErr(stexml.FIXDate)) }
+
+func timestamp(n *Node, tag int) (string, *rejection) {
+	return convField(n, tag, noErr(stexml.FIXTimestamp))
+}
+
+func decimal(n *Node, tag int) (string, *rejection) { return convField(n, tag, stexml.Decimal) }
 
 // makeID is MsgId(P, parts) naming the tag of a part that holds a control
 // character.
