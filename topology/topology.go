@@ -84,14 +84,16 @@ func groups(n Names) []Group {
 			Table:   Table(n.IdentityGroup()),
 			Outputs: []string{n.Accepted(), n.Exceptions(), n.Outbound(), n.Audit()}},
 		// The match stage also writes <ns>.inbound (the utility's AFFs for
-		// AUTO investment managers, messages.md §5a step 4) and
+		// AUTO investment managers, messages.md §5a step 4),
 		// <ns>.v1.verdicts (an identity it rejected, released: a rejected
-		// message does not claim its MsgId, §4).
+		// message does not claim its MsgId, §4) and its own input,
+		// <ns>.accepted (a trade's allegement record when its timer is due,
+		// among the trade's messages: processors/pipeline/timers.go).
 		{Name: n.MatchGroup(), Stage: StageMatch,
 			Inputs:  []string{n.Accepted()},
 			Loop:    Loop(n.MatchGroup()),
 			Table:   Table(n.MatchGroup()),
-			Outputs: []string{n.CLS(), n.Outbound(), n.Exceptions(), n.Audit(), n.Inbound(), n.Verdicts()}},
+			Outputs: []string{n.CLS(), n.Outbound(), n.Exceptions(), n.Audit(), n.Inbound(), n.Verdicts(), n.Accepted()}},
 	}
 }
 

@@ -37,7 +37,7 @@ type Envelope struct {
 	MsgId       string
 	Type        schemas.MsgType // 0 when not read
 	Function    schemas.Function
-	Clock       int64 // KindExpire: the event-time clock that made the trade due; KindAllege: the wall clock its timer fired at
+	Clock       int64 // KindExpire: the event-time clock that made the trade due; KindAllege: the allegement timer it was written for (Trade.AllegeAt)
 	Steps       []Step
 	// Raw is the inbound record. The stages after validation never parse
 	// it: it is the payload of the exceptions they may still write
@@ -65,7 +65,7 @@ const (
 	KindDuplicate                 // identity -> match: an exact duplicate of an accepted one
 	KindExpire                    // match loopback: look at this trade's retention
 	KindPoisoned                  // identity -> match: its identity entry is unreadable; the trade decides
-	KindAllege                    // match loopback: compare this trade's allegements with those sent (Clock: the wall clock its timer fired at, Unix µs)
+	KindAllege                    // on accepted (the match loopback before): compare this trade's allegements with those sent (Clock: the timer it was written for, Unix µs)
 )
 
 // Step is one stage's handling of a message.

@@ -62,11 +62,15 @@ type Trade struct {
 	// their tombstone (and then this trade and its own) lives: a copy of
 	// one is a duplicate or a conflict, never a new message (messages.md §4).
 	Purged []Print
-	// AllegeAt is when (wall clock, Unix µs) the trade's allegements are to
-	// be compared with what was last sent (Allege): its last message plus
-	// the allegement delay; 0 when nothing could differ. The Kafka path
-	// sets and clears it; it is kept in the timeliness tail, where the
-	// table's timers read it without decoding the trade.
+	// AllegeAt is the trade's allegement timer: when positive, when (wall
+	// clock, Unix µs) its allegements are to be compared with what was last
+	// sent (Allege) — its last message's record time plus the allegement
+	// delay, and always later than any timer the trade had before, so that
+	// a timer names one moment of the trade's life; negative when no timer
+	// is set, minus the last one set; 0 when none was ever set. The Kafka
+	// path sets and clears it (processors/stages: allegeAfter, allege); it
+	// is kept in the timeliness tail, where the table's timers read it
+	// without decoding the trade.
 	AllegeAt int64
 
 	auto *schemas.Draft // the AFF the last Apply asks the caller to send

@@ -1,6 +1,8 @@
 package stages
 
 import (
+	"time"
+
 	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
@@ -63,7 +65,7 @@ func (d *Decider) apply(in Input, st State, t *matching.Trade, m *schemas.Messag
 		// other key fields (KEY_COLLISION, the last rule).
 		return d.release(e, d.reject(topology.StageMatch, e, m, schemas.KeyCollisionOf(t.Key, &t.Keys[0], &m.Key)))
 	case matching.Applied:
-		outs = d.allegeAfter(t, outs)
+		outs = d.allegeAfter(t, outs, in.Timestamp)
 		recs = d.autoAffirmations(recs, t.AutoAffirmation())
 		b, _ := t.MarshalBinary()
 		st.SetValue(b)
@@ -116,32 +118,56 @@ func (d *Decider) release(e *envelope.Envelope, r *Result) *Result {
 
 // allegeAfter is the allegement step after a message (messages.md §5a):
 // with --allegement-delay 0 the trade's allegements are compared with those
-// sent at once; otherwise its timer is set to the delay from now (wall
-// clock), when anything could be sent then (Trade.MayAllege), and the
-// table's timers loop the trade back to allege once it has had no message
-// for the delay (allege). Outputs after the message's.
-func (d *Decider) allegeAfter(t *matching.Trade, outs []schemas.Output) []schemas.Output {
+// sent at once; otherwise its timer is set to the delay after the message
+// reached the stage (at: its record's timestamp on <ns>.accepted), when
+// anything could be sent then (Trade.MayAllege), and the table's timers
+// write the trade's allegement record to <ns>.accepted once it has had no
+// message for the delay (allege). Outputs after the message's.
+//
+// The timer is the record's time, not the clock's when it is read: a
+// message applied again after a crash lost its value sets the same timer,
+// so the allegement record that follows it on the partition decides as it
+// did the first time (allege) and an ALG number is never given two bodies.
+func (d *Decider) allegeAfter(t *matching.Trade, outs []schemas.Output, at time.Time) []schemas.Output {
 	if d.cfg.AllegementDelay < 0 {
 		t.AllegeAt = 0
 		return append(outs, t.Allege()...)
 	}
-	t.AllegeAt = 0
-	if t.MayAllege() {
-		t.AllegeAt = d.now() + d.cfg.AllegementDelay.Microseconds()
+	last := max(t.AllegeAt, -t.AllegeAt) // the last timer set, if any
+	if !t.MayAllege() {
+		t.AllegeAt = -last
+		return outs
 	}
+	base := d.now()
+	if !at.IsZero() {
+		base = at.UnixMicro()
+	}
+	// Later than every timer before: an allegement record names its timer
+	// (allege), and no later message may set the same one (record times
+	// are milliseconds; two messages can share one).
+	t.AllegeAt = max(base+d.cfg.AllegementDelay.Microseconds(), last+1)
 	return outs
 }
 
-// allege looks at a trade its timer made due (the loopback the table's
-// timers send, KindAllege): when it has had no message since the timer
-// was set (its AllegeAt is at or before the time the timer fired), its
-// allegements are compared with those sent and the differences sent. A
-// trade whose timer is cleared was alleged already — this loopback is a
-// copy, or its first processing died before its outputs were
-// acknowledged — so it re-sends each receiver's last ALG (the same
-// MsgIds). One whose timer moved on had a message since: its new timer
-// brings it back, and it too re-sends the last ALGs, as the message may
-// have been read before a redelivered loopback.
+// allege looks at a trade its timer made due: the allegement record the
+// table's timers write to <ns>.accepted among the trade's messages
+// (KindAllege), which names the timer it was written for (its Clock).
+// When that timer is still the trade's (no message since it was set, and
+// not alleged yet), the trade's allegements are compared with those sent
+// and the differences sent, and the timer is cleared.
+//
+// The record's place among the trade's messages is fixed once written, and
+// the timers come from the messages' record times (allegeAfter), so
+// processing the partition again after a crash decides each allegement
+// record as the first processing did — the same ALGs under the same
+// numbers — whatever the crash lost. The value may be ahead of the record
+// (its write reached the changelog, its outputs and its commit did not):
+// its timer is then cleared, or a later message's (always a later one), and
+// the record re-sends each receiver's last ALG (the same MsgIds), which the
+// crash may have lost. (A release before this one wrote these records to
+// the match loopback with the time they fired: one still there names no
+// timer, re-sends the last ALGs, and the timer, read again at the restart,
+// fires anew.)
 func (d *Decider) allege(st State, e *envelope.Envelope, it matching.Interner) *Result {
 	v := st.Value()
 	if v == nil {
@@ -154,28 +180,27 @@ func (d *Decider) allege(st State, e *envelope.Envelope, it matching.Interner) *
 	if err != nil {
 		return &Result{}
 	}
-	if t.AllegeAt == 0 || t.AllegeAt > e.Clock {
+	if t.AllegeAt <= 0 || t.AllegeAt != e.Clock {
 		// Alleged already (the timer cleared), or a message came since
-		// (the timer moved on and brings the trade back). Either way this
-		// loopback may be the redelivery of one whose ALGs were lost with
-		// a crash after the value recording them was written — and a
-		// message may have been read first after the restart, moving the
-		// timer on: the value says they were sent, so no later step sends
-		// them. Each receiver's last ALG again (the same MsgIds).
+		// (another timer brings the trade back). Either way this record
+		// may be processed again after a crash that lost its ALGs but not
+		// the value recording them (or a later message's): the value says
+		// they were sent, so no later step sends them. Each receiver's
+		// last ALG again (the same MsgIds).
 		return &Result{Outputs: t.ReemitAllegements()}
 	}
 	outs := t.Allege()
-	t.AllegeAt = 0
+	t.AllegeAt = -t.AllegeAt
 	b, _ := t.MarshalBinary()
 	st.SetValue(b)
 	return &Result{Outputs: outs}
 }
 
 // AllegeIndex reads a match table value's allegement timer for the table's
-// timers (wall clock, Unix µs; ok false: none).
+// timers (wall clock, Unix µs; ok false: none set).
 func AllegeIndex(v []byte) (at int64, ok bool) {
 	at, ok = matching.ReadAllegeAt(v)
-	return at, ok && at != 0
+	return at, ok && at > 0
 }
 
 // message is the decoded message an envelope carries: its compact form, or

@@ -228,7 +228,7 @@ func TestRejectedAtTheTradeReleasesTheIdentity(t *testing.T) {
 }
 
 // With a delay, a message sets the trade's timer (wall clock) and sends no
-// ALG; the timer's loopback alleges what stands (ste match's allegements),
+// ALG; the timer's record alleges what stands (ste match's allegements),
 // and a copy of it re-sends the same records. With AllegeEveryMessage the
 // allegements follow each message.
 func TestAllegementsAfterTheDelay(t *testing.T) {
@@ -247,14 +247,14 @@ func TestAllegementsAfterTheDelay(t *testing.T) {
 		e := &envelope.Envelope{Kind: envelope.KindAllege, Partition: -1, Offset: -1, Clock: at.UnixMicro()}
 		p.deliver(Record{Topic: topology.Loop(p.names.MatchGroup()), Key: key, Value: e.Marshal()})
 	}
-	loop(now.Add(30 * time.Second)) // before it is due (another instance's clock): nothing
+	loop(now.Add(30 * time.Second)) // a record for another timer: nothing
 	if len(only(p.outputs, schemas.ALG)) != 0 {
 		t.Fatal("alleged before the delay")
 	}
 	loop(now.Add(time.Minute))
 	want := p.trade(key).StandingAllegements()
 	got := only(p.outputs, schemas.ALG)
-	if len(want) == 0 || len(got) != len(want) || p.trade(key).AllegeAt != 0 {
+	if len(want) == 0 || len(got) != len(want) || p.trade(key).AllegeAt > 0 {
 		t.Fatalf("%d ALGs, %d standing", len(got), len(want))
 	}
 	for i := range want {
@@ -268,11 +268,21 @@ func TestAllegementsAfterTheDelay(t *testing.T) {
 		t.Fatalf("copy: %d ALGs", len(again))
 	}
 	// The rest of the trade: matched, the standing ALGs withdrawn by the
-	// next timer.
+	// next timer — a later one than the first, though set at the same
+	// time: a record for the first does nothing but re-send.
 	for _, r := range recs[1:] {
 		p.send(r)
 	}
+	if at := p.trade(key).AllegeAt; at <= now.Add(time.Minute).UnixMicro() {
+		t.Fatalf("the next timer %d is not later than the first", at)
+	}
 	loop(now.Add(time.Minute))
+	for _, o := range only(p.outputs, schemas.ALG)[len(got)+len(again):] {
+		if o.Function == schemas.CANCEL {
+			t.Fatal("a record for a timer gone withdrew the ALGs")
+		}
+	}
+	loop(time.UnixMicro(p.trade(key).AllegeAt))
 	cancels := 0
 	for _, o := range only(p.outputs, schemas.ALG) {
 		if o.Function == schemas.CANCEL {
@@ -285,7 +295,7 @@ func TestAllegementsAfterTheDelay(t *testing.T) {
 
 	q := newPipe(t, refdata.Default(), Config{AllegementDelay: AllegeEveryMessage})
 	q.send(recs[0])
-	if n := len(only(q.outputs, schemas.ALG)); n != len(want) || q.trade(key).AllegeAt != 0 {
+	if n := len(only(q.outputs, schemas.ALG)); n != len(want) || q.trade(key).AllegeAt > 0 {
 		t.Fatalf("after every message: %d ALGs", n)
 	}
 }
