@@ -1,4 +1,7 @@
-package pipeline
+// Package metrics declares the processors' Prometheus metrics once: the
+// series, their registration, and the nil-safe recorders the goka runtime
+// (processors/pipeline) calls per record, per stage and per partition.
+package metrics
 
 import (
 	"strconv"
@@ -38,7 +41,7 @@ type Metrics struct {
 	Restarts               *prometheus.CounterVec
 	Internal               *prometheus.CounterVec
 	// VerifyBatch is the size of the validate stage's signature batches
-	// (verifyqueue.go): how many records the fetches delivered while the
+	// (processors/pipeline/verifyqueue.go): how many records the fetches delivered while the
 	// last batch was verified.
 	VerifyBatch prometheus.Histogram
 	// SealBatch is the size of the outputs' signing batches (produce): how
@@ -83,8 +86,8 @@ func (c *children[M]) get(i uint8) M {
 	return m
 }
 
-// NewMetrics registers the metrics with reg.
-func NewMetrics(reg prometheus.Registerer) *Metrics {
+// New registers the metrics with reg.
+func New(reg prometheus.Registerer) *Metrics {
 	m := &Metrics{
 		In: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_stage_records_in_total",
 			Help: "Records consumed per stage."}, []string{"stage"}),
@@ -154,13 +157,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-// observeWork counts a record into stage st: its processing time is the
+// ObserveWork counts a record into stage st: its processing time is the
 // work given — the stage's time on the record itself, which for the
 // validate stage's batch verification is not one stretch of time (its
 // callback, its share of its batch's verification, its writing: the
 // writer's run) — and its critical time runs from its inbound record's
 // timestamp (0: unknown) to now.
-func (m *Metrics) observeWork(st topology.Stage, work time.Duration, inboundTS int64) {
+func (m *Metrics) ObserveWork(st topology.Stage, work time.Duration, inboundTS int64) {
 	if m == nil {
 		return
 	}
@@ -171,19 +174,23 @@ func (m *Metrics) observeWork(st topology.Stage, work time.Duration, inboundTS i
 	}
 }
 
-func (m *Metrics) out(st topology.Stage) {
+// CountOut counts one record stage st emitted (to the next stage, outputs,
+// exceptions or audit).
+func (m *Metrics) CountOut(st topology.Stage) {
 	if m != nil {
 		m.stageOut.get(uint8(st)).Inc()
 	}
 }
 
-func (m *Metrics) rejected(r schemas.Reason) {
+// CountRejected counts one record rejected with reason r.
+func (m *Metrics) CountRejected(r schemas.Reason) {
 	if m != nil {
 		m.Rejected.WithLabelValues(r.String()).Inc()
 	}
 }
 
-func (m *Metrics) accepted(dup bool) {
+// CountAccepted counts one message the match stage took: new or a duplicate.
+func (m *Metrics) CountAccepted(dup bool) {
 	if m == nil {
 		return
 	}
@@ -194,7 +201,9 @@ func (m *Metrics) accepted(dup bool) {
 	}
 }
 
-func (m *Metrics) expired(withStatus bool) {
+// CountExpired counts one trade purged by retention, with a STATUS EXPIRED
+// or silently.
+func (m *Metrics) CountExpired(withStatus bool) {
 	if m == nil {
 		return
 	}
@@ -205,13 +214,16 @@ func (m *Metrics) expired(withStatus bool) {
 	}
 }
 
-func (m *Metrics) corrupt(st topology.Stage) {
+// CountCorrupt counts one internal record or state value stage st could
+// not read.
+func (m *Metrics) CountCorrupt(st topology.Stage) {
 	if m != nil {
 		m.Corrupt.WithLabelValues(st.String()).Inc()
 	}
 }
 
-func (m *Metrics) emitted(outs []schemas.Output) {
+// CountOutputs counts the outputs emitted, by type.
+func (m *Metrics) CountOutputs(outs []schemas.Output) {
 	if m == nil {
 		return
 	}
@@ -220,13 +232,16 @@ func (m *Metrics) emitted(outs []schemas.Output) {
 	}
 }
 
-func (m *Metrics) clock(p int32, clock int64) {
+// SetClock sets match partition p's event-time clock (Unix nanoseconds).
+func (m *Metrics) SetClock(p int32, clock int64) {
 	if m != nil {
 		m.Clock.WithLabelValues(strconv.Itoa(int(p))).Set(float64(clock) / 1e9)
 	}
 }
 
-func (m *Metrics) clockJump(p int32, by time.Duration, at time.Time) {
+// CountClockJump counts a jump of match partition p's event-time clock by
+// more than the retention, of by, at wall time at.
+func (m *Metrics) CountClockJump(p int32, by time.Duration, at time.Time) {
 	if m != nil {
 		label := strconv.Itoa(int(p))
 		m.ClockJumps.WithLabelValues(label).Inc()
@@ -235,11 +250,11 @@ func (m *Metrics) clockJump(p int32, by time.Duration, at time.Time) {
 	}
 }
 
-// initialise creates the series of the stages an instance runs at zero, so
+// Initialise creates the series of the stages an instance runs at zero, so
 // that they exist on /metrics before the first record (a counter that
 // appears only with its first increment hides a stage that never worked
 // from rate() and from alerts). Stages the instance does not run get none.
-func (m *Metrics) initialise(stages []topology.Stage) {
+func (m *Metrics) Initialise(stages []topology.Stage) {
 	if m == nil {
 		return
 	}
@@ -265,25 +280,32 @@ func (m *Metrics) initialise(stages []topology.Stage) {
 	}
 }
 
-func (m *Metrics) restarted(st topology.Stage) {
+// CountRestart counts one in-process restart of stage st's group.
+func (m *Metrics) CountRestart(st topology.Stage) {
 	if m != nil {
 		m.Restarts.WithLabelValues(st.String()).Inc()
 	}
 }
 
-func (m *Metrics) internal(st topology.Stage) {
+// CountInternal counts one record that made stage st fail (an INTERNAL
+// exception).
+func (m *Metrics) CountInternal(st topology.Stage) {
 	if m != nil {
 		m.Internal.WithLabelValues(st.String()).Inc()
 	}
 }
 
-func (m *Metrics) tableRebuilt(stage string) {
+// CountTableRebuild counts one disk table partition of stage's table
+// rebuilt from its changelog.
+func (m *Metrics) CountTableRebuild(stage string) {
 	if m != nil {
 		m.TableRebuilds.WithLabelValues(stage).Inc()
 	}
 }
 
-func (m *Metrics) tableRestored(stage string, n int64) {
+// CountTableRestored counts n changelog records replayed into stage's
+// disk table on start.
+func (m *Metrics) CountTableRestored(stage string, n int64) {
 	if m != nil {
 		m.TableRestored.WithLabelValues(stage).Add(float64(n))
 	}
