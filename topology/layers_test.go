@@ -24,7 +24,7 @@ var layers = []struct {
 		[]string{"topology", "when", "trust", "termsafe", "localhttp", "adapters/iso20022/xsdcheck", "adapters/fixgw/fixtest", "kafkaconn",
 			"kafkaconn/testca", "plotting", "testgate"}},
 	{"endpoint", "the ClickHouse endpoint over chDB, a fenced tree of its own (chendpoint/README.md)",
-		[]string{"chendpoint/embedded/chdblib", "chendpoint/internal/wire", "chendpoint", "chendpoint/embedded",
+		[]string{"chendpoint/internal/gate", "chendpoint/embedded/chdblib", "chendpoint/internal/wire", "chendpoint", "chendpoint/embedded",
 			"chendpoint/cmd/ste-chdb/internal/libguard", "chendpoint/cmd/ste-chdb", "chendpoint/clientconformance"}},
 	{"contract", "the wire: messages, signatures, reference data, outcomes, generated sets",
 		[]string{"schemas/bin", "schemas/date", "schemas/decimal", "schemas/xmltext", "schemas/signature",
