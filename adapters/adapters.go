@@ -3,7 +3,9 @@
 // record headers and the origin audit topic (§2), and the ack point
 // (Publisher: the original bytes, then the journal entries, then the STE
 // records, each acknowledged by the brokers before the next is written; the
-// participant is answered only after the last). Its subpackages:
+// participant is answered only after the last); and ReadOutput, the one
+// reader of the STE outputs both adapters translate (§4.7, §5.6). Its
+// subpackages:
 //
 //   - adapters/msgid: the MsgId transform of §3.2;
 //   - adapters/stexml: the byte-exact STE record writer of §3.1 and the

@@ -19,7 +19,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 
 	"github.com/ste-utility/ste/analytics/report"
-	"github.com/ste-utility/ste/processors/pipeline"
+	"github.com/ste-utility/ste/processors/metrics"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/when"
 )
@@ -162,7 +162,7 @@ func TestLoadTokens(t *testing.T) {
 // only the observations between them.
 func TestMetricsQuantiles(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m := pipeline.NewMetrics(reg)
+	m := metrics.New(reg)
 	read := func() *scrape {
 		mfs, err := reg.Gather()
 		if err != nil {
@@ -250,7 +250,7 @@ func ptr(v float64) *float64 { return &v }
 // an instance's /metrics is read for the banner, durations in days.
 func TestOverviewAddsUp(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m := pipeline.NewMetrics(reg)
+	m := metrics.New(reg)
 	m.Out.WithLabelValues("CLS").Add(8926)
 	m.ClockJumps.WithLabelValues("3").Add(2)
 	m.ClockJump.WithLabelValues("3").Set(815*3600 + 58*60)

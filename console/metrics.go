@@ -12,7 +12,7 @@ import (
 )
 
 // scrape is what the console reads from one instance's /metrics: the
-// series of processors/pipeline/metrics.go it shows.
+// series of processors/metrics/metrics.go it shows.
 type scrape struct {
 	in         map[string]float64 // ste_stage_records_in_total by stage
 	processing map[string]*hist   // ste_stage_processing_seconds by stage

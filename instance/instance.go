@@ -29,6 +29,7 @@ import (
 
 	"github.com/ste-utility/ste/instance/registry"
 	"github.com/ste-utility/ste/kafkaconn"
+	"github.com/ste-utility/ste/processors/metrics"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/produce"
 	"github.com/ste-utility/ste/processors/stages"
@@ -192,7 +193,7 @@ type runtime struct {
 	id      *Identity
 	log     *slog.Logger
 	adm     *kadm.Client
-	metrics *pipeline.Metrics
+	metrics *metrics.Metrics
 	reg     *prometheus.Registry
 	started time.Time
 	addr    string // the HTTP address actually bound
@@ -300,7 +301,7 @@ func (r *runtime) run(ctx context.Context) error {
 
 	r.reg = prometheus.NewRegistry()
 	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	r.metrics = pipeline.NewMetrics(r.reg)
+	r.metrics = metrics.New(r.reg)
 	r.reg.MustRegister(topics.Unproven)
 	r.registerInstanceMetrics()
 	if o.HTTPAddr != "" {

@@ -16,7 +16,7 @@
 // "missing"), the reason, and the command that runs it. The black-box
 // conformance suite, which imports no STE package, writes the same line
 // itself (conformance/gate_test.go), as does the chendpoint tree, which
-// imports nothing of STE's (chendpoint/*/gate_test.go).
+// imports nothing of STE's (chendpoint/internal/gate, for its tests).
 //
 // The package is a leaf: the standard library only.
 package testgate

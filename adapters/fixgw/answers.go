@@ -27,6 +27,22 @@ func set(m *quickfix.Message, tag int, v string) {
 	}
 }
 
+// fixField is one body field of a message; an empty value is not written.
+type fixField struct {
+	tag int
+	v   string
+}
+
+// fixMessage is a message of msgType with the body fields given (those
+// with a value).
+func fixMessage(msgType string, fields []fixField) *quickfix.Message {
+	m := newFIX(msgType)
+	for _, f := range fields {
+		set(m, f.tag, f.v)
+	}
+	return m
+}
+
 // FIXTime is t as a FIX UTCTimestamp with milliseconds.
 func FIXTime(t time.Time) string { return t.UTC().Format("20060102-15:04:05.000") }
 
@@ -82,14 +98,8 @@ type pAck struct {
 }
 
 func (p pAck) message() *quickfix.Message {
-	m := newFIX("P")
-	set(m, tagAllocID, p.AllocID)
-	set(m, tagTransactTime, p.TransactTime)
-	set(m, tagTradeDate, p.TradeDate)
-	set(m, tagAllocStatus, p.Status)
-	set(m, tagAllocRejCode, p.RejCode)
-	set(m, tagMatchStatus, p.MatchStatus)
-	set(m, tagText, p.Text)
+	m := fixMessage("P", []fixField{{tagAllocID, p.AllocID}, {tagTransactTime, p.TransactTime}, {tagTradeDate, p.TradeDate},
+		{tagAllocStatus, p.Status}, {tagAllocRejCode, p.RejCode}, {tagMatchStatus, p.MatchStatus}, {tagText, p.Text}})
 	if len(p.Allocs) > 0 {
 		g := group(tagNoAllocs, tagAllocAccount, tagIndividualAllocRejCode, tagAllocText)
 		for _, a := range p.Allocs {
@@ -125,15 +135,9 @@ type arAck struct {
 }
 
 func (a arAck) message() *quickfix.Message {
-	m := newFIX("AR")
-	set(m, tagTradeReportID, a.TradeReportID)
-	set(m, tagTradeReportTransType, a.TransType)
-	set(m, tagExecType, a.ExecType)
-	set(m, tagTrdRptStatus, a.Status)
-	set(m, tagTradeReportRejectRsn, a.RejectReason)
-	set(m, tagTrdMatchID, a.MatchID)
-	set(m, tagTransactTime, a.TransactTime)
-	set(m, tagText, a.Text)
+	m := fixMessage("AR", []fixField{{tagTradeReportID, a.TradeReportID}, {tagTradeReportTransType, a.TransType},
+		{tagExecType, a.ExecType}, {tagTrdRptStatus, a.Status}, {tagTradeReportRejectRsn, a.RejectReason},
+		{tagTrdMatchID, a.MatchID}, {tagTransactTime, a.TransactTime}, {tagText, a.Text}})
 	instrument(m, a.ISIN, a.Symbol)
 	return m
 }
@@ -152,15 +156,8 @@ type auAck struct {
 }
 
 func (a auAck) message() *quickfix.Message {
-	m := newFIX("AU")
-	set(m, tagConfirmID, a.ConfirmID)
-	set(m, tagTradeDate, a.TradeDate)
-	set(m, tagTransactTime, a.TransactTime)
-	set(m, tagAffirmStatus, a.AffirmStatus)
-	set(m, tagConfirmRejReason, a.RejReason)
-	set(m, tagMatchStatus, a.MatchStatus)
-	set(m, tagText, a.Text)
-	return m
+	return fixMessage("AU", []fixField{{tagConfirmID, a.ConfirmID}, {tagTradeDate, a.TradeDate}, {tagTransactTime, a.TransactTime},
+		{tagAffirmStatus, a.AffirmStatus}, {tagConfirmRejReason, a.RejReason}, {tagMatchStatus, a.MatchStatus}, {tagText, a.Text}})
 }
 
 // rejectAK is an AK's adapter-level rejection (§4.6): AU 940=2 774=99.
@@ -174,12 +171,8 @@ func rejectAK(confirmID, tradeDate, text, now string) *quickfix.Message {
 // ---- j BusinessMessageReject (an AFF's NACK, §4.7.1) ----
 
 func businessReject(refMsgType, refID string, reason int, text string) *quickfix.Message {
-	m := newFIX("j")
-	set(m, tagRefMsgType, refMsgType)
-	set(m, tagBusinessRejectRefID, refID)
-	set(m, tagBusinessRejectReason, strconv.Itoa(reason))
-	set(m, tagText, text)
-	return m
+	return fixMessage("j", []fixField{{tagRefMsgType, refMsgType}, {tagBusinessRejectRefID, refID},
+		{tagBusinessRejectReason, strconv.Itoa(reason)}, {tagText, text}})
 }
 
 // ---- AK Confirmation (a CNF leg to the InvMgr, §4.7.3) ----
@@ -192,12 +185,8 @@ type akConfirm struct {
 }
 
 func (a akConfirm) message() *quickfix.Message {
-	m := newFIX("AK")
-	set(m, tagConfirmID, a.ConfirmID)
-	set(m, tagConfirmTransType, a.TransType)
-	set(m, tagConfirmRefID, a.RefID)
-	set(m, tagConfirmType, "2")
-	set(m, tagConfirmStatus, "4")
+	m := fixMessage("AK", []fixField{{tagConfirmID, a.ConfirmID}, {tagConfirmTransType, a.TransType}, {tagConfirmRefID, a.RefID},
+		{tagConfirmType, "2"}, {tagConfirmStatus, "4"}})
 	parties := group(tagNoPartyIDs, tagPartyID, tagPartyIDSource, tagPartyRole)
 	for _, p := range [][2]string{{a.Broker, "1"}, {a.InvMgr, "13"}} {
 		e := parties.Add()

@@ -9,93 +9,9 @@ import (
 
 	"github.com/quickfixgo/quickfix"
 
+	"github.com/ste-utility/ste/adapters"
 	"github.com/ste-utility/ste/adapters/journal"
-	"github.com/ste-utility/ste/schemas/xmltext"
 )
-
-// output is an STE output record (messages.md §6) read for translation.
-type output struct {
-	MsgId, MsgType, Function, Receiver, Created, RelatedMsgId string
-	TradeKey, Status, Reason, Detail, MatchDigest, Messages   string
-	Key                                                       journal.KeyFields
-	Quantity, Price, TradeCcy, SettleDate                     string
-	Criteria, Tolerances                                      []int
-	RejectReasons                                             []string
-	Proposal                                                  string
-	CancelRequests                                            []string // the PENDING ones
-	Legs                                                      []leg
-}
-
-type leg struct {
-	Account   string `json:"account"`
-	Quantity  string `json:"quantity"`
-	NetAmount string `json:"net_amount"`
-	SettleCcy string `json:"settle_ccy"`
-}
-
-func readOutput(raw []byte) (*output, bool) {
-	var d xmltext.Document
-	if d.Parse(raw) != nil || len(d.Elements) == 0 || string(d.Elements[0].Name) != "Msg" {
-		return nil, false
-	}
-	h, b := d.Child(0, "Header"), d.Child(0, "Body")
-	if h < 0 || b < 0 {
-		return nil, false
-	}
-	text := func(parent int, name string) string {
-		if i := d.Child(parent, name); i >= 0 {
-			return strings.Trim(string(d.Elements[i].Text), " \t\r\n")
-		}
-		return ""
-	}
-	o := &output{MsgId: text(h, "MsgId"), MsgType: text(h, "MsgType"), Function: text(h, "Function"),
-		Receiver: text(h, "Receiver"), Created: text(h, "Created"), RelatedMsgId: text(h, "RelatedMsgId"),
-		TradeKey: text(b, "TradeKey"), Status: text(b, "Status"), Reason: text(b, "Reason"), Detail: text(b, "Detail"),
-		MatchDigest: text(b, "MatchDigest"), Messages: text(b, "Messages"),
-		Quantity: text(b, "Quantity"), Price: text(b, "Price"), TradeCcy: text(b, "TradeCcy"), SettleDate: text(b, "SettleDate"),
-		Key: journal.KeyFields{TradeRef: text(b, "TradeRef"), TradeDate: text(b, "TradeDate"), ISIN: text(b, "ISIN"),
-			Side: text(b, "Side"), Broker: text(b, "Broker"), InvMgr: text(b, "InvMgr")}}
-	if o.Function == "" {
-		o.Function = "NEW"
-	}
-	if o.RelatedMsgId == "" {
-		o.RelatedMsgId = text(b, "RelatedMsgId")
-	}
-	criterion := func(e *xmltext.Element) (int, bool) {
-		v, ok := e.Attr("criterion")
-		if !ok {
-			return 0, false
-		}
-		n, err := strconv.Atoi(string(v))
-		return n, err == nil
-	}
-	for _, i := range d.Children(nil, b) {
-		e := &d.Elements[i]
-		switch string(e.Name) {
-		case "Discrepancy":
-			if n, ok := criterion(e); ok {
-				o.Criteria = append(o.Criteria, n)
-			}
-		case "Tolerance":
-			if n, ok := criterion(e); ok {
-				o.Tolerances = append(o.Tolerances, n)
-			}
-		case "RejectReason":
-			o.RejectReasons = append(o.RejectReasons, strings.TrimSpace(string(e.Text)))
-		case "Proposal":
-			v, _ := e.Attr("digest")
-			o.Proposal = string(v)
-		case "CancelRequest":
-			if v, _ := e.Attr("state"); string(v) == "PENDING" {
-				o.CancelRequests = append(o.CancelRequests, strings.TrimSpace(string(e.Text)))
-			}
-		case "Leg":
-			o.Legs = append(o.Legs, leg{Account: text(i, "Account"), Quantity: text(i, "Quantity"),
-				NetAmount: text(i, "NetAmount"), SettleCcy: text(i, "SettleCcy")})
-		}
-	}
-	return o, true
-}
 
 // Outputs translates STE outputs to a participant with a FIX session into
 // FIX messages (docs/spec/adapters.md §4.7), using the journal: only
@@ -123,7 +39,7 @@ func (o *Outputs) add(d *Delivery, e journal.Entry) {
 
 // Translate translates one record of <ns>.outbound keyed by receiver.
 func (o *Outputs) Translate(receiver string, raw []byte) Delivery {
-	out, ok := readOutput(raw)
+	out, ok := adapters.ReadOutput(raw)
 	if !ok || out.Receiver != receiver {
 		return Delivery{}
 	}
@@ -160,7 +76,7 @@ func (o *Outputs) nackOf(t *journal.Translation) (journal.Answer, bool) {
 	return journal.Answer{}, false
 }
 
-func (o *Outputs) answer(out *output) Delivery {
+func (o *Outputs) answer(out *adapters.Output) Delivery {
 	var d Delivery
 	ts := o.fix(out.Receiver, out.RelatedMsgId)
 	if len(ts) == 0 {
@@ -324,7 +240,7 @@ type statusView struct {
 	text                           string
 }
 
-func viewOf(out *output) (statusView, bool) {
+func viewOf(out *adapters.Output) (statusView, bool) {
 	tk := out.TradeKey
 	v := statusView{affirm: "1"}
 	if out.MsgType == "BLK" {
@@ -388,7 +304,7 @@ func viewOf(out *output) (statusView, bool) {
 // FIX-origin messages of the trade (§4.7.2): one P per J that still has a
 // current ALC, then one AR per current NOE, then one AU per current NPR,
 // each in MsgId byte order.
-func (o *Outputs) status(out *output) Delivery {
+func (o *Outputs) status(out *adapters.Output) Delivery {
 	var d Delivery
 	v, ok := viewOf(out)
 	if !ok || out.TradeKey == "" {
@@ -448,7 +364,7 @@ type cnfNote struct {
 	Price       string            `json:"price"`
 	TradeCcy    string            `json:"trade_ccy"`
 	SettleDate  string            `json:"settle_date"`
-	Legs        []leg             `json:"legs"`
+	Legs        []adapters.Leg    `json:"legs"`
 	ConfirmIDs  []string          `json:"confirm_ids"`
 }
 
@@ -502,7 +418,7 @@ func gross(qty, price, netAmount string) string {
 
 // confirmation translates a CNF to the InvMgr into one AK per leg (NEW),
 // or cancels the AKs of the CNF NEW it cancels (§4.7.3).
-func (o *Outputs) confirmation(out *output) Delivery {
+func (o *Outputs) confirmation(out *adapters.Output) Delivery {
 	var d Delivery
 	created := fixTimeOf(out.Created, o.Now)
 	if out.Function == "CANCEL" {
@@ -538,7 +454,7 @@ func (o *Outputs) confirmation(out *output) Delivery {
 	return d
 }
 
-func akOf(c *cnfNote, l leg, confirmID, transType, ref, created string) akConfirm {
+func akOf(c *cnfNote, l adapters.Leg, confirmID, transType, ref, created string) akConfirm {
 	return akConfirm{ConfirmID: confirmID, TransType: transType, RefID: ref, Broker: c.Key.Broker, InvMgr: c.Key.InvMgr,
 		TradeRef: c.Key.TradeRef, TransactTime: created, TradeDate: fixDateOf(c.Key.TradeDate), ISIN: c.Key.ISIN,
 		Qty: l.Quantity, Side: fixSide(c.Key.Side), Currency: c.TradeCcy, Account: l.Account, AvgPx: c.Price,

@@ -347,7 +347,7 @@ func TestConfirmationAck(t *testing.T) {
 	in := demoInbound(nil)
 	note := cnfNote{MsgId: "CNF:ea6dfb599eb7ba5a:1:AQGOSGSG", Function: "NEW", TradeKey: "ea6dfb599eb7ba5a",
 		Key:         journal.KeyFields{TradeRef: "BT-20261127-0001", TradeDate: "2026-11-27", ISIN: isin, Side: "BUY", Broker: brk, InvMgr: im},
-		MatchDigest: strings.Repeat("ab", 32), Messages: "AMPFSGSGMHX:E1:TR AQGOSGSG:J1:A:ACC1", Legs: []leg{{Account: "ACC1"}}}
+		MatchDigest: strings.Repeat("ab", 32), Messages: "AMPFSGSGMHX:E1:TR AQGOSGSG:J1:A:ACC1", Legs: []adapters.Leg{{Account: "ACC1"}}}
 	in.J.Apply(journal.NoteEntry(journal.FIX44, noteCNF, im+"|"+note.MsgId, note))
 	head := "35=AU|34=9|49=AQGOSGSG|52=20261127-11:00:00.000|56=STEUTLSGXXX|"
 	out := translate(t, in, im, head+"664=CNF:ea6dfb599eb7ba5a:1:AQGOSGSG:1|75=20261127|60=20261127-11:00:00|940=2|774=2|")

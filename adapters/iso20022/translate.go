@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ste-utility/ste/adapters"
 	"github.com/ste-utility/ste/adapters/journal"
-	"github.com/ste-utility/ste/schemas/xmltext"
 )
 
 // Out is one ISO output, for <ns>.iso20022.outbound: keyed by Receiver,
@@ -30,63 +30,6 @@ var nackCodes = map[string]string{
 // criterionCodes is STE criterion → UnmatchedReason11Code (§5.6).
 var criterionCodes = map[int]string{7: "DDEA", 8: "DDEA", 9: "DQUA", 10: "OTHR", 11: "INVE", 12: "DQUA", 13: "DDAT",
 	14: "NCRR", 15: "DMON", 16: "ICUS", 17: "DEPT"}
-
-// output is an STE output record read for translation.
-type output struct {
-	MsgId, MsgType, Function, Receiver, RelatedMsgId string
-	TradeKey, Status, Reason, Detail, SettleDate     string
-	Key                                              journal.KeyFields
-	Criteria                                         []int
-	Pending                                          []string
-	Owed                                             []owed
-}
-
-type owed struct{ MsgType, Account, Quantity string }
-
-func readOutput(raw []byte) (*output, bool) {
-	var d xmltext.Document
-	if d.Parse(raw) != nil || string(d.Elements[0].Name) != "Msg" {
-		return nil, false
-	}
-	h, b := d.Child(0, "Header"), d.Child(0, "Body")
-	if h < 0 || b < 0 {
-		return nil, false
-	}
-	text := func(parent int, name string) string {
-		if i := d.Child(parent, name); i >= 0 {
-			return strings.Trim(string(d.Elements[i].Text), " \t\r\n")
-		}
-		return ""
-	}
-	o := &output{MsgId: text(h, "MsgId"), MsgType: text(h, "MsgType"), Function: text(h, "Function"),
-		Receiver: text(h, "Receiver"), RelatedMsgId: text(h, "RelatedMsgId"),
-		TradeKey: text(b, "TradeKey"), Status: text(b, "Status"), Reason: text(b, "Reason"), Detail: text(b, "Detail"),
-		SettleDate: text(b, "SettleDate"),
-		Key: journal.KeyFields{TradeRef: text(b, "TradeRef"), TradeDate: text(b, "TradeDate"), ISIN: text(b, "ISIN"),
-			Side: text(b, "Side"), Broker: text(b, "Broker"), InvMgr: text(b, "InvMgr")}}
-	if o.Function == "" {
-		o.Function = "NEW"
-	}
-	for _, i := range d.Children(nil, b) {
-		e := &d.Elements[i]
-		switch string(e.Name) {
-		case "Discrepancy":
-			if v, ok := e.Attr("criterion"); ok {
-				if n, err := strconv.Atoi(string(v)); err == nil {
-					o.Criteria = append(o.Criteria, n)
-				}
-			}
-		case "Pending":
-			o.Pending = append(o.Pending, strings.Fields(string(e.Text))...)
-		case "Owed":
-			t, _ := e.Attr("msgType")
-			a, _ := e.Attr("account")
-			q, _ := e.Attr("quantity")
-			o.Owed = append(o.Owed, owed{string(t), string(a), string(q)})
-		}
-	}
-	return o, true
-}
 
 // Translator turns STE outputs into ISO outputs (§5.6) with the journal.
 type Translator struct {
@@ -113,7 +56,7 @@ func mvmntOf(side string) string {
 // Translate translates one record of <ns>.outbound keyed by key. The
 // journal must have been read to its end first (journal.Sync).
 func (t *Translator) Translate(key string, raw []byte) Result {
-	o, ok := readOutput(raw)
+	o, ok := adapters.ReadOutput(raw)
 	if !ok || o.Receiver != key {
 		return Result{}
 	}
@@ -148,7 +91,7 @@ func txIdOf(tr *journal.Translation) string {
 	return ""
 }
 
-func (t *Translator) answer(o *output) Result {
+func (t *Translator) answer(o *adapters.Output) Result {
 	ts := t.iso(o.Receiver, o.RelatedMsgId)
 	if len(ts) == 0 {
 		return Result{}
@@ -217,7 +160,7 @@ type pendingNote struct {
 
 const notePending = "pdgcxl"
 
-func (t *Translator) status(o *output) Result {
+func (t *Translator) status(o *adapters.Output) Result {
 	var res Result
 	var st Status024
 	switch o.Status {
@@ -312,7 +255,7 @@ type algNote struct {
 
 const noteALG = "alg"
 
-func (t *Translator) allegement(o *output) Result {
+func (t *Translator) allegement(o *adapters.Output) Result {
 	var res Result
 	noteID := o.Receiver + "|" + o.TradeKey
 	var prev algNote
@@ -340,7 +283,7 @@ func (t *Translator) allegement(o *output) Result {
 	if parts := strings.Split(o.MsgId, ":"); len(parts) == 4 {
 		n = parts[2]
 	}
-	var sets []owed
+	var sets []adapters.Owed
 	for _, w := range o.Owed {
 		if w.MsgType == "SET" {
 			sets = append(sets, w)

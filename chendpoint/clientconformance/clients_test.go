@@ -21,6 +21,7 @@ import (
 
 	"github.com/ste-utility/ste/chendpoint/embedded"
 	"github.com/ste-utility/ste/chendpoint/embedded/chdblib"
+	"github.com/ste-utility/ste/chendpoint/internal/gate"
 )
 
 // result is what each client program prints.
@@ -40,7 +41,7 @@ type result struct {
 // missing.
 func need(t *testing.T, err error) {
 	t.Helper()
-	gateNeed(t, "ClickHouse's official clients (make clients)", err)
+	gate.Need(t, "ClickHouse's official clients (make clients)", err)
 }
 
 // clients reads the env file install.sh writes: STE_CLIENTS (a directory),

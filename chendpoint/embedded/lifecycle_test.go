@@ -18,6 +18,7 @@ import (
 	"github.com/ClickHouse/clickhouse-go/v2"
 
 	"github.com/ste-utility/ste/chendpoint/embedded"
+	"github.com/ste-utility/ste/chendpoint/internal/gate"
 )
 
 // helperEnv makes the test binary act as a short-lived "ste command" that
@@ -208,7 +209,7 @@ func TestMissingLibraryIsAOneLineHint(t *testing.T) {
 			var exit *exec.ExitError
 			if !errors.As(err, &exit) || exit.ExitCode() != 2 {
 				if name == "nothing anywhere" && err == nil {
-					gateNeed(t, "a machine without a system-wide libchdb.so (the endpoint finds it)", errors.New("one is installed"))
+					gate.Need(t, "a machine without a system-wide libchdb.so (the endpoint finds it)", errors.New("one is installed"))
 				}
 				t.Fatalf("exit: %v, want status 2; stderr:\n%s", err, stderr.String())
 			}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/ste-utility/ste/chendpoint/embedded"
 	"github.com/ste-utility/ste/chendpoint/embedded/chdblib"
+	"github.com/ste-utility/ste/chendpoint/internal/gate"
 )
 
 // These tests drive the real ste-chdb binary (built once in TestMain) through
@@ -100,7 +101,7 @@ func requireLib(t testing.TB) {
 	if libErr == nil {
 		return
 	}
-	gateNeed(t, "libchdb.so (make chdb)", libErr)
+	gate.Need(t, "libchdb.so (make chdb)", libErr)
 }
 
 // sharedEndpoint returns the DSN of the endpoint most tests share.

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ste-utility/ste/processors/gokaconf"
+	"github.com/ste-utility/ste/processors/metrics"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/processors/validation"
@@ -37,7 +38,7 @@ func newRiskGraph(t *testing.T, ref *refdata.Set, lead time.Duration) *riskGraph
 	n := topology.Names{NS: "t"}
 	c := Config{Names: n, Validator: validation.New(ref), AtRiskLead: lead, Tolerances: ref,
 		Signer:  &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")},
-		Metrics: NewMetrics(g.reg), Logger: slog.New(slog.DiscardHandler),
+		Metrics: metrics.New(g.reg), Logger: slog.New(slog.DiscardHandler),
 		Now: func() time.Time { return *g.now.Load() }}
 	g.s = newWiring(c, nil)
 	ctx, cancel := context.WithCancel(context.Background())

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/ste-utility/ste/internal/testing/brokertest"
+	"github.com/ste-utility/ste/processors/metrics"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
@@ -36,13 +37,13 @@ func TestClockJumpWarned(t *testing.T) {
 	env.Refdata(t, ctx, refdata.Default())
 	var logBuf syncBuffer
 	reg := prometheus.NewRegistry()
-	metrics := pipeline.NewMetrics(reg)
+	m := metrics.New(reg)
 	pctx, cancel := context.WithCancel(ctx)
 	ready, done := make(chan struct{}), make(chan error, 1)
 	go func() {
 		done <- pipeline.Run(pctx, pipeline.Options{Kafka: env.Conn, Ready: ready,
 			Logger: slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelWarn})),
-			Config: pipeline.Config{Names: topology.Names{NS: ns}, Validator: validation.New(refdata.Default()), Metrics: metrics,
+			Config: pipeline.Config{Names: topology.Names{NS: ns}, Validator: validation.New(refdata.Default()), Metrics: m,
 				Signer: &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")}}})
 	}()
 	defer func() { cancel(); <-done }()

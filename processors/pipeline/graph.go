@@ -131,8 +131,8 @@ func Run(ctx context.Context, o Options) error {
 	}
 	m := s.cfg.Metrics
 	tables, closeTables, err := tablestore.Open(tablestore.Disk{Dir: o.TableDir, Kafka: o.Kafka, Names: o.Config.Names, Logger: log,
-		Rebuilt:  func(stage string) { m.tableRebuilt(stage) },
-		Restored: func(stage string, n int64) { m.tableRestored(stage, n) }})
+		Rebuilt:  func(stage string) { m.CountTableRebuild(stage) },
+		Restored: func(stage string, n int64) { m.CountTableRestored(stage, n) }})
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func Run(ctx context.Context, o Options) error {
 		if m := s.cfg.Metrics; m != nil {
 			size = m.AuditBatch
 		}
-		s.audits[st] = produce.NewAuditBatches(s.cfg.Names.Audit(), s.producers[st], parts, func() { s.cfg.Metrics.out(st) }, size)
+		s.audits[st] = produce.NewAuditBatches(s.cfg.Names.Audit(), s.producers[st], parts, func() { s.cfg.Metrics.CountOut(st) }, size)
 		defer s.audits[st].Close() // after every processor has stopped (wg.Wait below)
 	}
 	if o.Tables != nil && tables != nil {
@@ -176,7 +176,7 @@ func Run(ctx context.Context, o Options) error {
 		up      = map[topology.Stage]bool{}
 		ready   = o.Ready
 	)
-	s.cfg.Metrics.initialise(want)
+	s.cfg.Metrics.Initialise(want)
 	for i, g := range graphs {
 		st := decl[i].Stage
 		if !slices.Contains(want, st) {
@@ -201,7 +201,7 @@ func Run(ctx context.Context, o Options) error {
 				}
 			},
 			OnFail: func(err error, in time.Duration) {
-				s.cfg.Metrics.restarted(st)
+				s.cfg.Metrics.CountRestart(st)
 				s.keep(st, nil)
 				if o.OnAssign != nil {
 					o.OnAssign(st, nil)

@@ -28,7 +28,7 @@ type Hook func(st topology.Stage, ctx goka.Context, msg any)
 // processed.
 func (w *writer) internal(snk *sink, in stages.Input, p any) {
 	stack := debug.Stack()
-	w.cfg.Metrics.internal(w.st)
+	w.cfg.Metrics.CountInternal(w.st)
 	e, rej := w.decide.Internal(w.st, in, p)
 	w.cfg.Logger.Error("INTERNAL: a record made a stage fail; it becomes an exception and processing goes on",
 		"stage", w.st.String(), "topic", in.Topic, "partition", in.Partition, "offset", in.Offset,

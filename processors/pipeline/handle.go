@@ -151,7 +151,7 @@ func (w *writer) run(snk *sink, in stages.Input, start time.Time, spent time.Dur
 		if p := recover(); p != nil {
 			w.internal(snk, in, p)
 		}
-		w.cfg.Metrics.observeWork(w.st, spent+time.Since(start), inboundTS)
+		w.cfg.Metrics.ObserveWork(w.st, spent+time.Since(start), inboundTS)
 	}()
 	r := decide()
 	if r.Envelope != nil {
@@ -188,28 +188,28 @@ func (w *writer) write(snk *sink, in stages.Input, r *stages.Result) {
 			ids = append(ids, o.MsgId)
 		}
 	}
-	m.emitted(r.Outputs)
+	m.CountOutputs(r.Outputs)
 	if r.End != 0 {
 		w.decide.Step(r.Envelope, w.st, r.End)
 		w.audit(snk, r, ids)
 	}
 	if r.Rejected != 0 {
-		m.rejected(r.Rejected)
+		m.CountRejected(r.Rejected)
 	}
 	switch r.Matched {
 	case stages.MatchedNew:
-		m.accepted(false)
+		m.CountAccepted(false)
 	case stages.MatchedDuplicate:
-		m.accepted(true)
+		m.CountAccepted(true)
 	}
 	switch r.Expired {
 	case stages.ExpiredSilent:
-		m.expired(false)
+		m.CountExpired(false)
 	case stages.ExpiredWithStatus:
-		m.expired(true)
+		m.CountExpired(true)
 	}
 	if r.ClockRead {
-		m.clock(in.Partition, r.Clock)
+		m.SetClock(in.Partition, r.Clock)
 		if r.ClockJumpedFrom != 0 {
 			w.clockJumped(in.Partition, r.ClockJumpedFrom, r.Clock)
 		}
@@ -223,7 +223,7 @@ func (w *writer) write(snk *sink, in stages.Input, r *stages.Result) {
 // now.
 func (w *writer) clockJumped(p int32, from, to int64) {
 	by := time.Duration(to - from)
-	w.cfg.Metrics.clockJump(p, by, w.cfg.Now())
+	w.cfg.Metrics.CountClockJump(p, by, w.cfg.Now())
 	w.cfg.Logger.Warn("event-time clock jumped by more than the retention at once: every trade of this partition whose newest message is older than the retention before the new clock expires now (a message dated far ahead of the others: test data of another day, or a sender's clock)",
 		"partition", p, "from", schemas.FormatTimestamp(from), "to", schemas.FormatTimestamp(to), "jump", by.Round(time.Second).String(),
 		"retention", w.decide.Retention().String())
@@ -232,7 +232,7 @@ func (w *writer) clockJumped(p int32, from, to int64) {
 // out emits one record and counts it as an output of the stage.
 func (w *writer) out(snk *sink, topic, key string, value []byte) {
 	w.emit(snk, topic, key, value)
-	w.cfg.Metrics.out(w.st)
+	w.cfg.Metrics.CountOut(w.st)
 }
 
 // emit writes one record; an exception carries the proof that the utility
@@ -278,7 +278,7 @@ func (w *writer) audit(snk *sink, r *stages.Result, outputs []string) {
 // offset (a table value's changelog offset is not known to the callback, its
 // key and partition are). The log is rate-limited: garbage arrives in bursts.
 func (w *writer) corrupt(in stages.Input, table, what string) {
-	w.cfg.Metrics.corrupt(w.st)
+	w.cfg.Metrics.CountCorrupt(w.st)
 	suppressed, ok := w.corruptLog.allow(w.cfg.Now())
 	if !ok {
 		return

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ste-utility/ste/processors/envelope"
 	"github.com/ste-utility/ste/processors/gokaconf"
+	"github.com/ste-utility/ste/processors/metrics"
 	"github.com/ste-utility/ste/processors/validation"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -28,7 +29,7 @@ type graph struct {
 	tt      *tester.Tester
 	names   topology.Names
 	out     map[string]*tester.QueueTracker
-	metrics *Metrics
+	metrics *metrics.Metrics
 	log     *bytes.Buffer // what the stages logged
 }
 
@@ -50,10 +51,10 @@ func newGraphWith(t testing.TB, cfg func(*Config), cbs func(Callbacks) Callbacks
 	tt := tester.New(t)
 	n := topology.Names{NS: "t"}
 	var logBuf bytes.Buffer
-	metrics := NewMetrics(prometheus.NewRegistry())
+	m := metrics.New(prometheus.NewRegistry())
 	c := Config{Names: n, Validator: validation.New(refdata.Default()),
 		Signer:  &schemas.Signer{BIC: "STEUTLSGXXX", Key: refdata.DemoPrivateKey("STEUTLSGXXX")},
-		Metrics: metrics, Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}
+		Metrics: m, Logger: slog.New(slog.NewTextHandler(&logBuf, nil))}
 	if cfg != nil {
 		cfg(&c)
 	}
@@ -74,7 +75,7 @@ func newGraphWith(t testing.TB, cfg func(*Config), cbs func(Callbacks) Callbacks
 			t.Fatal(err)
 		}
 	}
-	gr := &graph{tt: tt, names: n, out: map[string]*tester.QueueTracker{}, metrics: metrics, log: &logBuf}
+	gr := &graph{tt: tt, names: n, out: map[string]*tester.QueueTracker{}, metrics: m, log: &logBuf}
 	for _, topic := range []string{n.CLS(), n.Outbound(), n.Exceptions(), n.Audit()} {
 		gr.out[topic] = tt.NewQueueTracker(topic)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/ste-utility/ste/processors/commits"
 	"github.com/ste-utility/ste/processors/diskstore"
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/metrics"
 	"github.com/ste-utility/ste/processors/produce"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/processors/stages"
@@ -40,7 +41,7 @@ type Config struct {
 	// on Now's clock is at risk (processors/query). Default
 	// query.DefaultAtRiskLead.
 	AtRiskLead time.Duration
-	Metrics    *Metrics         // nil: none
+	Metrics    *metrics.Metrics // nil: none
 	Logger     *slog.Logger     // stages.Config.Logger, and the runtime's; slog.Default() when nil
 	Now        func() time.Time // stages.Config.Now, and the at-risk clock
 	Sandbox    bool             // stages.Config.Sandbox

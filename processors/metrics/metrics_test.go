@@ -1,4 +1,4 @@
-package pipeline
+package metrics
 
 import (
 	"testing"
@@ -15,17 +15,17 @@ import (
 // counted through them is what the registry reports, per label.
 func TestMetricsCountPerLabel(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m := NewMetrics(reg)
+	m := New(reg)
 	start := time.Now()
 	for range 3 {
-		m.observeWork(topology.StageMatch, time.Since(start), start.UnixMicro())
+		m.ObserveWork(topology.StageMatch, time.Since(start), start.UnixMicro())
 	}
-	m.observeWork(topology.StageValidate, time.Since(start), 0)
-	m.out(topology.StageMatch)
-	m.emitted([]schemas.Output{{Type: schemas.ACK}, {Type: schemas.CLS}, {Type: schemas.ACK}})
-	m.accepted(false)
-	m.accepted(true)
-	m.accepted(true)
+	m.ObserveWork(topology.StageValidate, time.Since(start), 0)
+	m.CountOut(topology.StageMatch)
+	m.CountOutputs([]schemas.Output{{Type: schemas.ACK}, {Type: schemas.CLS}, {Type: schemas.ACK}})
+	m.CountAccepted(false)
+	m.CountAccepted(true)
+	m.CountAccepted(true)
 	for _, c := range []struct {
 		got  float64
 		want float64
@@ -79,9 +79,9 @@ func value(t *testing.T, c prometheus.Counter) float64 {
 // time runs to now, and it counts in.
 func TestObserveWork(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	m := NewMetrics(reg)
+	m := New(reg)
 	inbound := time.Now().Add(-2 * time.Second).UnixMicro()
-	m.observeWork(topology.StageValidate, 300*time.Microsecond, inbound)
+	m.ObserveWork(topology.StageValidate, 300*time.Microsecond, inbound)
 	var d dto.Metric
 	if err := m.Processing.WithLabelValues("validate").(prometheus.Metric).Write(&d); err != nil {
 		t.Fatal(err)

@@ -1,4 +1,7 @@
-package pipeline
+// Package metrics declares the processors' Prometheus metrics once: the
+// series, their registration, and the nil-safe recorders the goka runtime
+// (processors/pipeline) calls per record, per stage and per partition.
+package metrics
 
 import (
 	"strconv"
@@ -38,7 +41,7 @@ type Metrics struct {
 	Restarts               *prometheus.CounterVec
 	Internal               *prometheus.CounterVec
 	// VerifyBatch is the size of the validate stage's signature batches
-	// (verifyqueue.go): how many records the fetches delivered while the
+	// (processors/pipeline/verifyqueue.go): how many records the fetches delivered while the
 	// last batch was verified.
 	VerifyBatch prometheus.Histogram
 	// SealBatch is the size of the outputs' signing batches (produce): how
@@ -83,64 +86,70 @@ func (c *children[M]) get(i uint8) M {
 	return m
 }
 
-// NewMetrics registers the metrics with reg.
-func NewMetrics(reg prometheus.Registerer) *Metrics {
+// New registers the metrics with reg.
+func New(reg prometheus.Registerer) *Metrics {
+	counter := func(name, help string, labels ...string) *prometheus.CounterVec {
+		return prometheus.NewCounterVec(prometheus.CounterOpts{Name: name, Help: help}, labels)
+	}
+	gauge := func(name, help string, labels ...string) *prometheus.GaugeVec {
+		return prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: name, Help: help}, labels)
+	}
+	// batchSize is a batch size histogram, buckets 1, 2, 4 … 2^(n-1).
+	batchSize := func(name, help string, n int) prometheus.Histogram {
+		return prometheus.NewHistogram(prometheus.HistogramOpts{Name: name, Help: help, Buckets: prometheus.ExponentialBuckets(1, 2, n)})
+	}
 	m := &Metrics{
-		In: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_stage_records_in_total",
-			Help: "Records consumed per stage."}, []string{"stage"}),
-		StageOut: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_stage_records_out_total",
-			Help: "Records emitted per stage (to the next stage, outputs, exceptions and audit)."}, []string{"stage"}),
-		Out: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_outputs_total",
-			Help: "Outputs emitted by type (ACK, NACK, STATUS, CLS)."}, []string{"type"}),
+		In: counter("ste_stage_records_in_total",
+			"Records consumed per stage.", "stage"),
+		StageOut: counter("ste_stage_records_out_total",
+			"Records emitted per stage (to the next stage, outputs, exceptions and audit).", "stage"),
+		Out: counter("ste_outputs_total",
+			"Outputs emitted by type (ACK, NACK, STATUS, CLS).", "type"),
 		Processing: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "ste_stage_processing_seconds",
 			Help: "Time a stage spends on one record.", Buckets: prometheus.ExponentialBuckets(5e-6, 2, 16)}, []string{"stage"}),
 		Critical: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "ste_stage_critical_seconds",
 			Help:    "Critical time: from the inbound record's timestamp to the end of this stage's work.",
 			Buckets: prometheus.ExponentialBuckets(1e-4, 2, 20)}, []string{"stage"}),
-		Clock: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_event_time_clock_seconds",
-			Help: "Event-time clock (newest accepted Created) per match partition."}, []string{"partition"}),
-		ClockJumps: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_event_time_jumps_total",
-			Help: "Times a match partition's event-time clock moved by more than the retention at once (a message dated far ahead: the older trades expired with it)."}, []string{"partition"}),
-		ClockJump: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_event_time_last_jump_seconds",
-			Help: "Size of a match partition's last event-time jump beyond the retention (ste_event_time_jumps_total)."}, []string{"partition"}),
-		ClockJumpAt: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_event_time_last_jump_timestamp_seconds",
-			Help: "Wall time (Unix seconds) of a match partition's last event-time jump beyond the retention."}, []string{"partition"}),
-		Rejected: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_rejected_total",
-			Help: "Records rejected, by reason."}, []string{"reason"}),
-		Accepted: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_matched_messages_total",
-			Help: "Messages handled by the match stage: new or duplicate."}, []string{"kind"}),
-		Expired: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_trades_purged_total",
-			Help: "Trades purged by retention; expired = with a STATUS EXPIRED."}, []string{"kind"}),
-		Corrupt: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_corrupt_records_total",
-			Help: "Internal records or state values that could not be read (skipped, never fatal)."}, []string{"stage"}),
-		OpenTrades: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_open_trades",
-			Help: "Trades and tombstones held per match partition."}, []string{"partition"}),
+		Clock: gauge("ste_event_time_clock_seconds",
+			"Event-time clock (newest accepted Created) per match partition.", "partition"),
+		ClockJumps: counter("ste_event_time_jumps_total",
+			"Times a match partition's event-time clock moved by more than the retention at once (a message dated far ahead: the older trades expired with it).", "partition"),
+		ClockJump: gauge("ste_event_time_last_jump_seconds",
+			"Size of a match partition's last event-time jump beyond the retention (ste_event_time_jumps_total).", "partition"),
+		ClockJumpAt: gauge("ste_event_time_last_jump_timestamp_seconds",
+			"Wall time (Unix seconds) of a match partition's last event-time jump beyond the retention.", "partition"),
+		Rejected: counter("ste_rejected_total",
+			"Records rejected, by reason.", "reason"),
+		Accepted: counter("ste_matched_messages_total",
+			"Messages handled by the match stage: new or duplicate.", "kind"),
+		Expired: counter("ste_trades_purged_total",
+			"Trades purged by retention; expired = with a STATUS EXPIRED.", "kind"),
+		Corrupt: counter("ste_corrupt_records_total",
+			"Internal records or state values that could not be read (skipped, never fatal).", "stage"),
+		OpenTrades: gauge("ste_open_trades",
+			"Trades and tombstones held per match partition.", "partition"),
 		Rebalances: prometheus.NewCounter(prometheus.CounterOpts{Name: "ste_rebalances_total",
 			Help: "Partition assignments received by this instance's groups."}),
-		Restarts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_group_restarts_total",
-			Help: "Processor groups restarted in-process after a transient failure."}, []string{"stage"}),
-		Internal: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_internal_errors_total",
-			Help: "Records that made a stage fail (a panic): each became an INTERNAL exception."}, []string{"stage"}),
-		VerifyBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_verify_batch_size",
-			Help:    "Records taken together by the validate stage's batch signature verification (1: verified alone).",
-			Buckets: prometheus.ExponentialBuckets(1, 2, 9)}),
-		SealBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_seal_batch_size",
-			Help:    "Outputs signed together in one batch by a processor's producer (1: signed alone).",
-			Buckets: prometheus.ExponentialBuckets(1, 2, 7)}),
-		AuditBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_audit_batch_size",
-			Help:    "Audit events a stage gathered into one batch of audit records (one record per audit partition).",
-			Buckets: prometheus.ExponentialBuckets(1, 2, 10)}),
-		TableBatch: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "ste_table_batch_size",
-			Help:    "Identity table writes gathered into one batch of changelog records (one record per changelog partition).",
-			Buckets: prometheus.ExponentialBuckets(1, 2, 10)}),
-		Lag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_consumer_lag",
-			Help: "Records behind the end of a stage's input, per partition this instance owns."}, []string{"stage", "topic", "partition"}),
-		GroupLag: prometheus.NewGaugeVec(prometheus.GaugeOpts{Name: "ste_group_lag",
-			Help: "Records behind the end of a stage's input topic, over the whole group (every instance)."}, []string{"stage", "topic"}),
-		TableRestored: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_table_records_restored_total",
-			Help: "Changelog records replayed into disk tables on start: those after each partition's local offset."}, []string{"table"}),
-		TableRebuilds: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "ste_table_rebuilds_total",
-			Help: "Disk table partitions whose local state was dropped and rebuilt from the changelog (stale, inconsistent or another layout; the log says why)."}, []string{"table"}),
+		Restarts: counter("ste_group_restarts_total",
+			"Processor groups restarted in-process after a transient failure.", "stage"),
+		Internal: counter("ste_internal_errors_total",
+			"Records that made a stage fail (a panic): each became an INTERNAL exception.", "stage"),
+		VerifyBatch: batchSize("ste_verify_batch_size",
+			"Records taken together by the validate stage's batch signature verification (1: verified alone).", 9),
+		SealBatch: batchSize("ste_seal_batch_size",
+			"Outputs signed together in one batch by a processor's producer (1: signed alone).", 7),
+		AuditBatch: batchSize("ste_audit_batch_size",
+			"Audit events a stage gathered into one batch of audit records (one record per audit partition).", 10),
+		TableBatch: batchSize("ste_table_batch_size",
+			"Identity table writes gathered into one batch of changelog records (one record per changelog partition).", 10),
+		Lag: gauge("ste_consumer_lag",
+			"Records behind the end of a stage's input, per partition this instance owns.", "stage", "topic", "partition"),
+		GroupLag: gauge("ste_group_lag",
+			"Records behind the end of a stage's input topic, over the whole group (every instance).", "stage", "topic"),
+		TableRestored: counter("ste_table_records_restored_total",
+			"Changelog records replayed into disk tables on start: those after each partition's local offset.", "table"),
+		TableRebuilds: counter("ste_table_rebuilds_total",
+			"Disk table partitions whose local state was dropped and rebuilt from the changelog (stale, inconsistent or another layout; the log says why).", "table"),
 		Trades: query.NewCollector(),
 	}
 	m.in.with, m.stageOut.with, m.outs.with = m.In.WithLabelValues, m.StageOut.WithLabelValues, m.Out.WithLabelValues
@@ -154,13 +163,13 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 	return m
 }
 
-// observeWork counts a record into stage st: its processing time is the
+// ObserveWork counts a record into stage st: its processing time is the
 // work given — the stage's time on the record itself, which for the
 // validate stage's batch verification is not one stretch of time (its
 // callback, its share of its batch's verification, its writing: the
 // writer's run) — and its critical time runs from its inbound record's
 // timestamp (0: unknown) to now.
-func (m *Metrics) observeWork(st topology.Stage, work time.Duration, inboundTS int64) {
+func (m *Metrics) ObserveWork(st topology.Stage, work time.Duration, inboundTS int64) {
 	if m == nil {
 		return
 	}
@@ -171,19 +180,23 @@ func (m *Metrics) observeWork(st topology.Stage, work time.Duration, inboundTS i
 	}
 }
 
-func (m *Metrics) out(st topology.Stage) {
+// CountOut counts one record stage st emitted (to the next stage, outputs,
+// exceptions or audit).
+func (m *Metrics) CountOut(st topology.Stage) {
 	if m != nil {
 		m.stageOut.get(uint8(st)).Inc()
 	}
 }
 
-func (m *Metrics) rejected(r schemas.Reason) {
+// CountRejected counts one record rejected with reason r.
+func (m *Metrics) CountRejected(r schemas.Reason) {
 	if m != nil {
 		m.Rejected.WithLabelValues(r.String()).Inc()
 	}
 }
 
-func (m *Metrics) accepted(dup bool) {
+// CountAccepted counts one message the match stage took: new or a duplicate.
+func (m *Metrics) CountAccepted(dup bool) {
 	if m == nil {
 		return
 	}
@@ -194,7 +207,9 @@ func (m *Metrics) accepted(dup bool) {
 	}
 }
 
-func (m *Metrics) expired(withStatus bool) {
+// CountExpired counts one trade purged by retention, with a STATUS EXPIRED
+// or silently.
+func (m *Metrics) CountExpired(withStatus bool) {
 	if m == nil {
 		return
 	}
@@ -205,13 +220,16 @@ func (m *Metrics) expired(withStatus bool) {
 	}
 }
 
-func (m *Metrics) corrupt(st topology.Stage) {
+// CountCorrupt counts one internal record or state value stage st could
+// not read.
+func (m *Metrics) CountCorrupt(st topology.Stage) {
 	if m != nil {
 		m.Corrupt.WithLabelValues(st.String()).Inc()
 	}
 }
 
-func (m *Metrics) emitted(outs []schemas.Output) {
+// CountOutputs counts the outputs emitted, by type.
+func (m *Metrics) CountOutputs(outs []schemas.Output) {
 	if m == nil {
 		return
 	}
@@ -220,13 +238,16 @@ func (m *Metrics) emitted(outs []schemas.Output) {
 	}
 }
 
-func (m *Metrics) clock(p int32, clock int64) {
+// SetClock sets match partition p's event-time clock (Unix nanoseconds).
+func (m *Metrics) SetClock(p int32, clock int64) {
 	if m != nil {
 		m.Clock.WithLabelValues(strconv.Itoa(int(p))).Set(float64(clock) / 1e9)
 	}
 }
 
-func (m *Metrics) clockJump(p int32, by time.Duration, at time.Time) {
+// CountClockJump counts a jump of match partition p's event-time clock by
+// more than the retention, of by, at wall time at.
+func (m *Metrics) CountClockJump(p int32, by time.Duration, at time.Time) {
 	if m != nil {
 		label := strconv.Itoa(int(p))
 		m.ClockJumps.WithLabelValues(label).Inc()
@@ -235,11 +256,11 @@ func (m *Metrics) clockJump(p int32, by time.Duration, at time.Time) {
 	}
 }
 
-// initialise creates the series of the stages an instance runs at zero, so
+// Initialise creates the series of the stages an instance runs at zero, so
 // that they exist on /metrics before the first record (a counter that
 // appears only with its first increment hides a stage that never worked
 // from rate() and from alerts). Stages the instance does not run get none.
-func (m *Metrics) initialise(stages []topology.Stage) {
+func (m *Metrics) Initialise(stages []topology.Stage) {
 	if m == nil {
 		return
 	}
@@ -265,25 +286,32 @@ func (m *Metrics) initialise(stages []topology.Stage) {
 	}
 }
 
-func (m *Metrics) restarted(st topology.Stage) {
+// CountRestart counts one in-process restart of stage st's group.
+func (m *Metrics) CountRestart(st topology.Stage) {
 	if m != nil {
 		m.Restarts.WithLabelValues(st.String()).Inc()
 	}
 }
 
-func (m *Metrics) internal(st topology.Stage) {
+// CountInternal counts one record that made stage st fail (an INTERNAL
+// exception).
+func (m *Metrics) CountInternal(st topology.Stage) {
 	if m != nil {
 		m.Internal.WithLabelValues(st.String()).Inc()
 	}
 }
 
-func (m *Metrics) tableRebuilt(stage string) {
+// CountTableRebuild counts one disk table partition of stage's table
+// rebuilt from its changelog.
+func (m *Metrics) CountTableRebuild(stage string) {
 	if m != nil {
 		m.TableRebuilds.WithLabelValues(stage).Inc()
 	}
 }
 
-func (m *Metrics) tableRestored(stage string, n int64) {
+// CountTableRestored counts n changelog records replayed into stage's
+// disk table on start.
+func (m *Metrics) CountTableRestored(stage string, n int64) {
 	if m != nil {
 		m.TableRestored.WithLabelValues(stage).Add(float64(n))
 	}
