@@ -182,6 +182,11 @@ func TestGatewayMeasure(t *testing.T) {
 		if polls > 0 {
 			t.Logf("RESULT long polls: %d outputs in %d answers to %d waiting participants, on outbound (the broker's append) → delivery p50 %.1f ms, p99 %.1f ms, max %.1f ms",
 				len(r.fromStamp), r.pollAnswers, polls, pct(r.fromStamp, 50), pct(r.fromStamp, 99), pct(r.fromStamp, 100))
+			if len(r.cnfFromStamp) == 0 {
+				t.Error("no CNF reached a waiting long poll: every matched trade confirms to its parties (messages.md §5a)")
+			}
+			t.Logf("RESULT long polls, the CNFs among them: on outbound → delivery p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d CNFs)",
+				pct(r.cnfFromStamp, 50), pct(r.cnfFromStamp, 99), pct(r.cnfFromStamp, 100), len(r.cnfFromStamp))
 			t.Logf("RESULT long polls: from when the test's own consumer saw the record → delivery p50 %.1f ms, p99 %.1f ms, max %.1f ms (%d outputs; negative: the poll was first)",
 				pct(r.fromSeen, 50), pct(r.fromSeen, 99), pct(r.fromSeen, 100), len(r.fromSeen))
 			t.Logf("RESULT outputs: on outbound → seen by the test's own consumer p50 %.1f ms, p99 %.1f ms (a fetch, as the gateways' tails make)",
@@ -212,6 +217,7 @@ type loadResult struct {
 	late                             time.Duration
 	singles, health                  []float64 // ms
 	fromStamp, fromSeen, stampToSeen []float64 // ms, with polls only
+	cnfFromStamp                     []float64 // ms: fromStamp of the CNFs (issue 50: CNF delivery to a waiting long poll)
 	cpu                              []float64 // CPU seconds of each of lr.who while the batches were sent
 	pollAnswers                      int       // long polls answered
 }
@@ -374,11 +380,15 @@ func underLoad(t *testing.T, lr loadRun) loadResult {
 	// Each delivered output's record on <ns>.outbound: its timestamp, set
 	// when the broker appended it.
 	stamp := map[[2]int64]time.Time{}
+	cnf := map[[2]int64]bool{}
 	_, err := topics.Dump(ctx, kafkaconn.Plaintext(lr.brokers), lr.ns+".outbound", func(r *kgo.Record) error {
 		if r.Attrs.TimestampType() != 1 {
 			return fmt.Errorf("an output at partition %d offset %d is not stamped by the broker", r.Partition, r.Offset)
 		}
 		stamp[[2]int64{int64(r.Partition), r.Offset}] = r.Timestamp
+		if bytes.Contains(r.Value, []byte("<MsgType>CNF</MsgType>")) {
+			cnf[[2]int64{int64(r.Partition), r.Offset}] = true
+		}
 		return nil
 	})
 	must(t, err)
@@ -390,6 +400,9 @@ func underLoad(t *testing.T, lr loadRun) loadResult {
 			t.Fatalf("an output at partition %d offset %d is not on %s.outbound", d.part, d.off, lr.ns)
 		}
 		res.fromStamp = append(res.fromStamp, float64(d.at.Sub(ts).Microseconds())/1000)
+		if cnf[pos] {
+			res.cnfFromStamp = append(res.cnfFromStamp, res.fromStamp[len(res.fromStamp)-1])
+		}
 		if at, ok := seen[pos]; ok {
 			res.fromSeen = append(res.fromSeen, float64(d.at.Sub(at).Microseconds())/1000)
 		}
