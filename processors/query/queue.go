@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/RaduBerinde/btreemap"
-
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/date"
@@ -133,10 +131,12 @@ const (
 	queueReady
 )
 
-// queueIndex is one match partition's work-queue index.
+// queueIndex is one match partition's work-queue index: the trades to
+// summarise, and the summaries' facts in the partition's index.
 type queueIndex struct {
 	store Store
 	tol   func() matching.Tolerances
+	idx   *index
 
 	mu        sync.Mutex          // dirty, scheduled, state, closed
 	dirty     map[uint64]mentions // the trades written since they were summarised
@@ -145,23 +145,12 @@ type queueIndex struct {
 	following atomic.Bool // state is past queueWaiting: writes are marked
 	closed    bool
 
-	drainMu sync.Mutex // one drain at a time, so a question's drain follows every write before it
-
-	rw      sync.RWMutex // of and byParty
-	of      map[uint64]*queued
-	byParty map[string]*btreemap.BTreeMap[QueuePos, partyEntry]
+	drainMu sync.Mutex        // one drain (or listing) at a time, so a question's drain follows every write before it
 	intern  matching.Interner // the summaries' strings (under drainMu)
 }
 
-// partyEntry is a trade in a party's tree: its summary and the party's
-// place among its parties.
-type partyEntry struct {
-	q *queued
-	i uint8
-}
-
-// queued is what the index holds of a trade: never changed once made (a
-// new summary replaces it), so a question may keep it past the lock.
+// queued is a trade's summary: what a queue shows of it. The index keeps
+// its facts (index.putQueued); a page reads it again from the table.
 type queued struct {
 	pos               QueuePos
 	ref, isin, side   string
@@ -190,9 +179,8 @@ func (q *queued) party(bic string) *queuedParty {
 	return nil
 }
 
-func newQueueIndex(s Store, tol func() matching.Tolerances) *queueIndex {
-	return &queueIndex{store: s, tol: tol, dirty: map[uint64]mentions{}, of: map[uint64]*queued{},
-		byParty: map[string]*btreemap.BTreeMap[QueuePos, partyEntry]{}, intern: matching.Interner{}}
+func newQueueIndex(s Store, tol func() matching.Tolerances, idx *index) *queueIndex {
+	return &queueIndex{store: s, tol: tol, idx: idx, dirty: map[uint64]mentions{}, intern: matching.Interner{}}
 }
 
 // mentions are who may be a party of a trade written (matching.Mentions),
@@ -289,7 +277,7 @@ func (x *queueIndex) rebuild(keys []uint64) {
 func (x *queueIndex) close() {
 	x.mu.Lock()
 	x.closed = true
-	clear(x.dirty)
+	x.dirty = map[uint64]mentions{}
 	x.mu.Unlock()
 	// A drain under way finishes its batch first.
 	x.drainMu.Lock()
@@ -329,18 +317,21 @@ func (x *queueIndex) drainFor(party string) {
 		for k := range x.dirty {
 			keys = append(keys, k)
 		}
-		clear(x.dirty)
+		// A new map: a map keeps the memory of the most it held (every
+		// trade, after a rebuild), and this one is mostly empty.
+		x.dirty = map[uint64]mentions{}
 	} else {
 		h := maphash.String(mentionSeed, party)
-		x.rw.RLock()
 		for k, m := range x.dirty {
-			if m.any || m.has(h) || x.of[k] != nil && x.of[k].party(party) != nil {
+			if m.any || m.has(h) || x.idx.isParty(k, party) {
 				keys = append(keys, k)
 			}
 		}
-		x.rw.RUnlock()
 		for _, k := range keys {
 			delete(x.dirty, k)
+		}
+		if len(x.dirty) == 0 {
+			x.dirty = map[uint64]mentions{}
 		}
 	}
 	x.mu.Unlock()
@@ -361,11 +352,7 @@ func (x *queueIndex) drainFor(party string) {
 		for _, k := range keys[:n] {
 			sums = append(sums, x.summary(schemas.TradeKey(k), tol))
 		}
-		x.rw.Lock()
-		for i, k := range keys[:n] {
-			x.putLocked(k, sums[i])
-		}
-		x.rw.Unlock()
+		x.idx.putQueued(keys[:n], sums)
 		keys = keys[n:]
 	}
 }
@@ -411,37 +398,6 @@ func summarise(key schemas.TradeKey, f *matching.QueueFacts) *queued {
 		}
 	}
 	return q
-}
-
-// putLocked makes q key's summary (nil: none), moving it between the
-// parties' trees where its parties changed.
-func (x *queueIndex) putLocked(key uint64, q *queued) {
-	old := x.of[key]
-	if old != nil {
-		for _, p := range old.parties {
-			if q == nil || q.pos != old.pos || q.party(p.bic) == nil {
-				if t := x.byParty[p.bic]; t != nil {
-					t.Delete(old.pos)
-					if t.Len() == 0 {
-						delete(x.byParty, p.bic)
-					}
-				}
-			}
-		}
-	}
-	if q == nil {
-		delete(x.of, key)
-		return
-	}
-	x.of[key] = q
-	for i, p := range q.parties {
-		t := x.byParty[p.bic]
-		if t == nil {
-			t = btreemap.New[QueuePos, partyEntry](16, QueuePos.Compare)
-			x.byParty[p.bic] = t
-		}
-		t.ReplaceOrInsert(q.pos, partyEntry{q, uint8(i)})
-	}
 }
 
 // queueFilter is a question's filters, read once.
@@ -498,33 +454,30 @@ func newQueueFilter(q QueueQuery, ref *refdata.Set) (*queueFilter, error) {
 	return f, nil
 }
 
-// cutoff is a trade's market (as markets.csv has it) and cutoff, read
+// cutoff is a market (as markets.csv has it) and its cutoff on day, read
 // once a question for each market and TradeDate.
-func (f *queueFilter) cutoff(q *queued) (string, time.Time) {
-	k := cutoffKey{q.market, q.pos.Date}
+func (f *queueFilter) cutoff(market string, day date.Date) (string, time.Time) {
+	k := cutoffKey{market, day}
 	c, ok := f.cutoffs[k]
 	if !ok {
-		c.market, c.at = f.ref.CutoffOf(q.market, q.pos.Date.String())
+		c.market, c.at = f.ref.CutoffOf(market, day.String())
 		f.cutoffs[k] = c
 	}
 	return c.market, c.at
 }
 
-func (f *queueFilter) atRiskOf(q *queued) bool {
-	if q.settled {
-		return false
-	}
-	_, at := f.cutoff(q)
-	return !f.now.Before(at.Add(-f.lead))
-}
-
-func (f *queueFilter) keeps(q *queued, p *queuedParty) bool {
+// keeps says whether a trade with these facts passes f, for f's party
+// (which owes an item in it or not): the index's facts when a page is
+// chosen, the table's again when it is listed.
+func (f *queueFilter) keeps(status, lifecycle uint8, owes, settled bool, market string, day date.Date) bool {
 	switch {
-	case f.status != 0 && f.status&(1<<q.status) == 0,
-		f.lifecycle != 0 && f.lifecycle&(1<<q.lifecycle) == 0,
-		f.owes && len(p.owes) == 0,
-		f.atRisk && !f.atRiskOf(q):
+	case f.status != 0 && f.status&(1<<status) == 0,
+		f.lifecycle != 0 && f.lifecycle&(1<<lifecycle) == 0,
+		f.owes && !owes:
 		return false
+	case f.atRisk:
+		_, at := f.cutoff(market, day)
+		return !settled && !f.now.Before(at.Add(-f.lead))
 	}
 	return true
 }
@@ -532,7 +485,7 @@ func (f *queueFilter) keeps(q *queued, p *queuedParty) bool {
 // render is q as f's party sees it in its queue.
 func (f *queueFilter) render(q *queued) QueueTrade {
 	p := q.party(f.party)
-	market, at := f.cutoff(q)
+	market, at := f.cutoff(q.market, q.pos.Date)
 	t := QueueTrade{TradeKey: q.pos.Key.String(), TradeRef: q.ref, TradeDate: q.pos.Date.String(), ISIN: q.isin, Side: q.side,
 		Broker: q.broker, InvMgr: q.invMgr, Status: QueueStatuses[q.status], Lifecycle: QueueLifecycles[q.lifecycle],
 		CLSVersion: int(q.cls), FailingCriteria: slices.Clone(q.failing), Owes: slices.Clone(p.owes), MissingCount: int(p.missing),
@@ -547,37 +500,81 @@ func (f *queueFilter) render(q *queued) QueueTrade {
 	return t
 }
 
-// page is the first limit trades of f's party after `after` that pass f,
-// in order.
-func (x *queueIndex) page(f *queueFilter, after *QueuePos, limit int) []*queued {
-	x.rw.RLock()
-	defer x.rw.RUnlock()
-	t := x.byParty[f.party]
-	if t == nil {
+// page is the positions of the first limit trades of f's party after
+// `after` that pass f by the index's facts, in order.
+func (x *index) page(f *queueFilter, after *QueuePos, limit int) []QueuePos {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	party, ok := x.ids[f.party]
+	l := x.byParty[party]
+	if !ok || len(l) == 0 {
 		return nil
 	}
-	lo, hi := btreemap.Min[QueuePos](), btreemap.Max[QueuePos]()
+	// The first record at or after p.
+	from := func(p QueuePos) int {
+		i, _ := slices.BinarySearchFunc(l, p, func(s uint32, p QueuePos) int {
+			r := x.rec(s)
+			return QueuePos{r.date, schemas.TradeKey(r.key)}.Compare(p)
+		})
+		return i
+	}
+	lo, hi := 0, len(l)
 	if f.hasDay {
-		lo, hi = btreemap.GE(QueuePos{Date: f.day}), btreemap.LT(QueuePos{Date: f.day + 1})
+		lo, hi = from(QueuePos{Date: f.day}), from(QueuePos{Date: f.day + 1})
 	}
 	if after != nil && (!f.hasDay || after.Compare(QueuePos{Date: f.day}) >= 0) {
-		lo = btreemap.GT(*after)
-	}
-	var out []*queued
-	t.AscendFunc(lo, hi, func(_ QueuePos, e partyEntry) bool {
-		if f.keeps(e.q, &e.q.parties[e.i]) {
-			out = append(out, e.q)
+		lo = max(lo, from(*after))
+		if lo < len(l) && x.rec(l[lo]).key == uint64(after.Key) && x.rec(l[lo]).date == after.Date {
+			lo++
 		}
-		return len(out) < limit
-	})
+	}
+	var out []QueuePos
+	for _, s := range l[lo:max(lo, hi)] {
+		r := x.rec(s)
+		p, _ := x.partyAt(s, r, party)
+		if f.keeps(r.status, r.life, p&owesBit != 0, r.flags&fSettled != 0, x.names[r.market], r.date) {
+			out = append(out, QueuePos{r.date, schemas.TradeKey(r.key)})
+			if len(out) == limit {
+				break
+			}
+		}
+	}
 	return out
+}
+
+// entry is the trade of key as f's party sees it in its queue, read from
+// the table now; ok is false when it no longer passes f (written since
+// the index's facts were taken) or is gone. A closed partition (its store
+// may be closed) is ErrRecovering.
+func (x *queueIndex) entry(key schemas.TradeKey, f *queueFilter) (_ QueueTrade, ok bool, _ error) {
+	x.drainMu.Lock()
+	defer x.drainMu.Unlock()
+	if x.isClosed() {
+		return QueueTrade{}, false, ErrRecovering
+	}
+	var tol matching.Tolerances
+	if x.tol != nil {
+		tol = x.tol()
+	}
+	q := x.summary(key, tol)
+	if q == nil {
+		return QueueTrade{}, false, nil
+	}
+	p := q.party(f.party)
+	if p == nil || !f.keeps(q.status, q.lifecycle, len(p.owes) > 0, q.settled, q.market, q.pos.Date) {
+		return QueueTrade{}, false, nil
+	}
+	return f.render(q), true, nil
 }
 
 // Queue answers a participant's work queue question from the owned
 // partitions' queue indexes: the first q.Limit of q.Party's trades after
 // q.After that pass the filters, by TradeDate then trade key. Only trades
-// q.Party is a party to are examined. A partition whose index is not built
-// yet makes it ErrRecovering; a question out of its form ErrBadQueue.
+// q.Party is a party to are examined; the index chooses the page, and the
+// page's trades are read from the table (and judged again: a trade
+// written since the index's facts were taken and no longer passing is
+// passed over). A partition whose index is not built yet makes it
+// ErrRecovering; a question out of its form ErrBadQueue.
 func (t *Tables) Queue(q QueueQuery, partitions []int32) ([]QueueFound, error) {
 	c, parts, err := t.owned(partitions)
 	if err != nil {
@@ -594,24 +591,37 @@ func (t *Tables) Queue(q QueueQuery, partitions []int32) ([]QueueFound, error) {
 			return nil, ErrRecovering
 		}
 	}
-	type hit struct {
-		p int32
-		q *queued
-	}
-	var hits []hit
-	for p, x := range parts {
+	for _, x := range parts {
 		x.queue.drainFor(q.Party)
-		for _, qd := range x.queue.page(f, q.After, q.Limit) {
-			hits = append(hits, hit{p, qd})
+	}
+	type hit struct {
+		p   int32
+		pos QueuePos
+	}
+	var out []QueueFound
+	for after := q.After; len(out) < q.Limit; {
+		need := q.Limit - len(out)
+		var hits []hit
+		for p, x := range parts {
+			for _, pos := range x.idx.page(f, after, need) {
+				hits = append(hits, hit{p, pos})
+			}
 		}
-	}
-	slices.SortFunc(hits, func(a, b hit) int { return a.q.pos.Compare(b.q.pos) })
-	if len(hits) > q.Limit {
-		hits = hits[:q.Limit]
-	}
-	out := make([]QueueFound, len(hits))
-	for i, h := range hits {
-		out[i] = QueueFound{Partition: h.p, Trade: f.render(h.q)}
+		slices.SortFunc(hits, func(a, b hit) int { return a.pos.Compare(b.pos) })
+		hits = hits[:min(len(hits), need)]
+		for _, h := range hits {
+			e, ok, err := parts[h.p].queue.entry(h.pos.Key, f)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				out = append(out, QueueFound{Partition: h.p, Trade: e})
+			}
+		}
+		if len(hits) < need {
+			break
+		}
+		after = &hits[len(hits)-1].pos
 	}
 	return out, nil
 }

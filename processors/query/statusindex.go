@@ -68,15 +68,15 @@ func lifecycleOf(s schemas.Status) tradeLifecycle {
 type statusEntry struct {
 	st  tradeStatus
 	lc  tradeLifecycle
-	day int64 // matched: UTC day (Unix days) of the newest message
+	day int32 // matched: UTC day (Unix days) of the newest message
 }
 
-// statusTally is one partition's trades by status (kept by its riskIndex,
-// whose one map holds each trade's status beside its at-risk group).
+// statusTally is one partition's trades by status (kept by its index,
+// whose record of a trade holds its status beside its at-risk group).
 type statusTally struct {
 	counts    [nStatus]int
 	lifecycle [nLifecycle]int
-	byDay     map[int64]int // matched trades by day
+	byDay     map[int32]int // matched trades by day
 }
 
 func (x *statusTally) add(e statusEntry) {
@@ -114,7 +114,7 @@ func classify(value []byte) (statusEntry, bool) {
 	lc := lifecycleOf(status)
 	switch {
 	case live:
-		return statusEntry{st: statusMatched, lc: lc, day: newest / int64(24*time.Hour)}, true
+		return statusEntry{st: statusMatched, lc: lc, day: int32(newest / int64(24*time.Hour))}, true
 	case status == schemas.Mismatched:
 		return statusEntry{st: statusMismatched}, true
 	}
@@ -124,11 +124,11 @@ func classify(value []byte) (statusEntry, bool) {
 // lifecycleCounts sums the open partitions' trades by lifecycle value.
 func (t *Tables) lifecycleCounts() (counts [nLifecycle]int) {
 	for _, x := range t.all() {
-		x.risk.mu.Lock()
-		for i, n := range x.risk.status.lifecycle {
+		x.idx.mu.RLock()
+		for i, n := range x.idx.status.lifecycle {
 			counts[i] += n
 		}
-		x.risk.mu.Unlock()
+		x.idx.mu.RUnlock()
 	}
 	return counts
 }
@@ -137,12 +137,12 @@ func (t *Tables) lifecycleCounts() (counts [nLifecycle]int) {
 // matched trades of day (Unix days, UTC).
 func (t *Tables) statusCounts(day int64) (counts [nStatus]int, matchedDay int) {
 	for _, x := range t.all() {
-		x.risk.mu.Lock()
-		for i, n := range x.risk.status.counts {
+		x.idx.mu.RLock()
+		for i, n := range x.idx.status.counts {
 			counts[i] += n
 		}
-		matchedDay += x.risk.status.byDay[day]
-		x.risk.mu.Unlock()
+		matchedDay += x.idx.status.byDay[int32(day)]
+		x.idx.mu.RUnlock()
 	}
 	return counts, matchedDay
 }

@@ -74,8 +74,7 @@ type Iterator interface {
 // indexes, fed with every value the store takes.
 type Partition struct {
 	store Store
-	refs  *refIndex
-	risk  *riskIndex
+	idx   *index // every trade's facts: status, at-risk group, TradeRefs, queue
 	queue *queueIndex
 	log   *slog.Logger
 }
@@ -107,7 +106,8 @@ func (t *Tables) Open(p int32, s Store) *Partition {
 		}
 		return nil
 	}
-	x := &Partition{store: s, refs: newRefIndex(), risk: newRiskIndex(), queue: newQueueIndex(s, tol), log: slog.Default()}
+	idx := newIndex()
+	x := &Partition{store: s, idx: idx, queue: newQueueIndex(s, tol, idx), log: slog.Default()}
 	if c := t.cfg.Load(); c != nil {
 		x.log = c.Logger
 	}
@@ -145,8 +145,7 @@ func (x *Partition) Put(key string, value []byte) {
 	if !ok {
 		return
 	}
-	x.risk.update(uint64(k), value)
-	x.refs.put(uint64(k), value)
+	x.idx.put(uint64(k), value)
 	x.queue.mark(uint64(k), value)
 }
 
@@ -155,8 +154,7 @@ func (x *Partition) Delete(key string) {
 	if !ok {
 		return
 	}
-	x.risk.remove(uint64(k))
-	x.refs.delete(uint64(k))
+	x.idx.remove(uint64(k))
 	x.queue.mark(uint64(k), nil)
 }
 
@@ -174,7 +172,7 @@ func (x *Partition) Loaded(it Iterator) error {
 			continue
 		}
 		if v, err := it.Value(); err == nil && v != nil {
-			x.risk.update(uint64(k), v)
+			x.idx.put(uint64(k), v)
 		}
 	}
 	return it.Err()
@@ -188,7 +186,7 @@ func (x *Partition) Loaded(it Iterator) error {
 // background (queue.go), and says it is recovering until that has run.
 func (x *Partition) Recovered(it Iterator) error {
 	var keys []uint64
-	x.refs.rebuild(it, x.log, func(k uint64) { keys = append(keys, k) })
+	x.idx.rebuildRefs(it, x.log, func(k uint64) { keys = append(keys, k) })
 	x.queue.rebuild(keys)
 	return nil
 }
@@ -300,7 +298,7 @@ func (t *Tables) FindRef(q RefQuery, partitions []int32) (out []Found, more bool
 		return nil, false, err
 	}
 	for p, x := range parts {
-		keys, ready := x.refs.keys(q.Ref)
+		keys, ready := x.idx.keys(q.Ref)
 		if !ready {
 			return nil, false, ErrRecovering
 		}
