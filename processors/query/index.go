@@ -16,12 +16,11 @@ import (
 // record a trade, holding every fact the at-risk and status counts, the
 // TradeRef lookup and the work queue select trades by — and no string.
 // Names (BICs, markets) are numbers of the partition's vocabulary, a
-// TradeRef is a 32-bit hash, and what a queue entry shows is read from
-// the table when the entry is listed (queue.go). The records live in
-// chunks, found by trade key through one map; a party's queue is a sorted
-// slice of record numbers. ~100 bytes a trade where the indexes this
-// replaced held ~950 (docs/benchmarks.md, "Memory: 250,000 trades in 600
-// MB").
+// TradeRef is a 32-bit hash for the lookup (the one string kept is the
+// TradeRef a queue entry shows). The records live in chunks, found by
+// trade key through one map; a party's queue is a sorted slice of record
+// numbers. ~200 bytes a trade where the indexes this replaced held ~950
+// (docs/benchmarks.md, "Memory: 250,000 trades in 600 MB").
 //
 // A record has three facets, each fed from its own path: the at-risk and
 // status facts (every value the table stores: the stage's writes, the
@@ -38,8 +37,10 @@ type index struct {
 	ids   map[string]uint32 // the vocabulary: a name's number
 	names []string          // and back ("" is 0)
 
-	byParty     map[uint32][]uint32 // party → its queued trades' records by (TradeDate, key)
-	moreParties map[uint32][]uint32 // record → its parties beyond the inline ones
+	byParty     map[uint32][]uint32    // party → its queued trades' records by (TradeDate, key)
+	moreParties map[uint32][]moreParty // record → its parties beyond the inline ones
+	owes        map[uint32][]owed      // record → the items its parties owe
+	oddFailing  map[uint32][]int       // record → failing criteria a bit mask does not hold
 
 	refsReady atomic.Bool         // the partition is recovered: TradeRefs are followed
 	byRef     map[uint32]uint32   // TradeRef hash → a record with it
@@ -67,20 +68,36 @@ const (
 	fMoreRefs             // moreRefs holds more of its TradeRefs
 )
 
-// rec is what the index holds of a trade: 56 bytes.
+// rec is what the index holds of a trade: 104 bytes and its TradeRef.
 type rec struct {
-	key      uint64
-	ref      uint32      // hash of the first TradeRef (fRef)
-	se       statusEntry // status tally (fCounted)
-	rdate    date.Date   // at-risk group's TradeDate (fOpen); noDate if unreadable
-	rmarket  uint32      // at-risk group's market (fOpen)
-	date     date.Date   // queue position's TradeDate (fQueued)
-	market   uint32      // queue: the NOE in force's market
-	parties  [inlineParties]uint32
-	status   uint8 // queue: of QueueStatuses
-	life     uint8 // queue: of QueueLifecycles
-	nparties uint8
-	flags    uint8
+	key     uint64
+	ref     string      // queue: the TradeRef shown
+	se      statusEntry // status tally (fCounted)
+	rdate   date.Date   // at-risk group's TradeDate (fOpen); noDate if unreadable
+	rmarket uint32      // at-risk group's market (fOpen)
+	refHash uint32      // hash of the first TradeRef indexed (fRef)
+	// The queue's facts (fQueued): what an entry shows and the filters
+	// read, names by their numbers.
+	date            date.Date
+	market          uint32 // the NOE in force's
+	isin, side      uint32
+	broker, invMgr  uint32
+	cls             int32
+	failing         uint32                // the failing criteria, bit n for criterion n
+	parties         [inlineParties]uint32 // with the owes bit; more in moreParties
+	missing         [inlineParties]uint16 // each party's missing count
+	status, life    uint8                 // of QueueStatuses, QueueLifecycles
+	nparties, flags uint8
+}
+
+// moreParty is a party beyond a record's inline ones.
+type moreParty struct{ id, missing uint32 }
+
+// owed is an item a party of a record owes (index.owes).
+type owed struct {
+	party            uint8 // its place among the record's parties
+	msgType, account uint32
+	count            int32
 }
 
 // riskGroup is an at-risk group: a market's number and a TradeDate.
@@ -94,7 +111,8 @@ const noDate = date.Date(-1 << 31)
 
 func newIndex() *index {
 	return &index{slot: map[uint64]uint32{}, ids: map[string]uint32{"": 0}, names: []string{""},
-		byParty: map[uint32][]uint32{}, moreParties: map[uint32][]uint32{}, byRef: map[uint32]uint32{},
+		byParty: map[uint32][]uint32{}, moreParties: map[uint32][]moreParty{}, owes: map[uint32][]owed{},
+		oddFailing: map[uint32][]int{}, byRef: map[uint32]uint32{},
 		refMore: map[uint32][]uint32{}, moreRefs: map[uint32][]uint32{}, groups: map[riskGroup]int{},
 		status: statusTally{byDay: map[int32]int{}}}
 }
@@ -267,7 +285,7 @@ func (x *index) refsOf(s uint32, r *rec) []uint32 {
 	if r.flags&fRef == 0 {
 		return nil
 	}
-	return append([]uint32{r.ref}, x.moreRefs[s]...)
+	return append([]uint32{r.refHash}, x.moreRefs[s]...)
 }
 
 func (x *index) setRefsLocked(key uint64, refs [][]byte) {
@@ -297,7 +315,7 @@ func (x *index) setRefsLocked(key uint64, refs [][]byte) {
 	r.flags &^= fRef | fMoreRefs
 	if len(hs) > 0 {
 		r.flags |= fRef
-		r.ref = hs[0]
+		r.refHash = hs[0]
 		if len(hs) > 1 {
 			r.flags |= fMoreRefs
 			x.moreRefs[s] = hs[1:]
@@ -385,25 +403,28 @@ func (x *index) partiesOf(s uint32, r *rec) []uint32 {
 		return nil
 	}
 	out := append([]uint32(nil), r.parties[:min(int(r.nparties), inlineParties)]...)
-	return append(out, x.moreParties[s]...)
+	for _, p := range x.moreParties[s] {
+		out = append(out, p.id)
+	}
+	return out
 }
 
-// partyAt is party's number with its owes bit in r, ok false when it is no
-// party of r's queue.
-func (x *index) partyAt(s uint32, r *rec, party uint32) (uint32, bool) {
+// partyAt is party's place among r's queue parties and its number with
+// the owes bit; ok false when it is no party of r's queue.
+func (x *index) partyAt(s uint32, r *rec, party uint32) (place int, id uint32, ok bool) {
 	for i := range min(int(r.nparties), inlineParties) {
 		if r.parties[i]&^owesBit == party {
-			return r.parties[i], true
+			return i, r.parties[i], true
 		}
 	}
 	if int(r.nparties) > inlineParties {
-		for _, p := range x.moreParties[s] {
-			if p&^owesBit == party {
-				return p, true
+		for i, p := range x.moreParties[s] {
+			if p.id&^owesBit == party {
+				return inlineParties + i, p.id, true
 			}
 		}
 	}
-	return 0, false
+	return 0, 0, false
 }
 
 // isParty says whether party is in key's queue facts.
@@ -418,7 +439,7 @@ func (x *index) isParty(key uint64, party string) bool {
 	if r == nil {
 		return false
 	}
-	_, ok = x.partyAt(s, r, p)
+	_, _, ok = x.partyAt(s, r, p)
 	return ok
 }
 
@@ -453,29 +474,11 @@ func (x *index) putQueued(keys []uint64, sums []*queued) {
 			old = append(old, p&^owesBit)
 		}
 		moved := q == nil || was && q.pos.Date != r.date
-		r.flags &^= fQueued | fSettled
-		r.nparties = 0
-		r.parties = [inlineParties]uint32{}
-		delete(x.moreParties, s)
+		x.setQueuedLocked(s, r, q)
 		if q != nil {
-			r.flags |= fQueued
-			if q.settled {
-				r.flags |= fSettled
+			for _, p := range x.partiesOf(s, r) {
+				next = append(next, p&^owesBit)
 			}
-			r.date, r.market, r.status, r.life = q.pos.Date, x.id(q.market), q.status, q.lifecycle
-			for j := range q.parties {
-				p := x.id(q.parties[j].bic)
-				next = append(next, p)
-				if len(q.parties[j].owes) > 0 {
-					p |= owesBit
-				}
-				if j < inlineParties {
-					r.parties[j] = p
-				} else {
-					x.moreParties[s] = append(x.moreParties[s], p)
-				}
-			}
-			r.nparties = uint8(min(len(q.parties), 255))
 		}
 		for _, p := range old {
 			if moved || !slices.Contains(next, p) {
@@ -513,6 +516,48 @@ func (x *index) putQueued(keys []uint64, sums []*queued) {
 	for _, s := range touched {
 		x.releaseIfEmpty(s, x.rec(s))
 	}
+}
+
+// setQueuedLocked makes q (nil: none) r's queue facts.
+func (x *index) setQueuedLocked(s uint32, r *rec, q *queued) {
+	key, se, rdate, rmarket, refHash, flags := r.key, r.se, r.rdate, r.rmarket, r.refHash, r.flags
+	*r = rec{key: key, se: se, rdate: rdate, rmarket: rmarket, refHash: refHash, flags: flags &^ (fQueued | fSettled)}
+	delete(x.moreParties, s)
+	delete(x.owes, s)
+	delete(x.oddFailing, s)
+	if q == nil {
+		return
+	}
+	r.flags |= fQueued
+	if q.settled {
+		r.flags |= fSettled
+	}
+	r.ref, r.date, r.market, r.status, r.life, r.cls = q.ref, q.pos.Date, x.id(q.market), q.status, q.lifecycle, q.cls
+	r.isin, r.side, r.broker, r.invMgr = x.id(q.isin), x.id(q.side), x.id(q.broker), x.id(q.invMgr)
+	prev := 0
+	for _, c := range q.failing {
+		if c <= prev || c > 31 {
+			x.oddFailing[s] = q.failing // not ascending, or beyond the mask: kept as it is
+			break
+		}
+		r.failing |= 1 << c
+		prev = c
+	}
+	for j, qp := range q.parties {
+		p := x.id(qp.bic)
+		if len(qp.owes) > 0 {
+			p |= owesBit
+		}
+		if j < inlineParties {
+			r.parties[j], r.missing[j] = p, uint16(min(qp.missing, 1<<16-1))
+		} else {
+			x.moreParties[s] = append(x.moreParties[s], moreParty{p, uint32(qp.missing)})
+		}
+		for _, o := range qp.owes {
+			x.owes[s] = append(x.owes[s], owed{uint8(min(j, 255)), x.id(o.MsgType), x.id(o.Account), int32(o.Count)})
+		}
+	}
+	r.nparties = uint8(min(len(q.parties), 255))
 }
 
 // merge puts the sorted records add into the sorted list l, in place from

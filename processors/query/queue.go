@@ -145,12 +145,11 @@ type queueIndex struct {
 	following atomic.Bool // state is past queueWaiting: writes are marked
 	closed    bool
 
-	drainMu sync.Mutex        // one drain (or listing) at a time, so a question's drain follows every write before it
-	intern  matching.Interner // the summaries' strings (under drainMu)
+	drainMu sync.Mutex        // one drain at a time, so a question's drain follows every write before it
 }
 
-// queued is a trade's summary: what a queue shows of it. The index keeps
-// its facts (index.putQueued); a page reads it again from the table.
+// queued is a trade's summary: what a queue shows of it, which the index
+// keeps in the trade's record (index.setQueuedLocked).
 type queued struct {
 	pos               QueuePos
 	ref, isin, side   string
@@ -170,17 +169,8 @@ type queuedParty struct {
 	missing int32
 }
 
-func (q *queued) party(bic string) *queuedParty {
-	for i := range q.parties {
-		if q.parties[i].bic == bic {
-			return &q.parties[i]
-		}
-	}
-	return nil
-}
-
 func newQueueIndex(s Store, tol func() matching.Tolerances, idx *index) *queueIndex {
-	return &queueIndex{store: s, tol: tol, idx: idx, dirty: map[uint64]mentions{}, intern: matching.Interner{}}
+	return &queueIndex{store: s, tol: tol, idx: idx, dirty: map[uint64]mentions{}}
 }
 
 // mentions are who may be a party of a trade written (matching.Mentions),
@@ -349,8 +339,11 @@ func (x *queueIndex) drainFor(party string) {
 	for len(keys) > 0 && !x.isClosed() {
 		n := min(len(keys), batch)
 		sums = sums[:0]
+		// A batch's strings shared while it is summarised, none kept after:
+		// the index keeps names by number.
+		it := matching.Interner{}
 		for _, k := range keys[:n] {
-			sums = append(sums, x.summary(schemas.TradeKey(k), tol))
+			sums = append(sums, x.summary(schemas.TradeKey(k), tol, it))
 		}
 		x.idx.putQueued(keys[:n], sums)
 		keys = keys[n:]
@@ -361,12 +354,12 @@ func (x *queueIndex) drainFor(party string) {
 // trade of it (deleted, a tombstone: purged trades are not listed) or its
 // value cannot be read. The facts are the engine's (matching.QueueFacts:
 // what the trade's view says, without building it).
-func (x *queueIndex) summary(key schemas.TradeKey, tol matching.Tolerances) *queued {
+func (x *queueIndex) summary(key schemas.TradeKey, tol matching.Tolerances, it matching.Interner) *queued {
 	v, err := x.store.Get(key.String())
 	if err != nil || v == nil {
 		return nil
 	}
-	f, ok, err := matching.QueueFactsOf(v, tol, x.intern)
+	f, ok, err := matching.QueueFactsOf(v, tol, it)
 	if err != nil || !ok {
 		return nil
 	}
@@ -482,33 +475,39 @@ func (f *queueFilter) keeps(status, lifecycle uint8, owes, settled bool, market 
 	return true
 }
 
-// render is q as f's party sees it in its queue.
-func (f *queueFilter) render(q *queued) QueueTrade {
-	p := q.party(f.party)
-	market, at := f.cutoff(q.market, q.pos.Date)
-	t := QueueTrade{TradeKey: q.pos.Key.String(), TradeRef: q.ref, TradeDate: q.pos.Date.String(), ISIN: q.isin, Side: q.side,
-		Broker: q.broker, InvMgr: q.invMgr, Status: QueueStatuses[q.status], Lifecycle: QueueLifecycles[q.lifecycle],
-		CLSVersion: int(q.cls), FailingCriteria: slices.Clone(q.failing), Owes: slices.Clone(p.owes), MissingCount: int(p.missing),
-		Market: market, Cutoff: at.UTC().Format(time.RFC3339), AtRisk: !q.settled && !f.now.Before(at.Add(-f.lead)),
-		PastCutoff: f.now.After(at)}
-	if t.FailingCriteria == nil {
-		t.FailingCriteria = []int{}
-	}
-	if t.Owes == nil {
-		t.Owes = []QueueOwed{}
+// listed is a trade a page lists, as f's party sees it: its record and
+// what is the party's of it, copied under the index's lock.
+type listed struct {
+	r       rec
+	missing uint32
+	owes    []owed
+	failing []int
+}
+
+// render is the entry of l; names are the index's.
+func (f *queueFilter) render(l *listed, names []string) QueueTrade {
+	r := &l.r
+	market, at := f.cutoff(names[r.market], r.date)
+	t := QueueTrade{TradeKey: schemas.TradeKey(r.key).String(), TradeRef: r.ref, TradeDate: r.date.String(), ISIN: names[r.isin],
+		Side: names[r.side], Broker: names[r.broker], InvMgr: names[r.invMgr], Status: QueueStatuses[r.status],
+		Lifecycle: QueueLifecycles[r.life], CLSVersion: int(r.cls), FailingCriteria: l.failing, Owes: []QueueOwed{},
+		MissingCount: int(l.missing), Market: market, Cutoff: at.UTC().Format(time.RFC3339),
+		AtRisk: r.flags&fSettled == 0 && !f.now.Before(at.Add(-f.lead)), PastCutoff: f.now.After(at)}
+	for _, o := range l.owes {
+		t.Owes = append(t.Owes, QueueOwed{MsgType: names[o.msgType], Account: names[o.account], Count: int(o.count)})
 	}
 	return t
 }
 
-// page is the positions of the first limit trades of f's party after
-// `after` that pass f by the index's facts, in order.
-func (x *index) page(f *queueFilter, after *QueuePos, limit int) []QueuePos {
+// page is the first limit trades of f's party after `after` that pass f,
+// in order, and the names of their records.
+func (x *index) page(f *queueFilter, after *QueuePos, limit int) ([]listed, []string) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	party, ok := x.ids[f.party]
 	l := x.byParty[party]
 	if !ok || len(l) == 0 {
-		return nil
+		return nil, nil
 	}
 	// The first record at or after p.
 	from := func(p QueuePos) int {
@@ -528,53 +527,45 @@ func (x *index) page(f *queueFilter, after *QueuePos, limit int) []QueuePos {
 			lo++
 		}
 	}
-	var out []QueuePos
+	var out []listed
 	for _, s := range l[lo:max(lo, hi)] {
 		r := x.rec(s)
-		p, _ := x.partyAt(s, r, party)
-		if f.keeps(r.status, r.life, p&owesBit != 0, r.flags&fSettled != 0, x.names[r.market], r.date) {
-			out = append(out, QueuePos{r.date, schemas.TradeKey(r.key)})
-			if len(out) == limit {
-				break
+		place, p, _ := x.partyAt(s, r, party)
+		if !f.keeps(r.status, r.life, p&owesBit != 0, r.flags&fSettled != 0, x.names[r.market], r.date) {
+			continue
+		}
+		e := listed{r: *r, failing: []int{}}
+		if place < inlineParties {
+			e.missing = uint32(r.missing[place])
+		} else {
+			e.missing = x.moreParties[s][place-inlineParties].missing
+		}
+		for _, o := range x.owes[s] {
+			if int(o.party) == place {
+				e.owes = append(e.owes, o)
 			}
 		}
+		if odd, ok := x.oddFailing[s]; ok {
+			e.failing = slices.Clone(odd)
+		} else {
+			for c := 1; c < 32; c++ {
+				if r.failing&(1<<c) != 0 {
+					e.failing = append(e.failing, c)
+				}
+			}
+		}
+		if out = append(out, e); len(out) == limit {
+			break
+		}
 	}
-	return out
-}
-
-// entry is the trade of key as f's party sees it in its queue, read from
-// the table now; ok is false when it no longer passes f (written since
-// the index's facts were taken) or is gone. A closed partition (its store
-// may be closed) is ErrRecovering.
-func (x *queueIndex) entry(key schemas.TradeKey, f *queueFilter) (_ QueueTrade, ok bool, _ error) {
-	x.drainMu.Lock()
-	defer x.drainMu.Unlock()
-	if x.isClosed() {
-		return QueueTrade{}, false, ErrRecovering
-	}
-	var tol matching.Tolerances
-	if x.tol != nil {
-		tol = x.tol()
-	}
-	q := x.summary(key, tol)
-	if q == nil {
-		return QueueTrade{}, false, nil
-	}
-	p := q.party(f.party)
-	if p == nil || !f.keeps(q.status, q.lifecycle, len(p.owes) > 0, q.settled, q.market, q.pos.Date) {
-		return QueueTrade{}, false, nil
-	}
-	return f.render(q), true, nil
+	return out, x.names
 }
 
 // Queue answers a participant's work queue question from the owned
 // partitions' queue indexes: the first q.Limit of q.Party's trades after
 // q.After that pass the filters, by TradeDate then trade key. Only trades
-// q.Party is a party to are examined; the index chooses the page, and the
-// page's trades are read from the table (and judged again: a trade
-// written since the index's facts were taken and no longer passing is
-// passed over). A partition whose index is not built yet makes it
-// ErrRecovering; a question out of its form ErrBadQueue.
+// q.Party is a party to are examined. A partition whose index is not built
+// yet makes it ErrRecovering; a question out of its form ErrBadQueue.
 func (t *Tables) Queue(q QueueQuery, partitions []int32) ([]QueueFound, error) {
 	c, parts, err := t.owned(partitions)
 	if err != nil {
@@ -591,37 +582,25 @@ func (t *Tables) Queue(q QueueQuery, partitions []int32) ([]QueueFound, error) {
 			return nil, ErrRecovering
 		}
 	}
-	for _, x := range parts {
-		x.queue.drainFor(q.Party)
-	}
 	type hit struct {
-		p   int32
-		pos QueuePos
+		p     int32
+		l     *listed
+		names []string
 	}
-	var out []QueueFound
-	for after := q.After; len(out) < q.Limit; {
-		need := q.Limit - len(out)
-		var hits []hit
-		for p, x := range parts {
-			for _, pos := range x.idx.page(f, after, need) {
-				hits = append(hits, hit{p, pos})
-			}
+	var hits []hit
+	for p, x := range parts {
+		x.queue.drainFor(q.Party)
+		ls, names := x.idx.page(f, q.After, q.Limit)
+		for i := range ls {
+			hits = append(hits, hit{p, &ls[i], names})
 		}
-		slices.SortFunc(hits, func(a, b hit) int { return a.pos.Compare(b.pos) })
-		hits = hits[:min(len(hits), need)]
-		for _, h := range hits {
-			e, ok, err := parts[h.p].queue.entry(h.pos.Key, f)
-			if err != nil {
-				return nil, err
-			}
-			if ok {
-				out = append(out, QueueFound{Partition: h.p, Trade: e})
-			}
-		}
-		if len(hits) < need {
-			break
-		}
-		after = &hits[len(hits)-1].pos
+	}
+	slices.SortFunc(hits, func(a, b hit) int {
+		return QueuePos{a.l.r.date, schemas.TradeKey(a.l.r.key)}.Compare(QueuePos{b.l.r.date, schemas.TradeKey(b.l.r.key)})
+	})
+	out := make([]QueueFound, min(len(hits), q.Limit))
+	for i := range out {
+		out[i] = QueueFound{Partition: hits[i].p, Trade: f.render(hits[i].l, hits[i].names)}
 	}
 	return out, nil
 }
