@@ -145,7 +145,7 @@ type queueIndex struct {
 	following atomic.Bool // state is past queueWaiting: writes are marked
 	closed    bool
 
-	drainMu sync.Mutex        // one drain at a time, so a question's drain follows every write before it
+	drainMu sync.Mutex // one drain at a time, so a question's drain follows every write before it
 }
 
 // queued is a trade's summary: what a queue shows of it, which the index
