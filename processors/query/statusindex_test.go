@@ -47,8 +47,8 @@ func TestStatusIndexCountsWhatTheTableHolds(t *testing.T) {
 	x.remove(f)
 	x.remove(99) // nothing
 	want = [nStatus]int{statusMatched: 2, statusMismatched: 0, statusIncomplete: 2, statusExpired: 1}
-	if x.status.counts != want || x.status.byDay[day] != 1 || len(x.slot) != 5 {
-		t.Fatalf("after rewrites: counts %v, today %d, held %d; want %v, 1, 5", x.status.counts, x.status.byDay[day], len(x.slot), want)
+	if x.status.counts != want || x.status.byDay[day] != 1 || x.n != 5 {
+		t.Fatalf("after rewrites: counts %v, today %d, held %d; want %v, 1, 5", x.status.counts, x.status.byDay[day], x.n, want)
 	}
 }
 
@@ -122,13 +122,13 @@ func TestRiskIndexFollowsATrade(t *testing.T) {
 	check("CLS cancelled: open again", map[string]int{"XHKG": 1}, [nStatus]int{statusIncomplete: 1})
 	x.put(42, []byte("junk"))
 	check("unreadable", map[string]int{}, [nStatus]int{})
-	if len(x.slot) != 0 {
-		t.Fatalf("an unreadable value left %d entries", len(x.slot))
+	if x.n != 0 {
+		t.Fatalf("an unreadable value left %d entries", x.n)
 	}
 	x.put(42, val(matching.Trade{Entries: noe("XSES")}))
 	x.remove(42)
 	check("deleted", map[string]int{}, [nStatus]int{})
-	if len(x.slot) != 0 || len(x.groups) != 0 || len(x.free) != int(x.used) {
-		t.Fatalf("after the delete: %d entries, %d groups, %d of %d records free", len(x.slot), len(x.groups), len(x.free), x.used)
+	if x.n != 0 || len(x.groups) != 0 || len(x.free) != int(x.used) {
+		t.Fatalf("after the delete: %d entries, %d groups, %d of %d records free", x.n, len(x.groups), len(x.free), x.used)
 	}
 }
