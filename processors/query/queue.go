@@ -19,11 +19,12 @@ import (
 // The work queue (gateway.md v2 §4c): each participant's own trades, a
 // page at a time, by TradeDate then trade key, filtered by status,
 // lifecycle, what the participant owes and time to cutoff. Each match
-// partition keeps a queue index beside its other indexes: for each party,
-// its trades ordered by (TradeDate, trade key) in a B-tree, and for each
-// trade what a queue entry shows and the filters read — summarised from
-// the engine's view of the trade (matching.View, the same the trade view
-// of §4 is rendered from), so that an entry and the trade's view agree.
+// partition's index (index.go) keeps, for each party, its trades' record
+// numbers ordered by (TradeDate, trade key), and in each trade's record
+// what a queue entry shows and the filters read — summarised from the
+// engine's view of the trade (matching.QueueFacts: what matching.View, the
+// same the trade view of §4 is rendered from, says), so that an entry and
+// the trade's view agree.
 //
 // Summarising a trade means decoding and evaluating it (tens of µs), too
 // much to add to every write of the match stage. So the storage's writes
