@@ -6,13 +6,12 @@ import (
 	"sort"
 	"time"
 
-	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 )
 
 // The at-risk index (docs/timeliness.md): each match partition counts its
 // unmatched trades by (market, TradeDate), the two facts their cutoff
-// depends on (index.groups; each trade's record holds its group). A
+// depends on (internal/index: each trade's record holds its group). A
 // group's cutoff is computed from the reference data when it is asked for,
 // so the groups sort by cutoff in the time it takes to sort a few hundred
 // of them, a changed markets.csv row applies at once, and a scrape counts
@@ -31,36 +30,20 @@ type cutoffGroup struct {
 	keys      []string  // trade keys, sorted
 }
 
-func (d riskGroup) tradeDate() string {
-	if d.date == noDate {
-		return ""
-	}
-	return d.date.String()
-}
-
 // cutoffGroups lists the unmatched trades of the given partitions by
 // cutoff, the earliest first, optionally of one market only.
 func cutoffGroups(c *Config, parts map[int32]*Partition, market string) []cutoffGroup {
 	var out []cutoffGroup
 	ref := c.Refdata()
 	for p, x := range parts {
-		x.idx.mu.RLock()
-		listed := map[riskGroup]int{}
-		for g := range x.idx.groups {
-			m, at := ref.CutoffOf(x.idx.names[g.market], g.tradeDate())
-			if market == "" || m == market {
-				listed[g] = len(out)
-				out = append(out, cutoffGroup{partition: p, market: m, cutoff: at.UTC()})
+		for _, g := range x.idx.Open(func(m, d string) bool { m, _ = ref.CutoffOf(m, d); return market == "" || m == market }) {
+			m, at := ref.CutoffOf(g.Market, g.TradeDate)
+			cg := cutoffGroup{partition: p, market: m, cutoff: at.UTC(), keys: make([]string, len(g.Keys))}
+			for i, k := range g.Keys {
+				cg.keys[i] = k.String()
 			}
+			out = append(out, cg)
 		}
-		for s := uint32(0); s < x.idx.used && len(listed) > 0; s++ {
-			if r := x.idx.rec(s); r.flags&fOpen != 0 {
-				if i, ok := listed[riskGroup{r.rmarket, r.rdate}]; ok {
-					out[i].keys = append(out[i].keys, schemas.TradeKey(r.key).String())
-				}
-			}
-		}
-		x.idx.mu.RUnlock()
 	}
 	for i := range out {
 		sort.Strings(out[i].keys)
@@ -96,17 +79,15 @@ func (t *Tables) riskCounts(c *Config) (atRisk, past map[string]int) {
 	// Counted, not listed: a scrape needs no trade keys.
 	ref := c.Refdata()
 	for _, x := range t.all() {
-		x.idx.mu.RLock()
-		for g, n := range x.idx.groups {
-			market, cutoff := ref.CutoffOf(x.idx.names[g.market], g.tradeDate())
+		x.idx.Groups(func(m, d string, n int) {
+			market, cutoff := ref.CutoffOf(m, d)
 			switch left := cutoff.Sub(now); {
 			case left <= 0:
 				past[market] += n
 			case left <= c.Lead:
 				atRisk[market] += n
 			}
-		}
-		x.idx.mu.RUnlock()
+		})
 	}
 	return atRisk, past
 }

@@ -229,8 +229,8 @@ func TestFindRefThroughIndex(t *testing.T) {
 		t.Fatalf("a trade written: %d found by its ref", len(byOther))
 	}
 	x := f.tables.parts[p].idx
-	if n := x.refCount(); n != 1 || len(x.byRef) != 1 || len(x.refMore) != 0 {
-		t.Fatalf("partition %d's index holds %d keys under %d refs, want 1 and 1", p, n, len(x.byRef))
+	if st := x.Stats(); st.Refs != 1 || st.RefHashes != 1 {
+		t.Fatalf("partition %d's index holds %d keys under %d refs, want 1 and 1", p, st.Refs, st.RefHashes)
 	}
 }
 
@@ -273,34 +273,23 @@ func TestRefIndexRewrites(t *testing.T) {
 		if err := st.Set(a.String(), f.values[a]); err != nil {
 			t.Fatal(err)
 		}
-		if count(refA) != 1 || x.refCount() != 1 || len(x.byRef) != 1 {
-			t.Fatalf("rewritten alike: %d found, %d keys under %d refs", count(refA), x.refCount(), len(x.byRef))
+		if st := x.Stats(); count(refA) != 1 || st.Refs != 1 || st.RefHashes != 1 {
+			t.Fatalf("rewritten alike: %d found, %d keys under %d refs", count(refA), st.Refs, st.RefHashes)
 		}
 	}
 	// Key a now holds a value with b's refs (the index keys by the store's key).
 	if err := st.Set(a.String(), f.values[b]); err != nil {
 		t.Fatal(err)
 	}
-	if ks, _ := x.keys(refA); len(ks) != 0 {
+	if ks, _ := x.Keys(refA); len(ks) != 0 {
 		t.Fatalf("the old ref still finds %v", ks)
 	}
-	if ks, _ := x.keys(refB); len(ks) != 1 || ks[0] != a {
+	if ks, _ := x.Keys(refB); len(ks) != 1 || ks[0] != a {
 		t.Fatalf("the new ref finds %v, want [%s]", ks, a)
 	}
-	if x.refCount() != 1 || len(x.byRef) != 1 {
-		t.Fatalf("%d keys under %d refs, want 1 and 1", x.refCount(), len(x.byRef))
+	if st := x.Stats(); st.Refs != 1 || st.RefHashes != 1 {
+		t.Fatalf("%d keys under %d refs, want 1 and 1", st.Refs, st.RefHashes)
 	}
-}
-
-// refCount is how many trades have their TradeRefs indexed.
-func (x *index) refCount() int {
-	n := 0
-	for s := range x.used {
-		if x.rec(s).flags&fRef != 0 {
-			n++
-		}
-	}
-	return n
 }
 
 // Issue 45, finding 12: a participant's lookup of a key nobody holds does

@@ -1,4 +1,4 @@
-package query
+package index
 
 import (
 	"hash/maphash"
@@ -13,7 +13,7 @@ import (
 	"github.com/ste-utility/ste/schemas/date"
 )
 
-// index is one match partition's read side in memory: one fixed-size
+// records are one match partition's read side in memory: one fixed-size
 // record a trade, holding every fact the at-risk and status counts, the
 // TradeRef lookup and the work queue select trades by — and no string.
 // Names (BICs, markets) are numbers of the partition's vocabulary, a
@@ -27,8 +27,8 @@ import (
 // status facts (every value the table stores: the stage's writes, the
 // changelog's replay, a disk table resumed), the TradeRefs (once the
 // partition is recovered) and the queue facts (the work queue's summaries,
-// queue.go). A record none of them holds is freed.
-type index struct {
+// drain.go). A record none of them holds is freed.
+type records struct {
 	mu     sync.RWMutex
 	table  []uint32 // trade key → record number + 1 (0: empty), open addressing (find)
 	n      int      // records in table
@@ -95,7 +95,7 @@ type rec struct {
 // moreParty is a party beyond a record's inline ones.
 type moreParty struct{ id, missing uint32 }
 
-// owed is an item a party of a record owes (index.owes).
+// owed is an item a party of a record owes (records.owes).
 type owed struct {
 	party            uint8 // its place among the record's parties
 	msgType, account uint32
@@ -111,18 +111,18 @@ type riskGroup struct {
 // noDate stands for a TradeDate that does not parse (its cutoff is none).
 const noDate = date.Date(-1 << 31)
 
-func newIndex() *index {
-	return &index{ids: map[string]uint32{"": 0}, names: []string{""},
+func newRecords() *records {
+	return &records{ids: map[string]uint32{"": 0}, names: []string{""},
 		byParty: map[uint32][]uint32{}, moreParties: map[uint32][]moreParty{}, owes: map[uint32][]owed{},
 		oddFailing: map[uint32][]int{}, byRef: map[uint32]uint32{},
 		refMore: map[uint32][]uint32{}, moreRefs: map[uint32][]uint32{}, groups: map[riskGroup]int{},
 		status: statusTally{byDay: map[int32]int{}}}
 }
 
-func (x *index) rec(s uint32) *rec { return &x.chunks[s/chunkLen][s%chunkLen] }
+func (x *records) rec(s uint32) *rec { return &x.chunks[s/chunkLen][s%chunkLen] }
 
 // at is key's record, nil when none.
-func (x *index) at(key uint64) (uint32, *rec) {
+func (x *records) at(key uint64) (uint32, *rec) {
 	if i, ok := x.find(key); ok {
 		return x.table[i] - 1, x.rec(x.table[i] - 1)
 	}
@@ -133,12 +133,12 @@ func (x *index) at(key uint64) (uint32, *rec) {
 // its place by the key's top bits (Fibonacci hashing: a partition's keys
 // share low bits); it holds 4 bytes a place, at most three quarters full,
 // where a Go map of the same took 24–38 bytes an entry.
-func (x *index) home(key uint64) int {
+func (x *records) home(key uint64) int {
 	return int((key * 0x9E3779B97F4A7C15) >> (64 - bits.TrailingZeros(uint(len(x.table)))))
 }
 
 // find is key's place in the table, or the empty place it would take.
-func (x *index) find(key uint64) (int, bool) {
+func (x *records) find(key uint64) (int, bool) {
 	if len(x.table) == 0 {
 		return 0, false
 	}
@@ -153,7 +153,7 @@ func (x *index) find(key uint64) (int, bool) {
 	}
 }
 
-func (x *index) insert(key uint64, s uint32) {
+func (x *records) insert(key uint64, s uint32) {
 	if (x.n+1)*4 > len(x.table)*3 {
 		old := x.table
 		x.table = make([]uint32, max(1024, 2*len(old)))
@@ -171,7 +171,7 @@ func (x *index) insert(key uint64, s uint32) {
 
 // erase takes key out of the table, moving back the entries after it
 // that would no longer be found.
-func (x *index) erase(key uint64) {
+func (x *records) erase(key uint64) {
 	i, ok := x.find(key)
 	if !ok {
 		return
@@ -188,7 +188,7 @@ func (x *index) erase(key uint64) {
 	}
 }
 
-func (x *index) alloc(key uint64) (uint32, *rec) {
+func (x *records) alloc(key uint64) (uint32, *rec) {
 	var s uint32
 	if n := len(x.free); n > 0 {
 		s, x.free = x.free[n-1], x.free[:n-1]
@@ -206,7 +206,7 @@ func (x *index) alloc(key uint64) (uint32, *rec) {
 }
 
 // releaseIfEmpty frees s when no facet holds it.
-func (x *index) releaseIfEmpty(s uint32, r *rec) {
+func (x *records) releaseIfEmpty(s uint32, r *rec) {
 	if r.flags&(fCounted|fOpen|fRef|fQueued) != 0 {
 		return
 	}
@@ -216,7 +216,7 @@ func (x *index) releaseIfEmpty(s uint32, r *rec) {
 }
 
 // id is name's number, made when new.
-func (x *index) id(name string) uint32 {
+func (x *records) id(name string) uint32 {
 	if n, ok := x.ids[name]; ok {
 		return n
 	}
@@ -228,7 +228,7 @@ func (x *index) id(name string) uint32 {
 
 // put indexes a value the table stored under key: its status and at-risk
 // group, and (once recovered) its TradeRefs.
-func (x *index) put(key uint64, value []byte) {
+func (x *records) put(key uint64, value []byte) {
 	f := riskFactsOf(value)
 	var refs [][]byte
 	following := x.refsReady.Load()
@@ -244,7 +244,7 @@ func (x *index) put(key uint64, value []byte) {
 }
 
 // remove takes a deleted key's status, group and TradeRefs out.
-func (x *index) remove(key uint64) {
+func (x *records) remove(key uint64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.setRiskLocked(key, riskFacts{})
@@ -286,7 +286,7 @@ func riskFactsOf(value []byte) riskFacts {
 	return f
 }
 
-func (x *index) setRiskLocked(key uint64, f riskFacts) {
+func (x *records) setRiskLocked(key uint64, f riskFacts) {
 	s, r := x.at(key)
 	if r == nil {
 		if !f.open && !f.counted {
@@ -341,14 +341,14 @@ var refSeed = maphash.MakeSeed()
 func refHash(ref []byte) uint32 { return uint32(maphash.Bytes(refSeed, ref)) }
 
 // refsOf is r's TradeRef hashes.
-func (x *index) refsOf(s uint32, r *rec) []uint32 {
+func (x *records) refsOf(s uint32, r *rec) []uint32 {
 	if r.flags&fRef == 0 {
 		return nil
 	}
 	return append([]uint32{r.refHash}, x.moreRefs[s]...)
 }
 
-func (x *index) setRefsLocked(key uint64, refs [][]byte) {
+func (x *records) setRefsLocked(key uint64, refs [][]byte) {
 	var hs []uint32
 	for _, ref := range refs {
 		if h := refHash(ref); !slices.Contains(hs, h) {
@@ -391,7 +391,7 @@ func (x *index) setRefsLocked(key uint64, refs [][]byte) {
 	x.releaseIfEmpty(s, r)
 }
 
-func (x *index) refUnlink(h, s uint32) {
+func (x *records) refUnlink(h, s uint32) {
 	more := x.refMore[h]
 	switch first, ok := x.byRef[h]; {
 	case !ok:
@@ -412,7 +412,7 @@ func (x *index) refUnlink(h, s uint32) {
 
 // keys is the trade keys indexed under ref's hash; ready is false before
 // the partition is recovered.
-func (x *index) keys(ref string) (_ []schemas.TradeKey, ready bool) {
+func (x *records) keys(ref string) (_ []schemas.TradeKey, ready bool) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if !x.refsReady.Load() {
@@ -432,7 +432,7 @@ func (x *index) keys(ref string) (_ []schemas.TradeKey, ready bool) {
 
 // rebuildRefs indexes the TradeRefs of every value of the table and makes
 // the index follow them; each is told every trade key of the table.
-func (x *index) rebuildRefs(it Iterator, log *slog.Logger, each func(uint64)) {
+func (x *records) rebuildRefs(it Iterator, log *slog.Logger, each func(uint64)) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for s := range x.used {
@@ -458,7 +458,7 @@ func (x *index) rebuildRefs(it Iterator, log *slog.Logger, each func(uint64)) {
 }
 
 // partiesOf is r's queue parties, each with its owes bit.
-func (x *index) partiesOf(s uint32, r *rec) []uint32 {
+func (x *records) partiesOf(s uint32, r *rec) []uint32 {
 	if r.flags&fQueued == 0 {
 		return nil
 	}
@@ -471,7 +471,7 @@ func (x *index) partiesOf(s uint32, r *rec) []uint32 {
 
 // partyAt is party's place among r's queue parties and its number with
 // the owes bit; ok false when it is no party of r's queue.
-func (x *index) partyAt(s uint32, r *rec, party uint32) (place int, id uint32, ok bool) {
+func (x *records) partyAt(s uint32, r *rec, party uint32) (place int, id uint32, ok bool) {
 	for i := range min(int(r.nparties), inlineParties) {
 		if r.parties[i]&^owesBit == party {
 			return i, r.parties[i], true
@@ -488,7 +488,7 @@ func (x *index) partyAt(s uint32, r *rec, party uint32) (place int, id uint32, o
 }
 
 // isParty says whether party is in key's queue facts.
-func (x *index) isParty(key uint64, party string) bool {
+func (x *records) isParty(key uint64, party string) bool {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	p, ok := x.ids[party]
@@ -504,7 +504,7 @@ func (x *index) isParty(key uint64, party string) bool {
 }
 
 // before orders records by the queue's (TradeDate, key).
-func (x *index) before(a, b uint32) bool {
+func (x *records) before(a, b uint32) bool {
 	ra, rb := x.rec(a), x.rec(b)
 	return ra.date < rb.date || ra.date == rb.date && ra.key < rb.key
 }
@@ -513,7 +513,7 @@ func (x *index) before(a, b uint32) bool {
 // queue), moving each trade in and out of its parties' queues. The queues
 // are changed once a batch: each party's removals in one pass, its
 // insertions sorted and merged.
-func (x *index) putQueued(keys []uint64, sums []*queued) {
+func (x *records) putQueued(keys []uint64, sums []*queued) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	adds, dels := map[uint32][]uint32{}, map[uint32][]uint32{}
@@ -579,7 +579,7 @@ func (x *index) putQueued(keys []uint64, sums []*queued) {
 }
 
 // setQueuedLocked makes q (nil: none) r's queue facts.
-func (x *index) setQueuedLocked(s uint32, r *rec, q *queued) {
+func (x *records) setQueuedLocked(s uint32, r *rec, q *queued) {
 	key, se, rdate, rmarket, refHash, flags := r.key, r.se, r.rdate, r.rmarket, r.refHash, r.flags
 	*r = rec{key: key, se: se, rdate: rdate, rmarket: rmarket, refHash: refHash, flags: flags &^ (fQueued | fSettled)}
 	delete(x.moreParties, s)
@@ -622,7 +622,7 @@ func (x *index) setQueuedLocked(s uint32, r *rec, q *queued) {
 
 // merge puts the sorted records add into the sorted list l, in place from
 // the end.
-func (x *index) merge(l, add []uint32) []uint32 {
+func (x *records) merge(l, add []uint32) []uint32 {
 	n := len(l)
 	l = slices.Grow(l, len(add))[:n+len(add)]
 	i, j := n-1, len(add)-1

@@ -1,7 +1,8 @@
-package query
+package index
 
 import (
 	"crypto/sha256"
+	"log/slog"
 	"runtime"
 	"testing"
 	"time"
@@ -9,17 +10,16 @@ import (
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/memstore"
 	"github.com/ste-utility/ste/schemas"
-	"github.com/ste-utility/ste/schemas/refdata"
 	"github.com/ste-utility/ste/workload"
 )
 
 // What the indexes of processors/query hold a trade (docs/benchmarks.md,
 // "Memory: 250,000 trades in 600 MB"): n generated trades folded in a book
 // and stored as the match table holds them, in parts partitions; the heap
-// after a collection with every value stored and the partitions open but
-// empty, then again after every value has gone through the partitions'
-// update path (Partition.Put, as the storage calls it) and the work queue
-// has summarised them all. The difference, a trade, is what the indexes
+// after a collection with every value stored and the partitions' indexes
+// made and recovered but empty, then again after every value has gone
+// through their update path (Index.Put, as the storage's Partition.Put
+// calls it) and the work queue has summarised them all. The difference, a trade, is what the indexes
 // cost; the stored values are in both.
 
 // storedValues is n trades of mix, each as the match table stores it
@@ -75,20 +75,16 @@ func liveHeap() uint64 {
 // indexBytes is what the indexes hold a trade of vals, in parts partitions.
 func indexBytes(t testing.TB, vals map[schemas.TradeKey][]byte, parts int32) float64 {
 	t.Helper()
-	var tables Tables
-	tables.Serve(Config{Refdata: refdata.Default})
 	stores := make([]*memstore.Store, parts)
-	xs := make([]*Partition, parts)
+	xs := make([]*Index, parts)
 	for p := range parts {
 		stores[p] = memstore.New(nil)
-		xs[p] = tables.Open(p, stores[p])
-		if err := xs[p].Recovered(noIterator{}); err != nil {
-			t.Fatal(err)
-		}
+		xs[p] = New(stores[p], nil)
+		xs[p].Recovered(noIterator{}, slog.Default())
 	}
 	type kv struct {
 		p   int32
-		key string
+		key uint64
 		v   []byte
 	}
 	writes := make([]kv, 0, len(vals))
@@ -97,7 +93,7 @@ func indexBytes(t testing.TB, vals map[schemas.TradeKey][]byte, parts int32) flo
 		if err := stores[p].Set(k.String(), v); err != nil {
 			t.Fatal(err)
 		}
-		writes = append(writes, kv{p, k.String(), v})
+		writes = append(writes, kv{p, uint64(k), v})
 	}
 	settle(t, xs)
 	before := liveHeap()
@@ -108,24 +104,21 @@ func indexBytes(t testing.TB, vals map[schemas.TradeKey][]byte, parts int32) flo
 	after := liveHeap()
 	runtime.KeepAlive(writes)
 	runtime.KeepAlive(stores)
-	runtime.KeepAlive(&tables)
+	runtime.KeepAlive(xs)
 	return float64(int64(after)-int64(before)) / float64(len(vals))
 }
 
 // settle waits until every partition's work queue has summarised every
 // trade written.
-func settle(t testing.TB, xs []*Partition) {
+func settle(t testing.TB, xs []*Index) {
 	t.Helper()
 	for deadline := time.Now().Add(5 * time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		left := 0
 		for _, x := range xs {
-			x.queue.drain()
-			x.queue.mu.Lock()
-			left += len(x.queue.dirty)
-			if x.queue.state != queueReady {
+			x.d.drain()
+			if st := x.Stats(); st.Pending > 0 || !x.Ready() {
 				left++
 			}
-			x.queue.mu.Unlock()
 		}
 		if left == 0 {
 			return
@@ -140,7 +133,7 @@ func settle(t testing.TB, xs []*Partition) {
 // (the set of deploy/experiments/tables.sh) and a realistic one, 100,000
 // trades in 8 partitions:
 //
-//	go test -run '^$' -bench IndexBytes -benchtime 1x ./processors/query
+//	go test -run '^$' -bench IndexBytes -benchtime 1x ./processors/query/...
 func BenchmarkIndexBytes(b *testing.B) {
 	for _, mix := range []workload.Mix{workload.Standard, workload.Realistic} {
 		b.Run(string(mix), func(b *testing.B) {

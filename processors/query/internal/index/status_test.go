@@ -1,4 +1,4 @@
-package query
+package index
 
 import (
 	"fmt"
@@ -29,13 +29,13 @@ func TestStatusIndexCountsWhatTheTableHolds(t *testing.T) {
 	cancelledCLS := val(matching.Trade{Key: 5, Version: 2, Live: false})
 	tomb := matching.MarshalTombstone(6, matching.Tombstone{PurgedAt: now.UnixNano()})
 
-	x := newIndex()
+	x := newRecords()
 	const a, b, c, d, e, f, g = 1, 2, 3, 4, 5, 6, 7
 	for k, v := range map[uint64][]byte{a: matched, b: matchedYesterday, c: mismatched, d: waiting, e: cancelledCLS, f: tomb, g: []byte("junk")} {
 		x.put(k, v)
 	}
 	day := int32(now.UnixNano() / int64(24*time.Hour))
-	want := [nStatus]int{statusMatched: 2, statusMismatched: 1, statusIncomplete: 2, statusExpired: 1}
+	want := [NStatus]int{statusMatched: 2, statusMismatched: 1, statusIncomplete: 2, statusExpired: 1}
 	if x.status.counts != want || x.status.byDay[day] != 1 {
 		t.Fatalf("counts %v, matched today %d; want %v and 1", x.status.counts, x.status.byDay[day], want)
 	}
@@ -46,7 +46,7 @@ func TestStatusIndexCountsWhatTheTableHolds(t *testing.T) {
 	x.put(b, matchedYesterday) // unchanged
 	x.remove(f)
 	x.remove(99) // nothing
-	want = [nStatus]int{statusMatched: 2, statusMismatched: 0, statusIncomplete: 2, statusExpired: 1}
+	want = [NStatus]int{statusMatched: 2, statusMismatched: 0, statusIncomplete: 2, statusExpired: 1}
 	if x.status.counts != want || x.status.byDay[day] != 1 || x.n != 5 {
 		t.Fatalf("after rewrites: counts %v, today %d, held %d; want %v, 1, 5", x.status.counts, x.status.byDay[day], x.n, want)
 	}
@@ -68,17 +68,17 @@ func TestStatusIndexCountsLifecycle(t *testing.T) {
 	pending := val(matching.Trade{Key: 2, Version: 1, Live: true, Last: matching.LastStatus{Status: schemas.ChangePending}})
 	cancelled := val(matching.Trade{Key: 3, Version: 1, Cancelled: true, Last: matching.LastStatus{Status: schemas.Cancelled}})
 	matched := val(matching.Trade{Key: 4, Version: 1, Live: true, Last: matching.LastStatus{Status: schemas.Matched}})
-	x := newIndex()
+	x := newRecords()
 	for k, v := range map[uint64][]byte{1: affirmed, 2: pending, 3: cancelled, 4: matched} {
 		x.put(k, v)
 	}
-	want := [nLifecycle]int{lifecycleNone: 1, lifecycleAffirmed: 1, lifecycleChangePending: 1, lifecycleCancelled: 1}
+	want := [NLifecycle]int{lifecycleNone: 1, lifecycleAffirmed: 1, lifecycleChangePending: 1, lifecycleCancelled: 1}
 	if x.status.lifecycle != want || x.status.counts[statusMatched] != 3 || x.status.counts[statusIncomplete] != 1 {
 		t.Fatalf("lifecycle %v, counts %v; want %v, 3 matched, 1 incomplete", x.status.lifecycle, x.status.counts, want)
 	}
 	x.put(2, affirmed)
 	x.remove(3)
-	want = [nLifecycle]int{lifecycleNone: 1, lifecycleAffirmed: 2}
+	want = [NLifecycle]int{lifecycleNone: 1, lifecycleAffirmed: 2}
 	if x.status.lifecycle != want {
 		t.Fatalf("after a rewrite and a delete: %v, want %v", x.status.lifecycle, want)
 	}
@@ -100,8 +100,8 @@ func TestRiskIndexFollowsATrade(t *testing.T) {
 	noe := func(market string) []matching.Entry {
 		return []matching.Entry{{Type: schemas.NOE, Function: schemas.NEW, Sender: "BRKRSGSGXXX", MsgId: "M1", Market: market}}
 	}
-	x := newIndex()
-	check := func(step string, groups map[string]int, st [nStatus]int) {
+	x := newRecords()
+	check := func(step string, groups map[string]int, st [NStatus]int) {
 		t.Helper()
 		got := map[string]int{}
 		for g, n := range x.groups {
@@ -113,21 +113,21 @@ func TestRiskIndexFollowsATrade(t *testing.T) {
 	}
 	x.put(42, val(matching.Trade{Entries: noe("XSES")}))
 	x.put(42, val(matching.Trade{Entries: noe("XSES")}))
-	check("open in XSES, written twice", map[string]int{"XSES": 1}, [nStatus]int{statusIncomplete: 1})
+	check("open in XSES, written twice", map[string]int{"XSES": 1}, [NStatus]int{statusIncomplete: 1})
 	x.put(42, val(matching.Trade{Entries: noe("XHKG")}))
-	check("moved to XHKG", map[string]int{"XHKG": 1}, [nStatus]int{statusIncomplete: 1})
+	check("moved to XHKG", map[string]int{"XHKG": 1}, [NStatus]int{statusIncomplete: 1})
 	x.put(42, val(matching.Trade{Entries: noe("XHKG"), Version: 1, Live: true}))
-	check("matched", map[string]int{}, [nStatus]int{statusMatched: 1})
+	check("matched", map[string]int{}, [NStatus]int{statusMatched: 1})
 	x.put(42, val(matching.Trade{Entries: noe("XHKG"), Version: 2}))
-	check("CLS cancelled: open again", map[string]int{"XHKG": 1}, [nStatus]int{statusIncomplete: 1})
+	check("CLS cancelled: open again", map[string]int{"XHKG": 1}, [NStatus]int{statusIncomplete: 1})
 	x.put(42, []byte("junk"))
-	check("unreadable", map[string]int{}, [nStatus]int{})
+	check("unreadable", map[string]int{}, [NStatus]int{})
 	if x.n != 0 {
 		t.Fatalf("an unreadable value left %d entries", x.n)
 	}
 	x.put(42, val(matching.Trade{Entries: noe("XSES")}))
 	x.remove(42)
-	check("deleted", map[string]int{}, [nStatus]int{})
+	check("deleted", map[string]int{}, [NStatus]int{})
 	if x.n != 0 || len(x.groups) != 0 || len(x.free) != int(x.used) {
 		t.Fatalf("after the delete: %d entries, %d groups, %d of %d records free", x.n, len(x.groups), len(x.free), x.used)
 	}

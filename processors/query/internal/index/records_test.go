@@ -1,4 +1,4 @@
-package query
+package index
 
 import (
 	"math/rand/v2"
@@ -10,7 +10,7 @@ import (
 // partition's) and clusters that wrap the table's end: the backward shift
 // of a freed place keeps every key after it reachable.
 func TestRecordTableFindsEveryKey(t *testing.T) {
-	x := newIndex()
+	x := newRecords()
 	held := map[uint64]bool{}
 	rng := rand.New(rand.NewPCG(1, 2))
 	key := func() uint64 { return rng.Uint64() &^ 7 } // one partition of 8

@@ -1,4 +1,4 @@
-package query
+package index
 
 import (
 	"time"
@@ -26,10 +26,10 @@ const (
 	statusMatched
 	statusMismatched
 	statusExpired
-	nStatus
+	NStatus
 )
 
-var tradeStatusNames = [nStatus]string{"incomplete", "matched", "mismatched", "expired"}
+var StatusNames = [NStatus]string{"incomplete", "matched", "mismatched", "expired"}
 
 // tradeLifecycle is where a held trade stands after the match (contract
 // version 3, messages.md §5a): the version 3 value of its last STATUS —
@@ -44,10 +44,10 @@ const (
 	lifecycleChangePending
 	lifecycleCancelPending
 	lifecycleCancelled
-	nLifecycle
+	NLifecycle
 )
 
-var tradeLifecycleNames = [nLifecycle]string{"", "affirmed", "affirm_rejected", "change_pending", "cancel_pending", "cancelled"}
+var LifecycleNames = [NLifecycle]string{"", "affirmed", "affirm_rejected", "change_pending", "cancel_pending", "cancelled"}
 
 func lifecycleOf(s schemas.Status) tradeLifecycle {
 	switch s {
@@ -74,8 +74,8 @@ type statusEntry struct {
 // statusTally is one partition's trades by status (kept by its index,
 // whose record of a trade holds its status beside its at-risk group).
 type statusTally struct {
-	counts    [nStatus]int
-	lifecycle [nLifecycle]int
+	counts    [NStatus]int
+	lifecycle [NLifecycle]int
 	byDay     map[int32]int // matched trades by day
 }
 
@@ -119,30 +119,4 @@ func classify(value []byte) (statusEntry, bool) {
 		return statusEntry{st: statusMismatched}, true
 	}
 	return statusEntry{st: statusIncomplete, lc: lc}, true
-}
-
-// lifecycleCounts sums the open partitions' trades by lifecycle value.
-func (t *Tables) lifecycleCounts() (counts [nLifecycle]int) {
-	for _, x := range t.all() {
-		x.idx.mu.RLock()
-		for i, n := range x.idx.status.lifecycle {
-			counts[i] += n
-		}
-		x.idx.mu.RUnlock()
-	}
-	return counts
-}
-
-// statusCounts sums the open partitions: trades by status, and the
-// matched trades of day (Unix days, UTC).
-func (t *Tables) statusCounts(day int64) (counts [nStatus]int, matchedDay int) {
-	for _, x := range t.all() {
-		x.idx.mu.RLock()
-		for i, n := range x.idx.status.counts {
-			counts[i] += n
-		}
-		matchedDay += x.idx.status.byDay[int32(day)]
-		x.idx.mu.RUnlock()
-	}
-	return counts, matchedDay
 }
