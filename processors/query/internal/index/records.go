@@ -15,13 +15,14 @@ import (
 
 // records are one match partition's read side in memory: one fixed-size
 // record a trade, holding every fact the at-risk and status counts, the
-// TradeRef lookup and the work queue select trades by — and no string.
-// Names (BICs, markets) are numbers of the partition's vocabulary, a
-// TradeRef is a 32-bit hash for the lookup (the one string kept is the
-// TradeRef a queue entry shows). The records live in chunks, found by
-// trade key through one map; a party's queue is a sorted slice of record
-// numbers. ~200 bytes a trade where the indexes this replaced held ~950
-// (docs/benchmarks.md, "Memory: 250,000 trades in 600 MB").
+// TradeRef lookup and the work queue select trades by. Names (BICs,
+// markets, ISINs, accounts) are numbers of the partition's vocabulary, a
+// TradeRef is a 32-bit hash for the lookup; the one string a record keeps
+// is the TradeRef a queue entry shows. The records live in chunks, found by
+// trade key through an open-addressed table of record numbers; a party's
+// queue is a sorted slice of record numbers. ~210–250 bytes a trade in all,
+// where the indexes this replaced held ~950 (docs/benchmarks.md, "Memory:
+// 250,000 trades in 600 MB").
 //
 // A record has three facets, each fed from its own path: the at-risk and
 // status facts (every value the table stores: the stage's writes, the
@@ -88,7 +89,7 @@ type rec struct {
 	failing         uint32                // the failing criteria, bit n for criterion n
 	parties         [inlineParties]uint32 // with the owes bit; more in moreParties
 	missing         [inlineParties]uint16 // each party's missing count
-	status, life    uint8                 // of QueueStatuses, QueueLifecycles
+	status, life    uint8                 // places in Statuses, Lifecycles
 	nparties, flags uint8
 }
 
