@@ -183,9 +183,8 @@ func (f *queueFilter) cutoff(market string, day date.Date) (string, time.Time) {
 	return c.market, c.at
 }
 
-// keeps says whether a trade with these facts passes f, for f's party
-// (which owes an item in it or not): the index's facts when a page is
-// chosen, the table's again when it is listed.
+// keeps says whether a trade with these facts (its record's, for f's
+// party) passes f.
 func (f *queueFilter) keeps(t *index.Facts) bool {
 	switch {
 	case f.status != 0 && f.status&(1<<t.Status) == 0,
