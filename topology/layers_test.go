@@ -32,7 +32,7 @@ var layers = []struct {
 			"workload", "adapters/msgid", "adapters/stexml", "schemas/fix"}},
 	{"decisions", "the engine and the stages' decisions, with no Kafka client: ste match runs them over a file",
 		[]string{"processors/matching", "processors/validation", "processors/offline", "processors/envelope",
-			"processors/changelog", "processors/stages", "processors/query"}},
+			"processors/changelog", "processors/stages", "processors/query/internal/index", "processors/query"}},
 	{"stores", "the table storages goka keeps the stages' tables in, and the ownership epochs they keep",
 		[]string{"processors/fence", "processors/memstore", "processors/diskstore"}},
 	{"topics", "Kafka through franz-go: topic specs, clients, copying, lag, reference data, delivery",

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/ste-utility/ste/processors/query/internal/index"
 )
 
 // Collector reports, at each scrape, what the match partitions' indexes
@@ -63,14 +65,26 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 			ch <- prometheus.MustNewConstMetric(c.past, prometheus.GaugeValue, float64(n), m)
 		}
 	}
-	counts, today := t.statusCounts(time.Now().UnixNano() / int64(24*time.Hour))
+	var counts [index.NStatus]int
+	var lifecycle [index.NLifecycle]int
+	today := 0
+	for _, x := range t.all() {
+		c, l, d := x.idx.Tally(time.Now().UnixNano() / int64(24*time.Hour))
+		for i := range c {
+			counts[i] += c[i]
+		}
+		for i := range l {
+			lifecycle[i] += l[i]
+		}
+		today += d
+	}
 	for i, n := range counts {
-		ch <- prometheus.MustNewConstMetric(c.trades, prometheus.GaugeValue, float64(n), tradeStatusNames[i])
+		ch <- prometheus.MustNewConstMetric(c.trades, prometheus.GaugeValue, float64(n), index.StatusNames[i])
 	}
 	ch <- prometheus.MustNewConstMetric(c.today, prometheus.GaugeValue, float64(today))
-	for i, n := range t.lifecycleCounts() {
-		if tradeLifecycle(i) != lifecycleNone {
-			ch <- prometheus.MustNewConstMetric(c.lifecycle, prometheus.GaugeValue, float64(n), tradeLifecycleNames[i])
+	for i, n := range lifecycle {
+		if index.LifecycleNames[i] != "" { // no lifecycle: not reported
+			ch <- prometheus.MustNewConstMetric(c.lifecycle, prometheus.GaugeValue, float64(n), index.LifecycleNames[i])
 		}
 	}
 }

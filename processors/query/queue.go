@@ -3,16 +3,10 @@ package query
 import (
 	"cmp"
 	"errors"
-	"hash/maphash"
 	"slices"
-	"strings"
-	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/RaduBerinde/btreemap"
-
-	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/query/internal/index"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/date"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -21,16 +15,17 @@ import (
 // The work queue (gateway.md v2 §4c): each participant's own trades, a
 // page at a time, by TradeDate then trade key, filtered by status,
 // lifecycle, what the participant owes and time to cutoff. Each match
-// partition keeps a queue index beside its other indexes: for each party,
-// its trades ordered by (TradeDate, trade key) in a B-tree, and for each
-// trade what a queue entry shows and the filters read — summarised from
-// the engine's view of the trade (matching.View, the same the trade view
-// of §4 is rendered from), so that an entry and the trade's view agree.
+// partition's index (internal/index) keeps, for each party, its trades' record
+// numbers ordered by (TradeDate, trade key), and in each trade's record
+// what a queue entry shows and the filters read — summarised from the
+// engine's view of the trade (matching.QueueFacts: what matching.View, the
+// same the trade view of §4 is rendered from, says), so that an entry and
+// the trade's view agree.
 //
 // Summarising a trade means decoding and evaluating it (tens of µs), too
 // much to add to every write of the match stage. So the storage's writes
 // only mark the trade dirty (Partition.Put: a map insert), and the trades
-// marked are summarised after a short delay (drainDelay), off the stage's
+// marked are summarised after a short delay (index.DrainDelay), off the stage's
 // path and once for all the writes of that delay — a trade's messages
 // arrive close together. A question drains what is still marked in the
 // partitions it reads before it answers, so an answer reflects every write
@@ -42,8 +37,8 @@ import (
 // QueueStatuses and QueueLifecycles are the values of the status and
 // lifecycle filters, as gateway.md §4 names them.
 var (
-	QueueStatuses   = []string{"INCOMPLETE", "MATCHED", "MISMATCHED"}
-	QueueLifecycles = []string{"NONE", "AFFIRMED", "AFFIRM_REJECTED", "CHANGE_PENDING", "CANCEL_PENDING", "CANCELLED"}
+	QueueStatuses   = index.Statuses
+	QueueLifecycles = index.Lifecycles
 )
 
 // MaxQueueLimit bounds a page of the work queue (gateway.md §4c).
@@ -122,328 +117,6 @@ type QueueFound struct {
 	Trade     QueueTrade
 }
 
-// drainDelay is how long after a write its trade is summarised (the
-// writes of that time summarised once); a question drains what is left.
-var drainDelay = 50 * time.Millisecond
-
-// Index states.
-const (
-	queueWaiting  = iota // not recovered yet: writes are not followed
-	queueBuilding        // recovered, the first summary of the table running
-	queueReady
-)
-
-// queueIndex is one match partition's work-queue index.
-type queueIndex struct {
-	store Store
-	tol   func() matching.Tolerances
-
-	mu        sync.Mutex          // dirty, scheduled, state, closed
-	dirty     map[uint64]mentions // the trades written since they were summarised
-	scheduled bool
-	state     int
-	following atomic.Bool // state is past queueWaiting: writes are marked
-	closed    bool
-
-	drainMu sync.Mutex // one drain at a time, so a question's drain follows every write before it
-
-	rw      sync.RWMutex // of and byParty
-	of      map[uint64]*queued
-	byParty map[string]*btreemap.BTreeMap[QueuePos, partyEntry]
-	intern  matching.Interner // the summaries' strings (under drainMu)
-}
-
-// partyEntry is a trade in a party's tree: its summary and the party's
-// place among its parties.
-type partyEntry struct {
-	q *queued
-	i uint8
-}
-
-// queued is what the index holds of a trade: never changed once made (a
-// new summary replaces it), so a question may keep it past the lock.
-type queued struct {
-	pos               QueuePos
-	ref, isin, side   string
-	broker, invMgr    string
-	market            string // the NOE in force's Market, "" without
-	status, lifecycle uint8
-	settled           bool // locked or cancelled: never at risk
-	cls               int32
-	failing           []int
-	parties           []queuedParty
-}
-
-// queuedParty is what one party sees of the trade in its queue.
-type queuedParty struct {
-	bic     string
-	owes    []QueueOwed
-	missing int32
-}
-
-func (q *queued) party(bic string) *queuedParty {
-	for i := range q.parties {
-		if q.parties[i].bic == bic {
-			return &q.parties[i]
-		}
-	}
-	return nil
-}
-
-func newQueueIndex(s Store, tol func() matching.Tolerances) *queueIndex {
-	return &queueIndex{store: s, tol: tol, dirty: map[uint64]mentions{}, of: map[uint64]*queued{},
-		byParty: map[string]*btreemap.BTreeMap[QueuePos, partyEntry]{}, intern: matching.Interner{}}
-}
-
-// mentions are who may be a party of a trade written (matching.Mentions),
-// by the hash of their BICs: a question drains the trades that mention
-// its party (or that its party was a party of), and leaves the others to
-// the delay. A hash collision only drains a trade early.
-type mentions struct {
-	any  bool // unknown (a value of an older layout, a rebuild): every question drains it
-	n    uint8
-	bics [4]uint64
-	more []uint64
-}
-
-var mentionSeed = maphash.MakeSeed()
-
-func (m *mentions) add(bic []byte) {
-	h := maphash.Bytes(mentionSeed, bic)
-	if m.has(h) {
-		return
-	}
-	if int(m.n) < len(m.bics) {
-		m.bics[m.n] = h
-		m.n++
-		return
-	}
-	m.more = append(m.more, h)
-}
-
-func (m *mentions) has(h uint64) bool {
-	return slices.Contains(m.bics[:m.n], h) || slices.Contains(m.more, h)
-}
-
-// mark notes a write of key (value nil: deleted): its trade is summarised
-// after drainDelay, or before a question of a party it mentions.
-func (x *queueIndex) mark(key uint64, value []byte) {
-	if !x.following.Load() {
-		return // the changelog's replay: the recovered table is read whole
-	}
-	// Deleted, or a tombstone: no party now; its old parties' questions
-	// drain it (drainFor).
-	var m mentions
-	if tomb, _, ok := matching.Header(value); value != nil && !(ok && tomb) {
-		if ok, err := matching.Mentions(value, m.add); !ok || err != nil {
-			m = mentions{any: true}
-		}
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.state == queueWaiting || x.closed {
-		return
-	}
-	x.dirty[key] = m
-	x.scheduleLocked(drainDelay)
-}
-
-func (x *queueIndex) scheduleLocked(after time.Duration) {
-	if x.scheduled || x.closed {
-		return
-	}
-	x.scheduled = true
-	time.AfterFunc(after, x.background)
-}
-
-// background drains, and again while writes keep coming.
-func (x *queueIndex) background() {
-	x.drain()
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.scheduled = false
-	if x.state == queueBuilding {
-		x.state = queueReady
-	}
-	if len(x.dirty) > 0 {
-		x.scheduleLocked(drainDelay)
-	}
-}
-
-// rebuild marks every trade of the recovered table and summarises them
-// (in the background: the partition answers once that has run).
-func (x *queueIndex) rebuild(keys []uint64) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	for _, k := range keys {
-		x.dirty[k] = mentions{any: true}
-	}
-	x.state = queueBuilding
-	x.following.Store(true)
-	x.scheduleLocked(0)
-}
-
-// close stops the index reading its store: nothing is summarised any more,
-// and it returns once a summary under way has finished (so that the store
-// may close: a closed disk table panics when read).
-func (x *queueIndex) close() {
-	x.mu.Lock()
-	x.closed = true
-	clear(x.dirty)
-	x.mu.Unlock()
-	// A drain under way finishes its batch first.
-	x.drainMu.Lock()
-	defer x.drainMu.Unlock()
-}
-
-func (x *queueIndex) isClosed() bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.closed
-}
-
-// ready says whether the partition answers questions (a closed one does
-// not: its store is gone).
-func (x *queueIndex) ready() bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	return x.state == queueReady && !x.closed
-}
-
-// drain summarises the trades marked and puts them in the index.
-func (x *queueIndex) drain() { x.drainFor("") }
-
-// drainFor summarises the trades marked that may concern party (every one
-// for ""): those that mention it, and those it was a party of.
-func (x *queueIndex) drainFor(party string) {
-	x.drainMu.Lock()
-	defer x.drainMu.Unlock()
-	x.mu.Lock()
-	if len(x.dirty) == 0 || x.closed {
-		x.mu.Unlock()
-		return
-	}
-	var keys []uint64
-	if party == "" {
-		keys = make([]uint64, 0, len(x.dirty))
-		for k := range x.dirty {
-			keys = append(keys, k)
-		}
-		clear(x.dirty)
-	} else {
-		h := maphash.String(mentionSeed, party)
-		x.rw.RLock()
-		for k, m := range x.dirty {
-			if m.any || m.has(h) || x.of[k] != nil && x.of[k].party(party) != nil {
-				keys = append(keys, k)
-			}
-		}
-		x.rw.RUnlock()
-		for _, k := range keys {
-			delete(x.dirty, k)
-		}
-	}
-	x.mu.Unlock()
-	if len(keys) == 0 {
-		return
-	}
-	var tol matching.Tolerances
-	if x.tol != nil {
-		tol = x.tol()
-	}
-	// Summarised in batches, each put in under one lock: questions read
-	// between them.
-	const batch = 256
-	sums := make([]*queued, 0, min(len(keys), batch))
-	for len(keys) > 0 && !x.isClosed() {
-		n := min(len(keys), batch)
-		sums = sums[:0]
-		for _, k := range keys[:n] {
-			sums = append(sums, x.summary(schemas.TradeKey(k), tol))
-		}
-		x.rw.Lock()
-		for i, k := range keys[:n] {
-			x.putLocked(k, sums[i])
-		}
-		x.rw.Unlock()
-		keys = keys[n:]
-	}
-}
-
-// summary reads key's trade from the store: nil when the table holds no
-// trade of it (deleted, a tombstone: purged trades are not listed) or its
-// value cannot be read. The facts are the engine's (matching.QueueFacts:
-// what the trade's view says, without building it).
-func (x *queueIndex) summary(key schemas.TradeKey, tol matching.Tolerances) *queued {
-	v, err := x.store.Get(key.String())
-	if err != nil || v == nil {
-		return nil
-	}
-	f, ok, err := matching.QueueFactsOf(v, tol, x.intern)
-	if err != nil || !ok {
-		return nil
-	}
-	return summarise(key, &f)
-}
-
-// summarise is what a queue shows of a trade, from its facts.
-func summarise(key schemas.TradeKey, f *matching.QueueFacts) *queued {
-	k := f.Key
-	d, err := date.Parse(k.TradeDate)
-	if err != nil {
-		return nil
-	}
-	st := slices.Index(QueueStatuses, strings.ToUpper(f.State))
-	lc := slices.Index(QueueLifecycles, f.Lifecycle)
-	if st < 0 || lc < 0 {
-		return nil
-	}
-	q := &queued{pos: QueuePos{Date: d, Key: key}, ref: k.TradeRef, isin: k.ISIN, side: k.Side, broker: k.Broker,
-		invMgr: k.InvMgr, status: uint8(st), lifecycle: uint8(lc), settled: f.Locked || f.Cancelled,
-		market: f.Market, cls: int32(f.CLSVersion), parties: make([]queuedParty, len(f.Parties))}
-	if q.status == 2 {
-		q.failing = f.Failing
-	}
-	for i, p := range f.Parties {
-		q.parties[i] = queuedParty{bic: p.BIC, missing: int32(p.Missing)}
-		for _, o := range p.Owes {
-			q.parties[i].owes = append(q.parties[i].owes, QueueOwed{MsgType: o.MsgType, Account: o.Account, Count: o.Count})
-		}
-	}
-	return q
-}
-
-// putLocked makes q key's summary (nil: none), moving it between the
-// parties' trees where its parties changed.
-func (x *queueIndex) putLocked(key uint64, q *queued) {
-	old := x.of[key]
-	if old != nil {
-		for _, p := range old.parties {
-			if q == nil || q.pos != old.pos || q.party(p.bic) == nil {
-				if t := x.byParty[p.bic]; t != nil {
-					t.Delete(old.pos)
-					if t.Len() == 0 {
-						delete(x.byParty, p.bic)
-					}
-				}
-			}
-		}
-	}
-	if q == nil {
-		delete(x.of, key)
-		return
-	}
-	x.of[key] = q
-	for i, p := range q.parties {
-		t := x.byParty[p.bic]
-		if t == nil {
-			t = btreemap.New[QueuePos, partyEntry](16, QueuePos.Compare)
-			x.byParty[p.bic] = t
-		}
-		t.ReplaceOrInsert(q.pos, partyEntry{q, uint8(i)})
-	}
-}
-
 // queueFilter is a question's filters, read once.
 type queueFilter struct {
 	party             string
@@ -498,79 +171,45 @@ func newQueueFilter(q QueueQuery, ref *refdata.Set) (*queueFilter, error) {
 	return f, nil
 }
 
-// cutoff is a trade's market (as markets.csv has it) and cutoff, read
+// cutoff is a market (as markets.csv has it) and its cutoff on day, read
 // once a question for each market and TradeDate.
-func (f *queueFilter) cutoff(q *queued) (string, time.Time) {
-	k := cutoffKey{q.market, q.pos.Date}
+func (f *queueFilter) cutoff(market string, day date.Date) (string, time.Time) {
+	k := cutoffKey{market, day}
 	c, ok := f.cutoffs[k]
 	if !ok {
-		c.market, c.at = f.ref.CutoffOf(q.market, q.pos.Date.String())
+		c.market, c.at = f.ref.CutoffOf(market, day.String())
 		f.cutoffs[k] = c
 	}
 	return c.market, c.at
 }
 
-func (f *queueFilter) atRiskOf(q *queued) bool {
-	if q.settled {
-		return false
-	}
-	_, at := f.cutoff(q)
-	return !f.now.Before(at.Add(-f.lead))
-}
-
-func (f *queueFilter) keeps(q *queued, p *queuedParty) bool {
+// keeps says whether a trade with these facts (its record's, for f's
+// party) passes f.
+func (f *queueFilter) keeps(t *index.Facts) bool {
 	switch {
-	case f.status != 0 && f.status&(1<<q.status) == 0,
-		f.lifecycle != 0 && f.lifecycle&(1<<q.lifecycle) == 0,
-		f.owes && len(p.owes) == 0,
-		f.atRisk && !f.atRiskOf(q):
+	case f.status != 0 && f.status&(1<<t.Status) == 0,
+		f.lifecycle != 0 && f.lifecycle&(1<<t.Lifecycle) == 0,
+		f.owes && !t.Owes:
 		return false
+	case f.atRisk:
+		_, at := f.cutoff(t.Market, t.Date)
+		return !t.Settled && !f.now.Before(at.Add(-f.lead))
 	}
 	return true
 }
 
-// render is q as f's party sees it in its queue.
-func (f *queueFilter) render(q *queued) QueueTrade {
-	p := q.party(f.party)
-	market, at := f.cutoff(q)
-	t := QueueTrade{TradeKey: q.pos.Key.String(), TradeRef: q.ref, TradeDate: q.pos.Date.String(), ISIN: q.isin, Side: q.side,
-		Broker: q.broker, InvMgr: q.invMgr, Status: QueueStatuses[q.status], Lifecycle: QueueLifecycles[q.lifecycle],
-		CLSVersion: int(q.cls), FailingCriteria: slices.Clone(q.failing), Owes: slices.Clone(p.owes), MissingCount: int(p.missing),
-		Market: market, Cutoff: at.UTC().Format(time.RFC3339), AtRisk: !q.settled && !f.now.Before(at.Add(-f.lead)),
+// render is e as f's party sees it in its queue.
+func (f *queueFilter) render(e *index.Entry) QueueTrade {
+	market, at := f.cutoff(e.Market, e.Date)
+	t := QueueTrade{TradeKey: e.Key.String(), TradeRef: e.Ref, TradeDate: e.Date.String(), ISIN: e.ISIN, Side: e.Side,
+		Broker: e.Broker, InvMgr: e.InvMgr, Status: QueueStatuses[e.Status], Lifecycle: QueueLifecycles[e.Lifecycle],
+		CLSVersion: e.CLSVersion, FailingCriteria: e.Failing, Owes: make([]QueueOwed, len(e.Owes)), MissingCount: e.Missing,
+		Market: market, Cutoff: at.UTC().Format(time.RFC3339), AtRisk: !e.Settled && !f.now.Before(at.Add(-f.lead)),
 		PastCutoff: f.now.After(at)}
-	if t.FailingCriteria == nil {
-		t.FailingCriteria = []int{}
-	}
-	if t.Owes == nil {
-		t.Owes = []QueueOwed{}
+	for i, o := range e.Owes {
+		t.Owes[i] = QueueOwed{MsgType: o.MsgType, Account: o.Account, Count: o.Count}
 	}
 	return t
-}
-
-// page is the first limit trades of f's party after `after` that pass f,
-// in order.
-func (x *queueIndex) page(f *queueFilter, after *QueuePos, limit int) []*queued {
-	x.rw.RLock()
-	defer x.rw.RUnlock()
-	t := x.byParty[f.party]
-	if t == nil {
-		return nil
-	}
-	lo, hi := btreemap.Min[QueuePos](), btreemap.Max[QueuePos]()
-	if f.hasDay {
-		lo, hi = btreemap.GE(QueuePos{Date: f.day}), btreemap.LT(QueuePos{Date: f.day + 1})
-	}
-	if after != nil && (!f.hasDay || after.Compare(QueuePos{Date: f.day}) >= 0) {
-		lo = btreemap.GT(*after)
-	}
-	var out []*queued
-	t.AscendFunc(lo, hi, func(_ QueuePos, e partyEntry) bool {
-		if f.keeps(e.q, &e.q.parties[e.i]) {
-			out = append(out, e.q)
-		}
-		return len(out) < limit
-	})
-	return out
 }
 
 // Queue answers a participant's work queue question from the owned
@@ -590,28 +229,30 @@ func (t *Tables) Queue(q QueueQuery, partitions []int32) ([]QueueFound, error) {
 	for _, p := range partitions {
 		// A partition owned whose table is not open yet (a rebalance) is
 		// as one recovering: its trades cannot be listed.
-		if x, ok := parts[p]; !ok || !x.queue.ready() {
+		if x, ok := parts[p]; !ok || !x.idx.Ready() {
 			return nil, ErrRecovering
 		}
 	}
+	var day *date.Date
+	if f.hasDay {
+		day = &f.day
+	}
 	type hit struct {
 		p int32
-		q *queued
+		e *index.Entry
 	}
 	var hits []hit
 	for p, x := range parts {
-		x.queue.drainFor(q.Party)
-		for _, qd := range x.queue.page(f, q.After, q.Limit) {
-			hits = append(hits, hit{p, qd})
+		x.idx.DrainFor(q.Party)
+		es := x.idx.Page(q.Party, day, (*index.Pos)(q.After), f.keeps, q.Limit)
+		for i := range es {
+			hits = append(hits, hit{p, &es[i]})
 		}
 	}
-	slices.SortFunc(hits, func(a, b hit) int { return a.q.pos.Compare(b.q.pos) })
-	if len(hits) > q.Limit {
-		hits = hits[:q.Limit]
-	}
-	out := make([]QueueFound, len(hits))
-	for i, h := range hits {
-		out[i] = QueueFound{Partition: h.p, Trade: f.render(h.q)}
+	slices.SortFunc(hits, func(a, b hit) int { return a.e.Pos().Compare(b.e.Pos()) })
+	out := make([]QueueFound, min(len(hits), q.Limit))
+	for i := range out {
+		out[i] = QueueFound{Partition: hits[i].p, Trade: f.render(hits[i].e)}
 	}
 	return out, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/memstore"
+	"github.com/ste-utility/ste/processors/query/internal/index"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/date"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -162,7 +163,7 @@ func (f *queueFixture) waitReady(t testing.TB) {
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(time.Millisecond) {
 		ready := true
 		for _, x := range f.tables.parts {
-			ready = ready && x.queue.ready()
+			ready = ready && x.idx.Ready()
 		}
 		if ready {
 			return
@@ -367,9 +368,9 @@ func TestQueueAgreesWithTheViews(t *testing.T) {
 // its partitions still have to summarise), whatever the delay: a new trade,
 // a trade whose parties change, a trade deleted, a tombstone.
 func TestQueueFollowsTheTable(t *testing.T) {
-	old := drainDelay
-	drainDelay = time.Hour // only questions drain
-	defer func() { drainDelay = old }()
+	old := index.DrainDelay
+	index.DrainDelay = time.Hour // only questions drain
+	defer func() { index.DrainDelay = old }()
 	f := newQueueFixture(t, 40, 2)
 	f.recover(t)
 	now := time.Now()
@@ -399,13 +400,13 @@ func TestQueueFollowsTheTable(t *testing.T) {
 	v0 := f.book.Trade(k0).View()
 	val0, _ := f.book.Trade(k0).MarshalBinary()
 	f.stores[f.partOf(k0)].Set(k0.String(), val0)
-	x0 := f.tables.parts[f.partOf(k0)].queue
+	x0 := f.tables.parts[f.partOf(k0)].idx
 	q("NOTAPARTYXXX")
-	if _, dirty := x0.dirty[uint64(k0)]; !dirty {
+	if x0.Stats().Pending != 1 { // the one trade written since the last question
 		t.Fatal("a question of a participant the trade does not mention summarised it")
 	}
 	q(v0.Keys[0].InvMgr)
-	if _, dirty := x0.dirty[uint64(k0)]; dirty {
+	if x0.Stats().Pending != 0 {
 		t.Fatal("a question of its InvMgr did not summarise it")
 	}
 	// Deleted, and purged to a tombstone.
@@ -445,7 +446,7 @@ func TestQueueRecoveringAndForm(t *testing.T) {
 		t.Fatalf("before recovery: %v", err)
 	}
 	for _, x := range f.tables.parts {
-		if len(x.queue.dirty) != 0 {
+		if x.idx.Stats().Pending != 0 {
 			t.Fatal("writes before recovery were followed")
 		}
 	}
@@ -623,9 +624,9 @@ func (s *closingStore) Get(key string) ([]byte, error) {
 // closes) waits for a summary under way and stops every later one: the
 // store is never read once closed, though writes were marked.
 func TestQueueStopsReadingAClosedStore(t *testing.T) {
-	old := drainDelay
-	drainDelay = time.Millisecond
-	defer func() { drainDelay = old }()
+	old := index.DrainDelay
+	index.DrainDelay = time.Millisecond
+	defer func() { index.DrainDelay = old }()
 	f := newQueueFixture(t, 60, 1)
 	var tables Tables
 	tables.Serve(Config{Refdata: refdata.Default})

@@ -2,10 +2,10 @@
 // the trades of a TradeRef (through each partition's TradeRef index), the
 // unmatched trades by cutoff (the at-risk index) and the trades by status,
 // for the instance's lookup listener, /metrics and, through them, the
-// console and the gateway. Its indexes are fed by the match table's storage
-// (every value stored passes through a Partition: the stage's writes and the
-// changelog's replay alike) and its answers are types of its own. It links
-// no Kafka client.
+// console and the gateway. Its indexes (internal/index: one compact record a
+// trade) are fed by the match table's storage (every value stored passes
+// through a Partition: the stage's writes and the changelog's replay alike)
+// and its answers are types of its own. It links no Kafka client.
 package query
 
 import (
@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/processors/query/internal/index"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
 )
@@ -74,9 +75,7 @@ type Iterator interface {
 // indexes, fed with every value the store takes.
 type Partition struct {
 	store Store
-	refs  *refIndex
-	risk  *riskIndex
-	queue *queueIndex
+	idx   *index.Index // every trade's facts: status, at-risk group, TradeRefs, queue
 	log   *slog.Logger
 }
 
@@ -107,7 +106,7 @@ func (t *Tables) Open(p int32, s Store) *Partition {
 		}
 		return nil
 	}
-	x := &Partition{store: s, refs: newRefIndex(), risk: newRiskIndex(), queue: newQueueIndex(s, tol), log: slog.Default()}
+	x := &Partition{store: s, idx: index.New(s, tol), log: slog.Default()}
 	if c := t.cfg.Load(); c != nil {
 		x.log = c.Logger
 	}
@@ -117,7 +116,7 @@ func (t *Tables) Open(p int32, s Store) *Partition {
 		t.parts = map[int32]*Partition{}
 	}
 	if old := t.parts[p]; old != nil {
-		old.queue.close()
+		old.idx.Close()
 	}
 	t.parts[p] = x
 	return x
@@ -132,7 +131,7 @@ func (t *Tables) Keep(keep []int32) {
 	defer t.mu.Unlock()
 	for p, x := range t.parts {
 		if !slices.Contains(keep, p) {
-			x.queue.close()
+			x.idx.Close()
 			delete(t.parts, p)
 		}
 	}
@@ -145,9 +144,7 @@ func (x *Partition) Put(key string, value []byte) {
 	if !ok {
 		return
 	}
-	x.risk.update(uint64(k), value)
-	x.refs.put(uint64(k), value)
-	x.queue.mark(uint64(k), value)
+	x.idx.Put(uint64(k), value)
 }
 
 func (x *Partition) Delete(key string) {
@@ -155,15 +152,13 @@ func (x *Partition) Delete(key string) {
 	if !ok {
 		return
 	}
-	x.risk.remove(uint64(k))
-	x.refs.delete(uint64(k))
-	x.queue.mark(uint64(k), nil)
+	x.idx.Delete(uint64(k))
 }
 
 // Close stops what reads the partition's store off the stage's goroutine
 // (the work-queue index's summaries), waiting for a read under way: its
 // storage calls it before the store closes.
-func (x *Partition) Close() { x.queue.close() }
+func (x *Partition) Close() { x.idx.Close() }
 
 // Loaded indexes for the at-risk and status counts the values a store
 // resumed from disk holds when it opens (they are not replayed).
@@ -174,7 +169,7 @@ func (x *Partition) Loaded(it Iterator) error {
 			continue
 		}
 		if v, err := it.Value(); err == nil && v != nil {
-			x.risk.update(uint64(k), v)
+			x.idx.Put(uint64(k), v)
 		}
 	}
 	return it.Err()
@@ -185,11 +180,9 @@ func (x *Partition) Loaded(it Iterator) error {
 // replay, which the table now holds. Until then a lookup of the
 // partition's TradeRefs or queues says it is recovering rather than
 // answering from part of the table. The queue index is summarised in the
-// background (queue.go), and says it is recovering until that has run.
+// background (internal/index), and says it is recovering until that has run.
 func (x *Partition) Recovered(it Iterator) error {
-	var keys []uint64
-	x.refs.rebuild(it, x.log, func(k uint64) { keys = append(keys, k) })
-	x.queue.rebuild(keys)
+	x.idx.Recovered(it, x.log)
 	return nil
 }
 
@@ -300,7 +293,7 @@ func (t *Tables) FindRef(q RefQuery, partitions []int32) (out []Found, more bool
 		return nil, false, err
 	}
 	for p, x := range parts {
-		keys, ready := x.refs.keys(q.Ref)
+		keys, ready := x.idx.Keys(q.Ref)
 		if !ready {
 			return nil, false, ErrRecovering
 		}

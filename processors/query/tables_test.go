@@ -228,9 +228,9 @@ func TestFindRefThroughIndex(t *testing.T) {
 	if len(byOther) != 2 { // in its own partition and in p
 		t.Fatalf("a trade written: %d found by its ref", len(byOther))
 	}
-	x := f.tables.parts[p].refs
-	if len(x.refOf) != 1 || len(x.byRef) != 1 {
-		t.Fatalf("partition %d's index holds %d keys under %d refs, want 1 and 1", p, len(x.refOf), len(x.byRef))
+	x := f.tables.parts[p].idx
+	if st := x.Stats(); st.Refs != 1 || st.RefHashes != 1 {
+		t.Fatalf("partition %d's index holds %d keys under %d refs, want 1 and 1", p, st.Refs, st.RefHashes)
 	}
 }
 
@@ -261,7 +261,7 @@ func TestRefIndexRewrites(t *testing.T) {
 	a, b := f.keys[0], f.keys[1]
 	refA, refB := f.views[a].Keys[0].TradeRef, f.views[b].Keys[0].TradeRef
 	st := f.stores[0]
-	x := f.tables.parts[0].refs
+	x := f.tables.parts[0].idx
 	count := func(ref string) int {
 		found, _, err := f.tables.FindRef(RefQuery{Ref: ref}, []int32{0})
 		if err != nil {
@@ -273,47 +273,22 @@ func TestRefIndexRewrites(t *testing.T) {
 		if err := st.Set(a.String(), f.values[a]); err != nil {
 			t.Fatal(err)
 		}
-		if count(refA) != 1 || len(x.refOf) != 1 || len(x.byRef) != 1 {
-			t.Fatalf("rewritten alike: %d found, %d keys under %d refs", count(refA), len(x.refOf), len(x.byRef))
+		if st := x.Stats(); count(refA) != 1 || st.Refs != 1 || st.RefHashes != 1 {
+			t.Fatalf("rewritten alike: %d found, %d keys under %d refs", count(refA), st.Refs, st.RefHashes)
 		}
 	}
 	// Key a now holds a value with b's refs (the index keys by the store's key).
 	if err := st.Set(a.String(), f.values[b]); err != nil {
 		t.Fatal(err)
 	}
-	if ks, _ := x.keys(refA); len(ks) != 0 {
+	if ks, _ := x.Keys(refA); len(ks) != 0 {
 		t.Fatalf("the old ref still finds %v", ks)
 	}
-	if ks, _ := x.keys(refB); len(ks) != 1 || ks[0] != a {
+	if ks, _ := x.Keys(refB); len(ks) != 1 || ks[0] != a {
 		t.Fatalf("the new ref finds %v, want [%s]", ks, a)
 	}
-	if len(x.refOf) != 1 || len(x.byRef) != 1 {
-		t.Fatalf("%d keys under %d refs, want 1 and 1", len(x.refOf), len(x.byRef))
-	}
-}
-
-func TestSet64Equal(t *testing.T) {
-	mk := func(vs ...uint64) set64 {
-		s := set64{one: vs[0]}
-		for _, v := range vs[1:] {
-			s = s.add(v)
-		}
-		return s
-	}
-	for _, c := range []struct {
-		a, b []uint64
-		want bool
-	}{
-		{[]uint64{1}, []uint64{1}, true},
-		{[]uint64{1}, []uint64{2}, false},
-		{[]uint64{1, 2}, []uint64{2, 1}, true},
-		{[]uint64{1, 2}, []uint64{1}, false},
-		{[]uint64{1, 2, 3}, []uint64{3, 1, 2}, true},
-		{[]uint64{1, 2, 3}, []uint64{1, 2, 4}, false},
-	} {
-		if got := mk(c.a...).equal(mk(c.b...)); got != c.want {
-			t.Errorf("%v equal %v: %v", c.a, c.b, got)
-		}
+	if st := x.Stats(); st.Refs != 1 || st.RefHashes != 1 {
+		t.Fatalf("%d keys under %d refs, want 1 and 1", st.Refs, st.RefHashes)
 	}
 }
 

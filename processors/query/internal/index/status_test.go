@@ -1,4 +1,4 @@
-package query
+package index
 
 import (
 	"fmt"
@@ -29,26 +29,26 @@ func TestStatusIndexCountsWhatTheTableHolds(t *testing.T) {
 	cancelledCLS := val(matching.Trade{Key: 5, Version: 2, Live: false})
 	tomb := matching.MarshalTombstone(6, matching.Tombstone{PurgedAt: now.UnixNano()})
 
-	x := newRiskIndex()
+	x := newRecords()
 	const a, b, c, d, e, f, g = 1, 2, 3, 4, 5, 6, 7
 	for k, v := range map[uint64][]byte{a: matched, b: matchedYesterday, c: mismatched, d: waiting, e: cancelledCLS, f: tomb, g: []byte("junk")} {
-		x.update(k, v)
+		x.put(k, v)
 	}
-	day := now.UnixNano() / int64(24*time.Hour)
-	want := [nStatus]int{statusMatched: 2, statusMismatched: 1, statusIncomplete: 2, statusExpired: 1}
+	day := int32(now.UnixNano() / int64(24*time.Hour))
+	want := [NStatus]int{statusMatched: 2, statusMismatched: 1, statusIncomplete: 2, statusExpired: 1}
 	if x.status.counts != want || x.status.byDay[day] != 1 {
 		t.Fatalf("counts %v, matched today %d; want %v and 1", x.status.counts, x.status.byDay[day], want)
 	}
 	// A trade moves between statuses as its value is rewritten, and leaves
 	// when deleted.
-	x.update(c, matched)
-	x.update(a, tomb)
-	x.update(b, matchedYesterday) // unchanged
+	x.put(c, matched)
+	x.put(a, tomb)
+	x.put(b, matchedYesterday) // unchanged
 	x.remove(f)
 	x.remove(99) // nothing
-	want = [nStatus]int{statusMatched: 2, statusMismatched: 0, statusIncomplete: 2, statusExpired: 1}
-	if x.status.counts != want || x.status.byDay[day] != 1 || len(x.of) != 5 {
-		t.Fatalf("after rewrites: counts %v, today %d, held %d; want %v, 1, 5", x.status.counts, x.status.byDay[day], len(x.of), want)
+	want = [NStatus]int{statusMatched: 2, statusMismatched: 0, statusIncomplete: 2, statusExpired: 1}
+	if x.status.counts != want || x.status.byDay[day] != 1 || x.n != 5 {
+		t.Fatalf("after rewrites: counts %v, today %d, held %d; want %v, 1, 5", x.status.counts, x.status.byDay[day], x.n, want)
 	}
 }
 
@@ -68,23 +68,23 @@ func TestStatusIndexCountsLifecycle(t *testing.T) {
 	pending := val(matching.Trade{Key: 2, Version: 1, Live: true, Last: matching.LastStatus{Status: schemas.ChangePending}})
 	cancelled := val(matching.Trade{Key: 3, Version: 1, Cancelled: true, Last: matching.LastStatus{Status: schemas.Cancelled}})
 	matched := val(matching.Trade{Key: 4, Version: 1, Live: true, Last: matching.LastStatus{Status: schemas.Matched}})
-	x := newRiskIndex()
+	x := newRecords()
 	for k, v := range map[uint64][]byte{1: affirmed, 2: pending, 3: cancelled, 4: matched} {
-		x.update(k, v)
+		x.put(k, v)
 	}
-	want := [nLifecycle]int{lifecycleNone: 1, lifecycleAffirmed: 1, lifecycleChangePending: 1, lifecycleCancelled: 1}
+	want := [NLifecycle]int{lifecycleNone: 1, lifecycleAffirmed: 1, lifecycleChangePending: 1, lifecycleCancelled: 1}
 	if x.status.lifecycle != want || x.status.counts[statusMatched] != 3 || x.status.counts[statusIncomplete] != 1 {
 		t.Fatalf("lifecycle %v, counts %v; want %v, 3 matched, 1 incomplete", x.status.lifecycle, x.status.counts, want)
 	}
-	x.update(2, affirmed)
+	x.put(2, affirmed)
 	x.remove(3)
-	want = [nLifecycle]int{lifecycleNone: 1, lifecycleAffirmed: 2}
+	want = [NLifecycle]int{lifecycleNone: 1, lifecycleAffirmed: 2}
 	if x.status.lifecycle != want {
 		t.Fatalf("after a rewrite and a delete: %v, want %v", x.status.lifecycle, want)
 	}
 }
 
-// One map holds a trade's at-risk group and its status: a trade moves
+// One record holds a trade's at-risk group and its status: a trade moves
 // between groups, leaves them when matched, and its status follows, each
 // write counted once; a delete takes both out.
 func TestRiskIndexFollowsATrade(t *testing.T) {
@@ -100,35 +100,35 @@ func TestRiskIndexFollowsATrade(t *testing.T) {
 	noe := func(market string) []matching.Entry {
 		return []matching.Entry{{Type: schemas.NOE, Function: schemas.NEW, Sender: "BRKRSGSGXXX", MsgId: "M1", Market: market}}
 	}
-	x := newRiskIndex()
-	check := func(step string, groups map[string]int, st [nStatus]int) {
+	x := newRecords()
+	check := func(step string, groups map[string]int, st [NStatus]int) {
 		t.Helper()
 		got := map[string]int{}
-		for g, keys := range x.groups {
-			got[g.market] += len(keys)
+		for g, n := range x.groups {
+			got[x.names[g.market]] += n
 		}
 		if fmt.Sprint(got) != fmt.Sprint(groups) || x.status.counts != st {
 			t.Fatalf("%s: groups %v, status %v; want %v and %v", step, got, x.status.counts, groups, st)
 		}
 	}
-	x.update(42, val(matching.Trade{Entries: noe("XSES")}))
-	x.update(42, val(matching.Trade{Entries: noe("XSES")}))
-	check("open in XSES, written twice", map[string]int{"XSES": 1}, [nStatus]int{statusIncomplete: 1})
-	x.update(42, val(matching.Trade{Entries: noe("XHKG")}))
-	check("moved to XHKG", map[string]int{"XHKG": 1}, [nStatus]int{statusIncomplete: 1})
-	x.update(42, val(matching.Trade{Entries: noe("XHKG"), Version: 1, Live: true}))
-	check("matched", map[string]int{}, [nStatus]int{statusMatched: 1})
-	x.update(42, val(matching.Trade{Entries: noe("XHKG"), Version: 2}))
-	check("CLS cancelled: open again", map[string]int{"XHKG": 1}, [nStatus]int{statusIncomplete: 1})
-	x.update(42, []byte("junk"))
-	check("unreadable", map[string]int{}, [nStatus]int{})
-	if len(x.of) != 0 {
-		t.Fatalf("an unreadable value left %d entries", len(x.of))
+	x.put(42, val(matching.Trade{Entries: noe("XSES")}))
+	x.put(42, val(matching.Trade{Entries: noe("XSES")}))
+	check("open in XSES, written twice", map[string]int{"XSES": 1}, [NStatus]int{statusIncomplete: 1})
+	x.put(42, val(matching.Trade{Entries: noe("XHKG")}))
+	check("moved to XHKG", map[string]int{"XHKG": 1}, [NStatus]int{statusIncomplete: 1})
+	x.put(42, val(matching.Trade{Entries: noe("XHKG"), Version: 1, Live: true}))
+	check("matched", map[string]int{}, [NStatus]int{statusMatched: 1})
+	x.put(42, val(matching.Trade{Entries: noe("XHKG"), Version: 2}))
+	check("CLS cancelled: open again", map[string]int{"XHKG": 1}, [NStatus]int{statusIncomplete: 1})
+	x.put(42, []byte("junk"))
+	check("unreadable", map[string]int{}, [NStatus]int{})
+	if x.n != 0 {
+		t.Fatalf("an unreadable value left %d entries", x.n)
 	}
-	x.update(42, val(matching.Trade{Entries: noe("XSES")}))
+	x.put(42, val(matching.Trade{Entries: noe("XSES")}))
 	x.remove(42)
-	check("deleted", map[string]int{}, [nStatus]int{})
-	if len(x.of) != 0 || len(x.groups) != 0 {
-		t.Fatalf("after the delete: %d entries, %d groups", len(x.of), len(x.groups))
+	check("deleted", map[string]int{}, [NStatus]int{})
+	if x.n != 0 || len(x.groups) != 0 || len(x.free) != int(x.used) {
+		t.Fatalf("after the delete: %d entries, %d groups, %d of %d records free", x.n, len(x.groups), len(x.free), x.used)
 	}
 }

@@ -1,4 +1,4 @@
-package query
+package index
 
 import (
 	"time"
@@ -26,10 +26,10 @@ const (
 	statusMatched
 	statusMismatched
 	statusExpired
-	nStatus
+	NStatus
 )
 
-var tradeStatusNames = [nStatus]string{"incomplete", "matched", "mismatched", "expired"}
+var StatusNames = [NStatus]string{"incomplete", "matched", "mismatched", "expired"}
 
 // tradeLifecycle is where a held trade stands after the match (contract
 // version 3, messages.md §5a): the version 3 value of its last STATUS —
@@ -44,10 +44,10 @@ const (
 	lifecycleChangePending
 	lifecycleCancelPending
 	lifecycleCancelled
-	nLifecycle
+	NLifecycle
 )
 
-var tradeLifecycleNames = [nLifecycle]string{"", "affirmed", "affirm_rejected", "change_pending", "cancel_pending", "cancelled"}
+var LifecycleNames = [NLifecycle]string{"", "affirmed", "affirm_rejected", "change_pending", "cancel_pending", "cancelled"}
 
 func lifecycleOf(s schemas.Status) tradeLifecycle {
 	switch s {
@@ -68,15 +68,15 @@ func lifecycleOf(s schemas.Status) tradeLifecycle {
 type statusEntry struct {
 	st  tradeStatus
 	lc  tradeLifecycle
-	day int64 // matched: UTC day (Unix days) of the newest message
+	day int32 // matched: UTC day (Unix days) of the newest message
 }
 
-// statusTally is one partition's trades by status (kept by its riskIndex,
-// whose one map holds each trade's status beside its at-risk group).
+// statusTally is one partition's trades by status (kept by its index,
+// whose record of a trade holds its status beside its at-risk group).
 type statusTally struct {
-	counts    [nStatus]int
-	lifecycle [nLifecycle]int
-	byDay     map[int64]int // matched trades by day
+	counts    [NStatus]int
+	lifecycle [NLifecycle]int
+	byDay     map[int32]int // matched trades by day
 }
 
 func (x *statusTally) add(e statusEntry) {
@@ -114,35 +114,9 @@ func classify(value []byte) (statusEntry, bool) {
 	lc := lifecycleOf(status)
 	switch {
 	case live:
-		return statusEntry{st: statusMatched, lc: lc, day: newest / int64(24*time.Hour)}, true
+		return statusEntry{st: statusMatched, lc: lc, day: int32(newest / int64(24*time.Hour))}, true
 	case status == schemas.Mismatched:
 		return statusEntry{st: statusMismatched}, true
 	}
 	return statusEntry{st: statusIncomplete, lc: lc}, true
-}
-
-// lifecycleCounts sums the open partitions' trades by lifecycle value.
-func (t *Tables) lifecycleCounts() (counts [nLifecycle]int) {
-	for _, x := range t.all() {
-		x.risk.mu.Lock()
-		for i, n := range x.risk.status.lifecycle {
-			counts[i] += n
-		}
-		x.risk.mu.Unlock()
-	}
-	return counts
-}
-
-// statusCounts sums the open partitions: trades by status, and the
-// matched trades of day (Unix days, UTC).
-func (t *Tables) statusCounts(day int64) (counts [nStatus]int, matchedDay int) {
-	for _, x := range t.all() {
-		x.risk.mu.Lock()
-		for i, n := range x.risk.status.counts {
-			counts[i] += n
-		}
-		matchedDay += x.risk.status.byDay[day]
-		x.risk.mu.Unlock()
-	}
-	return counts, matchedDay
 }

@@ -1,0 +1,287 @@
+package index
+
+import (
+	"hash/maphash"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/date"
+)
+
+// DrainDelay is how long after a write its trade is summarised (the
+// writes of that time summarised once); a question drains what is left.
+var DrainDelay = 50 * time.Millisecond
+
+// Index states.
+const (
+	queueWaiting  = iota // not recovered yet: writes are not followed
+	queueBuilding        // recovered, the first summary of the table running
+	queueReady
+)
+
+// drainer is one match partition's work-queue index: the trades to
+// summarise, and the summaries' facts in the partition's index.
+type drainer struct {
+	store Store
+	tol   func() matching.Tolerances
+	idx   *records
+
+	mu        sync.Mutex          // dirty, scheduled, state, closed
+	dirty     map[uint64]mentions // the trades written since they were summarised
+	scheduled bool
+	state     int
+	following atomic.Bool // state is past queueWaiting: writes are marked
+	closed    bool
+
+	drainMu sync.Mutex // one drain at a time, so a question's drain follows every write before it
+}
+
+// queued is a trade's summary: what a queue shows of it, which the index
+// keeps in the trade's record (records.setQueuedLocked).
+type queued struct {
+	pos               Pos
+	ref, isin, side   string
+	broker, invMgr    string
+	market            string // the NOE in force's Market, "" without
+	status, lifecycle uint8
+	settled           bool // locked or cancelled: never at risk
+	cls               int32
+	failing           []int
+	parties           []queuedParty
+}
+
+// queuedParty is what one party sees of the trade in its queue.
+type queuedParty struct {
+	bic     string
+	owes    []Owed
+	missing int32
+}
+
+func newDrainer(s Store, tol func() matching.Tolerances, idx *records) *drainer {
+	return &drainer{store: s, tol: tol, idx: idx, dirty: map[uint64]mentions{}}
+}
+
+// mentions are who may be a party of a trade written (matching.Mentions),
+// by the hash of their BICs: a question drains the trades that mention
+// its party (or that its party was a party of), and leaves the others to
+// the delay. A hash collision only drains a trade early.
+type mentions struct {
+	any  bool // unknown (a value of an older layout, a rebuild): every question drains it
+	n    uint8
+	bics [4]uint64
+	more []uint64
+}
+
+var mentionSeed = maphash.MakeSeed()
+
+func (m *mentions) add(bic []byte) {
+	h := maphash.Bytes(mentionSeed, bic)
+	if m.has(h) {
+		return
+	}
+	if int(m.n) < len(m.bics) {
+		m.bics[m.n] = h
+		m.n++
+		return
+	}
+	m.more = append(m.more, h)
+}
+
+func (m *mentions) has(h uint64) bool {
+	return slices.Contains(m.bics[:m.n], h) || slices.Contains(m.more, h)
+}
+
+// mark notes a write of key (value nil: deleted): its trade is summarised
+// after DrainDelay, or before a question of a party it mentions.
+func (x *drainer) mark(key uint64, value []byte) {
+	if !x.following.Load() {
+		return // the changelog's replay: the recovered table is read whole
+	}
+	// Deleted, or a tombstone: no party now; its old parties' questions
+	// drain it (drainFor).
+	var m mentions
+	if tomb, _, ok := matching.Header(value); value != nil && !(ok && tomb) {
+		if ok, err := matching.Mentions(value, m.add); !ok || err != nil {
+			m = mentions{any: true}
+		}
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.state == queueWaiting || x.closed {
+		return
+	}
+	x.dirty[key] = m
+	x.scheduleLocked(DrainDelay)
+}
+
+func (x *drainer) scheduleLocked(after time.Duration) {
+	if x.scheduled || x.closed {
+		return
+	}
+	x.scheduled = true
+	time.AfterFunc(after, x.background)
+}
+
+// background drains, and again while writes keep coming.
+func (x *drainer) background() {
+	x.drain()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.scheduled = false
+	if x.state == queueBuilding {
+		x.state = queueReady
+	}
+	if len(x.dirty) > 0 {
+		x.scheduleLocked(DrainDelay)
+	}
+}
+
+// rebuild marks every trade of the recovered table and summarises them
+// (in the background: the partition answers once that has run).
+func (x *drainer) rebuild(keys []uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for _, k := range keys {
+		x.dirty[k] = mentions{any: true}
+	}
+	x.state = queueBuilding
+	x.following.Store(true)
+	x.scheduleLocked(0)
+}
+
+// close stops the index reading its store: nothing is summarised any more,
+// and it returns once a summary under way has finished (so that the store
+// may close: a closed disk table panics when read).
+func (x *drainer) close() {
+	x.mu.Lock()
+	x.closed = true
+	x.dirty = map[uint64]mentions{}
+	x.mu.Unlock()
+	// A drain under way finishes its batch first.
+	x.drainMu.Lock()
+	defer x.drainMu.Unlock()
+}
+
+func (x *drainer) isClosed() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.closed
+}
+
+// ready says whether the partition answers questions (a closed one does
+// not: its store is gone).
+func (x *drainer) ready() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.state == queueReady && !x.closed
+}
+
+// drain summarises the trades marked and puts them in the index.
+func (x *drainer) drain() { x.drainFor("") }
+
+// drainFor summarises the trades marked that may concern party (every one
+// for ""): those that mention it, and those it was a party of.
+func (x *drainer) drainFor(party string) {
+	x.drainMu.Lock()
+	defer x.drainMu.Unlock()
+	x.mu.Lock()
+	if len(x.dirty) == 0 || x.closed {
+		x.mu.Unlock()
+		return
+	}
+	var keys []uint64
+	if party == "" {
+		keys = make([]uint64, 0, len(x.dirty))
+		for k := range x.dirty {
+			keys = append(keys, k)
+		}
+		// A new map: a map keeps the memory of the most it held (every
+		// trade, after a rebuild), and this one is mostly empty.
+		x.dirty = map[uint64]mentions{}
+	} else {
+		h := maphash.String(mentionSeed, party)
+		for k, m := range x.dirty {
+			if m.any || m.has(h) || x.idx.isParty(k, party) {
+				keys = append(keys, k)
+			}
+		}
+		for _, k := range keys {
+			delete(x.dirty, k)
+		}
+		if len(x.dirty) == 0 {
+			x.dirty = map[uint64]mentions{}
+		}
+	}
+	x.mu.Unlock()
+	if len(keys) == 0 {
+		return
+	}
+	var tol matching.Tolerances
+	if x.tol != nil {
+		tol = x.tol()
+	}
+	// Summarised in batches, each put in under one lock: questions read
+	// between them.
+	const batch = 256
+	sums := make([]*queued, 0, min(len(keys), batch))
+	for len(keys) > 0 && !x.isClosed() {
+		n := min(len(keys), batch)
+		sums = sums[:0]
+		// A batch's strings shared while it is summarised, none kept after:
+		// the index keeps names by number.
+		it := matching.Interner{}
+		for _, k := range keys[:n] {
+			sums = append(sums, x.summary(schemas.TradeKey(k), tol, it))
+		}
+		x.idx.putQueued(keys[:n], sums)
+		keys = keys[n:]
+	}
+}
+
+// summary reads key's trade from the store: nil when the table holds no
+// trade of it (deleted, a tombstone: purged trades are not listed) or its
+// value cannot be read. The facts are the engine's (matching.QueueFacts:
+// what the trade's view says, without building it).
+func (x *drainer) summary(key schemas.TradeKey, tol matching.Tolerances, it matching.Interner) *queued {
+	v, err := x.store.Get(key.String())
+	if err != nil || v == nil {
+		return nil
+	}
+	f, ok, err := matching.QueueFactsOf(v, tol, it)
+	if err != nil || !ok {
+		return nil
+	}
+	return summarise(key, &f)
+}
+
+// summarise is what a queue shows of a trade, from its facts.
+func summarise(key schemas.TradeKey, f *matching.QueueFacts) *queued {
+	k := f.Key
+	d, err := date.Parse(k.TradeDate)
+	if err != nil {
+		return nil
+	}
+	st := slices.Index(Statuses, strings.ToUpper(f.State))
+	lc := slices.Index(Lifecycles, f.Lifecycle)
+	if st < 0 || lc < 0 {
+		return nil
+	}
+	q := &queued{pos: Pos{Date: d, Key: key}, ref: k.TradeRef, isin: k.ISIN, side: k.Side, broker: k.Broker,
+		invMgr: k.InvMgr, status: uint8(st), lifecycle: uint8(lc), settled: f.Locked || f.Cancelled,
+		market: f.Market, cls: int32(f.CLSVersion), parties: make([]queuedParty, len(f.Parties))}
+	if q.status == 2 {
+		q.failing = f.Failing
+	}
+	for i, p := range f.Parties {
+		q.parties[i] = queuedParty{bic: p.BIC, missing: int32(p.Missing)}
+		for _, o := range p.Owes {
+			q.parties[i].owes = append(q.parties[i].owes, Owed{MsgType: o.MsgType, Account: o.Account, Count: o.Count})
+		}
+	}
+	return q
+}

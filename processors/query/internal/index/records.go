@@ -1,0 +1,640 @@
+package index
+
+import (
+	"hash/maphash"
+	"log/slog"
+	"math/bits"
+	"slices"
+	"sync"
+	"sync/atomic"
+
+	"github.com/ste-utility/ste/processors/matching"
+	"github.com/ste-utility/ste/schemas"
+	"github.com/ste-utility/ste/schemas/date"
+)
+
+// records are one match partition's read side in memory: one fixed-size
+// record a trade, holding every fact the at-risk and status counts, the
+// TradeRef lookup and the work queue select trades by. Names (BICs,
+// markets, ISINs, accounts) are numbers of the partition's vocabulary, a
+// TradeRef is a 32-bit hash for the lookup; the one string a record keeps
+// is the TradeRef a queue entry shows. The records live in chunks, found by
+// trade key through an open-addressed table of record numbers; a party's
+// queue is a sorted slice of record numbers. ~210–250 bytes a trade in all,
+// where the indexes this replaced held ~950 (docs/benchmarks.md, "Memory:
+// 250,000 trades in 600 MB").
+//
+// A record has three facets, each fed from its own path: the at-risk and
+// status facts (every value the table stores: the stage's writes, the
+// changelog's replay, a disk table resumed), the TradeRefs (once the
+// partition is recovered) and the queue facts (the work queue's summaries,
+// drain.go). A record none of them holds is freed.
+type records struct {
+	mu     sync.RWMutex
+	table  []uint32 // trade key → record number + 1 (0: empty), open addressing (find)
+	n      int      // records in table
+	chunks []*[chunkLen]rec
+	free   []uint32
+	used   uint32 // records ever allocated (the high-water mark)
+
+	ids   map[string]uint32 // the vocabulary: a name's number
+	names []string          // and back ("" is 0)
+
+	byParty     map[uint32][]uint32    // party → its queued trades' records by (TradeDate, key)
+	moreParties map[uint32][]moreParty // record → its parties beyond the inline ones
+	owes        map[uint32][]owed      // record → the items its parties owe
+	oddFailing  map[uint32][]int       // record → failing criteria a bit mask does not hold
+
+	refsReady atomic.Bool         // the partition is recovered: TradeRefs are followed
+	byRef     map[uint32]uint32   // TradeRef hash → a record with it
+	refMore   map[uint32][]uint32 // TradeRef hash → the other records with it
+	moreRefs  map[uint32][]uint32 // record → its TradeRef hashes beyond the first
+
+	groups map[riskGroup]int // unmatched trades by (market, TradeDate)
+	status statusTally
+}
+
+const chunkLen = 1024
+
+const inlineParties = 4
+
+// owesBit marks, in a party's number in a record, that it owes an item.
+const owesBit = 1 << 31
+
+// Record flags: the facets held, and two facts.
+const (
+	fCounted  = 1 << iota // se is counted in the status tally
+	fOpen                 // unmatched: counted in its at-risk group
+	fRef                  // ref (and moreRefs) indexed
+	fQueued               // in its parties' queues
+	fSettled              // queue: locked or cancelled, never at risk
+	fMoreRefs             // moreRefs holds more of its TradeRefs
+)
+
+// rec is what the index holds of a trade: 104 bytes and its TradeRef.
+type rec struct {
+	key     uint64
+	ref     string      // queue: the TradeRef shown
+	se      statusEntry // status tally (fCounted)
+	rdate   date.Date   // at-risk group's TradeDate (fOpen); noDate if unreadable
+	rmarket uint32      // at-risk group's market (fOpen)
+	refHash uint32      // hash of the first TradeRef indexed (fRef)
+	// The queue's facts (fQueued): what an entry shows and the filters
+	// read, names by their numbers.
+	date            date.Date
+	market          uint32 // the NOE in force's
+	isin, side      uint32
+	broker, invMgr  uint32
+	cls             int32
+	failing         uint32                // the failing criteria, bit n for criterion n
+	parties         [inlineParties]uint32 // with the owes bit; more in moreParties
+	missing         [inlineParties]uint16 // each party's missing count
+	status, life    uint8                 // places in Statuses, Lifecycles
+	nparties, flags uint8
+}
+
+// moreParty is a party beyond a record's inline ones.
+type moreParty struct{ id, missing uint32 }
+
+// owed is an item a party of a record owes (records.owes).
+type owed struct {
+	party            uint8 // its place among the record's parties
+	msgType, account uint32
+	count            int32
+}
+
+// riskGroup is an at-risk group: a market's number and a TradeDate.
+type riskGroup struct {
+	market uint32
+	date   date.Date
+}
+
+// noDate stands for a TradeDate that does not parse (its cutoff is none).
+const noDate = date.Date(-1 << 31)
+
+func newRecords() *records {
+	return &records{ids: map[string]uint32{"": 0}, names: []string{""},
+		byParty: map[uint32][]uint32{}, moreParties: map[uint32][]moreParty{}, owes: map[uint32][]owed{},
+		oddFailing: map[uint32][]int{}, byRef: map[uint32]uint32{},
+		refMore: map[uint32][]uint32{}, moreRefs: map[uint32][]uint32{}, groups: map[riskGroup]int{},
+		status: statusTally{byDay: map[int32]int{}}}
+}
+
+func (x *records) rec(s uint32) *rec { return &x.chunks[s/chunkLen][s%chunkLen] }
+
+// at is key's record, nil when none.
+func (x *records) at(key uint64) (uint32, *rec) {
+	if i, ok := x.find(key); ok {
+		return x.table[i] - 1, x.rec(x.table[i] - 1)
+	}
+	return 0, nil
+}
+
+// The table of record numbers is probed linearly from a trade key's home,
+// its place by the key's top bits (Fibonacci hashing: a partition's keys
+// share low bits); it holds 4 bytes a place, at most three quarters full,
+// where a Go map of the same took 24–38 bytes an entry.
+func (x *records) home(key uint64) int {
+	return int((key * 0x9E3779B97F4A7C15) >> (64 - bits.TrailingZeros(uint(len(x.table)))))
+}
+
+// find is key's place in the table, or the empty place it would take.
+func (x *records) find(key uint64) (int, bool) {
+	if len(x.table) == 0 {
+		return 0, false
+	}
+	mask := len(x.table) - 1
+	for i := x.home(key); ; i = (i + 1) & mask {
+		switch v := x.table[i]; {
+		case v == 0:
+			return i, false
+		case x.rec(v-1).key == key:
+			return i, true
+		}
+	}
+}
+
+func (x *records) insert(key uint64, s uint32) {
+	if (x.n+1)*4 > len(x.table)*3 {
+		old := x.table
+		x.table = make([]uint32, max(1024, 2*len(old)))
+		for _, v := range old {
+			if v != 0 {
+				i, _ := x.find(x.rec(v - 1).key)
+				x.table[i] = v
+			}
+		}
+	}
+	i, _ := x.find(key)
+	x.table[i] = s + 1
+	x.n++
+}
+
+// erase takes key out of the table, moving back the entries after it
+// that would no longer be found.
+func (x *records) erase(key uint64) {
+	i, ok := x.find(key)
+	if !ok {
+		return
+	}
+	x.table[i] = 0
+	x.n--
+	mask := len(x.table) - 1
+	for j := (i + 1) & mask; x.table[j] != 0; j = (j + 1) & mask {
+		// The entry at j stays unless its home is cyclically outside (i, j].
+		if h := x.home(x.rec(x.table[j] - 1).key); (j-h)&mask >= (j-i)&mask {
+			x.table[i], x.table[j] = x.table[j], 0
+			i = j
+		}
+	}
+}
+
+func (x *records) alloc(key uint64) (uint32, *rec) {
+	var s uint32
+	if n := len(x.free); n > 0 {
+		s, x.free = x.free[n-1], x.free[:n-1]
+	} else {
+		s = x.used
+		x.used++
+		if int(s/chunkLen) == len(x.chunks) {
+			x.chunks = append(x.chunks, new([chunkLen]rec))
+		}
+	}
+	r := x.rec(s)
+	r.key = key
+	x.insert(key, s)
+	return s, r
+}
+
+// releaseIfEmpty frees s when no facet holds it.
+func (x *records) releaseIfEmpty(s uint32, r *rec) {
+	if r.flags&(fCounted|fOpen|fRef|fQueued) != 0 {
+		return
+	}
+	x.erase(r.key)
+	*r = rec{}
+	x.free = append(x.free, s)
+}
+
+// id is name's number, made when new.
+func (x *records) id(name string) uint32 {
+	if n, ok := x.ids[name]; ok {
+		return n
+	}
+	n := uint32(len(x.names))
+	x.ids[name] = n
+	x.names = append(x.names, name)
+	return n
+}
+
+// put indexes a value the table stored under key: its status and at-risk
+// group, and (once recovered) its TradeRefs.
+func (x *records) put(key uint64, value []byte) {
+	f := riskFactsOf(value)
+	var refs [][]byte
+	following := x.refsReady.Load()
+	if following {
+		refs, _ = matching.Refs(value) // unreadable: none
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.setRiskLocked(key, f)
+	if following {
+		x.setRefsLocked(key, refs)
+	}
+}
+
+// remove takes a deleted key's status, group and TradeRefs out.
+func (x *records) remove(key uint64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.setRiskLocked(key, riskFacts{})
+	if x.refsReady.Load() {
+		x.setRefsLocked(key, nil)
+	}
+}
+
+// riskFacts are a value's status and at-risk group.
+type riskFacts struct {
+	open, counted bool
+	market        string
+	date          date.Date
+	se            statusEntry
+}
+
+// riskFactsOf reads them: a trade still unmatched is open; anything else (a
+// matched trade, a tombstone, a value that cannot be read) is not; its
+// status is counted unless the value cannot be read.
+func riskFactsOf(value []byte) riskFacts {
+	var f riskFacts
+	r, ok := matching.ReadRisk(value)
+	if !ok {
+		// A trade written before the timeliness extension: decoded once
+		// (its market is unknown until its next message rewrites it).
+		if tomb, _, hok := matching.Header(value); hok && !tomb {
+			if t, err := matching.UnmarshalTrade(value, nil); err == nil {
+				r, ok = t.Risk(), true
+			}
+		}
+	}
+	if ok && r.Open {
+		f.open, f.market, f.date = true, r.Market, noDate
+		if d, err := date.Parse(r.TradeDate); err == nil {
+			f.date = d
+		}
+	}
+	f.se, f.counted = classify(value)
+	return f
+}
+
+func (x *records) setRiskLocked(key uint64, f riskFacts) {
+	s, r := x.at(key)
+	if r == nil {
+		if !f.open && !f.counted {
+			return
+		}
+		s, r = x.alloc(key)
+	}
+	var g riskGroup
+	if f.open {
+		g = riskGroup{x.id(f.market), f.date}
+	}
+	if r.flags&fOpen != 0 == f.open && r.flags&fCounted != 0 == f.counted && (!f.open || g == (riskGroup{r.rmarket, r.rdate})) &&
+		(!f.counted || r.se == f.se) {
+		return // most writes change neither
+	}
+	if r.flags&fOpen != 0 {
+		old := riskGroup{r.rmarket, r.rdate}
+		if x.groups[old]--; x.groups[old] <= 0 {
+			delete(x.groups, old)
+		}
+	}
+	if r.flags&fCounted != 0 {
+		x.status.sub(r.se)
+	}
+	r.flags &^= fOpen | fCounted
+	r.rmarket, r.rdate, r.se = g.market, g.date, statusEntry{}
+	if f.open {
+		r.flags |= fOpen
+		x.groups[g]++
+	}
+	if f.counted {
+		r.flags |= fCounted
+		r.se = f.se
+		x.status.add(f.se)
+	}
+	x.releaseIfEmpty(s, r)
+}
+
+// The TradeRef index finds the trades of one partition by TradeRef without
+// a scan: a TradeRef's 32-bit hash → the records of the trades with it. It
+// is built from the whole table once the partition is recovered (goka's
+// MarkRecovered: the table then holds every trade, whichever storage kept
+// it; Partition.Recovered) and kept as the match stage writes, from the
+// refs read out of each value (matching.Refs reads them without decoding
+// the trade). A hash collision only costs a read: the trades found are
+// checked for the TradeRef itself. Before recovery a lookup of the
+// partition says it is recovering rather than answering from part of the
+// table.
+
+var refSeed = maphash.MakeSeed()
+
+func refHash(ref []byte) uint32 { return uint32(maphash.Bytes(refSeed, ref)) }
+
+// refsOf is r's TradeRef hashes.
+func (x *records) refsOf(s uint32, r *rec) []uint32 {
+	if r.flags&fRef == 0 {
+		return nil
+	}
+	return append([]uint32{r.refHash}, x.moreRefs[s]...)
+}
+
+func (x *records) setRefsLocked(key uint64, refs [][]byte) {
+	var hs []uint32
+	for _, ref := range refs {
+		if h := refHash(ref); !slices.Contains(hs, h) {
+			hs = append(hs, h)
+		}
+	}
+	s, r := x.at(key)
+	if r == nil {
+		if len(hs) == 0 {
+			return
+		}
+		s, r = x.alloc(key)
+	}
+	old := x.refsOf(s, r)
+	// Most writes of a trade leave its refs as they were (a trade's refs
+	// are set by its first messages).
+	if len(old) == len(hs) && !slices.ContainsFunc(hs, func(h uint32) bool { return !slices.Contains(old, h) }) {
+		return
+	}
+	for _, h := range old {
+		x.refUnlink(h, s)
+	}
+	delete(x.moreRefs, s)
+	r.flags &^= fRef | fMoreRefs
+	if len(hs) > 0 {
+		r.flags |= fRef
+		r.refHash = hs[0]
+		if len(hs) > 1 {
+			r.flags |= fMoreRefs
+			x.moreRefs[s] = hs[1:]
+		}
+		for _, h := range hs {
+			if first, ok := x.byRef[h]; !ok {
+				x.byRef[h] = s
+			} else if first != s && !slices.Contains(x.refMore[h], s) {
+				x.refMore[h] = append(x.refMore[h], s)
+			}
+		}
+	}
+	x.releaseIfEmpty(s, r)
+}
+
+func (x *records) refUnlink(h, s uint32) {
+	more := x.refMore[h]
+	switch first, ok := x.byRef[h]; {
+	case !ok:
+	case first == s && len(more) == 0:
+		delete(x.byRef, h)
+	case first == s:
+		x.byRef[h] = more[len(more)-1]
+		more = more[:len(more)-1]
+	default:
+		more = slices.DeleteFunc(more, func(v uint32) bool { return v == s })
+	}
+	if len(more) == 0 {
+		delete(x.refMore, h)
+	} else {
+		x.refMore[h] = more
+	}
+}
+
+// keys is the trade keys indexed under ref's hash; ready is false before
+// the partition is recovered.
+func (x *records) keys(ref string) (_ []schemas.TradeKey, ready bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if !x.refsReady.Load() {
+		return nil, false
+	}
+	h := refHash([]byte(ref))
+	first, ok := x.byRef[h]
+	if !ok {
+		return nil, true
+	}
+	out := []schemas.TradeKey{schemas.TradeKey(x.rec(first).key)}
+	for _, s := range x.refMore[h] {
+		out = append(out, schemas.TradeKey(x.rec(s).key))
+	}
+	return out, true
+}
+
+// rebuildRefs indexes the TradeRefs of every value of the table and makes
+// the index follow them; each is told every trade key of the table.
+func (x *records) rebuildRefs(it Iterator, log *slog.Logger, each func(uint64)) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for s := range x.used {
+		if r := x.rec(s); r.flags&fRef != 0 {
+			x.setRefsLocked(r.key, nil)
+		}
+	}
+	for it.Next() {
+		k, ok := schemas.ParseTradeKey(string(it.Key()))
+		if !ok {
+			continue
+		}
+		each(uint64(k))
+		v, err := it.Value()
+		if err != nil {
+			log.Warn("trade lookup index: a value not read", "key", k.String(), "err", err)
+			continue
+		}
+		refs, _ := matching.Refs(v)
+		x.setRefsLocked(uint64(k), refs)
+	}
+	x.refsReady.Store(true)
+}
+
+// partiesOf is r's queue parties, each with its owes bit.
+func (x *records) partiesOf(s uint32, r *rec) []uint32 {
+	if r.flags&fQueued == 0 {
+		return nil
+	}
+	out := append([]uint32(nil), r.parties[:min(int(r.nparties), inlineParties)]...)
+	for _, p := range x.moreParties[s] {
+		out = append(out, p.id)
+	}
+	return out
+}
+
+// partyAt is party's place among r's queue parties and its number with
+// the owes bit; ok false when it is no party of r's queue.
+func (x *records) partyAt(s uint32, r *rec, party uint32) (place int, id uint32, ok bool) {
+	for i := range min(int(r.nparties), inlineParties) {
+		if r.parties[i]&^owesBit == party {
+			return i, r.parties[i], true
+		}
+	}
+	if int(r.nparties) > inlineParties {
+		for i, p := range x.moreParties[s] {
+			if p.id&^owesBit == party {
+				return inlineParties + i, p.id, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// isParty says whether party is in key's queue facts.
+func (x *records) isParty(key uint64, party string) bool {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	p, ok := x.ids[party]
+	if !ok {
+		return false
+	}
+	s, r := x.at(key)
+	if r == nil {
+		return false
+	}
+	_, _, ok = x.partyAt(s, r, p)
+	return ok
+}
+
+// before orders records by the queue's (TradeDate, key).
+func (x *records) before(a, b uint32) bool {
+	ra, rb := x.rec(a), x.rec(b)
+	return ra.date < rb.date || ra.date == rb.date && ra.key < rb.key
+}
+
+// putQueued makes the queue facts of keys those of sums (nil: in no
+// queue), moving each trade in and out of its parties' queues. The queues
+// are changed once a batch: each party's removals in one pass, its
+// insertions sorted and merged.
+func (x *records) putQueued(keys []uint64, sums []*queued) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	adds, dels := map[uint32][]uint32{}, map[uint32][]uint32{}
+	var touched []uint32
+	for i, key := range keys {
+		q := sums[i]
+		s, r := x.at(key)
+		if r == nil {
+			if q == nil {
+				continue
+			}
+			s, r = x.alloc(key)
+		}
+		touched = append(touched, s)
+		was := r.flags&fQueued != 0
+		var old, next []uint32
+		for _, p := range x.partiesOf(s, r) {
+			old = append(old, p&^owesBit)
+		}
+		moved := q == nil || was && q.pos.Date != r.date
+		x.setQueuedLocked(s, r, q)
+		if q != nil {
+			for _, p := range x.partiesOf(s, r) {
+				next = append(next, p&^owesBit)
+			}
+		}
+		for _, p := range old {
+			if moved || !slices.Contains(next, p) {
+				dels[p] = append(dels[p], s)
+			}
+		}
+		for _, p := range next {
+			if !was || moved || !slices.Contains(old, p) {
+				adds[p] = append(adds[p], s)
+			}
+		}
+	}
+	for p, ss := range dels {
+		slices.Sort(ss)
+		l := slices.DeleteFunc(x.byParty[p], func(s uint32) bool { _, found := slices.BinarySearch(ss, s); return found })
+		if len(l) == 0 {
+			delete(x.byParty, p)
+		} else {
+			x.byParty[p] = l
+		}
+	}
+	cmpSlots := func(a, b uint32) int {
+		if x.before(a, b) {
+			return -1
+		}
+		if x.before(b, a) {
+			return 1
+		}
+		return 0
+	}
+	for p, ss := range adds {
+		slices.SortFunc(ss, cmpSlots)
+		x.byParty[p] = x.merge(x.byParty[p], ss)
+	}
+	for _, s := range touched {
+		x.releaseIfEmpty(s, x.rec(s))
+	}
+}
+
+// setQueuedLocked makes q (nil: none) r's queue facts.
+func (x *records) setQueuedLocked(s uint32, r *rec, q *queued) {
+	key, se, rdate, rmarket, refHash, flags := r.key, r.se, r.rdate, r.rmarket, r.refHash, r.flags
+	*r = rec{key: key, se: se, rdate: rdate, rmarket: rmarket, refHash: refHash, flags: flags &^ (fQueued | fSettled)}
+	delete(x.moreParties, s)
+	delete(x.owes, s)
+	delete(x.oddFailing, s)
+	if q == nil {
+		return
+	}
+	r.flags |= fQueued
+	if q.settled {
+		r.flags |= fSettled
+	}
+	r.ref, r.date, r.market, r.status, r.life, r.cls = q.ref, q.pos.Date, x.id(q.market), q.status, q.lifecycle, q.cls
+	r.isin, r.side, r.broker, r.invMgr = x.id(q.isin), x.id(q.side), x.id(q.broker), x.id(q.invMgr)
+	prev := 0
+	for _, c := range q.failing {
+		if c <= prev || c > 31 {
+			x.oddFailing[s] = q.failing // not ascending, or beyond the mask: kept as it is
+			break
+		}
+		r.failing |= 1 << c
+		prev = c
+	}
+	for j, qp := range q.parties {
+		p := x.id(qp.bic)
+		if len(qp.owes) > 0 {
+			p |= owesBit
+		}
+		if j < inlineParties {
+			r.parties[j], r.missing[j] = p, uint16(min(qp.missing, 1<<16-1))
+		} else {
+			x.moreParties[s] = append(x.moreParties[s], moreParty{p, uint32(qp.missing)})
+		}
+		for _, o := range qp.owes {
+			x.owes[s] = append(x.owes[s], owed{uint8(min(j, 255)), x.id(o.MsgType), x.id(o.Account), int32(o.Count)})
+		}
+	}
+	r.nparties = uint8(min(len(q.parties), 255))
+}
+
+// merge puts the sorted records add into the sorted list l, in place from
+// the end.
+func (x *records) merge(l, add []uint32) []uint32 {
+	n := len(l)
+	l = slices.Grow(l, len(add))[:n+len(add)]
+	i, j := n-1, len(add)-1
+	for k := len(l) - 1; j >= 0; k-- {
+		if i >= 0 && x.before(add[j], l[i]) {
+			l[k] = l[i]
+			i--
+		} else {
+			l[k] = add[j]
+			j--
+		}
+	}
+	return l
+}

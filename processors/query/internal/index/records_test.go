@@ -1,0 +1,62 @@
+package index
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// The records' table finds every key held and none other through any
+// order of inserts and frees, with keys that share their low bits (a
+// partition's) and clusters that wrap the table's end: the backward shift
+// of a freed place keeps every key after it reachable.
+func TestRecordTableFindsEveryKey(t *testing.T) {
+	x := newRecords()
+	held := map[uint64]bool{}
+	rng := rand.New(rand.NewPCG(1, 2))
+	key := func() uint64 { return rng.Uint64() &^ 7 } // one partition of 8
+	var keys []uint64
+	for step := range 200_000 {
+		if len(keys) > 0 && rng.IntN(3) == 0 {
+			i := rng.IntN(len(keys))
+			k := keys[i]
+			keys[i] = keys[len(keys)-1]
+			keys = keys[:len(keys)-1]
+			s, r := x.at(k)
+			if r == nil {
+				t.Fatalf("step %d: key %x held but not found", step, k)
+			}
+			r.flags = 0
+			x.releaseIfEmpty(s, r)
+			delete(held, k)
+		} else {
+			k := key()
+			if held[k] {
+				continue
+			}
+			_, r := x.alloc(k)
+			r.flags = fCounted
+			held[k] = true
+			keys = append(keys, k)
+		}
+		if step%10_000 == 0 || step == 199_999 {
+			if x.n != len(held) {
+				t.Fatalf("step %d: %d in the table, %d held", step, x.n, len(held))
+			}
+			for k := range held {
+				if _, r := x.at(k); r == nil || r.key != k {
+					t.Fatalf("step %d: key %x not found", step, k)
+				}
+			}
+			for range 1000 {
+				if k := key(); !held[k] {
+					if _, r := x.at(k); r != nil {
+						t.Fatalf("step %d: key %x found, not held", step, k)
+					}
+				}
+			}
+		}
+	}
+	if int(x.used)-len(x.free) != len(held) {
+		t.Fatalf("%d records used, %d free, %d held", x.used, len(x.free), len(held))
+	}
+}
