@@ -295,7 +295,7 @@ func (c *Client) ask(ctx context.Context, o Owner, path string, q url.Values) (a
 	if err != nil {
 		return ans, false, fmt.Errorf("instance %s: %w", o.ID, err)
 	}
-	defer resp.Body.Close()
+	defer drained(resp.Body)
 	switch resp.StatusCode {
 	case http.StatusOK, http.StatusNotFound:
 	case http.StatusServiceUnavailable:
@@ -326,7 +326,7 @@ func (c *Client) Get(ctx context.Context, o Owner, path string, q url.Values, in
 	if err != nil {
 		return fmt.Errorf("instance %s: %w", o.ID, err)
 	}
-	defer resp.Body.Close()
+	defer drained(resp.Body)
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("instance %s: %s", o.ID, resp.Status)
 	}
