@@ -129,3 +129,79 @@ func TestQueueMerges(t *testing.T) {
 	}
 }
 
+// A routing older than Refresh is used while it is read again in the
+// background: a question does not wait for the registry and the match
+// group to be read (every 2 s, the work queue's slowest pages). One older
+// than Stale is waited for.
+func TestRoutingRefreshedInBackground(t *testing.T) {
+	var calls atomic.Int64
+	release := make(chan struct{})
+	route := func(ctx context.Context) (*Routing, error) {
+		if calls.Add(1) > 1 {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return NewRouting(8, nil), nil
+	}
+	c := queueClient(t, Options{Route: route, Refresh: 20 * time.Millisecond, Stale: time.Hour})
+	first, err := c.Routing(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(30 * time.Millisecond)
+	got := make(chan *Routing, 1)
+	go func() {
+		r, _ := c.Routing(context.Background(), false)
+		got <- r
+	}()
+	select {
+	case r := <-got:
+		if r != first {
+			t.Fatal("not the routing already read")
+		}
+	case <-time.After(2 * time.Second):
+		close(release)
+		t.Fatal("a question waited for the routing to be read again")
+	}
+	// Many questions meanwhile: one read.
+	for range 10 {
+		if r, _ := c.Routing(context.Background(), false); r != first {
+			t.Fatal("not the routing already read")
+		}
+	}
+	close(release)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
+		r, _ := c.Routing(context.Background(), false)
+		if r != first {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the routing was never read again")
+		}
+	}
+	if n := calls.Load(); n != 2 {
+		t.Errorf("%d reads of the routing, want 2", n)
+	}
+	// fresh: read now, whatever its age.
+	if _, err := c.Routing(context.Background(), true); err != nil || calls.Load() != 3 {
+		t.Errorf("fresh: %d reads, %v", calls.Load(), err)
+	}
+}
+
+// Past Stale the question waits for the routing to be read.
+func TestRoutingStaleWaited(t *testing.T) {
+	var calls atomic.Int64
+	route := func(context.Context) (*Routing, error) {
+		calls.Add(1)
+		return NewRouting(8, nil), nil
+	}
+	c := queueClient(t, Options{Route: route, Refresh: 5 * time.Millisecond, Stale: 10 * time.Millisecond})
+	first, _ := c.Routing(context.Background(), false)
+	time.Sleep(20 * time.Millisecond)
+	if r, _ := c.Routing(context.Background(), false); r == first || calls.Load() != 2 {
+		t.Fatalf("a routing past Stale was used (%d reads)", calls.Load())
+	}
+}
