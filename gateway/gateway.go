@@ -360,6 +360,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
 		return
 	}
+	if overlapsSpend(route, r) {
+		s.serveSpending(w, r, route, set)
+		return
+	}
 	bic, _, b, ok := s.authenticate(w, r, route, set, MaxBody)
 	if !ok {
 		return
@@ -375,6 +379,31 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// serveSpending answers a work queue question (overlapsSpend) while its
+// nonce is spent (overlap.go): nothing is written before it is.
+func (s *Server) serveSpending(w http.ResponseWriter, r *http.Request, route string, set *refdata.Set) {
+	bic, sg, p, b, ok := s.admit(w, r, route, set, MaxBody)
+	if !ok {
+		return
+	}
+	defer b.release()
+	type spent struct {
+		reason string
+		err    error
+	}
+	ch := make(chan spent, 1)
+	go func() {
+		reason, err := s.spend(r, sg, p, b)
+		ch <- spent{reason, err}
+	}()
+	aw := &afterSpend{w: w, h: http.Header{}, settle: func(w http.ResponseWriter) bool {
+		x := <-ch
+		return s.settled(w, route, x.reason, x.err)
+	}}
+	defer aw.confirm() // the spend is waited for, whatever was written
+	s.serveTrades(aw, r, route, bic, set)
+}
+
 // authenticate runs gateway.md §1 on a request, answering it itself when
 // it is refused. Everything the headers decide is decided before a byte of
 // the body is read (issue 45): the signature — over the covered
@@ -387,6 +416,27 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // one sequence.
 func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route string, set *refdata.Set,
 	limit int64) (bic, nonce string, b *body, ok bool) {
+	bic, sg, p, b, ok := s.admit(w, r, route, set, limit)
+	if !ok {
+		return "", "", nil, false
+	}
+	reason, err := s.spend(r, sg, p, b)
+	if !s.settled(w, route, reason, err) {
+		b.release()
+		return "", "", nil, false
+	}
+	return bic, sg.nonce, b, true
+}
+
+// admit is authenticate up to the nonce: the request's signature,
+// participant, window, rate and body. ok is false when the request was
+// answered; otherwise the caller spends the nonce (spend, then settled)
+// and releases b.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, route string, set *refdata.Set,
+	limit int64) (bic string, sg *signed, p refdata.Participant, b *body, ok bool) {
+	fail := func() (string, *signed, refdata.Participant, *body, bool) {
+		return "", nil, refdata.Participant{}, nil, false
+	}
 	rc := http.NewResponseController(w)
 	_ = rc.SetReadDeadline(time.Now().Add(s.o.BodyReadTimeout))
 	sg, p, reason := s.verifyHeaders(r, set)
@@ -394,7 +444,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route stri
 		s.metrics.refusals.WithLabelValues(reason).Inc()
 		unread(w, r)
 		s.answer(w, route, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
-		return "", "", nil, false
+		return fail()
 	}
 	bic = p.BIC
 	// The rate is the participant's (its signature verified) and is taken
@@ -403,12 +453,12 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route stri
 		w.Header().Set("Retry-After", fmt.Sprint(wait))
 		unread(w, r)
 		s.answer(w, route, http.StatusTooManyRequests, errorBody{Error: "rate_limited"})
-		return "", "", nil, false
+		return fail()
 	}
 	if r.ContentLength > limit {
 		unread(w, r)
 		s.answer(w, route, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
-		return "", "", nil, false
+		return fail()
 	}
 	weight := r.ContentLength
 	if weight < 0 {
@@ -417,7 +467,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route stri
 	if !s.inflight.acquire(r.Context(), weight, s.o.BodyReadTimeout, s.metrics.bodiesWaiting) {
 		unread(w, r)
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
-		return "", "", nil, false
+		return fail()
 	}
 	b, err := readBody(r.Body, r.ContentLength, r.Header, limit)
 	s.inflight.release(weight)
@@ -425,7 +475,7 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route stri
 		b.release()
 		unread(w, r)
 		s.answer(w, route, http.StatusBadRequest, errorBody{Error: "bad_request"})
-		return "", "", nil, false
+		return fail()
 	}
 	if b.size > limit {
 		// A body of undeclared length over the limit: not read further, so
@@ -433,24 +483,27 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, route stri
 		b.release()
 		unread(w, r)
 		s.answer(w, route, http.StatusRequestEntityTooLarge, errorBody{Error: "too_large"})
-		return "", "", nil, false
+		return fail()
 	}
 	// Read: a long poll's wait must not be cut by the body's deadline.
 	_ = rc.SetReadDeadline(time.Time{})
-	reason, err = s.spend(r, sg, p, b)
+	return bic, sg, p, b, true
+}
+
+// settled answers a request whose nonce was not spent (reason and err from
+// spend) as §1 wants, and says whether it may be answered.
+func (s *Server) settled(w http.ResponseWriter, route, reason string, err error) bool {
 	if err != nil {
-		b.release()
 		s.log.Warn("nonce check failed: brokers unavailable", "err", err)
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})
-		return "", "", nil, false
+		return false
 	}
 	if reason != "" {
-		b.release()
 		s.metrics.refusals.WithLabelValues(reason).Inc()
 		s.answer(w, route, http.StatusUnauthorized, errorBody{Error: "unauthenticated", Reason: reason})
-		return "", "", nil, false
+		return false
 	}
-	return bic, sg.nonce, b, true
+	return true
 }
 
 // routeOf names the route of a path and the methods it takes.
@@ -643,6 +696,9 @@ func (s *Server) answer(w http.ResponseWriter, route string, status int, v any) 
 // in one write (an answer written piecemeal past net/http's 2 KB buffer
 // went out chunked, in more writes).
 func (s *Server) answerJSON(w http.ResponseWriter, route string, status int, body []byte) {
+	if !confirmed(w) {
+		return // refused when its nonce was spent, and answered so
+	}
 	s.metrics.requests.WithLabelValues(route, strconv.Itoa(status)).Inc()
 	h := w.Header()
 	h.Set("Content-Type", "application/json")

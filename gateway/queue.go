@@ -128,6 +128,9 @@ func (s *Server) serveQueue(w http.ResponseWriter, r *http.Request, q url.Values
 	}
 	qq.Now, qq.Lead = s.o.Now(), s.o.AtRiskLead
 	trades, err := s.trades.Queue(r.Context(), qq)
+	if !confirmed(w) {
+		return // its nonce was refused: no log of access, no page
+	}
 	if err != nil {
 		s.log.Warn("work queue failed", "err", err)
 		s.answer(w, route, http.StatusServiceUnavailable, errorBody{Error: "unavailable"})

@@ -36,9 +36,13 @@ type Options struct {
 	// Timeout bounds one request to an instance (default 10 s).
 	Timeout time.Duration
 	// Refresh is how long a routing is used before it is read again
-	// (default 2 s); a trade not found where the routing says, or an owner
-	// that no longer owns the partition, reads it again at once.
+	// (default 2 s): a question that finds it older is answered with it
+	// while it is read again in the background, and one that finds it
+	// older than Stale (default 5×Refresh) waits for it to be read. An
+	// owner that no longer owns the partition asked reads it again at once.
 	Refresh time.Duration
+	// Stale: see Refresh.
+	Stale time.Duration
 	// AnyHost skips the check that a lookup address is on the host its
 	// instance connects to Kafka from (for networks where the brokers see
 	// another address: a NAT between them). Off by default.
@@ -63,8 +67,10 @@ type Client struct {
 	adm  *kadm.Client
 	http *http.Client
 
-	mu      sync.Mutex
-	routing *Routing
+	mu         sync.Mutex
+	routing    *Routing
+	refreshing bool       // a background read of the routing is under way
+	reading    sync.Mutex // held while the routing is read: one read at a time
 }
 
 // New makes a client (it dials the brokers lazily).
@@ -83,6 +89,9 @@ func New(o Options) (*Client, error) {
 	if o.Refresh <= 0 {
 		o.Refresh = 2 * time.Second
 	}
+	if o.Stale < o.Refresh {
+		o.Stale = 5 * o.Refresh
+	}
 	if o.Logger == nil {
 		o.Logger = slog.Default()
 	}
@@ -100,13 +109,45 @@ func New(o Options) (*Client, error) {
 func (c *Client) Close() { c.cl.Close() }
 
 // Routing returns who answers for which partition: the one read less than
-// Refresh ago, or a new one (fresh: always a new one).
+// Refresh ago, or a new one (fresh: always a new one). One read less than
+// Stale ago is returned at once while a new one is read in the background:
+// reading the registry and the match group takes a Kafka client of its own
+// and some round trips (tens of ms on a loaded machine), which every
+// question arriving meanwhile waited for, every 2 s — the work queue's
+// slowest pages (docs/benchmarks.md, "The work queue").
 func (c *Client) Routing(ctx context.Context, fresh bool) (*Routing, error) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !fresh && c.routing != nil && time.Since(c.routing.At) < c.o.Refresh {
-		return c.routing, nil
+	r := c.routing
+	if !fresh && r != nil {
+		age := time.Since(r.At)
+		if age < c.o.Refresh {
+			c.mu.Unlock()
+			return r, nil
+		}
+		if age < c.o.Stale {
+			if !c.refreshing {
+				c.refreshing = true
+				go c.refresh()
+			}
+			c.mu.Unlock()
+			return r, nil
+		}
 	}
+	c.mu.Unlock()
+	return c.read(ctx, r)
+}
+
+// read reads the routing now, unless another read that began after prev
+// was taken finished meanwhile (questions waiting together share a read).
+func (c *Client) read(ctx context.Context, prev *Routing) (*Routing, error) {
+	c.reading.Lock()
+	defer c.reading.Unlock()
+	c.mu.Lock()
+	if r := c.routing; r != prev && r != nil && (prev == nil || r.At.After(prev.At)) {
+		c.mu.Unlock()
+		return r, nil
+	}
+	c.mu.Unlock()
 	route := c.route
 	if c.o.Route != nil {
 		route = c.o.Route
@@ -115,8 +156,27 @@ func (c *Client) Routing(ctx context.Context, fresh bool) (*Routing, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.mu.Lock()
 	c.routing = r
+	c.mu.Unlock()
 	return r, nil
+}
+
+// refresh reads the routing in the background (Routing).
+func (c *Client) refresh() {
+	defer func() {
+		c.mu.Lock()
+		c.refreshing = false
+		c.mu.Unlock()
+	}()
+	c.mu.Lock()
+	prev := c.routing
+	c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), c.o.Timeout)
+	defer cancel()
+	if _, err := c.read(ctx, prev); err != nil {
+		c.o.Logger.Warn("lookup: the routing was not read again", "err", err)
+	}
 }
 
 // Find returns the trade of key from the instance that owns its
@@ -295,7 +355,7 @@ func (c *Client) ask(ctx context.Context, o Owner, path string, q url.Values) (a
 	if err != nil {
 		return ans, false, fmt.Errorf("instance %s: %w", o.ID, err)
 	}
-	defer resp.Body.Close()
+	defer drained(resp.Body)
 	switch resp.StatusCode {
 	case http.StatusOK, http.StatusNotFound:
 	case http.StatusServiceUnavailable:
@@ -326,7 +386,7 @@ func (c *Client) Get(ctx context.Context, o Owner, path string, q url.Values, in
 	if err != nil {
 		return fmt.Errorf("instance %s: %w", o.ID, err)
 	}
-	defer resp.Body.Close()
+	defer drained(resp.Body)
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("instance %s: %s", o.ID, resp.Status)
 	}

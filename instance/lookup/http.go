@@ -10,11 +10,30 @@ import (
 
 // HTTPClient is a client for an instance's endpoints found in the registry:
 // it follows no redirect (an entry is believed for its own address only,
-// never for where that address sends us).
+// never for where that address sends us). It keeps up to IdlePerInstance
+// connections open to each instance (net/http's default of 2 made every
+// third concurrent question to an instance dial and close one: the gateway
+// asks every instance for each page of a work queue).
 func HTTPClient(timeout time.Duration) *http.Client {
-	return &http.Client{Timeout: timeout, CheckRedirect: func(*http.Request, []*http.Request) error {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = IdlePerInstance
+	return &http.Client{Timeout: timeout, Transport: tr, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}
+}
+
+// IdlePerInstance is how many idle connections HTTPClient keeps to one
+// instance.
+const IdlePerInstance = 32
+
+// drained reads what is left of an answer's body, up to a few KB, and
+// closes it, so that its connection goes back to the pool: a JSON decoder
+// stops at the end of the value, before the encoder's newline and the
+// chunked body's last chunk, and a body closed unread closes its
+// connection (the next question dialled a new one).
+func drained(body io.ReadCloser) {
+	io.CopyN(io.Discard, body, 4<<10)
+	body.Close()
 }
 
 // ErrTooLarge: a reply over the size allowed.
