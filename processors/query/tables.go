@@ -58,18 +58,12 @@ type Tables struct {
 	decoy atomic.Pointer[decoy]
 }
 
-// Store is what the lookups read of a match partition's table store.
-type Store interface {
-	Get(key string) ([]byte, error)
-}
+// Store is what the lookups read of a match partition's table store (the
+// index's, which reads the queue's summaries from it).
+type Store interface{ index.Store }
 
 // Iterator walks a table store's keys and values (goka's storage.Iterator).
-type Iterator interface {
-	Next() bool
-	Key() []byte
-	Value() ([]byte, error)
-	Err() error
-}
+type Iterator interface{ index.Iterator }
 
 // Partition is one match partition's read side: its store and its
 // indexes, fed with every value the store takes.
