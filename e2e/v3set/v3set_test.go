@@ -81,3 +81,13 @@ func TestSetExercisesTheLifecycle(t *testing.T) {
 		}
 	}
 }
+
+// A trade whose Broker is its InvMgr has one principal and no lifecycle
+// case: seed 799 of 3,000 trades (the chaos suite's seed
+// 1796596616534789798) gave one the amendment case, whose replace made no
+// proposal, and the set could not be built.
+func TestSetLeavesSingleBICTradesOutOfTheCases(t *testing.T) {
+	if _, err := Build(Options{Trades: 3000, Seed: 799, Ref: refdata.Default()}); err != nil {
+		t.Fatal(err)
+	}
+}
