@@ -606,7 +606,18 @@ func (b *browser) waitText(t *testing.T, sel, want string) {
 	if want != "" {
 		cond = `(` + cond + ` || {}).textContent === ` + strconv.Quote(want)
 	}
-	if err := chromedp.Do(b.ctx, chromedp.Poll[chromedp.Void](cond)); err != nil {
+	// A page that navigates while it is polled (a reload, the answer of a
+	// form) destroys the context the poll runs in: CDP answers "Cannot
+	// find context with specified id" (-32000), and the poll is made again
+	// in the new page's, a few times at most.
+	var err error
+	for range 5 {
+		if err = chromedp.Do(b.ctx, chromedp.Poll[chromedp.Void](cond)); err == nil || !strings.Contains(err.Error(), "Cannot find context") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
 		t.Fatalf("%s never showed %q (shows %q): %v", sel, want, b.text(t, sel), err)
 	}
 }
