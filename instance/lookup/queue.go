@@ -1,6 +1,7 @@
 package lookup
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -190,7 +191,7 @@ func (ans *queueAnswer) entries(o Owner, partitions int32) (found []query.QueueE
 	}
 	found = make([]query.QueueEntry, 0, len(ans.Trades))
 	for _, f := range ans.Trades {
-		e, ok := query.ReadQueueEntry(f.Trade)
+		e, ok := readQueueEntry(f.Trade)
 		if !ok {
 			err = fmt.Errorf("%w: instance %s answered with a trade of no position", ErrAnswer, o.ID)
 			continue
@@ -207,12 +208,15 @@ func (ans *queueAnswer) entries(o Owner, partitions int32) (found []query.QueueE
 // queueAnswer is api.QueueAnswer as the gateway reads it: each trade kept
 // as its JSON, to be copied into the page.
 type queueAnswer struct {
-	Instance string  `json:"instance"`
-	Owned    []int32 `json:"owned"`
-	Trades   []struct {
-		Partition int32           `json:"partition"`
-		Trade     json.RawMessage `json:"trade"`
-	} `json:"trades"`
+	Instance string           `json:"instance"`
+	Owned    []int32          `json:"owned"`
+	Trades   []queueFoundJSON `json:"trades"`
+}
+
+// queueFoundJSON is api.QueueFound, its trade as its JSON.
+type queueFoundJSON struct {
+	Partition int32           `json:"partition"`
+	Trade     json.RawMessage `json:"trade"`
 }
 
 // askQueue asks owner o for PathQueue?q and decodes its 200 answer, whose
@@ -243,10 +247,20 @@ func (c *Client) askQueue(ctx context.Context, o Owner, q url.Values) (queueAnsw
 }
 
 // decodeQueueAnswer reads owner o's answer, whose "instance" must be o's id.
+// Read plainly (readQueueAnswer), each trade is its bytes in the answer's:
+// one pass of encoding/json's scanner, where its decoder made two and
+// copied each trade.
 func decodeQueueAnswer(r io.Reader, o Owner) (queueAnswer, error) {
-	var ans queueAnswer
-	if err := json.NewDecoder(r).Decode(&ans); err != nil {
-		return ans, fmt.Errorf("instance %s: %w: %v", o.ID, ErrAnswer, err)
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return queueAnswer{}, fmt.Errorf("instance %s: %w: %v", o.ID, ErrAnswer, err)
+	}
+	ans, ok := readQueueAnswer(body)
+	if !ok {
+		ans = queueAnswer{}
+		if err := json.NewDecoder(bytes.NewReader(body)).Decode(&ans); err != nil {
+			return ans, fmt.Errorf("instance %s: %w: %v", o.ID, ErrAnswer, err)
+		}
 	}
 	if ans.Instance != o.ID {
 		return ans, fmt.Errorf("%w: the lookup listener of instance %s answered as %q", ErrAnswer, o.ID, short(ans.Instance))

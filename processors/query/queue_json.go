@@ -59,22 +59,6 @@ func QueueEntries(ts []QueueTrade) ([]QueueEntry, error) {
 	return out, nil
 }
 
-// ReadQueueEntry reads an entry's position from its JSON (a queue trade
-// object; only trade_date and trade_key are decoded). raw is kept, not
-// copied.
-func ReadQueueEntry(raw json.RawMessage) (QueueEntry, bool) {
-	var p struct {
-		TradeKey  string `json:"trade_key"`
-		TradeDate string `json:"trade_date"`
-	}
-	if err := json.Unmarshal(raw, &p); err != nil {
-		return QueueEntry{}, false
-	}
-	t := QueueTrade{TradeKey: p.TradeKey, TradeDate: p.TradeDate}
-	pos, ok := t.Pos()
-	return QueueEntry{Pos: pos, JSON: raw}, ok
-}
-
 // Trade decodes the entry (for callers that want the fields, not the page).
 func (e QueueEntry) Trade() (QueueTrade, error) {
 	var t QueueTrade
