@@ -221,8 +221,9 @@ type queueFoundJSON struct {
 
 // askQueue asks owner o for PathQueue?q and decodes its 200 answer, whose
 // "instance" must be o's id; a 503 is ErrRecovering. The answer is read
-// once, into its type (it was read three times — as raw JSON, for its
-// instance, then whole —, more than half of the gateway's CPU for a page).
+// once (it was read three times — as raw JSON, for its instance, then
+// whole —, more than half of the gateway's CPU for a page), its trades
+// kept as their JSON (decodeQueueAnswer).
 func (c *Client) askQueue(ctx context.Context, o Owner, q url.Values) (queueAnswer, error) {
 	var ans queueAnswer
 	u := url.URL{Scheme: "http", Host: o.Addr, Path: PathQueue, RawQuery: q.Encode()}

@@ -9,7 +9,7 @@ import (
 )
 
 // A work queue page passes through the gateway as JSON: each instance
-// writes its trades with WriteQueueTrades' encoding, the gateway reads from
+// writes its trades with NewQueueEncoder, the gateway reads from
 // each entry only its position (trade_date, trade_key) and copies the kept
 // entries' bytes into its page unchanged — decoding up to 200 trades and
 // encoding 100 again was over half of the gateway's CPU for a page
