@@ -43,12 +43,12 @@ type queueTrades struct {
 	asked chan struct{}
 }
 
-func (q queueTrades) Queue(context.Context, query.QueueQuery) ([]query.QueueTrade, error) {
+func (q queueTrades) QueuePage(context.Context, query.QueueQuery) ([]query.QueueEntry, error) {
 	select {
 	case q.asked <- struct{}{}:
 	default:
 	}
-	return []query.QueueTrade{{TradeKey: "0123456789abcdef", TradeRef: "THE-PAGE", TradeDate: "2026-12-06"}}, nil
+	return query.QueueEntries([]query.QueueTrade{{TradeKey: "0123456789abcdef", TradeRef: "THE-PAGE", TradeDate: "2026-12-06"}})
 }
 
 func (queueTrades) Trade(context.Context, string, string) (matching.View, bool, error) {

@@ -127,7 +127,7 @@ func (s *Server) serveQueue(w http.ResponseWriter, r *http.Request, q url.Values
 		qq.After = p
 	}
 	qq.Now, qq.Lead = s.o.Now(), s.o.AtRiskLead
-	trades, err := s.trades.Queue(r.Context(), qq)
+	trades, err := s.trades.QueuePage(r.Context(), qq)
 	if !confirmed(w) {
 		return // its nonce was refused: no log of access, no page
 	}
@@ -139,16 +139,14 @@ func (s *Server) serveQueue(w http.ResponseWriter, r *http.Request, q url.Values
 	next := queueCursor(nil)
 	switch {
 	case len(trades) > 0:
-		p, _ := trades[len(trades)-1].Pos()
-		next = queueCursor(&p)
+		next = queueCursor(&trades[len(trades)-1].Pos)
 	case hasAfter:
 		next = after
 	}
 	s.log.Info("access", "what", "queue", "participant", bic, "trade_date", schemas.Echo(qq.Date),
 		"status", schemas.Echo(q.Get("status")), "lifecycle", schemas.Echo(q.Get("lifecycle")), "owes", qq.Owes,
 		"at_risk", qq.AtRisk, "after", schemas.Echo(after), "limit", qq.Limit, "trades", len(trades))
-	s.answer(w, route, http.StatusOK, struct {
-		Trades []query.QueueTrade `json:"trades"`
-		Next   string             `json:"next"`
-	}{trades, next})
+	// The instances' entries copied through, not decoded and encoded again
+	// (query.AppendQueuePage).
+	s.answerJSON(w, route, http.StatusOK, query.AppendQueuePage(nil, trades, next))
 }

@@ -32,8 +32,8 @@ func (noTrades) Trade(context.Context, string, string) (matching.View, bool, err
 func (noTrades) ByRef(context.Context, string, string, string) ([]matching.View, error) {
 	return nil, nil
 }
-func (noTrades) Queue(context.Context, query.QueueQuery) ([]query.QueueTrade, error) {
-	return []query.QueueTrade{}, nil
+func (noTrades) QueuePage(context.Context, query.QueueQuery) ([]query.QueueEntry, error) {
+	return []query.QueueEntry{}, nil
 }
 
 // serveGateways starts n gateway instances over a fresh embedded broker

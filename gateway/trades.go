@@ -25,9 +25,9 @@ type TradeLookup interface {
 	// ByRef is every trade of TradeRef ref (and TradeDate date, when not
 	// empty) that party is a party to, ordered by trade key.
 	ByRef(ctx context.Context, ref, date, party string) ([]matching.View, error)
-	// Queue is a page of q.Party's work queue (gateway.md v2 §4c), whole or
-	// an error.
-	Queue(ctx context.Context, q query.QueueQuery) ([]query.QueueTrade, error)
+	// QueuePage is a page of q.Party's work queue (gateway.md v2 §4c),
+	// whole or an error: each trade as the JSON the page is made of.
+	QueuePage(ctx context.Context, q query.QueueQuery) ([]query.QueueEntry, error)
 }
 
 // ErrNoLookup: no instance can answer trade lookups now.

@@ -121,13 +121,16 @@ func (s *tradeSet) ByRef(_ context.Context, ref, date, party string) ([]matching
 	return out, err
 }
 
-func (s *tradeSet) Queue(_ context.Context, q query.QueueQuery) ([]query.QueueTrade, error) {
+func (s *tradeSet) QueuePage(_ context.Context, q query.QueueQuery) ([]query.QueueEntry, error) {
 	fs, err := s.tables.Queue(q, s.all())
+	if err != nil {
+		return nil, err
+	}
 	out := []query.QueueTrade{}
 	for _, f := range fs {
 		out = append(out, f.Trade)
 	}
-	return out, err
+	return query.QueueEntries(out)
 }
 
 func keyPairs(k schemas.Key) []schemas.Pair {

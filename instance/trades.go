@@ -1,6 +1,7 @@
 package instance
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net"
@@ -100,12 +101,14 @@ func QueueHandler(id string, t *query.Tables, owned func() []int32) http.Handler
 			ans.Trades[i] = api.QueueFound{Partition: f.Partition, Trade: f.Trade}
 		}
 		// With its length, in one write: json.Encoder on w wrote a page
-		// of 100 trades (~60 KB) chunked, in 4 KB writes.
-		b, err := json.Marshal(ans)
-		if err != nil {
+		// of 100 trades (~60 KB) chunked, in 4 KB writes. Its trades in
+		// the queue's encoding: the gateway copies them into its page.
+		var buf bytes.Buffer
+		if err := query.NewQueueEncoder(&buf).Encode(ans); err != nil {
 			http.Error(w, err.Error(), http.StatusInternalServerError)
 			return
 		}
+		b := buf.Bytes()
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(b)))
 		w.Write(b)

@@ -1,10 +1,12 @@
 package lookup
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -13,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/ste-utility/ste/instance/api"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/date"
@@ -81,15 +82,16 @@ func ParseQueue(v url.Values) (query.QueueQuery, error) {
 	return q, nil
 }
 
-// Queue is a page of a participant's work queue (gateway.md v2 §4c): the
-// first q.Limit of its trades after q.After that pass the filters, by
+// QueuePage is a page of a participant's work queue (gateway.md v2 §4c):
+// the first q.Limit of its trades after q.After that pass the filters, by
 // TradeDate then trade key, asked of every instance owning match
-// partitions (each answers the first q.Limit of its own) and merged. Only
-// a whole answer is returned: when a partition has no trusted owner, or an
-// owner does not answer or answers for partitions it does not own, the
-// error says so and nothing is returned (a page missing some partitions
-// would look complete).
-func (c *Client) Queue(ctx context.Context, q query.QueueQuery) ([]query.QueueTrade, error) {
+// partitions (each answers the first q.Limit of its own) and merged. Each
+// trade is its JSON as its instance wrote it (query.QueueEntry), with its
+// position: only what the merge needs is decoded. Only a whole answer is
+// returned: when a partition has no trusted owner, or an owner does not
+// answer or answers for partitions it does not own, the error says so and
+// nothing is returned (a page missing some partitions would look complete).
+func (c *Client) QueuePage(ctx context.Context, q query.QueueQuery) ([]query.QueueEntry, error) {
 	if q.Party == "" || q.Limit < 1 || q.Limit > query.MaxQueueLimit {
 		return nil, query.ErrBadQueue
 	}
@@ -108,7 +110,24 @@ func (c *Client) Queue(ctx context.Context, q query.QueueQuery) ([]query.QueueTr
 	}
 }
 
-func (c *Client) queue(ctx context.Context, r *Routing, q query.QueueQuery) (_ []query.QueueTrade, moved bool, _ error) {
+// Queue is QueuePage with each trade decoded.
+func (c *Client) Queue(ctx context.Context, q query.QueueQuery) ([]query.QueueTrade, error) {
+	es, err := c.QueuePage(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]query.QueueTrade, 0, len(es))
+	for _, e := range es {
+		t, err := e.Trade()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
+}
+
+func (c *Client) queue(ctx context.Context, r *Routing, q query.QueueQuery) (_ []query.QueueEntry, moved bool, _ error) {
 	for _, p := range r.Problems {
 		if strings.HasPrefix(p, "no trusted owner") {
 			return nil, false, fmt.Errorf("%w: %s", ErrNoOwner, p)
@@ -116,7 +135,7 @@ func (c *Client) queue(ctx context.Context, r *Routing, q query.QueueQuery) (_ [
 	}
 	v := QueueValues(q)
 	type res struct {
-		found []posTrade
+		found []query.QueueEntry
 		moved bool
 		err   error
 	}
@@ -131,62 +150,82 @@ func (c *Client) queue(ctx context.Context, r *Routing, q query.QueueQuery) (_ [
 				out[i].err = err
 				return
 			}
-			for _, p := range o.Partitions {
-				if !slices.Contains(ans.Owned, p) {
-					out[i].moved = true
-					out[i].err = fmt.Errorf("%w (instance %s no longer owns partition %d)", ErrNoOwner, o.ID, p)
-				}
-			}
-			for _, f := range ans.Trades {
-				// A trade is believed from the owner of its partition only,
-				// and only as a trade of the party asking.
-				if !slices.Contains(o.Partitions, f.Partition) || topics.PartitionOf(f.Trade.TradeKey, r.Partitions) != f.Partition {
-					out[i].err = fmt.Errorf("%w: instance %s answered with a trade of partition %d", ErrAnswer, o.ID, f.Partition)
-					continue
-				}
-				pos, ok := f.Trade.Pos()
-				if !ok {
-					out[i].err = fmt.Errorf("%w: instance %s answered with a trade of no position", ErrAnswer, o.ID)
-					continue
-				}
-				out[i].found = append(out[i].found, posTrade{pos, f.Trade})
-			}
+			out[i].found, out[i].moved, out[i].err = ans.entries(o, r.Partitions)
 		}()
 	}
 	wg.Wait()
-	var found []posTrade
+	var lists [][]query.QueueEntry
 	var errs []error
 	for _, x := range out {
 		moved = moved || x.moved
 		if x.err != nil {
 			errs = append(errs, x.err)
 		}
-		found = append(found, x.found...)
+		lists = append(lists, x.found)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return nil, moved, err
 	}
-	// Each trade's position is read once, not at each comparison.
-	slices.SortFunc(found, func(a, b posTrade) int { return a.pos.Compare(b.pos) })
-	trades := make([]query.QueueTrade, 0, min(len(found), q.Limit))
-	for _, f := range found[:min(len(found), q.Limit)] {
-		trades = append(trades, f.trade)
-	}
-	return trades, false, nil
+	return mergeQueue(lists, q.Limit), false, nil
 }
 
-// posTrade is a queue trade and its position, read from it once.
-type posTrade struct {
-	pos   query.QueuePos
-	trade query.QueueTrade
+// mergeQueue is the first limit of the owners' entries, by position (read
+// once, not at each comparison).
+func mergeQueue(lists [][]query.QueueEntry, limit int) []query.QueueEntry {
+	found := slices.Concat(lists...)
+	slices.SortFunc(found, func(a, b query.QueueEntry) int { return a.Pos.Compare(b.Pos) })
+	n := min(len(found), limit)
+	return found[:n:n]
+}
+
+// entries are the trades of owner o's answer, each with its position,
+// read from its JSON (the rest of it is not decoded). A trade is believed
+// from the owner of its partition only, and only as a trade of the party
+// asking; moved is whether o no longer owns one of its partitions.
+func (ans *queueAnswer) entries(o Owner, partitions int32) (found []query.QueueEntry, moved bool, err error) {
+	for _, p := range o.Partitions {
+		if !slices.Contains(ans.Owned, p) {
+			moved = true
+			err = fmt.Errorf("%w (instance %s no longer owns partition %d)", ErrNoOwner, o.ID, p)
+		}
+	}
+	found = make([]query.QueueEntry, 0, len(ans.Trades))
+	for _, f := range ans.Trades {
+		e, ok := readQueueEntry(f.Trade)
+		if !ok {
+			err = fmt.Errorf("%w: instance %s answered with a trade of no position", ErrAnswer, o.ID)
+			continue
+		}
+		if !slices.Contains(o.Partitions, f.Partition) || topics.PartitionOf(e.Pos.Key.String(), partitions) != f.Partition {
+			err = fmt.Errorf("%w: instance %s answered with a trade of partition %d", ErrAnswer, o.ID, f.Partition)
+			continue
+		}
+		found = append(found, e)
+	}
+	return found, moved, err
+}
+
+// queueAnswer is api.QueueAnswer as the gateway reads it: each trade kept
+// as its JSON, to be copied into the page.
+type queueAnswer struct {
+	Instance string           `json:"instance"`
+	Owned    []int32          `json:"owned"`
+	Trades   []queueFoundJSON `json:"trades"`
+}
+
+// queueFoundJSON is api.QueueFound, its trade as its JSON.
+type queueFoundJSON struct {
+	Partition int32           `json:"partition"`
+	Trade     json.RawMessage `json:"trade"`
 }
 
 // askQueue asks owner o for PathQueue?q and decodes its 200 answer, whose
 // "instance" must be o's id; a 503 is ErrRecovering. The answer is read
-// once, into its type (it was read three times — as raw JSON, for its
-// instance, then whole —, more than half of the gateway's CPU for a page).
-func (c *Client) askQueue(ctx context.Context, o Owner, q url.Values) (api.QueueAnswer, error) {
-	var ans api.QueueAnswer
+// once (it was read three times — as raw JSON, for its instance, then
+// whole —, more than half of the gateway's CPU for a page), its trades
+// kept as their JSON (decodeQueueAnswer).
+func (c *Client) askQueue(ctx context.Context, o Owner, q url.Values) (queueAnswer, error) {
+	var ans queueAnswer
 	u := url.URL{Scheme: "http", Host: o.Addr, Path: PathQueue, RawQuery: q.Encode()}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
 	if err != nil {
@@ -205,8 +244,24 @@ func (c *Client) askQueue(ctx context.Context, o Owner, q url.Values) (api.Queue
 	default:
 		return ans, fmt.Errorf("instance %s: %s", o.ID, resp.Status)
 	}
-	if err := json.NewDecoder(Capped(resp.Body, MaxAnswer)).Decode(&ans); err != nil {
-		return ans, fmt.Errorf("instance %s: %w: %v", o.ID, ErrAnswer, err)
+	return decodeQueueAnswer(Capped(resp.Body, MaxAnswer), o)
+}
+
+// decodeQueueAnswer reads owner o's answer, whose "instance" must be o's id.
+// Read plainly (readQueueAnswer), each trade is its bytes in the answer's:
+// one pass of encoding/json's scanner, where its decoder made two and
+// copied each trade.
+func decodeQueueAnswer(r io.Reader, o Owner) (queueAnswer, error) {
+	body, err := io.ReadAll(r)
+	if err != nil {
+		return queueAnswer{}, fmt.Errorf("instance %s: %w: %v", o.ID, ErrAnswer, err)
+	}
+	ans, ok := readQueueAnswer(body)
+	if !ok {
+		ans = queueAnswer{}
+		if err := json.NewDecoder(bytes.NewReader(body)).Decode(&ans); err != nil {
+			return ans, fmt.Errorf("instance %s: %w: %v", o.ID, ErrAnswer, err)
+		}
 	}
 	if ans.Instance != o.ID {
 		return ans, fmt.Errorf("%w: the lookup listener of instance %s answered as %q", ErrAnswer, o.ID, short(ans.Instance))
