@@ -133,8 +133,9 @@ func ReadRisk(b []byte) (r Risk, ok bool) {
 
 // ReadAllegeAt reads a trade value's allegement timer (Trade.AllegeAt)
 // from its tail without decoding the trade (nor allocating: the table's
-// timers read it from every value written); 0 when it has none, and ok
-// false for a tombstone or a value without the tail (decode it).
+// timers read it from every value written), as Trade.AllegeAt holds it:
+// positive a timer set, negative none set (minus the last one), 0 none
+// ever; ok false for a tombstone or a value without the tail (decode it).
 func ReadAllegeAt(b []byte) (at int64, ok bool) {
 	t, ok := readTail(b)
 	return t.allegeAt, ok

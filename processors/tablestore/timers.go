@@ -11,9 +11,10 @@ import (
 // Timers is one match partition's wall-clock timers: for every key whose
 // value holds one (a trade's allegement timer, matching.Trade.AllegeAt),
 // when it falls due. goka calls a callback for a key only by a message, so
-// the runtime asks the timers what is due and loops those keys back to
-// their partition (processors/pipeline, timers.go), as retention's due
-// index does on event time.
+// the runtime asks the timers what is due and writes those keys'
+// allegement records to their partition of <ns>.accepted
+// (processors/pipeline, timers.go), as retention's due index loops its
+// keys back on event time.
 //
 // The timers are read from the values, never kept apart: every value the
 // storage takes passes through them (the stage's writes, the changelog's
@@ -79,7 +80,7 @@ func (t *Timers) Due(now int64) []Timer {
 	return out
 }
 
-// Rearm puts back a timer handed out whose loopback could not be written,
+// Rearm puts back a timer handed out whose allegement record could not be written,
 // unless the key's value set another since.
 func (t *Timers) Rearm(tm Timer) {
 	t.mu.Lock()
