@@ -71,7 +71,7 @@ var Suites = []Suite{
 	{Name: "analytics-server", Tests: "analytics/conformance TestServer against a ClickHouse server", Env: "CLICKHOUSE_ADDR=URL", Needs: clickhouseServer,
 		Run: "make analytics-server", Cost: "not run against a server here: it needs ClickHouse of 2020 or later, and Debian's 18.16 refuses clickhouse-go over HTTP and runs none of the schema's 17 statements (docs/analytics.md)"},
 	{Name: "gateway-measure", Tests: "e2e TestGatewayMeasure (STE_GATEWAY_MEASURE=kafka: on Kafka 4)", Env: "STE_GATEWAY_MEASURE=MODE", Run: "make gateway-measure",
-		Cost: "a measurement of 6,000 trades in four phases (docs/benchmarks.md, \"The gateway\")"},
+		Cost: "37 s with make's steps: 6,000 trades in four phases (7 December, quiet machine; docs/benchmarks.md, \"The gateway\")"},
 	{Name: "fix-measure", Tests: "e2e TestFIXMeasure", Env: "STE_FIX_MEASURE=1", Run: "make fix-measure",
 		Cost: "2 min 34 s: 3,000 trades in three phases (6 December, load 20–31; docs/benchmarks.md, \"The FIX adapter\")"},
 	{Name: "queue-measure", Tests: "e2e TestQueueMeasure (the work queue over 250,000 trades on 2 instances, at half the capacity)", Env: "STE_QUEUE_MEASURE=1", Run: "make queue-measure",
