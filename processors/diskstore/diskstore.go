@@ -214,6 +214,13 @@ type DB struct {
 	// and has not been followed by one that succeeded.
 	full  atomic.Pointer[DiskFullError]
 	bgErr atomic.Pointer[error]
+	// stall is Pebble's write stall under way (nil: none).
+	stall atomic.Pointer[stallInfo]
+}
+
+type stallInfo struct {
+	at     time.Time
+	reason string
 }
 
 type tp struct {
@@ -247,12 +254,17 @@ func Open(o Options) (*DB, error) {
 	po := pebbleOptions(o)
 	po.EventListener = db.events()
 	db.cache = po.Cache
+	began := time.Now()
 	pdb, err := pebble.Open(o.Dir, po)
 	if err != nil {
 		db.cache.Unref()
 		return nil, fmt.Errorf("diskstore: open %s: %w", o.Dir, err)
 	}
 	db.pdb = pdb
+	// What a restart starts from: the log replayed into memtables (after a
+	// crash) and the LSM's shape, which the partitions' first reads pay for.
+	o.Logger.Info("table storage opened", append([]any{"dir", o.Dir, "seconds", time.Since(began).Seconds()},
+		lsmAttrs(pdb.Metrics())...)...)
 	go db.committer()
 	return db, nil
 }
@@ -291,10 +303,24 @@ func (db *DB) events() *pebble.EventListener {
 			if fi.Err == nil {
 				db.bgErr.Store(nil)
 			}
+			db.o.Logger.Debug(fi.String(), "component", "pebble")
 		},
 		CompactionEnd: func(ci pebble.CompactionInfo) {
 			if ci.Err == nil {
 				db.bgErr.Store(nil)
+			}
+			db.o.Logger.Debug(ci.String(), "component", "pebble")
+		},
+		// A stall holds every commit of every partition (and a commit holds
+		// the partition's acknowledged writes in memory): one line when it
+		// ends, with why and how long.
+		WriteStallBegin: func(wi pebble.WriteStallBeginInfo) {
+			db.stall.Store(&stallInfo{time.Now(), wi.Reason})
+		},
+		WriteStallEnd: func() {
+			if st := db.stall.Swap(nil); st != nil {
+				db.o.Logger.Info("table storage: writes were stalled", "component", "pebble",
+					"reason", st.reason, "seconds", time.Since(st.at).Seconds())
 			}
 		},
 	}
@@ -510,6 +536,22 @@ func (db *DB) prefixOf(topic string, partition int32) ([]byte, error) {
 		return nil, err
 	}
 	return tablePrefix(id), nil
+}
+
+// lsmAttrs are the log attributes of the LSM's shape: the memtables (those
+// replayed from the log at an open included), level 0's files and
+// sublevels (each a file every read of its range consults), the tables,
+// and the compactions owed.
+func lsmAttrs(m *pebble.Metrics) []any {
+	var files, bytes int64
+	for _, l := range m.Levels {
+		files += l.TablesCount
+		bytes += l.TablesSize
+	}
+	return []any{"memtables", m.MemTable.Count, "memtable_mib", m.MemTable.Size >> 20,
+		"l0_files", m.Levels[0].TablesCount, "l0_sublevels", m.Levels[0].Sublevels,
+		"tables", files, "tables_mib", bytes >> 20,
+		"compaction_debt_mib", m.Compact.EstimatedDebt >> 20, "compactions_running", m.Compact.NumInProgress}
 }
 
 // pebbleLogger sends Pebble's chatter to slog at debug level; its errors and

@@ -164,6 +164,8 @@ func newStore(db *DB, topic string, partition int32, index memstore.Index) (*Sto
 	s.mu.Lock()
 	s.buildFilterLocked()
 	s.mu.Unlock()
+	db.o.Logger.Debug("table partition opened", "topic", topic, "partition", partition,
+		"seconds", db.o.Now().Sub(s.openedAt).Seconds(), "keys", s.count)
 	return s, why, nil
 }
 
@@ -921,6 +923,7 @@ func (s *Store) scanKeys(f *keyFilter) {
 		}
 		s.mu.Unlock()
 	}
+	began := time.Now()
 	lo := s.sub('v')
 	it, err := s.db.pdb.NewIter(&pebble.IterOptions{LowerBound: lo, UpperBound: prefixEnd(lo)})
 	if err != nil {
@@ -959,7 +962,10 @@ func (s *Store) scanKeys(f *keyFilter) {
 	if s.building == f {
 		s.filt, s.building = f, nil
 	}
+	n := f.n
 	s.mu.Unlock()
+	s.db.o.Logger.Debug("table key filter built", "topic", s.topic, "partition", s.partition,
+		"keys", n, "seconds", time.Since(began).Seconds())
 }
 
 // Filtered is how many reads the key filter answered (the key was never

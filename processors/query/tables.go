@@ -154,8 +154,10 @@ func (x *Partition) Delete(key string) {
 // storage calls it before the store closes.
 func (x *Partition) Close() { x.idx.Close() }
 
-// Loaded indexes for the at-risk and status counts the values a store
-// resumed from disk holds when it opens (they are not replayed).
+// Loaded indexes the values a store resumed from disk holds when it opens
+// (they are not replayed): for the at-risk and status counts, and their
+// TradeRefs, so that a recovery that replays nothing past them ends
+// without reading the table again (RecoveredAsLoaded).
 func (x *Partition) Loaded(it Iterator) error {
 	for it.Next() {
 		k, ok := schemas.ParseTradeKey(string(it.Key()))
@@ -163,11 +165,16 @@ func (x *Partition) Loaded(it Iterator) error {
 			continue
 		}
 		if v, err := it.Value(); err == nil && v != nil {
-			x.idx.Put(uint64(k), v)
+			x.idx.Load(uint64(k), v)
 		}
 	}
 	return it.Err()
 }
+
+// RecoveredAsLoaded is Recovered for a store whose recovery wrote nothing
+// after Loaded read it (a restart resumed at its changelog's end): what
+// Loaded read is the recovered table, and the TradeRef index is built.
+func (x *Partition) RecoveredAsLoaded() { x.idx.RecoveredAsLoaded() }
 
 // Recovered builds the TradeRef and work-queue indexes from the recovered
 // table (goka's MarkRecovered): every write before it was the changelog's

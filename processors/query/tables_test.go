@@ -311,3 +311,57 @@ func TestLookupMissDoesTheWorkOfNotYours(t *testing.T) {
 		t.Errorf("views built: %d for another's trade, %d for no trade; want the same, 1", notYours, missing)
 	}
 }
+
+// A store resumed from disk whose recovery replays nothing is read once:
+// Loaded indexes its TradeRefs with its status and at-risk facts, and
+// RecoveredAsLoaded makes them answer, as Recovered's second pass would;
+// writes after it are followed.
+func TestRecoveredAsLoadedFindsWhatRecoveredFinds(t *testing.T) {
+	f := newLookupFixture(t, 12, 4)
+	f.recover(t) // the first run: the index built by Recovered's pass
+	var resumed Tables
+	resumed.Serve(Config{})
+	for p, st := range f.stores { // the restart: the stores hold the values
+		x := resumed.Open(p, st.Store)
+		it, err := st.Store.Iterator()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Loaded(it); err != nil {
+			t.Fatal(err)
+		}
+		it.Release()
+		if _, _, err := resumed.FindRef(RefQuery{Ref: sharedRef}, []int32{p}); !errors.Is(err, ErrRecovering) {
+			t.Fatalf("partition %d answers by TradeRef before it is recovered: %v", p, err)
+		}
+		x.RecoveredAsLoaded()
+	}
+	for _, ref := range []string{sharedRef, f.views[f.keys[len(f.keys)-1]].Keys[0].TradeRef, "no such ref"} {
+		want, _, err := f.tables.FindRef(RefQuery{Ref: ref}, f.all())
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := resumed.FindRef(RefQuery{Ref: ref}, f.all())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%s: %d found resumed, %d after Recovered", ref, len(got), len(want))
+		}
+		for i := range got {
+			if got[i].Partition != want[i].Partition || got[i].View.TradeKey != want[i].View.TradeKey {
+				t.Fatalf("%s: found %+v resumed, %+v after Recovered", ref, got[i], want[i])
+			}
+		}
+	}
+	// Followed from now on: a trade of another ref written into partition 0.
+	other := f.keys[len(f.keys)-1]
+	x := resumed.parts[0]
+	if err := f.stores[0].Store.Set(other.String(), f.values[other]); err != nil {
+		t.Fatal(err)
+	}
+	x.Put(other.String(), f.values[other])
+	if got, _, _ := resumed.FindRef(RefQuery{Ref: f.views[other].Keys[0].TradeRef}, f.all()); len(got) != 2 {
+		t.Fatalf("a trade written after recovery: found %d times by its ref, want 2", len(got))
+	}
+}

@@ -150,7 +150,17 @@ type timed struct {
 // Unwrap is the store under the timers (the fence's registry).
 func (s *timed) Unwrap() storage.Storage { return s.Storage }
 
+// openReader is a storage whose Open reads every value it holds (the read
+// side, tablestore.go): the timers ride on that pass.
+type openReader interface {
+	alsoAtOpen(func(key string, value []byte))
+}
+
 func (s *timed) Open() error {
+	if r, ok := s.Storage.(openReader); ok {
+		r.alsoAtOpen(s.put)
+		return s.Storage.Open()
+	}
 	if err := s.Storage.Open(); err != nil {
 		return err
 	}
@@ -161,12 +171,17 @@ func (s *timed) Open() error {
 	defer it.Release()
 	for it.Next() {
 		if v, err := it.Value(); err == nil && v != nil {
-			if at, ok := s.read(v); ok {
-				s.t.Put(string(it.Key()), at)
-			}
+			s.put(string(it.Key()), v)
 		}
 	}
 	return it.Err()
+}
+
+// put reads a value held at open into the timers.
+func (s *timed) put(key string, v []byte) {
+	if at, ok := s.read(v); ok {
+		s.t.Put(key, at)
+	}
 }
 
 func (s *timed) Set(key string, value []byte) error {

@@ -51,8 +51,9 @@ func (p Pos) Compare(q Pos) int {
 
 // Index is one match partition's read side: its records and their drain.
 type Index struct {
-	r *records
-	d *drainer
+	r      *records
+	d      *drainer
+	loaded []uint64 // the keys Load was given, until recovered
 }
 
 // New makes a partition's index, reading s for the queue's summaries,
@@ -77,8 +78,29 @@ func (x *Index) Delete(key uint64) {
 // table (the status and at-risk facts followed every write already): the
 // queue's summaries in the background, the partition Ready once they ran.
 func (x *Index) Recovered(it Iterator, log *slog.Logger) {
+	x.loaded = nil
 	var keys []uint64
 	x.r.rebuildRefs(it, log, func(k uint64) { keys = append(keys, k) })
+	x.d.rebuild(keys)
+}
+
+// Load indexes a value a table resumed from disk held when it opened: its
+// status and at-risk facts, as Put, and its TradeRefs too, which Put
+// follows only once the partition is recovered. A recovery that then
+// replays nothing ends with RecoveredAsLoaded instead of reading the table
+// again (Recovered).
+func (x *Index) Load(key uint64, value []byte) {
+	x.r.load(key, value)
+	x.loaded = append(x.loaded, key)
+}
+
+// RecoveredAsLoaded is Recovered for a table that took no write since the
+// values Load was given (its recovery replayed nothing): they are the
+// recovered table, and their TradeRefs are indexed already.
+func (x *Index) RecoveredAsLoaded() {
+	keys := x.loaded
+	x.loaded = nil
+	x.r.refsReady.Store(true)
 	x.d.rebuild(keys)
 }
 

@@ -244,6 +244,17 @@ func (x *records) put(key uint64, value []byte) {
 	}
 }
 
+// load indexes a value as put does, its TradeRefs whether followed yet or
+// not (Index.Load).
+func (x *records) load(key uint64, value []byte) {
+	f := riskFactsOf(value)
+	refs, _ := matching.Refs(value) // unreadable: none
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.setRiskLocked(key, f)
+	x.setRefsLocked(key, refs)
+}
+
 // remove takes a deleted key's status, group and TradeRefs out.
 func (x *records) remove(key uint64) {
 	x.mu.Lock()
