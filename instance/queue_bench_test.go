@@ -5,7 +5,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
+	"net/http/httptest"
 	"os"
 	"runtime"
 	"runtime/debug"
@@ -14,9 +16,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/ste-utility/ste/instance"
+	"github.com/ste-utility/ste/instance/lookup"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/processors/query"
 	"github.com/ste-utility/ste/schemas"
@@ -36,11 +41,17 @@ import (
 // STE_QUEUE_WRITES per second (default 4,500, half the pipeline's capacity
 // on this machine: docs/benchmarks.md), each making its trade summarised
 // again: a trade written STE_QUEUE_BURST times 10 ms apart (default 7, a
-// trade's messages; 1 for the worst case, every write another trade). The participants asked are the 20 with the most trades; the
-// questions are a walk without filters from a random cursor, owes=true,
-// status=MISMATCHED, and at_risk=true of one trade date. Reported:
-// the p50 and p99 of a page (p50-ms, p99-ms), and the index's heap per
-// trade. Run: go test -run '^$' -bench WorkQueue -benchtime 2000x ./instance
+// trade's messages; 1 for the worst case, every write another trade).
+// The participants asked are the 20 with the most trades; the questions,
+// each kind a sub-benchmark of its own, are a walk without filters from a
+// random cursor (page), owes=true (owes), status=MISMATCHED (mismatched)
+// and at_risk=true of one trade date (at_risk), then the four in turn
+// (mixed). Reported for each: the p50 and p99 of a page (p50-ms, p99-ms),
+// the process's CPU a question beyond what the writes take alone
+// (cpu-ms/q), the trades a page; then, the writes stopped, what one
+// instance's /queue handler spends a question of each kind
+// (instance-<kind>: cpu-ms/q, no HTTP); and the index's heap per trade.
+// Run: go test -run '^$' -bench WorkQueue -benchtime 2000x ./instance
 func BenchmarkWorkQueue(b *testing.B) {
 	// An instance with memory tables collects as `ste process` does
 	// (instance/gc.go).
@@ -50,14 +61,19 @@ func BenchmarkWorkQueue(b *testing.B) {
 	c := newQueueCluster(b, topics.DefaultPartitions, 2)
 	built := time.Now()
 	values := loadTrades(b, c, n)
-	b.Logf("%d trades of state stored in %v", len(values), time.Since(built).Round(time.Second))
+	// What the benchmark as a whole finds is shown by its first
+	// sub-benchmarks (a benchmark with sub-benchmarks shows nothing of its
+	// own without -v).
+	var notes []string
+	note := func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+	note("%d trades of state stored in %v", len(values), time.Since(built).Round(time.Second))
 	heapBefore := heap()
 	built = time.Now()
 	c.recover(b)
 	heapAfter := heap()
-	b.Logf("queue indexes built in %v; heap %d MB → %d MB (%.0f bytes per trade)", time.Since(built).Round(time.Millisecond),
+	note("queue indexes built in %v; heap %d MB → %d MB (%.0f bytes per trade)", time.Since(built).Round(time.Millisecond),
 		heapBefore>>20, heapAfter>>20, float64(heapAfter-heapBefore)/float64(len(values)))
-	b.ReportMetric(float64(heapAfter-heapBefore)/float64(len(values)), "index-B/trade")
+	indexBytes := float64(heapAfter-heapBefore) / float64(len(values))
 
 	// The participants of the most trades, and the trade dates.
 	count := map[string]int{}
@@ -72,7 +88,7 @@ func BenchmarkWorkQueue(b *testing.B) {
 	}
 	slices.SortFunc(parties, func(a, c string) int { return count[c] - count[a] })
 	parties = parties[:min(20, len(parties))]
-	b.Logf("participants asked: %d, trades each %d to %d", len(parties), count[parties[len(parties)-1]], count[parties[0]])
+	note("participants asked: %d, trades each %d to %d", len(parties), count[parties[len(parties)-1]], count[parties[0]])
 
 	// Writes at the rate asked: trades stored again, each burst times in
 	// a row 10 ms apart, as a trade's messages come close together (1: a
@@ -116,15 +132,12 @@ func BenchmarkWorkQueue(b *testing.B) {
 	summarised := c.gets.Load()
 	ctx := context.Background()
 	now := time.Date(2026, 11, 2, 14, 30, 0, 0, time.UTC)
-	kinds := []string{"walk", "owes", "mismatched", "at risk"}
-	var lat [4][]time.Duration
-	var pages, listed int
+	// The questions, each kind's j-th: a walk without filters from a
+	// random cursor, owes=true, status=MISMATCHED, at_risk=true of one
+	// trade date; the participants in turn.
 	r := rand.New(rand.NewPCG(3, 4))
-	i := 0
-	start := time.Now()
-	for b.Loop() {
-		kind := i % 4
-		q := query.QueueQuery{Party: parties[i/4%len(parties)], Limit: 100, Now: now, Lead: 2 * time.Hour}
+	question := func(kind, j int) query.QueueQuery {
+		q := query.QueueQuery{Party: parties[j%len(parties)], Limit: 100, Now: now, Lead: 2 * time.Hour}
 		switch kind {
 		case 0:
 			e := values[r.IntN(len(values))]
@@ -134,39 +147,109 @@ func BenchmarkWorkQueue(b *testing.B) {
 		case 2:
 			q.Status = []string{"MISMATCHED"}
 		case 3:
-			q.AtRisk, q.Date = true, benchDates[i/4%len(benchDates)]
+			q.AtRisk, q.Date = true, benchDates[j%len(benchDates)]
 		}
-		t0 := time.Now()
-		page, err := c.client.Queue(ctx, q)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := json.Marshal(struct {
-			Trades []query.QueueTrade `json:"trades"`
-			Next   string             `json:"next"`
-		}{page, "cursor"}); err != nil {
-			b.Fatal(err)
-		}
-		lat[kind] = append(lat[kind], time.Since(t0))
-		pages++
-		listed += len(page)
-		i++
+		return q
 	}
-	elapsed := time.Since(start)
+	kinds := []string{"page", "owes", "mismatched", "at_risk"}
+
+	// The CPU the writes and their summaries take alone, taken off each
+	// question's (cpu-ms/q: the process's, both instances, the lookup
+	// client and the page's encoding, GC included).
+	cpu0, t0 := cpuTime(), time.Now()
+	time.Sleep(2 * time.Second)
+	background := float64(cpuTime()-cpu0) / float64(time.Since(t0))
+	note("writes alone: %.2f of a core", background)
+
+	var all []time.Duration
+	var pages, listed int
+	started := time.Now()
+	// Each kind alone, then all four in turn (the p99 over all questions
+	// the goal speaks of).
+	for k, name := range append(kinds, "mixed") {
+		b.Run(name, func(b *testing.B) {
+			for _, l := range notes {
+				b.Log(l)
+			}
+			notes = nil
+			var lat []time.Duration
+			n := 0
+			cpu0, t0, w0, g0 := cpuTime(), time.Now(), written.Load(), c.gets.Load()
+			for j := 0; b.Loop(); j++ {
+				kind, jj := k, j
+				if k == len(kinds) { // the mixed: the kinds in turn
+					kind, jj = j%len(kinds), j/len(kinds)
+				}
+				q := question(kind, jj)
+				t0 := time.Now()
+				page, err := c.client.Queue(ctx, q)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := json.Marshal(struct {
+					Trades []query.QueueTrade `json:"trades"`
+					Next   string             `json:"next"`
+				}{page, "cursor"}); err != nil {
+					b.Fatal(err)
+				}
+				lat = append(lat, time.Since(t0))
+				n += len(page)
+			}
+			elapsed := time.Since(t0)
+			cpu := float64(cpuTime()-cpu0) - background*float64(elapsed)
+			all = append(all, lat...)
+			pages += len(lat)
+			listed += n
+			b.Logf("%-10s %5d pages, %.1f trades a page: p50 %6.2f ms, p99 %6.2f ms, max %6.2f ms; CPU a question %.2f ms beside the writes'",
+				name, len(lat), float64(n)/float64(len(lat)), ms(pct(lat, 50)), ms(pct(lat, 99)), ms(pct(lat, 100)), cpu/float64(len(lat))/1e6)
+			b.ReportMetric(ms(pct(lat, 50)), "p50-ms")
+			b.ReportMetric(ms(pct(lat, 99)), "p99-ms")
+			b.ReportMetric(cpu/float64(len(lat))/1e6, "cpu-ms/q")
+			b.ReportMetric(float64(n)/float64(len(lat)), "trades/page")
+			b.ReportMetric(float64(written.Load()-w0)/elapsed.Seconds(), "writes/s")
+			if k == 0 {
+				b.ReportMetric(indexBytes, "index-B/trade")
+			}
+			b.ReportMetric(float64(c.gets.Load()-g0)/float64(max(1, written.Load()-w0)), "summaries/write")
+		})
+	}
+	elapsed := time.Since(started)
 	close(stop)
 	wg.Wait()
-	var all []time.Duration
-	for k, l := range lat {
-		all = append(all, l...)
-		if len(l) > 0 {
-			b.Logf("%-10s %5d pages: p50 %6.2f ms, p99 %6.2f ms, max %6.2f ms", kinds[k], len(l), ms(pct(l, 50)), ms(pct(l, 99)), ms(pct(l, 100)))
-		}
+	note("%d pages, %.1f trades a page, p50 %.2f ms, p99 %.2f ms; %d writes in %v (%.0f/s), %d trades summarised again (%.2f a write)",
+		pages, float64(listed)/float64(max(1, pages)), ms(pct(all, 50)), ms(pct(all, 99)), written.Load(), elapsed.Round(time.Millisecond),
+		float64(written.Load())/elapsed.Seconds(), c.gets.Load()-summarised, float64(c.gets.Load()-summarised)/float64(max(1, written.Load())))
+
+	// What one instance spends answering a question, the writes stopped:
+	// its /queue handler (the question read, its partitions' indexes
+	// asked, the answer encoded) called in the benchmark's goroutine, no
+	// HTTP; cpu-ms/q is the process's CPU a question.
+	h := instance.QueueHandler("inst-0", c.tables[0], func() []int32 { return c.owners[0].Partitions })
+	for k, name := range kinds {
+		b.Run("instance-"+name, func(b *testing.B) {
+			for _, l := range notes {
+				b.Log(l)
+			}
+			notes = nil
+			cpu0 := cpuTime()
+			for j := 0; b.Loop(); j++ {
+				req := httptest.NewRequest("GET", lookup.PathQueue+"?"+lookup.QueueValues(question(k, j)).Encode(), nil)
+				w := httptest.NewRecorder()
+				h.ServeHTTP(w, req)
+				if w.Code != 200 {
+					b.Fatalf("%d %s", w.Code, w.Body)
+				}
+			}
+			b.ReportMetric(float64(cpuTime()-cpu0)/float64(b.N)/1e6, "cpu-ms/q")
+		})
 	}
-	b.Logf("%d pages, %.1f trades a page; %d writes in %v (%.0f/s), %d trades summarised again (%.2f a write)", pages,
-		float64(listed)/float64(pages), written.Load(), elapsed.Round(time.Millisecond), float64(written.Load())/elapsed.Seconds(),
-		c.gets.Load()-summarised, float64(c.gets.Load()-summarised)/float64(written.Load()))
-	b.ReportMetric(ms(pct(all, 50)), "p50-ms")
-	b.ReportMetric(ms(pct(all, 99)), "p99-ms")
+}
+
+// cpuTime is the process's user and system CPU.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 var benchDates = []string{"2026-11-02", "2026-11-03", "2026-11-04"}
@@ -302,6 +385,9 @@ func heap() uint64 {
 }
 
 func pct(l []time.Duration, p int) time.Duration {
+	if len(l) == 0 {
+		return 0 // none asked (a sub-benchmark left out by -bench)
+	}
 	s := slices.Clone(l)
 	slices.Sort(s)
 	i := min(len(s)-1, len(s)*p/100)

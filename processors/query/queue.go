@@ -192,8 +192,11 @@ func (f *queueFilter) keeps(t *index.Facts) bool {
 		f.owes && !t.Owes:
 		return false
 	case f.atRisk:
+		if t.Settled {
+			return false
+		}
 		_, at := f.cutoff(t.Market, t.Date)
-		return !t.Settled && !f.now.Before(at.Add(-f.lead))
+		return !f.now.Before(at.Add(-f.lead))
 	}
 	return true
 }
@@ -244,7 +247,7 @@ func (t *Tables) Queue(q QueueQuery, partitions []int32) ([]QueueFound, error) {
 	var hits []hit
 	for p, x := range parts {
 		x.idx.DrainFor(q.Party)
-		es := x.idx.Page(q.Party, day, (*index.Pos)(q.After), f.keeps, q.Limit)
+		es := x.idx.Page(q.Party, day, (*index.Pos)(q.After), index.Narrow{Status: f.status, Owes: f.owes}, f.keeps, q.Limit)
 		for i := range es {
 			hits = append(hits, hit{p, &es[i]})
 		}

@@ -221,20 +221,28 @@ type Entry struct {
 // Pos is the entry's position in the queue.
 func (e *Entry) Pos() Pos { return Pos{e.Date, e.Key} }
 
-// Page is the first limit trades of party's queue after `after` (nil: from
-// the first), of TradeDate day only when day is given, that keep keeps.
-func (x *Index) Page(party string, day *date.Date, after *Pos, keep func(*Facts) bool, limit int) []Entry {
-	x.r.mu.RLock()
-	defer x.r.mu.RUnlock()
-	return x.r.page(party, day, after, keep, limit)
+// Narrow says which of a party's trades a question's filters may keep, so
+// that the index reads only the lists holding them (partyQueue): those of
+// the statuses in Status (bit n for Statuses[n]; 0: any), or, with Owes,
+// the trades the party owes an item of — whichever are fewer. keep still
+// decides each trade.
+type Narrow struct {
+	Status uint8
+	Owes   bool
 }
 
-func (x *records) page(party string, day *date.Date, after *Pos, keep func(*Facts) bool, limit int) []Entry {
-	id, ok := x.ids[party]
-	l := x.byParty[id]
-	if !ok || len(l) == 0 {
-		return nil
-	}
+// Page is the first limit trades of party's queue after `after` (nil: from
+// the first), of TradeDate day only when day is given, that keep keeps,
+// among those n says it may keep.
+func (x *Index) Page(party string, day *date.Date, after *Pos, n Narrow, keep func(*Facts) bool, limit int) []Entry {
+	x.r.mu.RLock()
+	defer x.r.mu.RUnlock()
+	return x.r.page(party, day, after, n, keep, limit)
+}
+
+// span is the part of the list l after `after` and of TradeDate day when
+// given.
+func (x *records) span(l []uint32, day *date.Date, after *Pos) []uint32 {
 	// The first record at or after p.
 	from := func(p Pos) int {
 		i, _ := slices.BinarySearchFunc(l, p, func(s uint32, p Pos) int {
@@ -253,8 +261,50 @@ func (x *records) page(party string, day *date.Date, after *Pos, keep func(*Fact
 			lo++
 		}
 	}
+	return l[lo:max(lo, hi)]
+}
+
+// sources is the spans of the lists of q that hold what n may keep: its
+// statuses' (disjoint), or the owes list when that holds fewer.
+func (x *records) sources(q *partyQueue, day *date.Date, after *Pos, n Narrow) ([listOwes][]uint32, int) {
+	var src [listOwes][]uint32
+	k, total := 0, 0
+	for st := range listOwes {
+		if n.Status == 0 || n.Status&(1<<st) != 0 {
+			src[k] = x.span(q[st], day, after)
+			total += len(src[k])
+			k++
+		}
+	}
+	if n.Owes {
+		if owes := x.span(q[listOwes], day, after); len(owes) < total {
+			return [listOwes][]uint32{owes}, 1
+		}
+	}
+	return src, k
+}
+
+func (x *records) page(party string, day *date.Date, after *Pos, n Narrow, keep func(*Facts) bool, limit int) []Entry {
+	id, ok := x.ids[party]
+	q := x.byParty[id]
+	if !ok || q == nil {
+		return nil
+	}
+	src, k := x.sources(q, day, after, n)
 	var out []Entry
-	for _, s := range l[lo:max(lo, hi)] {
+	for {
+		// The first of the sources' heads (the lists are disjoint).
+		best := -1
+		for i := range k {
+			if len(src[i]) > 0 && (best < 0 || x.before(src[i][0], src[best][0])) {
+				best = i
+			}
+		}
+		if best < 0 {
+			break
+		}
+		s := src[best][0]
+		src[best] = src[best][1:]
 		r := x.rec(s)
 		place, p, _ := x.partyAt(s, r, id)
 		f := Facts{Status: r.status, Lifecycle: r.life, Owes: p&owesBit != 0, Settled: r.flags&fSettled != 0,
@@ -262,30 +312,35 @@ func (x *records) page(party string, day *date.Date, after *Pos, keep func(*Fact
 		if !keep(&f) {
 			continue
 		}
-		e := Entry{Key: schemas.TradeKey(r.key), Facts: f, Ref: r.ref, ISIN: x.names[r.isin], Side: x.names[r.side],
-			Broker: x.names[r.broker], InvMgr: x.names[r.invMgr], CLSVersion: int(r.cls), Failing: []int{}}
-		if place < inlineParties {
-			e.Missing = int(r.missing[place])
-		} else {
-			e.Missing = int(x.moreParties[s][place-inlineParties].missing)
-		}
-		for _, o := range x.owes[s] {
-			if int(o.party) == place {
-				e.Owes = append(e.Owes, Owed{MsgType: x.names[o.msgType], Account: x.names[o.account], Count: int(o.count)})
-			}
-		}
-		if odd, ok := x.oddFailing[s]; ok {
-			e.Failing = slices.Clone(odd)
-		} else {
-			for c := 1; c < 32; c++ {
-				if r.failing&(1<<c) != 0 {
-					e.Failing = append(e.Failing, c)
-				}
-			}
-		}
-		if out = append(out, e); len(out) == limit {
+		if out = append(out, x.entry(s, r, place, f)); len(out) == limit {
 			break
 		}
 	}
 	return out
+}
+
+// entry is the record s as the party at place among its parties sees it.
+func (x *records) entry(s uint32, r *rec, place int, f Facts) Entry {
+	e := Entry{Key: schemas.TradeKey(r.key), Facts: f, Ref: r.ref, ISIN: x.names[r.isin], Side: x.names[r.side],
+		Broker: x.names[r.broker], InvMgr: x.names[r.invMgr], CLSVersion: int(r.cls), Failing: []int{}}
+	if place < inlineParties {
+		e.Missing = int(r.missing[place])
+	} else {
+		e.Missing = int(x.moreParties[s][place-inlineParties].missing)
+	}
+	for _, o := range x.owes[s] {
+		if int(o.party) == place {
+			e.Owes = append(e.Owes, Owed{MsgType: x.names[o.msgType], Account: x.names[o.account], Count: int(o.count)})
+		}
+	}
+	if odd, ok := x.oddFailing[s]; ok {
+		e.Failing = slices.Clone(odd)
+	} else {
+		for c := 1; c < 32; c++ {
+			if r.failing&(1<<c) != 0 {
+				e.Failing = append(e.Failing, c)
+			}
+		}
+	}
+	return e
 }

@@ -20,7 +20,8 @@ import (
 // TradeRef is a 32-bit hash for the lookup; the one string a record keeps
 // is the TradeRef a queue entry shows. The records live in chunks, found by
 // trade key through an open-addressed table of record numbers; a party's
-// queue is a sorted slice of record numbers. ~210–250 bytes a trade in all,
+// queue is sorted slices of record numbers, one a status, and one more of
+// the trades the party owes an item of (partyQueue). ~210–250 bytes a trade in all,
 // where the indexes this replaced held ~950 (docs/benchmarks.md, "Memory:
 // 250,000 trades in 600 MB").
 //
@@ -40,7 +41,7 @@ type records struct {
 	ids   map[string]uint32 // the vocabulary: a name's number
 	names []string          // and back ("" is 0)
 
-	byParty     map[uint32][]uint32    // party → its queued trades' records by (TradeDate, key)
+	byParty     map[uint32]*partyQueue // party → its queued trades' records by (TradeDate, key)
 	moreParties map[uint32][]moreParty // record → its parties beyond the inline ones
 	owes        map[uint32][]owed      // record → the items its parties owe
 	oddFailing  map[uint32][]int       // record → failing criteria a bit mask does not hold
@@ -114,7 +115,7 @@ const noDate = date.Date(-1 << 31)
 
 func newRecords() *records {
 	return &records{ids: map[string]uint32{"": 0}, names: []string{""},
-		byParty: map[uint32][]uint32{}, moreParties: map[uint32][]moreParty{}, owes: map[uint32][]owed{},
+		byParty: map[uint32]*partyQueue{}, moreParties: map[uint32][]moreParty{}, owes: map[uint32][]owed{},
 		oddFailing: map[uint32][]int{}, byRef: map[uint32]uint32{},
 		refMore: map[uint32][]uint32{}, moreRefs: map[uint32][]uint32{}, groups: map[riskGroup]int{},
 		status: statusTally{byDay: map[int32]int{}}}
@@ -515,6 +516,73 @@ func (x *records) isParty(key uint64, party string) bool {
 	return ok
 }
 
+// A party's queue is its trades' records in lists, each ordered by the
+// queue's (TradeDate, key): one list a status, every trade of the party in
+// the list of its status, and the list of the trades where the party owes
+// an item (in its status list as well). A question reads the lists that
+// hold what its filters keep — status=MISMATCHED its MISMATCHED list,
+// owes=true the owes list, no filter the status lists merged — rather than
+// every trade of the party: the selective filters keep few of a party's
+// trades, and scanning all of them to find those few was what their
+// questions cost (docs/benchmarks.md, the work queue). The lists take the
+// memory one list of all did, and the owes list's 4 bytes a trade owed.
+type partyQueue [nLists][]uint32
+
+const (
+	listOwes = iota + 3 // lists 0–2: by status (places in Statuses)
+	nLists
+)
+
+func init() {
+	if len(Statuses) != listOwes {
+		panic("index: a list a status")
+	}
+}
+
+func (q *partyQueue) empty() bool {
+	return !slices.ContainsFunc(q[:], func(l []uint32) bool { return len(l) > 0 })
+}
+
+// listRef is one list of a party's queue.
+type listRef struct {
+	party uint32
+	list  uint8
+}
+
+// inLists is a party of a record and the lists of its queue that hold
+// the record: bit l for list l.
+type inLists struct {
+	party uint32
+	lists uint8
+}
+
+// listsOf is the lists of its parties' queues r belongs in (none when it
+// is in no queue); a party named twice is once, in the lists of both.
+func (x *records) listsOf(s uint32, r *rec) []inLists {
+	var out []inLists
+	for _, p := range x.partiesOf(s, r) {
+		l := uint8(1) << r.status
+		if p&owesBit != 0 {
+			l |= 1 << listOwes
+		}
+		if i := slices.IndexFunc(out, func(o inLists) bool { return o.party == p&^owesBit }); i >= 0 {
+			out[i].lists |= l
+		} else {
+			out = append(out, inLists{p &^ owesBit, l})
+		}
+	}
+	return out
+}
+
+func listsIn(ls []inLists, party uint32) uint8 {
+	for _, l := range ls {
+		if l.party == party {
+			return l.lists
+		}
+	}
+	return 0
+}
+
 // before orders records by the queue's (TradeDate, key).
 func (x *records) before(a, b uint32) bool {
 	ra, rb := x.rec(a), x.rec(b)
@@ -522,13 +590,21 @@ func (x *records) before(a, b uint32) bool {
 }
 
 // putQueued makes the queue facts of keys those of sums (nil: in no
-// queue), moving each trade in and out of its parties' queues. The queues
-// are changed once a batch: each party's removals in one pass, its
+// queue), moving each trade in and out of its parties' lists. The lists
+// are changed once a batch: each list's removals in one pass, its
 // insertions sorted and merged.
 func (x *records) putQueued(keys []uint64, sums []*queued) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	adds, dels := map[uint32][]uint32{}, map[uint32][]uint32{}
+	adds, dels := map[listRef][]uint32{}, map[listRef][]uint32{}
+	each := func(m map[listRef][]uint32, party uint32, lists uint8, s uint32) {
+		for l := range uint8(nLists) {
+			if lists&(1<<l) != 0 {
+				k := listRef{party, l}
+				m[k] = append(m[k], s)
+			}
+		}
+	}
 	var touched []uint32
 	for i, key := range keys {
 		q := sums[i]
@@ -540,36 +616,41 @@ func (x *records) putQueued(keys []uint64, sums []*queued) {
 			s, r = x.alloc(key)
 		}
 		touched = append(touched, s)
-		was := r.flags&fQueued != 0
-		var old, next []uint32
-		for _, p := range x.partiesOf(s, r) {
-			old = append(old, p&^owesBit)
-		}
-		moved := q == nil || was && q.pos.Date != r.date
+		old := x.listsOf(s, r)
+		// A trade whose position changes leaves all its lists and enters
+		// them again at its new place.
+		moved := q == nil || r.flags&fQueued != 0 && q.pos.Date != r.date
 		x.setQueuedLocked(s, r, q)
-		if q != nil {
-			for _, p := range x.partiesOf(s, r) {
-				next = append(next, p&^owesBit)
+		next := x.listsOf(s, r)
+		for _, o := range old {
+			if moved {
+				each(dels, o.party, o.lists, s)
+			} else {
+				each(dels, o.party, o.lists&^listsIn(next, o.party), s)
 			}
 		}
-		for _, p := range old {
-			if moved || !slices.Contains(next, p) {
-				dels[p] = append(dels[p], s)
-			}
-		}
-		for _, p := range next {
-			if !was || moved || !slices.Contains(old, p) {
-				adds[p] = append(adds[p], s)
+		for _, n := range next {
+			if moved {
+				each(adds, n.party, n.lists, s)
+			} else {
+				each(adds, n.party, n.lists&^listsIn(old, n.party), s)
 			}
 		}
 	}
-	for p, ss := range dels {
+	queueOf := func(p uint32) *partyQueue {
+		pq := x.byParty[p]
+		if pq == nil {
+			pq = &partyQueue{}
+			x.byParty[p] = pq
+		}
+		return pq
+	}
+	for k, ss := range dels {
 		slices.Sort(ss)
-		l := slices.DeleteFunc(x.byParty[p], func(s uint32) bool { _, found := slices.BinarySearch(ss, s); return found })
-		if len(l) == 0 {
-			delete(x.byParty, p)
-		} else {
-			x.byParty[p] = l
+		pq := queueOf(k.party)
+		pq[k.list] = slices.DeleteFunc(pq[k.list], func(s uint32) bool { _, found := slices.BinarySearch(ss, s); return found })
+		if len(pq[k.list]) == 0 {
+			pq[k.list] = nil // its memory freed
 		}
 	}
 	cmpSlots := func(a, b uint32) int {
@@ -581,9 +662,15 @@ func (x *records) putQueued(keys []uint64, sums []*queued) {
 		}
 		return 0
 	}
-	for p, ss := range adds {
+	for k, ss := range adds {
 		slices.SortFunc(ss, cmpSlots)
-		x.byParty[p] = x.merge(x.byParty[p], ss)
+		pq := queueOf(k.party)
+		pq[k.list] = x.merge(pq[k.list], ss)
+	}
+	for k := range dels {
+		if pq := x.byParty[k.party]; pq != nil && pq.empty() {
+			delete(x.byParty, k.party)
+		}
 	}
 	for _, s := range touched {
 		x.releaseIfEmpty(s, x.rec(s))
