@@ -75,7 +75,7 @@ var Suites = []Suite{
 	{Name: "fix-measure", Tests: "e2e TestFIXMeasure", Env: "STE_FIX_MEASURE=1", Run: "make fix-measure",
 		Cost: "38 s on a quiet machine (7 December), 2 min 34 s at load 20–31 (6 December): 3,000 trades in three phases (docs/benchmarks.md, \"The FIX adapter\")"},
 	{Name: "queue-measure", Tests: "e2e TestQueueMeasure (the work queue over 250,000 trades on 2 instances, at half the capacity)", Env: "STE_QUEUE_MEASURE=1", Run: "make queue-measure",
-		Cost: "~3 min at STE_QUEUE_MEASURE_TRADES=100000 (6 December, load 6–14); the default 250,000 needs ~12 GB free under $TMPDIR for the embedded broker and was not completed here (docs/benchmarks.md, \"The work queue\")"},
+		Cost: "6 min 22 s at the default 250,000 trades on a quiet machine (7 December), 23 min at load 9–20; ~12 GB free under $TMPDIR for the embedded broker (docs/benchmarks.md, \"The work queue\")"},
 	{Name: "iso-scale", Tests: "e2e TestISO20022Scale (10,000 sese.023 through two ste iso20022, one killed with -9)", Env: "STE_ISO_SCALE=1", Run: "make iso-scale",
 		Cost: "1 min 57 s with make's steps, 89 s of test (6 December, load 21; docs/benchmarks.md, \"The ISO 20022 adapter\")"},
 	{Name: "hold-at-scale", Tests: "processors/diskstore TestHoldAtScale", Env: "DISKSTORE_SCALE_SET=FILE", Run: "make hold-at-scale",
