@@ -307,8 +307,7 @@ func (x *records) page(party string, day *date.Date, after *Pos, n Narrow, keep 
 		src[best] = src[best][1:]
 		r := x.rec(s)
 		place, p, _ := x.partyAt(s, r, id)
-		f := Facts{Status: r.status, Lifecycle: r.life, Owes: p&owesBit != 0, Settled: r.flags&fSettled != 0,
-			Market: x.names[r.market], Date: r.date}
+		f := x.facts(r, p)
 		if !keep(&f) {
 			continue
 		}
@@ -317,6 +316,13 @@ func (x *records) page(party string, day *date.Date, after *Pos, n Narrow, keep 
 		}
 	}
 	return out
+}
+
+// facts is what the queue's filters read of r for the party whose number
+// in r is p (with its owes bit).
+func (x *records) facts(r *rec, p uint32) Facts {
+	return Facts{Status: r.status, Lifecycle: r.life, Owes: p&owesBit != 0, Settled: r.flags&fSettled != 0,
+		Market: x.names[r.market], Date: r.date}
 }
 
 // entry is the record s as the party at place among its parties sees it.

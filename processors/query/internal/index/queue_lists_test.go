@@ -39,8 +39,7 @@ func scanPage(x *records, party string, day *date.Date, after *Pos, keep func(*F
 			continue
 		}
 		place, p, _ := x.partyAt(s, r, id)
-		f := Facts{Status: r.status, Lifecycle: r.life, Owes: p&owesBit != 0, Settled: r.flags&fSettled != 0,
-			Market: x.names[r.market], Date: r.date}
+		f := x.facts(r, p)
 		if !keep(&f) {
 			continue
 		}
