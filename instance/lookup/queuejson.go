@@ -205,43 +205,41 @@ func foldsTo(name []byte, names ...string) bool {
 // its value's bytes, while f is true; false when b is not an object, a
 // name holds an escape, or f said false.
 func jsonMembers(b []byte, f func(name, v []byte) bool) bool {
-	i := jsonSpace(b, 0)
-	if i >= len(b) || b[i] != '{' {
-		return false
-	}
-	for i++; ; {
-		i = jsonSpace(b, i)
-		if i >= len(b) {
-			return false
-		}
-		switch b[i] {
-		case '}':
-			return true
-		case ',':
-			i++
-			continue
-		}
+	return jsonItems(b, '{', '}', func(i int) int {
 		name, j, plain := jsonPlainString(b, i)
 		if !plain {
-			return false
+			return -1
 		}
 		if i = jsonSpace(b, j); i >= len(b) || b[i] != ':' {
-			return false
+			return -1
 		}
 		i = jsonSpace(b, i+1)
 		end := jsonSkipValue(b, i)
 		if end < 0 || !f(name, b[i:end]) {
-			return false
+			return -1
 		}
-		i = end
-	}
+		return end
+	})
 }
 
 // jsonElems calls f with each element of the array b (valid JSON) while f
 // is true; false when b is not an array or f said false.
 func jsonElems(b []byte, f func(e []byte) bool) bool {
+	return jsonItems(b, '[', ']', func(i int) int {
+		end := jsonSkipValue(b, i)
+		if end < 0 || !f(b[i:end]) {
+			return -1
+		}
+		return end
+	})
+}
+
+// jsonItems walks the object or array b (valid JSON) that opens with opens
+// and closes with closes: item reads the member or element at i and says
+// where it ends (< 0: stop, false). False when b does not open with opens.
+func jsonItems(b []byte, opens, closes byte, item func(i int) int) bool {
 	i := jsonSpace(b, 0)
-	if i >= len(b) || b[i] != '[' {
+	if i >= len(b) || b[i] != opens {
 		return false
 	}
 	for i++; ; {
@@ -250,16 +248,14 @@ func jsonElems(b []byte, f func(e []byte) bool) bool {
 			return false
 		}
 		switch b[i] {
-		case ']':
+		case closes:
 			return true
 		case ',':
 			i++
 			continue
 		}
-		end := jsonSkipValue(b, i)
-		if end < 0 || !f(b[i:end]) {
+		if i = item(i); i < 0 {
 			return false
 		}
-		i = end
 	}
 }
