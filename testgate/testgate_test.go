@@ -99,7 +99,7 @@ func TestSkipsAreRecorded(t *testing.T) {
 	t.Setenv("STE_SKIPS", path)
 	t.Setenv("CI", "")
 	t.Setenv("STE_FAILOVER", "")
-	t.Run("suite", func(t *testing.T) { Opt(t, "failover"); t.Error("not skipped") })
+	t.Run("suite", func(t *testing.T) { Opt(t, "failover-kfake"); t.Error("not skipped") })
 	t.Run("missing", func(t *testing.T) { Need(t, "a tool", os.ErrNotExist); t.Error("not skipped") })
 	t.Run("present", func(t *testing.T) { Need(t, "a tool", nil) })
 	f, err := os.Open(path)
@@ -116,7 +116,7 @@ func TestSkipsAreRecorded(t *testing.T) {
 		t.Fatalf("%d records, want 2: %q", len(got), got)
 	}
 	for i, want := range [][]string{
-		{"testgate", "TestSkipsAreRecorded/suite", "suite", "", "make failover"},
+		{"testgate", "TestSkipsAreRecorded/suite", "suite", "", "make failover STE_FAILOVER_BROKER=kfake"},
 		{"testgate", "TestSkipsAreRecorded/missing", "missing", "a tool: file does not exist", ""},
 	} {
 		r := got[i]

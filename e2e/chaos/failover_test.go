@@ -35,7 +35,6 @@ import (
 // and STE_FAILOVER_MODES (a or b) narrow it for a quick look;
 // STE_CHAOS_KEEP=1 keeps the instances' logs.
 func TestFailover(t *testing.T) {
-	testgate.Opt(t, "failover")
 	rounds := 20
 	if n, err := strconv.Atoi(os.Getenv("STE_FAILOVER_ROUNDS")); err == nil && n >= 2 {
 		rounds = n // a quick look; the documented figures are of 20
@@ -49,9 +48,17 @@ func TestFailover(t *testing.T) {
 		sizes = []int{n}
 	}
 	for _, b := range backends {
-		for _, n := range sizes {
-			t.Run(fmt.Sprintf("%s/%d-instances", b, n), func(t *testing.T) { measureFailover(t, b, rounds, n) })
-		}
+		t.Run(b, func(t *testing.T) {
+			// One suite a broker: make verify-all runs them side by side.
+			if b == "kfake" {
+				testgate.Opt(t, "failover-kfake")
+			} else {
+				testgate.Opt(t, "failover-kafka")
+			}
+			for _, n := range sizes {
+				t.Run(fmt.Sprintf("%d-instances", n), func(t *testing.T) { measureFailover(t, b, rounds, n) })
+			}
+		})
 	}
 }
 

@@ -4,8 +4,9 @@
 //	gates report SKIPS            what make test did not run: the registered suites, then each
 //	                              skip recorded in SKIPS (STE_SKIPS), with its reason
 //	gates verify-all [NAME...]    runs every registered suite (or those named) one after the
-//	                              other, timing each; a negative control must fail. Exit
-//	                              status 1 when any suite did not do what it must.
+//	                              other, timing each — those marked Beside (failover's, which
+//	                              mostly wait) in the background meanwhile; a negative control
+//	                              must fail. Exit status 1 when any suite did not do what it must.
 package main
 
 import (
@@ -13,8 +14,10 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -120,7 +123,10 @@ type result struct {
 	notRun error // what it needs and this machine lacks
 }
 
-// verifyAll runs the registered suites named (all when none) and reports.
+// verifyAll runs the registered suites named (all when none) and reports:
+// the suites marked Beside start first, each in the background with its
+// output in test-output/verify-all-NAME.log, and the others run one after
+// the other meanwhile.
 func verifyAll(names []string) int {
 	var run []testgate.Suite
 	for _, s := range testgate.Suites {
@@ -135,40 +141,58 @@ func verifyAll(names []string) int {
 		}
 	}
 	start := time.Now()
-	var results []result
-	for _, s := range run {
-		if s.Needs != nil {
-			if err := s.Needs(); err != nil {
-				r := result{s: s, notRun: err, ok: !testgate.Strict()}
-				results = append(results, r)
-				fmt.Printf("\n===== verify-all: %s %s =====\n", s.Name, verdict(r))
+	results := make([]result, len(run))
+	var beside sync.WaitGroup
+	for _, pass := range []bool{true, false} { // the Beside suites first
+		for i, s := range run {
+			if s.Beside != pass {
 				continue
 			}
+			if s.Needs != nil {
+				if err := s.Needs(); err != nil {
+					results[i] = result{s: s, notRun: err, ok: !testgate.Strict()}
+					fmt.Printf("\n===== verify-all: %s %s =====\n", s.Name, verdict(results[i]))
+					continue
+				}
+			}
+			if !s.Beside {
+				fmt.Printf("\n===== verify-all: %s (%s) =====\n", s.Name, s.Run)
+				results[i] = runSuite(s, os.Stdout)
+				fmt.Printf("===== verify-all: %s %s in %s =====\n", s.Name, verdict(results[i]), results[i].took.Round(time.Second))
+				continue
+			}
+			log := filepath.Join("test-output", "verify-all-"+s.Name+".log")
+			f, err := os.Create(log)
+			if err != nil {
+				results[i] = result{s: s, err: err}
+				continue
+			}
+			fmt.Printf("\n===== verify-all: %s (%s) started beside the others, its output in %s =====\n", s.Name, s.Run, log)
+			beside.Add(1)
+			go func() {
+				defer beside.Done()
+				defer f.Close()
+				results[i] = runSuite(s, f)
+				fmt.Printf("\n===== verify-all: %s %s in %s (beside the others; %s) =====\n", s.Name, verdict(results[i]), results[i].took.Round(time.Second), log)
+			}()
 		}
-		fmt.Printf("\n===== verify-all: %s (%s) =====\n", s.Name, s.Run)
-		t0 := time.Now()
-		cmd := exec.Command("bash", "-c", s.Run)
-		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-		err := cmd.Run()
-		r := result{s: s, took: time.Since(t0), err: err}
-		r.ok = (err == nil) != s.Fails
-		results = append(results, r)
-		fmt.Printf("===== verify-all: %s %s in %s =====\n", s.Name, verdict(r), r.took.Round(time.Second))
 	}
+	beside.Wait()
 	fmt.Println("\n===== verify-all =====")
 	w := tabwriter.NewWriter(os.Stdout, 2, 8, 2, ' ', 0)
-	failed := 0
+	failed, notRun := 0, 0
 	for _, r := range results {
 		if !r.ok {
 			failed++
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", r.s.Name, verdict(r), r.took.Round(time.Second))
-	}
-	notRun := 0
-	for _, r := range results {
 		if r.notRun != nil {
 			notRun++
 		}
+		lane := ""
+		if r.s.Beside {
+			lane = "\t(beside the others)"
+		}
+		fmt.Fprintf(w, "%s\t%s\t%s%s\n", r.s.Name, verdict(r), r.took.Round(time.Second), lane)
 	}
 	fmt.Fprintf(w, "total\t%d of %d as they must (%d not run for want of what they need)\t%s\n",
 		len(results)-failed-notRun, len(results), notRun, time.Since(start).Round(time.Second))
@@ -177,6 +201,17 @@ func verifyAll(names []string) int {
 		return 1
 	}
 	return 0
+}
+
+// runSuite runs s's command from the repository's root, its output to out.
+func runSuite(s testgate.Suite, out *os.File) result {
+	t0 := time.Now()
+	cmd := exec.Command("bash", "-c", s.Run)
+	cmd.Stdout, cmd.Stderr = out, out
+	err := cmd.Run()
+	r := result{s: s, took: time.Since(t0), err: err}
+	r.ok = (err == nil) != s.Fails
+	return r
 }
 
 func verdict(r result) string {
