@@ -73,3 +73,23 @@ func TestProgressWatchCountsStandstillNotUnreadCommits(t *testing.T) {
 		t.Errorf("a partition without work waiting: gap %v, want none", g)
 	}
 }
+
+// The exits the harness restarts as a supervisor would: those of a start
+// that found no broker — and nothing else.
+func TestStartFoundNoBroker(t *testing.T) {
+	for _, c := range []struct {
+		tail string
+		want bool
+	}{
+		{"ste process: cannot connect to brokers 127.0.0.1:24778: unable to dial: dial tcp 127.0.0.1:24778: connect: connection refused", true},
+		// verify-all, 7 December: the broker killed 5 s after the instance's start.
+		{"ste process: group chaos.v1.identity: did not start in 30s (3 attempts): Error fetching partitions for topic chaos.v1.verdicts: metadata of topic chaos.v1.verdicts: unable to dial: dial tcp 127.0.0.1:24778: connect: connection refused", true},
+		{"ste process: group chaos.v1.match: did not start in 30s (3 attempts): SASL authentication failed", false},
+		{"ste process: group chaos.v1.match: fenced by another process with instance id x", false},
+		{"panic: runtime error: index out of range", false},
+	} {
+		if got := startFoundNoBroker(c.tail); got != c.want {
+			t.Errorf("startFoundNoBroker(%q) = %v, want %v", c.tail, got, c.want)
+		}
+	}
+}
