@@ -54,10 +54,11 @@ type Suite struct {
 	Needs func() error
 	// Beside: make verify-all starts it first and runs the others while it
 	// runs (its output in test-output/verify-all-NAME.log). For a suite that
-	// mostly waits and asserts no time — failover's rounds wait out session
-	// timeouts at 400 msg/s — so that verify-all takes the longest lane,
-	// not the sum; its figures are then taken under the others' load, not
-	// a quiet machine's (documented runs use its own target).
+	// asserts no time and mostly waits or takes a fixed time — failover's
+	// rounds wait out session timeouts at 400 msg/s; the fuzz targets run
+	// FUZZTIME each — so that verify-all takes the longest lane, not the
+	// sum; its figures are then taken under the others' load, not a quiet
+	// machine's (documented runs use its own target).
 	Beside bool
 }
 
@@ -94,7 +95,7 @@ var Suites = []Suite{
 		Cost: "~1 hour: 20 rounds of each kind, 2 and 3 instances (make failover runs both brokers, ~2 hours; docs/benchmarks.md, \"Failover\")"},
 	{Name: "failover-kafka", Tests: "e2e/chaos TestFailover/kafka", Env: "STE_FAILOVER=1", Run: "make failover STE_FAILOVER_BROKER=kafka", Beside: true,
 		Cost: "~1 hour: 20 rounds of each kind, 2 and 3 instances (docs/benchmarks.md, \"Failover\")"},
-	{Name: "fuzz", Tests: "the six fuzz targets", Run: "make fuzz FUZZTIME=5m",
+	{Name: "fuzz", Tests: "the six fuzz targets", Run: "make fuzz FUZZTIME=5m", Beside: true,
 		Cost: "FUZZTIME per target, 30 min at the default 5m (docs/benchmarks.md, \"Fuzzing\")"},
 	{Name: "bench", Tests: "the Go benchmarks of schemas and processors", Run: "make bench",
 		Cost: "1m54s, 67 benchmarks (6 December; the figures: docs/benchmarks.md, \"Per message\")"},
