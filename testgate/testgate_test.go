@@ -125,3 +125,66 @@ func TestSkipsAreRecorded(t *testing.T) {
 		}
 	}
 }
+
+// TestFuzzTargetsAreAllRun: make fuzz (the registry's fuzz suite) runs
+// every Fuzz function of the repository, each by an anchored pattern in its
+// own package — a pattern that matches two targets makes go refuse to fuzz
+// (make fuzz failed so on 7 December, once FuzzDecodeAuditFast stood beside
+// FuzzDecode), and a target left out is never fuzzed.
+func TestFuzzTargetsAreAllRun(t *testing.T) {
+	mk, err := os.ReadFile("../Makefile")
+	if err != nil {
+		t.Fatal(err)
+	}
+	recipe := regexp.MustCompile(`(?ms)^fuzz:\n((?:\t[^\n]*\n)+)`).FindSubmatch(mk)
+	if recipe == nil {
+		t.Fatal("the Makefile has no fuzz target")
+	}
+	run := map[string]bool{} // "dir Name"
+	line := regexp.MustCompile(`test \./(\S+) .*-fuzz '\^(Fuzz\w+)\$\$'`)
+	for _, l := range strings.Split(string(recipe[1]), "\n") {
+		if strings.Contains(l, "-fuzz") {
+			m := line.FindStringSubmatch(l)
+			if m == nil {
+				t.Errorf("make fuzz: %q fuzzes no single target (-fuzz '^Name$$')", strings.TrimSpace(l))
+				continue
+			}
+			run[m[1]+" "+m[2]] = true
+		}
+	}
+	decl := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(f \*testing\.F\)`)
+	found := 0
+	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && (d.Name() == "third_party" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		dir := filepath.ToSlash(strings.TrimPrefix(filepath.Dir(path), "../"))
+		for _, m := range decl.FindAllSubmatch(b, -1) {
+			found++
+			if !run[dir+" "+string(m[1])] {
+				t.Errorf("%s: %s is not run by make fuzz", path, m[1])
+			}
+			delete(run, dir+" "+string(m[1]))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range run {
+		t.Errorf("make fuzz runs %s, which no test file declares", k)
+	}
+	if found == 0 {
+		t.Error("no Fuzz function found: the walk is wrong")
+	}
+}
