@@ -204,7 +204,7 @@ acl: kafka
 # logged; STE_CHAOS_SEED=N replays a schedule. (make test runs a reduced
 # run: kfake, 3,000 trades, 5 kills.)
 chaos: kafka
-	STE_KAFKA=1 STE_CHAOS=full $(GO) test -count=1 -v -timeout 90m -run TestChaos ./e2e/chaos/
+	STE_KAFKA=1 STE_CHAOS=full $(GO) test -count=1 -v -timeout 90m -run 'TestChaos$$' ./e2e/chaos/
 
 # The cluster chaos suite (e2e/chaos TestChaosCluster): 20,000 realistic
 # trades through 3 instances on three embedded brokers (replication 3, min
