@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -37,20 +38,7 @@ func TestRegistryIsWhole(t *testing.T) {
 	}
 	gated := map[string]bool{}
 	use := regexp.MustCompile(`testgate\.(?:Opt\(t, |Enabled\()"([a-z0-9-]+)"|replayBackends\("([a-z0-9-]+)"`)
-	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != ".." && (d.Name() == "third_party" || d.Name() == "testgate" || strings.HasPrefix(d.Name(), ".")) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	eachGoFile(t, ".go", []string{"third_party", "testgate"}, func(path string, b []byte) {
 		for _, m := range use.FindAllSubmatch(b, -1) {
 			name := string(m[1]) + string(m[2])
 			gated[name] = true
@@ -58,11 +46,7 @@ func TestRegistryIsWhole(t *testing.T) {
 				t.Errorf("%s gates on suite %q, which is not registered", path, name)
 			}
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, s := range Suites {
 		if s.Env != "" && !gated[s.Name] {
 			t.Errorf("suite %s (%s) is gated by no test through testgate", s.Name, s.Env)
@@ -154,20 +138,7 @@ func TestFuzzTargetsAreAllRun(t *testing.T) {
 	}
 	decl := regexp.MustCompile(`(?m)^func (Fuzz\w+)\(f \*testing\.F\)`)
 	found := 0
-	err = filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != ".." && (d.Name() == "third_party" || strings.HasPrefix(d.Name(), ".")) {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		b, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
+	eachGoFile(t, "_test.go", []string{"third_party"}, func(path string, b []byte) {
 		dir := filepath.ToSlash(strings.TrimPrefix(filepath.Dir(path), "../"))
 		for _, m := range decl.FindAllSubmatch(b, -1) {
 			found++
@@ -176,15 +147,37 @@ func TestFuzzTargetsAreAllRun(t *testing.T) {
 			}
 			delete(run, dir+" "+string(m[1]))
 		}
-		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
 	for k := range run {
 		t.Errorf("make fuzz runs %s, which no test file declares", k)
 	}
 	if found == 0 {
 		t.Error("no Fuzz function found: the walk is wrong")
+	}
+}
+
+// eachGoFile calls f with every file of the repository whose name ends in
+// suffix, outside the directories named skip and those starting with a dot.
+func eachGoFile(t *testing.T, suffix string, skip []string, f func(path string, b []byte)) {
+	t.Helper()
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && (slices.Contains(skip, d.Name()) || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, suffix) {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		f(path, b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
