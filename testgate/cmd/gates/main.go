@@ -4,9 +4,10 @@
 //	gates report SKIPS            what make test did not run: the registered suites, then each
 //	                              skip recorded in SKIPS (STE_SKIPS), with its reason
 //	gates verify-all [NAME...]    runs every registered suite (or those named) one after the
-//	                              other, timing each — those marked Beside (failover's, which
-//	                              mostly wait) in the background meanwhile; a negative control
-//	                              must fail. Exit status 1 when any suite did not do what it must.
+//	                              other, timing each — those marked Beside (failover's rounds,
+//	                              which mostly wait; the fuzz targets' fixed time) in the
+//	                              background meanwhile; a negative control must fail. Exit
+//	                              status 1 when any suite did not do what it must.
 package main
 
 import (
@@ -162,6 +163,7 @@ func verifyAll(names []string) int {
 				continue
 			}
 			log := filepath.Join("test-output", "verify-all-"+s.Name+".log")
+			os.MkdirAll(filepath.Dir(log), 0o755) // make test makes it; VERIFY=… alone may not have
 			f, err := os.Create(log)
 			if err != nil {
 				results[i] = result{s: s, err: err}
