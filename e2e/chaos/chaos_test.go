@@ -369,7 +369,6 @@ func chaosSet(t *testing.T, dir string, rng *rand.Rand, trades int, dupShare flo
 	return ref, set, dups, nSet, nDups, expected
 }
 
-// steErr runs a ste command and returns its error with stderr.
 // driveSupervised runs ste drive on file, started again (at most
 // maxSupervised times, half a second apart) when it exits because its start
 // found no broker — docs/spec/cli.md's exit for a command that cannot reach
@@ -389,6 +388,7 @@ func driveSupervised(t *testing.T, env []string, file string, rate int) error {
 	}
 }
 
+// steErr runs a ste command and returns its error with stderr.
 func steErr(env []string, args ...string) error {
 	cmd := execCommand(env, args...)
 	out, err := cmd.CombinedOutput()
