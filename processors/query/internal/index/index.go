@@ -305,17 +305,25 @@ func (x *records) page(party string, day *date.Date, after *Pos, n Narrow, keep 
 		}
 		s := src[best][0]
 		src[best] = src[best][1:]
-		r := x.rec(s)
-		place, p, _ := x.partyAt(s, r, id)
-		f := x.facts(r, p)
-		if !keep(&f) {
-			continue
-		}
-		if out = append(out, x.entry(s, r, place, f)); len(out) == limit {
-			break
+		if e, ok := x.admit(s, id, keep); ok {
+			if out = append(out, e); len(out) == limit {
+				break
+			}
 		}
 	}
 	return out
+}
+
+// admit is record s's entry in the queue of party id, when keep takes the
+// facts the party sees of it.
+func (x *records) admit(s, id uint32, keep func(*Facts) bool) (Entry, bool) {
+	r := x.rec(s)
+	place, p, _ := x.partyAt(s, r, id)
+	f := x.facts(r, p)
+	if !keep(&f) {
+		return Entry{}, false
+	}
+	return x.entry(s, r, place, f), true
 }
 
 // facts is what the queue's filters read of r for the party whose number

@@ -38,13 +38,10 @@ func scanPage(x *records, party string, day *date.Date, after *Pos, keep func(*F
 		if day != nil && r.date != *day || after != nil && (Pos{r.date, schemas.TradeKey(r.key)}).Compare(*after) <= 0 {
 			continue
 		}
-		place, p, _ := x.partyAt(s, r, id)
-		f := x.facts(r, p)
-		if !keep(&f) {
-			continue
-		}
-		if out = append(out, x.entry(s, r, place, f)); len(out) == limit {
-			break
+		if e, ok := x.admit(s, id, keep); ok {
+			if out = append(out, e); len(out) == limit {
+				break
+			}
 		}
 	}
 	return out
