@@ -66,6 +66,7 @@ const (
 	KindExpire                    // match loopback: look at this trade's retention
 	KindPoisoned                  // identity -> match: its identity entry is unreadable; the trade decides
 	KindAllege                    // on accepted (the match loopback before): compare this trade's allegements with those sent (Clock: the timer it was written for, Unix µs)
+	KindRewrite                   // on accepted: write this trade's state again as it is (a former owner's late write of it was seen on the match changelog)
 )
 
 // Step is one stage's handling of a message.

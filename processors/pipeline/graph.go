@@ -223,6 +223,7 @@ func Run(ctx context.Context, o Options) error {
 	go s.reportOpenTrades(ctx)
 	if slices.Contains(want, topology.StageMatch) {
 		go s.fireTimers(ctx)
+		go s.rewriteLate(ctx)
 	}
 	wg.Wait()
 	if fatal == nil && o.LeaveOnStop && static != "" {

@@ -75,9 +75,13 @@ type wiring struct {
 	timers tablestore.TimerSet
 	db     *diskstore.DB // nil: tables in memory
 	// fence is the match table's ownership epochs (tablestore.Fence:
-	// fence.go, chain.go); fenceLog rate-limits the late writes it skips.
+	// fence.go, chain.go); fenceLog rate-limits the log of the late writes
+	// it skips.
 	fence    tablestore.Fence
 	fenceLog rateLimit
+	// late are the trades whose late writes the fence skipped, waiting to
+	// be written again (fence.go: rewriteLate).
+	late lateKeys
 
 	verify *verifyQueue // nil: signatures verified one by one in the callback
 	// commits releases the deferred commits of every record in offset

@@ -15,6 +15,7 @@ import (
 
 	"github.com/ste-utility/ste/internal/testing/brokertest"
 	"github.com/ste-utility/ste/processors/envelope"
+	"github.com/ste-utility/ste/processors/fence"
 	"github.com/ste-utility/ste/processors/pipeline"
 	"github.com/ste-utility/ste/processors/tablestore"
 	"github.com/ste-utility/ste/processors/validation"
@@ -46,8 +47,9 @@ import (
 // rejoin, and after the rebalance timeout z owns the partition, applies the
 // second and third messages; then y is let go and writes its stale state
 // (first and second messages) after z's. Every way of reading the table
-// back must still hold all three messages, and the trade, completed
-// afterwards, must match.
+// back must still hold all three messages, the trade's newest record on
+// the changelog must become one its readers apply (compaction keeps only
+// that one), and the trade, completed afterwards, must match.
 func TestZombieWriteAfterTakeoverIsFenced(t *testing.T) {
 	const ns = "zombie"
 	ctx, env := brokertest.Namespace(t, ns, 1, 3*time.Minute)
@@ -116,6 +118,42 @@ func TestZombieWriteAfterTakeoverIsFenced(t *testing.T) {
 		}
 		o, _ := ends.Lookup(changelog, 0)
 		return o.Offset
+	}
+
+	// newestAdmitted waits until the trade's newest record on the changelog
+	// is one its readers apply, not a late write they skip: compaction keeps
+	// only the newest record of a key, and a rebuild after it would find
+	// the late write alone (docs/ARCHITECTURE.md, "Table storage", danger
+	// 3). The reader that skips one has the owner write the trade again.
+	newestAdmitted := func(within time.Duration) {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for {
+			var f fence.Filter
+			var seen, admitted bool
+			if _, err := topics.Dump(ctx, env.Conn, changelog, func(r *kgo.Record) error {
+				var h []byte
+				for _, x := range r.Headers {
+					if x.Key == fence.Header {
+						h = x.Value
+					}
+				}
+				ok := f.Admit(r.Partition, h)
+				if string(r.Key) == key.String() {
+					seen, admitted = true, ok
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+			if seen && admitted {
+				return
+			}
+			if time.Now().After(deadline) || ctx.Err() != nil {
+				t.Fatalf("the trade's newest record on the changelog is still the former owner's late write (seen %v) after %v: compaction would leave it the trade's only record", seen, within)
+			}
+			time.Sleep(200 * time.Millisecond)
+		}
 	}
 
 	type instance struct {
@@ -230,6 +268,11 @@ func TestZombieWriteAfterTakeoverIsFenced(t *testing.T) {
 		in := start(c.id, c.dir, nil)
 		if n := restoredMessages(in); n != 3 {
 			t.Errorf("%s: the trade holds %d messages, want 3: the stale write of the partition's former owner was taken for its state", c.name, n)
+		}
+		if c.id == "z" {
+			// z, reading the changelog from where its disk was, skipped the
+			// late write and wrote the trade again after it.
+			newestAdmitted(30 * time.Second)
 		}
 		if c.dir != "" {
 			in.stop()

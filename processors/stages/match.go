@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"bytes"
 	"time"
 
 	"github.com/ste-utility/ste/processors/envelope"
@@ -31,6 +32,8 @@ func (d *Decider) Match(in Input, st State) *Result {
 		return d.expire(in, st, key, e, it)
 	case envelope.KindAllege:
 		return d.allege(st, e, it)
+	case envelope.KindRewrite:
+		return rewrite(st)
 	}
 	m := d.message(e)
 	if m == nil || m.Key.TradeKey() != key {
@@ -194,6 +197,25 @@ func (d *Decider) allege(st State, e *envelope.Envelope, it matching.Interner) *
 	b, _ := t.MarshalBinary()
 	st.SetValue(b)
 	return &Result{Outputs: outs}
+}
+
+// rewrite writes the trade's state again, as it is, and decides nothing:
+// the record (KindRewrite) a reader of the match changelog writes among the
+// trade's messages when it skipped a former owner's late write of the trade
+// (the runtime: processors/pipeline, fence.go). The late write is then no
+// longer the trade's newest record on the changelog, so compaction, which
+// keeps the newest record of each key, cannot leave it the trade's only one
+// (docs/ARCHITECTURE.md, "Table storage", danger 3). A trade with no value
+// (deleted, or never written) is deleted again: the late write would
+// otherwise outlive the tombstone. Processed twice, or by an owner that
+// never saw the late write, it writes the same value again: harmless.
+func rewrite(st State) *Result {
+	if v := st.Value(); v != nil {
+		st.SetValue(bytes.Clone(v))
+	} else {
+		st.Delete()
+	}
+	return &Result{}
 }
 
 // AllegeIndex reads a match table value's allegement timer for the table's
