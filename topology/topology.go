@@ -88,7 +88,9 @@ func groups(n Names) []Group {
 		// <ns>.v1.verdicts (an identity it rejected, released: a rejected
 		// message does not claim its MsgId, §4) and its own input,
 		// <ns>.accepted (a trade's allegement record when its timer is due,
-		// among the trade's messages: processors/pipeline/timers.go).
+		// among the trade's messages: processors/pipeline/timers.go; its
+		// rewrite record when a former owner's late write of it was skipped:
+		// fence.go).
 		{Name: n.MatchGroup(), Stage: StageMatch,
 			Inputs:  []string{n.Accepted()},
 			Loop:    Loop(n.MatchGroup()),
