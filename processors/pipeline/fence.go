@@ -98,17 +98,8 @@ const rewriteTick = time.Second
 // rewriteLate writes, until ctx ends, the rewrite record of every trade
 // whose late write was skipped.
 func (rt *wiring) rewriteLate(ctx context.Context) {
-	t := time.NewTicker(rewriteTick)
-	defer t.Stop()
 	accepted := rt.cfg.Names.Accepted()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		rt.rewrite(accepted)
-	}
+	every(ctx, rewriteTick, func() { rt.rewrite(accepted) })
 }
 
 // rewrite writes to topic (<ns>.accepted) the rewrite record of every trade

@@ -57,17 +57,8 @@ func (rt *wiring) fireTimers(ctx context.Context) {
 	if delay == 0 {
 		delay = stages.DefaultAllegementDelay
 	}
-	t := time.NewTicker(timerTick(delay))
-	defer t.Stop()
 	accepted := rt.cfg.Names.Accepted()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		rt.fire(accepted)
-	}
+	every(ctx, timerTick(delay), func() { rt.fire(accepted) })
 }
 
 // fire writes to topic (<ns>.accepted) the allegement record of every

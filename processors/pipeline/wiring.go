@@ -176,14 +176,21 @@ func (rt *wiring) reportOpenTrades(ctx context.Context) {
 	if rt.cfg.Metrics == nil {
 		return
 	}
-	t := time.NewTicker(2 * time.Second)
+	every(ctx, 2*time.Second, rt.tables.Sample)
+}
+
+// every calls fn every d until ctx ends: the runtime's work on the wall
+// clock (the open-trades gauge, the allegement timers, the rewrites of
+// skipped late writes).
+func every(ctx context.Context, d time.Duration, fn func()) {
+	t := time.NewTicker(d)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			rt.tables.Sample()
+			fn()
 		}
 	}
 }
