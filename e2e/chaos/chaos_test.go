@@ -369,8 +369,8 @@ func chaosSet(t *testing.T, dir string, rng *rand.Rand, trades int, dupShare flo
 	return ref, set, dups, nSet, nDups, expected
 }
 
-// driveSupervised runs ste drive on file, started again (at most
-// maxSupervised times, half a second apart) when it exits because its start
+// driveSupervised runs ste drive on file, started again (half a second
+// apart, for at most noBrokerFor) when it exits because its start
 // found no broker — docs/spec/cli.md's exit for a command that cannot reach
 // its brokers, which the schedule's broker kill causes when the drive of the
 // duplicates starts in it (seed 1796610154968582415). A start that fails
@@ -378,9 +378,10 @@ func chaosSet(t *testing.T, dir string, rng *rand.Rand, trades int, dupShare flo
 // record), so starting it again sends each record once; any other failure
 // ends the run.
 func driveSupervised(t *testing.T, env []string, file string, rate int) error {
-	for try := 0; ; try++ {
+	first := time.Now()
+	for {
 		err := steErr(env, "drive", "--in", file, "--rate", fmt.Sprint(rate))
-		if err == nil || !strings.Contains(err.Error(), "cannot connect to brokers") || try == maxSupervised {
+		if err == nil || !strings.Contains(err.Error(), "cannot connect to brokers") || time.Since(first) >= noBrokerFor {
 			return err
 		}
 		t.Logf("ste drive --in %s started while no broker answered: started again (%v)", filepath.Base(file), err)
