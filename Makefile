@@ -167,11 +167,12 @@ gates:
 	@$(GO) run ./testgate/cmd/gates list
 
 # Every test: make test, then every suite registered in testgate, one after
-# the other (the chaos and cluster suites on both brokers, failover, the
-# ACLs on Kafka 4, backtest and scale-out on Kafka 4, the analytics suite
-# on a ClickHouse server, the gateway and scale measurements, the LevelDB
-# negative control — which must fail —, a fuzz budget, the benchmarks),
-# timing each and the whole: hours (docs/benchmarks.md, "verify-all").
+# the other (the chaos and cluster suites on both brokers, the ACLs on
+# Kafka 4, backtest and scale-out on Kafka 4, the analytics suite on a
+# ClickHouse server, the gateway and scale measurements, the LevelDB
+# negative control — which must fail —, the benchmarks), failover and a
+# fuzz budget beside them, timing each and the whole: 1 h 17 min on 7
+# December (docs/benchmarks.md, "verify-all").
 # VERIFY=NAME... runs only those suites.
 verify-all: test
 	$(GO) run ./testgate/cmd/gates verify-all $(VERIFY)
