@@ -103,21 +103,15 @@ func (rt *wiring) rewriteLate(ctx context.Context) {
 }
 
 // rewrite writes to topic (<ns>.accepted) the rewrite record of every trade
-// waiting; a key whose record cannot be written (no producer yet, or one
-// closing in a rebalance) waits for the next tick.
+// waiting; with no producer yet the keys wait, and a key whose record
+// cannot be written (a producer closing in a rebalance) waits again, for
+// the next tick.
 func (rt *wiring) rewrite(topic string) {
-	keys := rt.late.take()
-	if len(keys) == 0 {
-		return
-	}
 	p := rt.producers[topology.StageMatch].Load()
 	if p == nil {
-		for _, k := range keys {
-			rt.late.add(k)
-		}
 		return
 	}
-	for _, k := range keys {
+	for _, k := range rt.late.take() {
 		e := &envelope.Envelope{Kind: envelope.KindRewrite, Partition: -1, Offset: -1}
 		(*p).Emit(topic, k, e.Marshal()).Then(func(err error) {
 			if err != nil {
