@@ -1506,12 +1506,19 @@ func (c *Cluster) loadSegmentBatches(pd *partData, fsys fs, pdir string, base in
 
 		// Read metadata from index file (if available). The stored
 		// maxEarlierTimestamp is not used: rebuildMaxTimestampMeta
-		// recomputes it once every segment is loaded.
-		var epoch int32
-		var inTx bool
+		// recomputes it once every segment is loaded. STE patch 11: a
+		// batch the index has no entry for (batches are no longer
+		// indexed as they are written) takes its epoch and transactional
+		// state from the batch, as pushBatch stamped and flagged it: the
+		// leader epoch, and the transactional bit of a data batch
+		// (control batches are pushed not in a transaction).
+		epoch := rb.PartitionLeaderEpoch
+		inTx := rb.Attributes&0x0010 != 0 && rb.Attributes&0x0020 == 0
 		idxOff := batchIdx * indexEntrySize
 		if idxOff+indexEntrySize <= len(idxRaw) {
-			epoch, _, inTx, _ = decodeIndexEntry(idxRaw[idxOff : idxOff+indexEntrySize])
+			if e, _, tx, ok := decodeIndexEntry(idxRaw[idxOff : idxOff+indexEntrySize]); ok {
+				epoch, inTx = e, tx
+			}
 		}
 
 		batch := &partBatch{
@@ -1863,16 +1870,20 @@ func (c *Cluster) persistBatchToSegment(pd *partData, b *partBatch) int64 {
 		active = &pd.segments[len(pd.segments)-1]
 	}
 
-	// Write RecordBatch to segment file, then index entry.
+	// Write the RecordBatch to the segment file: one write. STE patch 11:
+	// its index entry is not written here. Everything the entry holds is
+	// in the batch itself (the leader epoch, stamped by pushBatch; the
+	// transactional bit; the max timestamp, recomputed on load), and
+	// loadSegmentBatches derives an entry the index lacks from the batch.
+	// Kafka likewise writes its indexes sparsely (index.interval.bytes)
+	// and rebuilds them from the log after an unclean shutdown; a second
+	// write system call per batch cost the one request loop every
+	// produce and fetch waits for as much as the segment write.
 	segPos := active.size
 	bp := encodeBatch(b)
 	defer func() { *bp = (*bp)[:0]; batchPool.Put(bp) }()
 	batchSize := int64(len(*bp))
 	_, segErr := pd.activeSegFile.Write(*bp)
-	if segErr == nil {
-		idx := encodeIndexEntry(b.epoch, b.maxEarlierTimestamp, b.inTx)
-		_, segErr = pd.activeIdxFile.Write(idx[:])
-	}
 	if segErr != nil {
 		c.cfg.logger.Logf(LogLevelWarn, "persist batch %s-%d: %v", pd.t, pd.p, segErr)
 		pd.activeSegFile.Truncate(active.size)
