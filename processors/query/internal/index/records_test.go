@@ -2,7 +2,10 @@ package index
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/ste-utility/ste/schemas/date"
 )
 
 // The records' table finds every key held and none other through any
@@ -58,5 +61,45 @@ func TestRecordTableFindsEveryKey(t *testing.T) {
 	}
 	if int(x.used)-len(x.free) != len(held) {
 		t.Fatalf("%d records used, %d free, %d held", x.used, len(x.free), len(held))
+	}
+}
+
+// merge puts sorted records into a sorted queue list as a stable sort of
+// the two would (the list's records first among equals): checked against
+// that on lists of many sizes, with records sharing dates and keys.
+func TestMergeIsAStableSort(t *testing.T) {
+	x := newRecords()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var slots []uint32
+	for range 2000 {
+		s, r := x.alloc(rng.Uint64())
+		r.date = date.Date(rng.IntN(5))
+		r.key = uint64(rng.IntN(40)) // many equal (date, key): the tie rule shows
+		slots = append(slots, s)
+	}
+	cmp := func(a, b uint32) int {
+		if x.before(a, b) {
+			return -1
+		}
+		if x.before(b, a) {
+			return 1
+		}
+		return 0
+	}
+	for round := range 500 {
+		pick := func(n int) []uint32 {
+			out := make([]uint32, n)
+			for i := range out {
+				out[i] = slots[rng.IntN(len(slots))]
+			}
+			slices.SortStableFunc(out, cmp)
+			return out
+		}
+		l, add := pick(rng.IntN(300)), pick(rng.IntN(60))
+		want := slices.Concat(l, add)
+		slices.SortStableFunc(want, cmp)
+		if got := x.merge(slices.Clone(l), add); !slices.Equal(got, want) {
+			t.Fatalf("round %d: merge of %d into %d:\n got %v\nwant %v", round, len(add), len(l), got, want)
+		}
 	}
 }
