@@ -117,7 +117,8 @@ func (a *AuditBatches) groupKey(tk string) string {
 // Add queues event ev (trade key tk, "" for none); done is called once it
 // is written, or with the error that kept it from being written.
 func (a *AuditBatches) Add(tk string, ev *schemas.AuditEvent, done func(error)) {
-	a.b.Add(auditEvent{group: a.groupKey(tk), key: tk, json: ev.AppendJSON(nil), done: done})
+	// An event is ~600 bytes: one buffer of that, not eight doublings to it.
+	a.b.Add(auditEvent{group: a.groupKey(tk), key: tk, json: ev.AppendJSON(make([]byte, 0, 768)), done: done})
 }
 
 // write writes one record per group of the batch: its events in the order
@@ -134,10 +135,14 @@ func (a *AuditBatches) write(evs []auditEvent) {
 	}
 	var order []string
 	groups := map[string]*record{}
+	size := map[string]int{} // each record's length: its value allocated once
+	for _, ev := range evs {
+		size[ev.group] += len(ev.json) + 1
+	}
 	for _, ev := range evs {
 		r := groups[ev.group]
 		if r == nil {
-			r = &record{key: ev.key}
+			r = &record{key: ev.key, value: make([]byte, 0, size[ev.group])}
 			groups[ev.group] = r
 			order = append(order, ev.group)
 		} else {
