@@ -49,10 +49,14 @@ type producer struct {
 	mu   sync.Mutex
 	next uint64 // the sequence number of the next emit
 	done uint64 // every emit before this one has completed
-	// held[i] is emit done+i once acknowledged ahead of an earlier emit: a
-	// window over the emits in flight (a map cost a hash insert and delete
-	// per record).
+	// held[off+i] is emit done+i once acknowledged ahead of an earlier
+	// emit: a window over the emits in flight (a map cost a hash insert and
+	// delete per record). Completed emits advance off; an empty window
+	// starts again at the array's start, so that acknowledgements in order
+	// reuse one slot (re-slicing from the front used the array up and
+	// allocated another every record or two).
 	held   []completion
+	off    int
 	run    sync.Mutex // one goroutine completes at a time, in order
 	failed error      // the first record that failed (run's)
 
@@ -174,7 +178,13 @@ func (p *producer) produce(r *kgo.Record, seq uint64, finish goka.PromiseFinishe
 func (p *producer) complete(seq uint64, c completion) {
 	c.acked = true
 	p.mu.Lock()
-	i := int(seq - p.done)
+	i := p.off + int(seq-p.done)
+	if i >= cap(p.held) && p.off > 0 {
+		// Full: the completed front makes room first.
+		n := copy(p.held, p.held[p.off:])
+		clear(p.held[n:])
+		p.held, i, p.off = p.held[:n], i-p.off, 0
+	}
 	if n := len(p.held); i >= n {
 		p.held = slices.Grow(p.held, i+1-n)[:i+1]
 		clear(p.held[n:])
@@ -185,13 +195,15 @@ func (p *producer) complete(seq uint64, c completion) {
 	defer p.run.Unlock()
 	for {
 		p.mu.Lock()
-		if len(p.held) == 0 || !p.held[0].acked {
+		if p.off == len(p.held) || !p.held[p.off].acked {
 			p.mu.Unlock()
 			return
 		}
-		c := p.held[0]
-		p.held[0] = completion{}
-		p.held = p.held[1:]
+		c := p.held[p.off]
+		p.held[p.off] = completion{}
+		if p.off++; p.off == len(p.held) {
+			p.held, p.off = p.held[:0], 0
+		}
 		p.done++
 		p.mu.Unlock()
 		switch {

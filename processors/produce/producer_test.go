@@ -132,13 +132,38 @@ func TestProducerFailsWhatFollowsAFailure(t *testing.T) {
 // empty when every emit is done.
 func TestProducerWindowCompletesInOrder(t *testing.T) {
 	const n = 5000
+	// Any order; and nearly in order (shuffled within runs of 16), as a
+	// broker acknowledges.
+	nearly := make([]int, n)
+	for i := range nearly {
+		nearly[i] = i
+	}
+	for i := 0; i < n; i += 16 {
+		r := nearly[i:min(i+16, n)]
+		rand.Shuffle(len(r), func(a, b int) { r[a], r[b] = r[b], r[a] })
+	}
+	// Leapfrog (1, 3, 0, 5, 2, 7, 4, …): the window never empties, its
+	// front completes as its back grows past the array's end.
+	leap := []int{1}
+	for k := 1; 2*k+1 < n; k++ {
+		leap = append(leap, 2*k+1, 2*k-2)
+	}
+	for e := leap[len(leap)-1] + 2; e < n; e += 2 {
+		leap = append(leap, e)
+	}
+	for name, perm := range map[string][]int{"any": rand.Perm(n), "nearly": nearly, "leapfrog": leap} {
+		t.Run(name, func(t *testing.T) { testWindow(t, perm) })
+	}
+}
+
+func testWindow(t *testing.T, perm []int) {
+	n := len(perm)
 	p := &producer{}
 	var (
 		mu    sync.Mutex
 		order []int
 		wg    sync.WaitGroup
 	)
-	perm := rand.Perm(n)
 	for w := range 4 {
 		wg.Add(1)
 		go func() {
@@ -163,7 +188,7 @@ func TestProducerWindowCompletesInOrder(t *testing.T) {
 			t.Fatalf("completion %d was emit %d", i, seq)
 		}
 	}
-	if len(p.held) != 0 || p.done != n {
-		t.Fatalf("after all: %d held, done %d", len(p.held), p.done)
+	if len(p.held) != 0 || p.off != 0 || p.done != uint64(n) {
+		t.Fatalf("after all: %d held from %d, done %d", len(p.held), p.off, p.done)
 	}
 }
