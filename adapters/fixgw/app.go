@@ -71,7 +71,9 @@ func (a *app) OnLogon(id quickfix.SessionID) {
 	a.mu.Lock()
 	s.stop, s.stopped = cancel, stopped
 	a.mu.Unlock()
+	a.s.deliveries.Add(1)
 	go func() {
+		defer a.s.deliveries.Done()
 		defer close(stopped)
 		a.s.deliver(ctx, s)
 	}()

@@ -3,6 +3,7 @@ package fixgw
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/quickfixgo/quickfix"
@@ -105,6 +106,9 @@ func (s *Server) deliver(ctx context.Context, sess *session) {
 		var f feed
 		select {
 		case <-ctx.Done():
+			if h := beforeFinalSave.Load(); h != nil {
+				(*h)()
+			}
 			s.saveCursor(sub)
 			return
 		case f = <-sub.in:
@@ -127,6 +131,10 @@ func (s *Server) deliver(ctx context.Context, sess *session) {
 		}
 	}
 }
+
+// beforeFinalSave, when set, runs before a stopped delivery saves its
+// cursor (tests: Serve must wait for that save).
+var beforeFinalSave atomic.Pointer[func()]
 
 func (s *Server) saveCursor(sub *subscriber) {
 	if err := SaveCursor(s.o.Store, sub.sess.bic, sub.cur); err != nil {

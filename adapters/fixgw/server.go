@@ -148,6 +148,10 @@ type Server struct {
 	fatal       chan error
 	readersMu   sync.Mutex
 	readers     map[int32]*partReader
+	// deliveries are the sessions' output deliveries running: Serve
+	// returns once they have stopped and saved their cursors (a cursor
+	// written after Serve returned raced whoever removed the store next).
+	deliveries sync.WaitGroup
 	// stuck are the BICs whose last message the brokers did not
 	// acknowledge in time: no Logon is accepted for one while the producer
 	// still holds records the brokers have not answered (§4.4).
@@ -262,6 +266,7 @@ func Serve(ctx context.Context, o Options, ready func(addr string)) error {
 	<-frontDone
 	acc.Stop()
 	s.front.wg.Wait()
+	s.deliveries.Wait() // ctx is done: each saves its cursor and returns
 	return ferr
 }
 
