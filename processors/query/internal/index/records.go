@@ -1,6 +1,7 @@
 package index
 
 import (
+	"cmp"
 	"hash/maphash"
 	"log/slog"
 	"math/bits"
@@ -590,6 +591,12 @@ func (x *records) before(a, b uint32) bool {
 	return ra.date < rb.date || ra.date == rb.date && ra.key < rb.key
 }
 
+// compare is before as a three-way comparison (slices.SortFunc).
+func (x *records) compare(a, b uint32) int {
+	ra, rb := x.rec(a), x.rec(b)
+	return cmp.Or(cmp.Compare(ra.date, rb.date), cmp.Compare(ra.key, rb.key))
+}
+
 // putQueued makes the queue facts of keys those of sums (nil: in no
 // queue), moving each trade in and out of its parties' lists. The lists
 // are changed once a batch: each list's removals in one pass, its
@@ -654,17 +661,8 @@ func (x *records) putQueued(keys []uint64, sums []*queued) {
 			pq[k.list] = nil // its memory freed
 		}
 	}
-	cmpSlots := func(a, b uint32) int {
-		if x.before(a, b) {
-			return -1
-		}
-		if x.before(b, a) {
-			return 1
-		}
-		return 0
-	}
 	for k, ss := range adds {
-		slices.SortFunc(ss, cmpSlots)
+		slices.SortFunc(ss, x.compare)
 		pq := queueOf(k.party)
 		pq[k.list] = x.merge(pq[k.list], ss)
 	}

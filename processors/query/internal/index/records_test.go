@@ -77,15 +77,7 @@ func TestMergeIsAStableSort(t *testing.T) {
 		r.key = uint64(rng.IntN(40)) // many equal (date, key): the tie rule shows
 		slots = append(slots, s)
 	}
-	cmp := func(a, b uint32) int {
-		if x.before(a, b) {
-			return -1
-		}
-		if x.before(b, a) {
-			return 1
-		}
-		return 0
-	}
+	cmp := x.compare
 	for round := range 500 {
 		pick := func(n int) []uint32 {
 			out := make([]uint32, n)
