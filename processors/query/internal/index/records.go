@@ -585,17 +585,14 @@ func listsIn(ls []inLists, party uint32) uint8 {
 	return 0
 }
 
-// before orders records by the queue's (TradeDate, key).
-func (x *records) before(a, b uint32) bool {
-	ra, rb := x.rec(a), x.rec(b)
-	return ra.date < rb.date || ra.date == rb.date && ra.key < rb.key
-}
-
-// compare is before as a three-way comparison (slices.SortFunc).
+// compare orders records by the queue's (TradeDate, key), three-way
+// (slices.SortFunc); before is the same order as a test.
 func (x *records) compare(a, b uint32) int {
 	ra, rb := x.rec(a), x.rec(b)
 	return cmp.Or(cmp.Compare(ra.date, rb.date), cmp.Compare(ra.key, rb.key))
 }
+
+func (x *records) before(a, b uint32) bool { return x.compare(a, b) < 0 }
 
 // putQueued makes the queue facts of keys those of sums (nil: in no
 // queue), moving each trade in and out of its parties' lists. The lists
