@@ -130,21 +130,25 @@ func (a *AuditBatches) write(evs []auditEvent) {
 	}
 	type record struct {
 		key   string
+		size  int // its value's length: allocated once
 		value []byte
 		done  []func(error)
 	}
 	var order []string
 	groups := map[string]*record{}
-	size := map[string]int{} // each record's length: its value allocated once
-	for _, ev := range evs {
-		size[ev.group] += len(ev.json) + 1
-	}
 	for _, ev := range evs {
 		r := groups[ev.group]
 		if r == nil {
-			r = &record{key: ev.key, value: make([]byte, 0, size[ev.group])}
+			r = &record{key: ev.key}
 			groups[ev.group] = r
 			order = append(order, ev.group)
+		}
+		r.size += len(ev.json) + 1
+	}
+	for _, ev := range evs {
+		r := groups[ev.group]
+		if r.value == nil {
+			r.value = make([]byte, 0, r.size)
 		} else {
 			r.value = append(r.value, schemas.AuditBatchSep)
 		}
