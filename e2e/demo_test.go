@@ -167,6 +167,21 @@ func TestBenchReportsCounts(t *testing.T) {
 	if res["cls"] != 200.0 || res["messages"] != 1400.0 || res["analytics"] != true || res["broker"] != "embedded" {
 		t.Fatalf("bench result %s", b)
 	}
+	// The outputs by type, and the outputs of version 2's types that the
+	// second ceiling counts (a standard trade's 7 ACKs, a STATUS to each
+	// party and 1 CLS: docs/benchmarks.md, "The crypto ceiling"), without
+	// the CNFs and block statuses version 3 adds.
+	by, _ := res["outputs_by_type"].(map[string]any)
+	if by["ACK"] != 1400.0 || by["CLS"] != 200.0 || by["CNF"] == nil || by["STATUS"] == nil {
+		t.Fatalf("outputs_by_type %v", by)
+	}
+	v2want := (by["ACK"].(float64) + by["STATUS"].(float64) + by["CLS"].(float64)) / 1400
+	if v2, _ := res["v2_outputs_per_message"].(float64); v2 != v2want || v2 > 12.0/7 {
+		t.Errorf("v2_outputs_per_message %v, want %v (at most 12/7)", v2, v2want)
+	}
+	if c, c2 := res["crypto_ceiling_msgs_per_sec"].(float64), res["crypto_ceiling_v2_msgs_per_sec"].(float64); !(c2 > c) {
+		t.Errorf("the ceiling of version 2's outputs %v is not above the ceiling of all %v", c2, c)
+	}
 	var counts map[string]float64
 	must(t, json.Unmarshal([]byte(ste(t, env, "report", "counts", "--json")), &counts))
 	if counts["cls"] != 200 || counts["audit"] != 1400 || counts["exceptions"] != 0 {

@@ -121,6 +121,9 @@ type Options struct {
 	// DeliverPerParticipant also runs the per-participant delivery group
 	// (topics/deliver): <ns>.outbound copied to <ns>.out.<BIC>.
 	DeliverPerParticipant bool
+	// Registry receives the instance's metrics (nil: a registry of its
+	// own). ste bench passes one per instance to count the outputs by type.
+	Registry *prometheus.Registry
 }
 
 func (o *Options) validate() error {
@@ -299,7 +302,10 @@ func (r *runtime) run(ctx context.Context) error {
 		r.log.Info("reference data published", "dir", o.RefdataDir)
 	}
 
-	r.reg = prometheus.NewRegistry()
+	r.reg = o.Registry
+	if r.reg == nil {
+		r.reg = prometheus.NewRegistry()
+	}
 	r.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	r.metrics = metrics.New(r.reg)
 	r.reg.MustRegister(topics.Unproven)

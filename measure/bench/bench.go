@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"github.com/twmb/franz-go/pkg/kadm"
 
 	"github.com/ste-utility/ste/instance"
@@ -73,14 +74,23 @@ type Result struct {
 	SignMicros        float64          `json:"sign_us"`
 	// The two timings the figures above average: before the run and after
 	// it drained (µs), so that a disturbed one can be told from the other.
-	VerifyTimed   [2]float64   `json:"verify_us_timed"`
-	SignTimed     [2]float64   `json:"sign_us_timed"`
-	CryptoCeiling float64      `json:"crypto_ceiling_msgs_per_sec"`
-	OfCeiling     float64      `json:"share_of_crypto_ceiling"`
-	Cores         int          `json:"cores"`
-	Queues        []oplaw.Laws `json:"queues,omitempty"`
-	Windows       []Window     `json:"windows,omitempty"`
-	Timeline      []Tick       `json:"timeline,omitempty"`
+	VerifyTimed   [2]float64 `json:"verify_us_timed"`
+	SignTimed     [2]float64 `json:"sign_us_timed"`
+	CryptoCeiling float64    `json:"crypto_ceiling_msgs_per_sec"`
+	OfCeiling     float64    `json:"share_of_crypto_ceiling"`
+	// The outputs by type, as the instances counted them
+	// (ste_outputs_total), and the ceiling of the outputs version 2 had: the
+	// same formula as CryptoCeiling counting every output but version 3's
+	// CNF, BLK and ALG (issue 50 measures against it: the new outputs must
+	// be paid for by taking cost out elsewhere).
+	OutputsByType       map[string]int64 `json:"outputs_by_type,omitempty"`
+	V2OutputsPerMessage float64          `json:"v2_outputs_per_message,omitempty"`
+	CryptoCeilingV2     float64          `json:"crypto_ceiling_v2_msgs_per_sec,omitempty"`
+	OfCeilingV2         float64          `json:"share_of_crypto_ceiling_v2,omitempty"`
+	Cores               int              `json:"cores"`
+	Queues              []oplaw.Laws     `json:"queues,omitempty"`
+	Windows             []Window         `json:"windows,omitempty"`
+	Timeline            []Tick           `json:"timeline,omitempty"`
 }
 
 // Tick is one second of the run: queue lengths per stage as the monitor
@@ -249,14 +259,16 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	defer stopProcs()
 	var wg sync.WaitGroup
 	procErr := make(chan error, o.Instances)
+	regs := make([]*prometheus.Registry, o.Instances)
 	for i := 0; i < o.Instances; i++ {
 		ready := make(chan struct{})
+		regs[i] = prometheus.NewRegistry()
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
 			err := instance.Run(pctx, instance.Options{Kafka: k, Namespace: ns, Retention: 72 * time.Hour,
 				Signer: o.Signer, Verify: o.Verify, Home: o.Home, Logger: log.With("instance", i), Ready: ready,
-				Tables: o.Tables, BrokerInProcess: len(o.Kafka.Brokers) == 0, DropTables: true})
+				Tables: o.Tables, BrokerInProcess: len(o.Kafka.Brokers) == 0, DropTables: true, Registry: regs[i]})
 			if err != nil {
 				log.Error("processor instance failed", "instance", i, "err", err)
 				procErr <- fmt.Errorf("processor instance %d: %w", i, err)
@@ -410,6 +422,14 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	smu.Unlock()
 	stopProcs()
 	wg.Wait()
+	// Counted once the instances have stopped: no callback is counting then.
+	if res.OutputsByType = outputsByType(regs); res.OutputsByType != nil && res.Messages > 0 {
+		res.V2OutputsPerMessage = float64(v2Outputs(res.OutputsByType)) / float64(res.Messages)
+		if perMsg := verify + res.V2OutputsPerMessage*res.SignMicros; perMsg > 0 {
+			res.CryptoCeilingV2 = float64(res.Cores) * 1e6 / perMsg
+			res.OfCeilingV2 = res.MsgsPerSec / res.CryptoCeilingV2
+		}
+	}
 
 	if o.Feed != nil {
 		out, _ := json.Marshal(res)
@@ -551,4 +571,43 @@ func timeline(samples []schemas.MonitorSample, series []sink.Point, start time.T
 	}
 	slices.SortFunc(out, func(a, b Tick) int { return cmp.Compare(a.T, b.T) })
 	return out
+}
+
+// outputsByType sums ste_outputs_total of the instances' registries by type
+// (nil if none counted).
+func outputsByType(regs []*prometheus.Registry) map[string]int64 {
+	var by map[string]int64
+	for _, reg := range regs {
+		fams, _ := reg.Gather()
+		for _, f := range fams {
+			if f.GetName() != "ste_outputs_total" {
+				continue
+			}
+			for _, m := range f.GetMetric() {
+				for _, l := range m.GetLabel() {
+					if l.GetName() == "type" {
+						if by == nil {
+							by = map[string]int64{}
+						}
+						by[l.GetValue()] += int64(m.GetCounter().GetValue())
+					}
+				}
+			}
+		}
+	}
+	return by
+}
+
+// v2Outputs counts the outputs of the types contract version 2 had: all
+// but version 3's CNF, BLK and ALG.
+func v2Outputs(by map[string]int64) int64 {
+	var n int64
+	for typ, c := range by {
+		switch typ {
+		case schemas.CNF.String(), schemas.BLK.String(), schemas.ALG.String():
+		default:
+			n += c
+		}
+	}
+	return n
 }
