@@ -344,7 +344,7 @@ func (x *records) entry(s uint32, r *rec, place int, f Facts) Entry {
 	}
 	for _, o := range x.owes[s] {
 		if int(o.party) == place {
-			e.Owes = append(e.Owes, Owed{MsgType: x.names[o.msgType], Account: x.names[o.account], Count: int(o.count)})
+			e.Owes = append(e.Owes, Owed{MsgType: x.names[o.msgType], Account: o.account, Count: int(o.count)})
 		}
 	}
 	if odd, ok := x.oddFailing[s]; ok {

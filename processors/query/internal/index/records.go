@@ -18,9 +18,10 @@ import (
 // records are one match partition's read side in memory: one fixed-size
 // record a trade, holding every fact the at-risk and status counts, the
 // TradeRef lookup and the work queue select trades by. Names (BICs,
-// markets, ISINs, accounts) are numbers of the partition's vocabulary, a
-// TradeRef is a 32-bit hash for the lookup; the one string a record keeps
-// is the TradeRef a queue entry shows. The records live in chunks, found by
+// markets, ISINs, message types) are numbers of the partition's vocabulary, a
+// TradeRef is a 32-bit hash for the lookup; the strings a record keeps
+// are the TradeRef a queue entry shows and the accounts of what its parties
+// owe (owed). The records live in chunks, found by
 // trade key through an open-addressed table of record numbers; a party's
 // queue is sorted slices of record numbers, one a status, and one more of
 // the trades the party owes an item of (partyQueue). ~210–250 bytes a trade in all,
@@ -99,11 +100,17 @@ type rec struct {
 // moreParty is a party beyond a record's inline ones.
 type moreParty struct{ id, missing uint32 }
 
-// owed is an item a party of a record owes (records.owes).
+// owed is an item a party of a record owes (records.owes). Its account is
+// kept as text, not a number of the vocabulary: accounts are as many as the
+// trades (an investment manager's clients), and the vocabulary never
+// forgets a name, so numbering them grew the index by every account ever
+// owed (~80 MB at 1,000,000 trades) where the text lives as long as the
+// item owed (TestVocabularyKeepsNoAccounts).
 type owed struct {
-	party            uint8 // its place among the record's parties
-	msgType, account uint32
-	count            int32
+	party   uint8 // its place among the record's parties
+	msgType uint32
+	count   int32
+	account string
 }
 
 // riskGroup is an at-risk group: a market's number and a TradeDate.
@@ -709,7 +716,7 @@ func (x *records) setQueuedLocked(s uint32, r *rec, q *queued) {
 			x.moreParties[s] = append(x.moreParties[s], moreParty{p, uint32(qp.missing)})
 		}
 		for _, o := range qp.owes {
-			x.owes[s] = append(x.owes[s], owed{uint8(min(j, 255)), x.id(o.MsgType), x.id(o.Account), int32(o.Count)})
+			x.owes[s] = append(x.owes[s], owed{party: uint8(min(j, 255)), msgType: x.id(o.MsgType), count: int32(o.Count), account: o.Account})
 		}
 	}
 	r.nparties = uint8(min(len(q.parties), 255))

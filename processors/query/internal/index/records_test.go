@@ -1,10 +1,12 @@
 package index
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
 
+	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/date"
 )
 
@@ -93,5 +95,33 @@ func TestMergeIsAStableSort(t *testing.T) {
 		if got := x.merge(slices.Clone(l), add); !slices.Equal(got, want) {
 			t.Fatalf("round %d: merge of %d into %d:\n got %v\nwant %v", round, len(add), len(l), got, want)
 		}
+	}
+}
+
+// The vocabulary of a partition's names keeps no account: accounts are as
+// many as the trades, and a name numbered is never forgotten, so the index
+// grew by every account ever owed. The accounts owed are still shown.
+func TestVocabularyKeepsNoAccounts(t *testing.T) {
+	x := newRecords()
+	const n = 2000
+	day := date.MustParse("2026-11-02")
+	for i := range n {
+		k := uint64(i+1) << 3
+		q := &queued{pos: Pos{Date: day, Key: schemas.TradeKey(k)}, ref: fmt.Sprintf("R%d", i), isin: "GB0002634946",
+			side: "BUY", broker: "BRKAGB2L", invMgr: "IMAAGB2L", market: "XLON",
+			parties: []queuedParty{{bic: "CUSAGB2L", missing: 1,
+				owes: []Owed{{MsgType: "SET", Account: fmt.Sprintf("AC%06d", i), Count: 1}}}}}
+		x.putQueued([]uint64{k}, []*queued{q})
+	}
+	if len(x.names) > 20 || len(x.ids) > 20 {
+		t.Fatalf("the vocabulary holds %d names after %d trades of distinct accounts", len(x.names), n)
+	}
+	s, r := x.at(uint64(7+1) << 3)
+	if r == nil {
+		t.Fatal("trade 7 not indexed")
+	}
+	e := x.entry(s, r, 0, x.facts(r, r.parties[0]))
+	if len(e.Owes) != 1 || e.Owes[0].Account != "AC000007" || e.Owes[0].MsgType != "SET" {
+		t.Fatalf("trade 7's custodian owes %+v", e.Owes)
 	}
 }
