@@ -188,7 +188,14 @@ func (s *timed) Set(key string, value []byte) error {
 	if err := s.Storage.Set(key, value); err != nil {
 		return err
 	}
-	at, _ := s.read(value)
+	// A value without a timer clears the key's, whatever number its reader
+	// gives with ok false (a trade's value keeps minus its last timer: put,
+	// it was due at once, and every matched trade wrote an allegement
+	// record that found nothing to send).
+	at, ok := s.read(value)
+	if !ok {
+		at = 0
+	}
 	s.t.Put(key, at)
 	return nil
 }

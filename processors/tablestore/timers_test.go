@@ -10,7 +10,8 @@ import (
 	"github.com/ste-utility/ste/processors/memstore"
 )
 
-// A test value: 8 bytes, its timer (0: none).
+// A test value: 8 bytes, its timer (0: none ever; negative: none now,
+// minus the last one set, as a trade's value keeps it: stages.AllegeIndex).
 func val(at int64) []byte { return binary.BigEndian.AppendUint64(nil, uint64(at)) }
 
 func read(v []byte) (int64, bool) {
@@ -18,7 +19,7 @@ func read(v []byte) (int64, bool) {
 		return 0, false
 	}
 	at := int64(binary.BigEndian.Uint64(v))
-	return at, at != 0
+	return at, at > 0
 }
 
 func keys(ts []Timer) []string {
@@ -55,6 +56,9 @@ func TestTimersFollowTheValues(t *testing.T) {
 	put("c", 50) // moved
 	put("d", 15)
 	put("d", 0) // cleared
+	put("f", 25)
+	put("f", -25) // cleared: a trade matched keeps minus its last timer
+	put("g", -5)  // a value that says it has none, with a number
 	put("e", 12)
 	st.Delete("e")
 	if got := keys(ts.Due(30)); !slices.Equal(got, []string{"a", "b"}) {
