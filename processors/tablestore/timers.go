@@ -177,26 +177,25 @@ func (s *timed) Open() error {
 	return it.Err()
 }
 
-// put reads a value held at open into the timers.
-func (s *timed) put(key string, v []byte) {
-	if at, ok := s.read(v); ok {
-		s.t.Put(key, at)
+// timerOf is value's timer, 0 when its reader says it has none, whatever
+// number comes with that (a trade's value keeps minus its last timer: put
+// as a time, it was due at once, and every matched trade wrote an
+// allegement record that found nothing to send).
+func (s *timed) timerOf(value []byte) int64 {
+	if at, ok := s.read(value); ok {
+		return at
 	}
+	return 0
 }
+
+// put reads a value held at open into the timers.
+func (s *timed) put(key string, v []byte) { s.t.Put(key, s.timerOf(v)) }
 
 func (s *timed) Set(key string, value []byte) error {
 	if err := s.Storage.Set(key, value); err != nil {
 		return err
 	}
-	// A value without a timer clears the key's, whatever number its reader
-	// gives with ok false (a trade's value keeps minus its last timer: put,
-	// it was due at once, and every matched trade wrote an allegement
-	// record that found nothing to send).
-	at, ok := s.read(value)
-	if !ok {
-		at = 0
-	}
-	s.t.Put(key, at)
+	s.t.Put(key, s.timerOf(value))
 	return nil
 }
 
