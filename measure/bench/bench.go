@@ -411,10 +411,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	if !o.Verify {
 		verify = 0
 	}
-	if perMsg := verify + res.OutputsPerMessage*res.SignMicros; perMsg > 0 {
-		res.CryptoCeiling = float64(res.Cores) * 1e6 / perMsg
-		res.OfCeiling = res.MsgsPerSec / res.CryptoCeiling
-	}
+	res.CryptoCeiling, res.OfCeiling = res.ceiling(verify, res.OutputsPerMessage)
 	smu.Lock()
 	res.Queues = monitor.Laws(samples)
 	res.Windows = windows(samples, o.Window)
@@ -425,10 +422,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	// Counted once the instances have stopped: no callback is counting then.
 	if res.OutputsByType = outputsByType(regs); res.OutputsByType != nil && res.Messages > 0 {
 		res.V2OutputsPerMessage = float64(v2Outputs(res.OutputsByType)) / float64(res.Messages)
-		if perMsg := verify + res.V2OutputsPerMessage*res.SignMicros; perMsg > 0 {
-			res.CryptoCeilingV2 = float64(res.Cores) * 1e6 / perMsg
-			res.OfCeilingV2 = res.MsgsPerSec / res.CryptoCeilingV2
-		}
+		res.CryptoCeilingV2, res.OfCeilingV2 = res.ceiling(verify, res.V2OutputsPerMessage)
 	}
 
 	if o.Feed != nil {
@@ -571,6 +565,18 @@ func timeline(samples []schemas.MonitorSample, series []sink.Point, start time.T
 	}
 	slices.SortFunc(out, func(a, b Tick) int { return cmp.Compare(a.T, b.T) })
 	return out
+}
+
+// ceiling is the messages a second the run's cores could verify (verify
+// µs each: 0 when not verifying) and sign outputs outputs of (SignMicros
+// each), and the run's share of it; 0, 0 when that costs nothing.
+func (res *Result) ceiling(verify, outputs float64) (msgsPerSec, share float64) {
+	perMsg := verify + outputs*res.SignMicros
+	if perMsg <= 0 {
+		return 0, 0
+	}
+	msgsPerSec = float64(res.Cores) * 1e6 / perMsg
+	return msgsPerSec, res.MsgsPerSec / msgsPerSec
 }
 
 // outputsByType sums ste_outputs_total of the instances' registries by type
