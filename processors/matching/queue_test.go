@@ -3,6 +3,7 @@ package matching
 import (
 	"crypto/sha256"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"testing"
 
@@ -184,4 +185,65 @@ func BenchmarkQueueFacts(b *testing.B) {
 	for b.Loop() {
 		QueueFactsOf(v, nil, it)
 	}
+}
+
+// eachOrder calls f with every order of n messages up to 6, and with 300
+// random orders (seeded) of more.
+func eachOrder(n int, f func([]int)) {
+	if n <= 6 {
+		permute(n, f)
+		return
+	}
+	r := rand.New(rand.NewPCG(uint64(n), 50))
+	for range 300 {
+		f(r.Perm(n))
+	}
+}
+
+// The match stage hands the work queue the trade it decided instead of the
+// value it wrote (processors/query, Tables.Decided): a trade decoded from
+// its value, a message applied, has the queue facts of the value it is
+// then written as — in every order of every lifecycle scenario up to six
+// messages, and random orders of the larger, the stage's
+// decode-apply-encode at each message.
+func TestDecidedTradeHasItsValuesQueueFacts(t *testing.T) {
+	orders := 0
+	for _, sc := range lifecycleScenarios(t) {
+		var dec schemas.Decoder
+		cfg := sc.cfg
+		eachOrder(len(sc.msgs), func(order []int) {
+			orders++
+			var value []byte
+			for step, i := range order {
+				d := sc.msgs[i]
+				rec := d.AppendSigned(nil, nil)
+				m, rej := decodeDraft(&dec, d, rec)
+				if rej != nil {
+					t.Fatal(rej)
+				}
+				tr := NewTrade(m.Key.TradeKey(), nil)
+				if value != nil {
+					var err error
+					if tr, err = UnmarshalTrade(value, Interner{}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if _, res := tr.Apply(&Inbound{Msg: m, Digest: digestOf(rec), NetUnits: 2}, &cfg, Interner{}); res != Applied {
+					continue
+				}
+				var err error
+				if value, err = tr.MarshalBinary(); err != nil {
+					t.Fatal(err)
+				}
+				read, ok, err := QueueFactsOf(value, nil, Interner{})
+				if err != nil || !ok {
+					t.Fatalf("%s, order %v: %v %v", sc.name, order, ok, err)
+				}
+				if g, w := fmt.Sprintf("%+v", tr.QueueFacts(nil)), fmt.Sprintf("%+v", read); g != w {
+					t.Fatalf("%s, order %v, message %d: the decided trade's facts\n%s\nits value's\n%s", sc.name, order, step+1, g, w)
+				}
+			}
+		})
+	}
+	t.Logf("%d orders", orders)
 }

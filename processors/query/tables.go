@@ -131,6 +131,19 @@ func (t *Tables) Keep(keep []int32) {
 	}
 }
 
+// Decided hands partition p's index the trade the match stage just wrote
+// there (stages.Config.Decided): its work-queue summary is made from it,
+// not from the value read back. Called after the write, on the stage's
+// goroutine; the trade is not changed after.
+func (t *Tables) Decided(p int32, tr *matching.Trade) {
+	t.mu.Lock()
+	x := t.parts[p]
+	t.mu.Unlock()
+	if x != nil {
+		x.idx.Decided(uint64(tr.Key), tr)
+	}
+}
+
 // Put indexes a value the store took under key; Delete a key it deleted.
 // Keys other than trade keys (there are none) are not indexed.
 func (x *Partition) Put(key string, value []byte) {

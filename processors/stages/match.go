@@ -82,6 +82,9 @@ func (d *Decider) apply(in Input, st State, t *matching.Trade, m *schemas.Messag
 	r := &Result{Envelope: e, Records: recs, Outputs: outs, End: envelope.EventApplied, Outcome: "accepted", Matched: MatchedNew}
 	d.sweep(in.Partition, st, prev, r)
 	r.Market, r.Cutoff = d.cutoffOf(t)
+	if res == matching.Applied && d.cfg.Decided != nil {
+		d.cfg.Decided(in.Partition, t) // the value just written, decoded: the last use of t here
+	}
 	if res == matching.Duplicate {
 		r.End, r.Outcome, r.Matched = envelope.EventReemitted, "duplicate", MatchedDuplicate
 	}

@@ -68,7 +68,12 @@ type Config struct {
 	// Tables gives partition p's table store of stage st, for its clock and
 	// due index (nil: none open).
 	Tables func(st topology.Stage, p int32) Table
-	Logger *slog.Logger // a payload not read back; slog.Default() when nil
+	// Decided, when set, is handed each trade the match stage wrote to
+	// partition p's table, after the write, as decided: the work queue's
+	// index summarises it without reading the value back
+	// (processors/query, Tables.Decided). The trade is not changed after.
+	Decided func(p int32, t *matching.Trade)
+	Logger  *slog.Logger // a payload not read back; slog.Default() when nil
 }
 
 // DefaultAllegementDelay is ste process's --allegement-delay default.

@@ -31,8 +31,8 @@ type drainer struct {
 	tol   func() matching.Tolerances
 	idx   *records
 
-	mu        sync.Mutex          // dirty, scheduled, state, closed
-	dirty     map[uint64]mentions // the trades written since they were summarised
+	mu        sync.Mutex         // dirty, scheduled, state, closed
+	dirty     map[uint64]written // the trades written since they were summarised
 	scheduled bool
 	state     int
 	following atomic.Bool // state is past queueWaiting: writes are marked
@@ -63,7 +63,17 @@ type queuedParty struct {
 }
 
 func newDrainer(s Store, tol func() matching.Tolerances, idx *records) *drainer {
-	return &drainer{store: s, tol: tol, idx: idx, dirty: map[uint64]mentions{}}
+	return &drainer{store: s, tol: tol, idx: idx, dirty: map[uint64]written{}}
+}
+
+// written is what a trade's write leaves to summarise: who it mentions,
+// and the trade itself when the match stage handed it over (decided).
+type written struct {
+	mentions
+	// trade is the trade the last write's value encodes, as the match
+	// stage decided it: summarised as it is, the value is not read back
+	// from the store and decoded again. Nil: read the store.
+	trade *matching.Trade
 }
 
 // mentions are who may be a party of a trade written (matching.Mentions),
@@ -115,8 +125,23 @@ func (x *drainer) mark(key uint64, value []byte) {
 	if x.state == queueWaiting || x.closed {
 		return
 	}
-	x.dirty[key] = m
+	x.dirty[key] = written{mentions: m}
 	x.scheduleLocked(DrainDelay)
+}
+
+// decided hands over the trade the value just marked for key encodes (the
+// match stage's, after its write: Index.Decided), so that its summary
+// need not read the value back and decode it. A write not marked (the
+// changelog's replay, a closed index) or summarised already is left as it
+// is: a later question reads the store, as without it. The trade is not
+// changed after it is handed over; the summary only reads it.
+func (x *drainer) decided(key uint64, t *matching.Trade) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if w, ok := x.dirty[key]; ok {
+		w.trade = t
+		x.dirty[key] = w
+	}
 }
 
 func (x *drainer) scheduleLocked(after time.Duration) {
@@ -147,7 +172,7 @@ func (x *drainer) rebuild(keys []uint64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, k := range keys {
-		x.dirty[k] = mentions{any: true}
+		x.dirty[k] = written{mentions: mentions{any: true}}
 	}
 	x.state = queueBuilding
 	x.following.Store(true)
@@ -160,7 +185,7 @@ func (x *drainer) rebuild(keys []uint64) {
 func (x *drainer) close() {
 	x.mu.Lock()
 	x.closed = true
-	x.dirty = map[uint64]mentions{}
+	x.dirty = map[uint64]written{}
 	x.mu.Unlock()
 	// A drain under way finishes its batch first.
 	x.drainMu.Lock()
@@ -195,26 +220,28 @@ func (x *drainer) drainFor(party string) {
 		return
 	}
 	var keys []uint64
+	var fed []*matching.Trade // keys[i]'s trade as decided, or nil
 	if party == "" {
 		keys = make([]uint64, 0, len(x.dirty))
-		for k := range x.dirty {
-			keys = append(keys, k)
+		fed = make([]*matching.Trade, 0, len(x.dirty))
+		for k, w := range x.dirty {
+			keys, fed = append(keys, k), append(fed, w.trade)
 		}
 		// A new map: a map keeps the memory of the most it held (every
 		// trade, after a rebuild), and this one is mostly empty.
-		x.dirty = map[uint64]mentions{}
+		x.dirty = map[uint64]written{}
 	} else {
 		h := maphash.String(mentionSeed, party)
-		for k, m := range x.dirty {
-			if m.any || m.has(h) || x.idx.isParty(k, party) {
-				keys = append(keys, k)
+		for k, w := range x.dirty {
+			if w.any || w.has(h) || x.idx.isParty(k, party) {
+				keys, fed = append(keys, k), append(fed, w.trade)
 			}
 		}
 		for _, k := range keys {
 			delete(x.dirty, k)
 		}
 		if len(x.dirty) == 0 {
-			x.dirty = map[uint64]mentions{}
+			x.dirty = map[uint64]written{}
 		}
 	}
 	x.mu.Unlock()
@@ -235,19 +262,25 @@ func (x *drainer) drainFor(party string) {
 		// A batch's strings shared while it is summarised, none kept after:
 		// the index keeps names by number.
 		it := matching.Interner{}
-		for _, k := range keys[:n] {
-			sums = append(sums, x.summary(schemas.TradeKey(k), tol, it))
+		for i, k := range keys[:n] {
+			sums = append(sums, x.summary(schemas.TradeKey(k), fed[i], tol, it))
 		}
 		x.idx.putQueued(keys[:n], sums)
-		keys = keys[n:]
+		keys, fed = keys[n:], fed[n:]
 	}
 }
 
-// summary reads key's trade from the store: nil when the table holds no
-// trade of it (deleted, a tombstone: purged trades are not listed) or its
-// value cannot be read. The facts are the engine's (matching.QueueFacts:
-// what the trade's view says, without building it).
-func (x *drainer) summary(key schemas.TradeKey, tol matching.Tolerances, it matching.Interner) *queued {
+// summary is key's trade's summary: of the trade the match stage decided
+// (fed, the value it wrote last), or else of the value read from the
+// store; nil when the table holds no trade of it (deleted, a tombstone:
+// purged trades are not listed) or its value cannot be read. The facts are
+// the engine's (matching.QueueFacts: what the trade's view says, without
+// building it).
+func (x *drainer) summary(key schemas.TradeKey, fed *matching.Trade, tol matching.Tolerances, it matching.Interner) *queued {
+	if fed != nil && len(fed.Keys) > 0 {
+		f := fed.QueueFacts(tol)
+		return summarise(key, &f)
+	}
 	v, err := x.store.Get(key.String())
 	if err != nil || v == nil {
 		return nil

@@ -69,6 +69,12 @@ func (x *Index) Put(key uint64, value []byte) {
 	x.d.mark(key, value)
 }
 
+// Decided hands over the trade the value Put was just given for key
+// encodes, as the match stage decided it: its queue summary is made from
+// it instead of reading the value back and decoding it. It must follow
+// that Put, on the same goroutine, and the trade must not change after.
+func (x *Index) Decided(key uint64, t *matching.Trade) { x.d.decided(key, t) }
+
 func (x *Index) Delete(key uint64) {
 	x.r.remove(key)
 	x.d.mark(key, nil)
