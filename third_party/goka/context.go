@@ -189,10 +189,11 @@ func (ctx *cbContext) Emit(topic Stream, key string, value any, options ...Conte
 	if topic == "" {
 		ctx.Fail(errors.New("cannot emit to empty topic"))
 	}
-	if loopName(ctx.graph.Group()) == string(topic) {
+	// STE patch 5: the names compared without building them (PATCHES.md).
+	if isGroupTopic(ctx.graph.Group(), string(topic), loopSuffix) {
 		ctx.Fail(errors.New("cannot emit to loop topic (use Loopback instead)"))
 	}
-	if tableName(ctx.graph.Group()) == string(topic) {
+	if isGroupTopic(ctx.graph.Group(), string(topic), tableSuffix) {
 		ctx.Fail(errors.New("cannot emit to table topic (use SetValue instead)"))
 	}
 	if !ctx.graph.isOutputTopic(topic) {

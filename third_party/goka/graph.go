@@ -477,6 +477,13 @@ func tableName(group Group) string {
 	return string(group) + tableSuffix
 }
 
+// isGroupTopic says whether topic is group's name followed by suffix, as
+// tableName and loopName build them, without building the name: Emit asks
+// it twice for every record (STE patch 5).
+func isGroupTopic(group Group, topic, suffix string) bool {
+	return len(topic) == len(group)+len(suffix) && strings.HasPrefix(topic, string(group)) && strings.HasSuffix(topic, suffix)
+}
+
 // loopName returns the name of the loop topic of group.
 func loopName(group Group) string {
 	return string(group) + loopSuffix
