@@ -499,6 +499,23 @@ func TestQueueSummarisesTheDecidedTrade(t *testing.T) {
 	if f.reads.Load() == 0 {
 		t.Fatal("a write not handed over was summarised without reading its value")
 	}
+	// A drain behind the writes keeps at most MaxDecided trades a
+	// partition: those past it are read back.
+	oldDelay, oldMax := index.DrainDelay, index.MaxDecided
+	index.DrainDelay, index.MaxDecided = time.Hour, 1 // only questions drain
+	defer func() { index.DrainDelay, index.MaxDecided = oldDelay, oldMax }()
+	recs = nil
+	workload.Generate(workload.Options{Trades: 6, Seed: 98}, func(b []byte) error { recs = append(recs, b); return nil }, nil)
+	f.feed = true
+	f.reads.Store(0)
+	for _, r := range recs {
+		f.accept(t, r)
+	}
+	check("six trades written, a question")
+	// Six trades over two partitions, one handed over trade kept in each.
+	if n := f.reads.Load(); n != 4 {
+		t.Fatalf("the queue read %d values back; with one trade kept a partition, 4 of 6 are read", n)
+	}
 }
 
 // Before its table is recovered a partition does not follow the writes,

@@ -17,6 +17,13 @@ import (
 // writes of that time summarised once); a question drains what is left.
 var DrainDelay = 50 * time.Millisecond
 
+// MaxDecided is how many trades handed over by the match stage a partition
+// keeps until they are summarised (decided). A decoded trade is some
+// kilobytes where its mark is some bytes: when the drain falls behind the
+// writes (a backlog on busy cores), the trades past it are read back from
+// the store as before, so the memory they take stays bounded (~16 MB).
+var MaxDecided = 4096
+
 // Index states.
 const (
 	queueWaiting  = iota // not recovered yet: writes are not followed
@@ -33,6 +40,7 @@ type drainer struct {
 
 	mu        sync.Mutex         // dirty, scheduled, state, closed
 	dirty     map[uint64]written // the trades written since they were summarised
+	decidedN  int                // the entries of dirty holding a trade (MaxDecided)
 	scheduled bool
 	state     int
 	following atomic.Bool // state is past queueWaiting: writes are marked
@@ -125,6 +133,9 @@ func (x *drainer) mark(key uint64, value []byte) {
 	if x.state == queueWaiting || x.closed {
 		return
 	}
+	if x.dirty[key].trade != nil {
+		x.decidedN--
+	}
 	x.dirty[key] = written{mentions: m}
 	x.scheduleLocked(DrainDelay)
 }
@@ -138,9 +149,10 @@ func (x *drainer) mark(key uint64, value []byte) {
 func (x *drainer) decided(key uint64, t *matching.Trade) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	if w, ok := x.dirty[key]; ok {
+	if w, ok := x.dirty[key]; ok && w.trade == nil && x.decidedN < MaxDecided {
 		w.trade = t
 		x.dirty[key] = w
+		x.decidedN++
 	}
 }
 
@@ -172,6 +184,9 @@ func (x *drainer) rebuild(keys []uint64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, k := range keys {
+		if x.dirty[k].trade != nil {
+			x.decidedN--
+		}
 		x.dirty[k] = written{mentions: mentions{any: true}}
 	}
 	x.state = queueBuilding
@@ -185,7 +200,7 @@ func (x *drainer) rebuild(keys []uint64) {
 func (x *drainer) close() {
 	x.mu.Lock()
 	x.closed = true
-	x.dirty = map[uint64]written{}
+	x.dirty, x.decidedN = map[uint64]written{}, 0
 	x.mu.Unlock()
 	// A drain under way finishes its batch first.
 	x.drainMu.Lock()
@@ -229,7 +244,7 @@ func (x *drainer) drainFor(party string) {
 		}
 		// A new map: a map keeps the memory of the most it held (every
 		// trade, after a rebuild), and this one is mostly empty.
-		x.dirty = map[uint64]written{}
+		x.dirty, x.decidedN = map[uint64]written{}, 0
 	} else {
 		h := maphash.String(mentionSeed, party)
 		for k, w := range x.dirty {
@@ -237,8 +252,11 @@ func (x *drainer) drainFor(party string) {
 				keys, fed = append(keys, k), append(fed, w.trade)
 			}
 		}
-		for _, k := range keys {
+		for i, k := range keys {
 			delete(x.dirty, k)
+			if fed[i] != nil {
+				x.decidedN--
+			}
 		}
 		if len(x.dirty) == 0 {
 			x.dirty = map[uint64]written{}
