@@ -105,7 +105,7 @@ func NACKBody(related string, r Reason, detail string) []byte {
 // and version 3's AFFIRMED, AFFIRM_REJECTED, CHANGE_PENDING, CANCEL_PENDING);
 // the form is the same.
 func StatusBody(tk TradeKey, tradeRef string, s Status, ds []Discrepancy) []byte {
-	b := elem(nil, "TradeKey", tk.String())
+	b := elem(make([]byte, 0, 128+len(tradeRef)+96*len(ds)), "TradeKey", tk.String())
 	b = elem(b, "TradeRef", tradeRef)
 	b = elem(b, "Status", s.String())
 	name := "Tolerance"

@@ -211,6 +211,10 @@ func Unmarshal(b []byte) (*Envelope, error) {
 	if n > uint64(len(r.B)) {
 		return nil, errEnvelope
 	}
+	if n > 0 {
+		// Room for the step the reading stage adds (stages.Decider.Step).
+		e.Steps = make([]Step, 0, n+1)
+	}
 	for i := uint64(0); i < n; i++ {
 		st := Step{Stage: topology.Stage(r.Byte()), Event: Event(r.Byte())}
 		st.At = r.Varint()

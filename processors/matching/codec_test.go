@@ -2,6 +2,7 @@ package matching
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"reflect"
 	"testing"
 
@@ -206,4 +207,41 @@ func TestRiskAgreesWithInForce(t *testing.T) {
 	if r := f.book.Trade(tradeKey("T4")).Risk(); r.Open {
 		t.Fatalf("parked SET only: %+v", r)
 	}
+}
+
+// TestDecodedTradeTakesAMessageInPlace: the match stage decodes a trade to
+// apply one message to it, so a decoded trade has room for the entry Apply
+// appends. Decoded to the exact length, that append copied every entry
+// into a new slice twice the size: the match stage's largest allocation
+// (issue 50, docs/benchmarks.md).
+func TestDecodedTradeTakesAMessageInPlace(t *testing.T) {
+	f := newFixture(t)
+	ms := standard("T1")
+	f.sendAll(ms[:4])
+	b, err := f.book.Trade(tradeKey("T1")).MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err := UnmarshalTrade(b, Interner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := &tr.Entries[0]
+	rec := ms[4].AppendSigned(nil, nil)
+	m, rej := decodeDraft(&f.dec, ms[4], rec)
+	if rej != nil {
+		t.Fatal(rej)
+	}
+	if _, res := tr.Apply(&Inbound{Msg: m, Digest: digestOf(rec)}, &Config{}, Interner{}); res != Applied {
+		t.Fatalf("apply: %v", res)
+	}
+	if len(tr.Entries) != 5 || &tr.Entries[0] != first {
+		t.Fatalf("Apply moved the decoded trade's %d entries to a new slice", len(tr.Entries)-1)
+	}
+}
+
+func digestOf(rec []byte) (d Digest) {
+	sum := sha256.Sum256(rec)
+	copy(d[:], sum[:])
+	return d
 }

@@ -192,6 +192,7 @@ func (a *assessment) unlockedView() {
 		}
 		return slices.ContainsFunc(a.alcInForce, func(c *Entry) bool { return c.Account == e.Account && c.Custodian == e.Custodian })
 	}
+	a.acting = make([]*Entry, 0, len(a.t.Entries))
 	for i := range a.t.Entries {
 		e := &a.t.Entries[i]
 		if !e.Type.IsContent() {

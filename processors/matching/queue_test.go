@@ -247,9 +247,3 @@ func TestDecidedTradeHasItsValuesQueueFacts(t *testing.T) {
 	}
 	t.Logf("%d orders", orders)
 }
-
-func digestOf(rec []byte) (d Digest) {
-	sum := sha256.Sum256(rec)
-	copy(d[:], sum[:])
-	return d
-}
