@@ -295,6 +295,19 @@ func (f *queueFixture) walk(t testing.TB, q QueueQuery) []QueueTrade {
 	return nil
 }
 
+// agree holds every party's whole queue (a lead of an hour at now) to
+// what the views say, after what.
+func (f *queueFixture) agree(t testing.TB, what string, now time.Time) {
+	t.Helper()
+	f.viewsNow()
+	for _, p := range f.parties() {
+		got := f.walk(t, QueueQuery{Party: p, Limit: 500, Now: now, Lead: time.Hour})
+		if d := diffQueues(got, f.oracle(p, func(QueueTrade) bool { return true }, now, time.Hour)); d != "" {
+			t.Fatalf("%s: %s: %s", what, p, d)
+		}
+	}
+}
+
 func mustKey(t testing.TB, s string) schemas.TradeKey {
 	k, ok := schemas.ParseTradeKey(s)
 	if !ok {
@@ -403,15 +416,7 @@ func TestQueueFollowsTheTable(t *testing.T) {
 	q := func(party string) []QueueTrade {
 		return f.walk(t, QueueQuery{Party: party, Limit: 500, Now: now, Lead: time.Hour})
 	}
-	check := func(what string) {
-		t.Helper()
-		f.viewsNow()
-		for _, p := range f.parties() {
-			if d := diffQueues(q(p), f.oracle(p, func(QueueTrade) bool { return true }, now, time.Hour)); d != "" {
-				t.Fatalf("%s: %s: %s", what, p, d)
-			}
-		}
-	}
+	check := func(what string) { t.Helper(); f.agree(t, what, now) }
 	check("recovered")
 	// A new trade, message by message.
 	var recs [][]byte
@@ -470,16 +475,7 @@ func TestQueueSummarisesTheDecidedTrade(t *testing.T) {
 	f := newQueueFixture(t, 40, 2)
 	f.recover(t)
 	now := time.Now()
-	check := func(what string) {
-		t.Helper()
-		f.viewsNow()
-		for _, p := range f.parties() {
-			got := f.walk(t, QueueQuery{Party: p, Limit: 500, Now: now, Lead: time.Hour})
-			if d := diffQueues(got, f.oracle(p, func(QueueTrade) bool { return true }, now, time.Hour)); d != "" {
-				t.Fatalf("%s: %s: %s", what, p, d)
-			}
-		}
-	}
+	check := func(what string) { t.Helper(); f.agree(t, what, now) }
 	var recs [][]byte
 	workload.Generate(workload.Options{Trades: 3, Seed: 99}, func(b []byte) error { recs = append(recs, b); return nil }, nil)
 	f.feed = true
