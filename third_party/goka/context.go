@@ -149,6 +149,9 @@ type cbContext struct {
 	graph *GroupGraph
 	// commit commits the message in the consumer session
 	commit func()
+	// commitMsg commits msg in the consumer session where commit is nil
+	// (STE patch 6: the partition processor's, without a closure a message).
+	commitMsg commitCallback
 
 	emitter               emitter
 	emitterDefaultHeaders Headers
@@ -184,8 +187,7 @@ type cbContext struct {
 
 // Emit sends a message asynchronously to a topic.
 func (ctx *cbContext) Emit(topic Stream, key string, value any, options ...ContextOption) {
-	opts := new(ctxOptions)
-	opts.applyOptions(options...)
+	opts := ctxOptionsOf(options) // STE patch 6
 	if topic == "" {
 		ctx.Fail(errors.New("cannot emit to empty topic"))
 	}
@@ -219,8 +221,7 @@ func (ctx *cbContext) Emit(topic Stream, key string, value any, options ...Conte
 
 // Loopback sends a message to another key of the processor.
 func (ctx *cbContext) Loopback(key string, value any, options ...ContextOption) {
-	opts := new(ctxOptions)
-	opts.applyOptions(options...)
+	opts := ctxOptionsOf(options) // STE patch 6
 	l := ctx.graph.LoopStream()
 	if l == nil {
 		ctx.Fail(errors.New("no loop topic configured"))
@@ -234,20 +235,40 @@ func (ctx *cbContext) Loopback(key string, value any, options ...ContextOption) 
 	ctx.emit(l.Topic(), key, data, opts.emitHeaders)
 }
 
+// ctxOptionsOf applies options; without any it allocates nothing (STE patch
+// 6: a call's options escape to the heap through the functions applied).
+func ctxOptionsOf(options []ContextOption) ctxOptions {
+	if len(options) == 0 {
+		return ctxOptions{}
+	}
+	opts := new(ctxOptions)
+	opts.applyOptions(options...)
+	return *opts
+}
+
 func (ctx *cbContext) emit(topic string, key string, value []byte, headers Headers) {
 	ctx.counters.emits++
-	ctx.emitter(topic, key, value, ctx.emitterDefaultHeaders.Merged(headers)).Then(func(err error) {
-		if err != nil {
-			err = fmt.Errorf("error emitting to %s: %v", topic, err)
-		}
-		ctx.emitDone(err)
-	})
+	// STE patch 6: the promise completes the context without a callback.
+	ctx.emitter(topic, key, value, ctx.emitterDefaultHeaders.Merged(headers)).thenEmitted(ctx, topic, false)
 	ctx.trackOutputStats(ctx.ctx, topic, len(value))
 }
 
+// emitted completes an emit to topic (table: a write to the group table,
+// whose offset the table stores) once its promise has finished.
+func (ctx *cbContext) emitted(topic string, table bool, msg *sarama.ProducerMessage, err error) {
+	switch {
+	case table:
+		if err == nil && msg != nil && msg.Offset != 0 {
+			err = ctx.table.SetOffset(msg.Offset)
+		}
+	case err != nil && topic != "": // a delete passes its error on as it is
+		err = fmt.Errorf("error emitting to %s: %v", topic, err)
+	}
+	ctx.emitDone(err)
+}
+
 func (ctx *cbContext) Delete(options ...ContextOption) {
-	opts := new(ctxOptions)
-	opts.applyOptions(options...)
+	opts := ctxOptionsOf(options) // STE patch 6
 	if err := ctx.deleteKey(ctx.Key(), opts.emitHeaders); err != nil {
 		ctx.Fail(err)
 	}
@@ -264,8 +285,7 @@ func (ctx *cbContext) Value() any {
 
 // SetValue updates the value of the key in the group table.
 func (ctx *cbContext) SetValue(value any, options ...ContextOption) {
-	opts := new(ctxOptions)
-	opts.applyOptions(options...)
+	opts := ctxOptionsOf(options) // STE patch 6
 	if err := ctx.setValueForKey(ctx.Key(), value, opts.emitHeaders); err != nil {
 		ctx.Fail(err)
 	}
@@ -371,9 +391,8 @@ func (ctx *cbContext) deleteKey(key string, headers Headers) error {
 	}
 
 	ctx.counters.emits++
-	ctx.emitter(ctx.graph.GroupTable().Topic(), key, nil, headers).Then(func(err error) {
-		ctx.emitDone(err)
-	})
+	// STE patch 6: as a callback that passes the error on unchanged.
+	ctx.emitter(ctx.graph.GroupTable().Topic(), key, nil, headers).thenEmitted(ctx, "", false)
 
 	return nil
 }
@@ -400,12 +419,9 @@ func (ctx *cbContext) setValueForKey(key string, value any, headers Headers) err
 
 	table := ctx.graph.GroupTable().Topic()
 	ctx.counters.emits++
-	ctx.emitter(table, key, encodedValue, headers).ThenWithMessage(func(msg *sarama.ProducerMessage, err error) {
-		if err == nil && msg != nil && msg.Offset != 0 {
-			err = ctx.table.SetOffset(msg.Offset)
-		}
-		ctx.emitDone(err)
-	})
+	// STE patch 6: the promise stores the offset and completes the context
+	// without a callback.
+	ctx.emitter(table, key, encodedValue, headers).thenEmitted(ctx, table, true)
 
 	// for a table write we're tracking both the diskwrites and the kafka output
 	ctx.trackOutputStats(ctx.ctx, table, len(encodedValue))
@@ -450,8 +466,10 @@ func (ctx *cbContext) tryCommit(err error) {
 	// commit if no errors, otherwise fail context
 	if ctx.errors.ErrorOrNil() != nil {
 		ctx.asyncFailer(fmt.Errorf("could not commit message with key '%s': %w", ctx.Key(), ctx.errors.ErrorOrNil()))
-	} else {
+	} else if ctx.commit != nil {
 		ctx.commit()
+	} else {
+		ctx.commitMsg(ctx.msg, "")
 	}
 
 	ctx.markDone()

@@ -85,6 +85,9 @@ type PartitionProcessor struct {
 
 	commit   commitCallback
 	producer Producer
+	emitter  emitter // producer.EmitWithHeaders (STE patch 6)
+	// trackOutput is enqueueTrackOutputStats (STE patch 6).
+	trackOutput func(ctx context.Context, topic string, size int)
 
 	opts *poptions
 }
@@ -159,6 +162,12 @@ func newPartitionProcessor(partition int32,
 
 		commit:  commit,
 		runMode: runMode,
+	}
+
+	// STE patch 6: the method values once, not with every message.
+	partProc.trackOutput = partProc.enqueueTrackOutputStats
+	if producer != nil {
+		partProc.emitter = producer.EmitWithHeaders
 	}
 
 	if graph.GroupTable() != nil {
@@ -533,7 +542,7 @@ func (pp *PartitionProcessor) processVisit(ctx context.Context, wg *sync.WaitGro
 		ctx:   ctx,
 		graph: pp.graph,
 
-		trackOutputStats: pp.enqueueTrackOutputStats,
+		trackOutputStats: pp.trackOutput,
 		pviews:           pp.joins,
 		views:            pp.lookups,
 		commit:           v.done,
@@ -546,7 +555,7 @@ func (pp *PartitionProcessor) processVisit(ctx context.Context, wg *sync.WaitGro
 		},
 		syncFailer:            syncFailer,
 		asyncFailer:           asyncFailer,
-		emitter:               pp.producer.EmitWithHeaders,
+		emitter:               pp.emitter,
 		emitterDefaultHeaders: pp.opts.producerDefaultHeaders,
 		table:                 pp.table,
 	}
@@ -575,15 +584,15 @@ func (pp *PartitionProcessor) processMessage(ctx context.Context, wg *sync.WaitG
 		ctx:   ctx,
 		graph: pp.graph,
 
-		trackOutputStats:      pp.enqueueTrackOutputStats,
+		trackOutputStats:      pp.trackOutput,
 		pviews:                pp.joins,
 		views:                 pp.lookups,
-		commit:                func() { pp.commit(msg, "") },
+		commitMsg:             pp.commit, // STE patch 6: no closure a message
 		wg:                    wg,
 		msg:                   msg,
 		syncFailer:            syncFailer,
 		asyncFailer:           asyncFailer,
-		emitter:               pp.producer.EmitWithHeaders,
+		emitter:               pp.emitter,
 		emitterDefaultHeaders: pp.opts.producerDefaultHeaders,
 		table:                 pp.table,
 	}

@@ -14,6 +14,13 @@ type Promise struct {
 	finished bool
 
 	callbacks []func(msg *sarama.ProducerMessage, err error)
+
+	// STE patch 6: the context an emit completes, in place of a callback
+	// (PATCHES.md). table says that the emit is a table write, whose
+	// offset the context stores.
+	emitted *cbContext
+	topic   string
+	table   bool
 }
 
 // PromiseFinisher finishes a promise
@@ -41,8 +48,29 @@ func (p *Promise) executeCallbacks() {
 	for _, s := range p.callbacks {
 		s(p.msg, p.err)
 	}
+	if p.emitted != nil {
+		p.emitted.emitted(p.topic, p.table, p.msg, p.err)
+	}
 	// mark as finished
 	p.finished = true
+}
+
+// thenEmitted completes ctx's emit to topic when the promise finishes, as
+// a callback registered with Then would, without allocating one (STE patch
+// 6). A promise completes at most one context's emit.
+func (p *Promise) thenEmitted(ctx *cbContext, topic string, table bool) {
+	p.Lock()
+	defer p.Unlock()
+	if p.finished {
+		ctx.emitted(topic, table, p.msg, p.err)
+		return
+	}
+	if p.emitted != nil {
+		// Shared by a second emit: the first keeps the field.
+		p.callbacks = append(p.callbacks, func(msg *sarama.ProducerMessage, err error) { ctx.emitted(topic, table, msg, err) })
+		return
+	}
+	p.emitted, p.topic, p.table = ctx, topic, table
 }
 
 // Then chains a callback to the Promise
@@ -65,6 +93,13 @@ func (p *Promise) ThenWithMessage(callback func(msg *sarama.ProducerMessage, err
 		p.callbacks = append(p.callbacks, callback)
 	}
 	return p
+}
+
+// Finish finishes the promise as the finisher NewPromiseWithFinisher returns
+// does; a producer that keeps the promise calls it instead of keeping that
+// function, a closure allocated with every promise (STE patch 6).
+func (p *Promise) Finish(msg *sarama.ProducerMessage, err error) *Promise {
+	return p.finish(msg, err)
 }
 
 // Finish finishes the promise by executing all callbacks and saving the message/error for late subscribers
