@@ -50,10 +50,10 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 	}
 	// The store hears first; goka's callbacks (SetOffset among them) run
 	// after, on the promise handed back.
-	outer, finish := goka.NewPromiseWithFinisher()
+	outer := goka.NewPromise()
 	inner.ThenWithMessage(func(msg *sarama.ProducerMessage, err error) {
 		p.db.acked(topic, key, msg, err)
-		finish(msg, err)
+		outer.Finish(msg, err)
 	})
 	return outer
 }

@@ -57,6 +57,9 @@ func (rt *wiring) producerChain(st topology.Stage, o Options) goka.ProducerBuild
 			po.TableSize = m.TableBatch
 		}
 	}
+	if tb, ok := topology.Describe(rt.cfg.Names.NS).Table(st); ok {
+		po.Changelog = tb.Changelog
+	}
 	b := produce.Builder(po)
 	links := []link[goka.ProducerBuilder]{}
 	if rt.db != nil && rt.hasTable(st) {

@@ -66,10 +66,13 @@ type producer struct {
 	// seal, if set, signs the outputs written to its topics, many at a time
 	// (seal.go).
 	seal *sealer
+	// changelog, if set, is the one topic whose completions carry the
+	// record's partition and offset (Options.Changelog).
+	changelog string
 }
 
 type completion struct {
-	finish goka.PromiseFinisher
+	finish *goka.Promise
 	msg    *sarama.ProducerMessage
 	err    error
 	acked  bool // set: the window's slot is filled
@@ -86,6 +89,12 @@ type Options struct {
 	Table      string
 	Partitions func() (int, error)
 	TableSize  prometheus.Observer
+	// Changelog is the stage's table changelog: goka stores the offset of
+	// a table write, and the disk tables route its acknowledgement by
+	// partition, from the message its promise completes with. The
+	// promises of other records complete without one (an allocation a
+	// record less). "": every promise completes with its message.
+	Changelog string
 	// Extra are further client options (the connection's TLS and SASL).
 	Extra []kgo.Opt
 }
@@ -109,7 +118,7 @@ func Builder(o Options) goka.ProducerBuilder {
 		if err != nil {
 			return nil, err
 		}
-		p := &producer{cl: cl, w: o.Watch}
+		p := &producer{cl: cl, w: o.Watch, changelog: o.Changelog}
 		if o.Table != "" {
 			p.table = newTableBatches(p, o.Table, o.Partitions, o.TableSize)
 		}
@@ -130,7 +139,7 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 			return promise
 		}
 	}
-	promise, finish := goka.NewPromiseWithFinisher()
+	promise := goka.NewPromise()
 	r := &kgo.Record{Topic: topic, Value: value}
 	if key != "" {
 		r.Key = []byte(key) // keyless records spread sticky over partitions
@@ -144,10 +153,10 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 		p.w.sentTo(tw)
 	}
 	if p.seal != nil && p.seal.takes(topic) {
-		p.seal.add(r, finish, tw) // takes its sequence number in emit order
+		p.seal.add(r, promise, tw) // takes its sequence number in emit order
 		return promise
 	}
-	p.produce(r, p.sequence(), finish, tw)
+	p.produce(r, p.sequence(), promise, tw)
 	return promise
 }
 
@@ -162,13 +171,16 @@ func (p *producer) sequence() uint64 {
 
 // produce hands emit seq's record to franz-go; its promise completes in
 // emit order once the record is acknowledged.
-func (p *producer) produce(r *kgo.Record, seq uint64, finish goka.PromiseFinisher, tw *topicWatch) {
+func (p *producer) produce(r *kgo.Record, seq uint64, finish *goka.Promise, tw *topicWatch) {
 	p.cl.Produce(context.Background(), r, func(r *kgo.Record, err error) {
 		if tw != nil {
 			p.w.ackedBy(tw, err)
 		}
 		// goka reads the offset of table writes from the message.
-		msg := &sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
+		var msg *sarama.ProducerMessage
+		if p.changelog == "" || r.Topic == p.changelog {
+			msg = &sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
+		}
 		p.complete(seq, completion{finish: finish, msg: msg, err: err})
 	})
 }
@@ -212,7 +224,7 @@ func (p *producer) complete(seq uint64, c completion) {
 		case p.failed == nil && c.err != nil:
 			p.failed = c.err
 		}
-		c.finish(c.msg, c.err)
+		c.finish.Finish(c.msg, c.err)
 	}
 }
 

@@ -170,12 +170,13 @@ func testWindow(t *testing.T, perm []int) {
 			defer wg.Done()
 			for j := w; j < n; j += 4 {
 				seq := perm[j]
-				p.complete(uint64(seq), completion{finish: func(*sarama.ProducerMessage, error) *goka.Promise {
+				finish := goka.NewPromise()
+				finish.Then(func(error) {
 					mu.Lock()
 					order = append(order, seq)
 					mu.Unlock()
-					return nil
-				}})
+				})
+				p.complete(uint64(seq), completion{finish: finish})
 			}
 		}()
 	}
@@ -190,5 +191,47 @@ func testWindow(t *testing.T, perm []int) {
 	}
 	if len(p.held) != 0 || p.off != 0 || p.done != uint64(n) {
 		t.Fatalf("after all: %d held from %d, done %d", len(p.held), p.off, p.done)
+	}
+}
+
+// TestOnlyTheChangelogsCompletionsCarryTheRecord: goka stores a table
+// write's offset from the message its promise completes with, and the disk
+// tables route its acknowledgement by partition; the other records'
+// promises complete without one. Without Options.Changelog every promise
+// carries its message.
+func TestOnlyTheChangelogsCompletionsCarryTheRecord(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "out", "g-table"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	for _, changelog := range []string{"g-table", ""} {
+		p, err := Builder(Options{Changelog: changelog})(c.ListenAddrs(), "changelog-test", nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, topic := range []string{"g-table", "out", "g-table"} {
+			done := make(chan *sarama.ProducerMessage, 1)
+			p.Emit(topic, "k", []byte("v")).ThenWithMessage(func(m *sarama.ProducerMessage, err error) {
+				if err != nil {
+					t.Error(err)
+				}
+				done <- m
+			})
+			var m *sarama.ProducerMessage
+			select {
+			case m = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("no acknowledgement in 30 s")
+			}
+			want := changelog == "" || topic == changelog
+			if (m != nil) != want {
+				t.Fatalf("changelog %q, a record to %s: completed with a message %v, want %v", changelog, topic, m != nil, want)
+			}
+			if m != nil && (m.Topic != topic || int(m.Partition) != topology.Partition([]byte("k"), 2)) {
+				t.Fatalf("completed with %s/%d, want %s/%d", m.Topic, m.Partition, topic, topology.Partition([]byte("k"), 2))
+			}
+		}
+		p.Close()
 	}
 }

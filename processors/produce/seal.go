@@ -62,7 +62,7 @@ type Seal struct {
 type unsealed struct {
 	r      *kgo.Record // Value: an unsigned message (schemas.Signer.EncodeUnsigned)
 	seq    uint64
-	finish goka.PromiseFinisher
+	finish *goka.Promise
 	tw     *topicWatch
 }
 
@@ -86,7 +86,7 @@ func (s *sealer) takes(topic string) bool { return slices.Contains(s.cfg.Topics,
 
 // add queues an output for sealing; it numbers the emit as it is queued,
 // so that the queue is in emit order.
-func (s *sealer) add(r *kgo.Record, finish goka.PromiseFinisher, tw *topicWatch) {
+func (s *sealer) add(r *kgo.Record, finish *goka.Promise, tw *topicWatch) {
 	s.b.AddFunc(func() unsealed { return unsealed{r: r, seq: s.p.sequence(), finish: finish, tw: tw} })
 }
 

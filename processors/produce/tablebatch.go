@@ -56,7 +56,7 @@ type tableWrite struct {
 	value  []byte
 	part   int32 // its changelog partition
 	seq    uint64
-	finish goka.PromiseFinisher
+	finish *goka.Promise
 }
 
 // tableBatches is a producer's batching of one table's writes: one record
@@ -93,10 +93,10 @@ func (t *tableBatches) emit(key string, value []byte) (_ *goka.Promise, ok bool)
 		n = int32(got)
 		t.n.Store(n)
 	}
-	promise, finish := goka.NewPromiseWithFinisher()
+	promise := goka.NewPromise()
 	part := int32(topology.Partition([]byte(key), int(n)))
 	t.b.AddFunc(func() tableWrite {
-		return tableWrite{key: key, value: value, part: part, seq: t.p.sequence(), finish: finish}
+		return tableWrite{key: key, value: value, part: part, seq: t.p.sequence(), finish: promise}
 	})
 	return promise, true
 }
