@@ -203,7 +203,7 @@ func eachOrder(n int, f func([]int)) {
 // The match stage hands the work queue the trade it decided instead of the
 // value it wrote (processors/query, Tables.Decided): a trade decoded from
 // its value, a message applied, has the queue facts of the value it is
-// then written as — in every order of every lifecycle scenario up to six
+// then written as, and mentions whom that value mentions — in every order of every lifecycle scenario up to six
 // messages, and random orders of the larger, the stage's
 // decode-apply-encode at each message.
 func TestDecidedTradeHasItsValuesQueueFacts(t *testing.T) {
@@ -241,6 +241,14 @@ func TestDecidedTradeHasItsValuesQueueFacts(t *testing.T) {
 				}
 				if g, w := fmt.Sprintf("%+v", tr.QueueFacts(nil)), fmt.Sprintf("%+v", read); g != w {
 					t.Fatalf("%s, order %v, message %d: the decided trade's facts\n%s\nits value's\n%s", sc.name, order, step+1, g, w)
+				}
+				// And whom it mentions (the queue's drain reads them from the
+				// decided trade).
+				var fromTrade, fromValue []string
+				okT := tr.Mentions(func(bic string) { fromTrade = append(fromTrade, bic) })
+				okV, err := Mentions(value, func(bic []byte) { fromValue = append(fromValue, string(bic)) })
+				if err != nil || !okT || !okV || !slices.Equal(fromTrade, fromValue) {
+					t.Fatalf("%s, order %v, message %d: the decided trade mentions %q (%v), its value %q (%v, %v)", sc.name, order, step+1, fromTrade, okT, fromValue, okV, err)
 				}
 			}
 		})

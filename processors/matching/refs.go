@@ -44,12 +44,33 @@ func Refs(b []byte) ([][]byte, error) {
 	return refs, nil
 }
 
+// Mentions calls f with whom the trade mentions, as Mentions does with its
+// encoded value (MarshalBinary's): its Broker, its InvMgr and the Custodian
+// of each of its ALC messages. The work-queue index takes them from the
+// trade the match stage decided instead of reading the value back. ok is
+// false for a trade without its key tuple, whose value Mentions cannot
+// read either: a caller must take it to mention anyone.
+func (t *Trade) Mentions(f func(bic string)) (ok bool) {
+	if len(t.Keys) != 1 {
+		return false
+	}
+	f(t.Keys[0].Broker)
+	f(t.Keys[0].InvMgr)
+	for i := range t.Entries {
+		if e := &t.Entries[i]; e.Type == schemas.ALC && e.Custodian != "" {
+			f(e.Custodian)
+		}
+	}
+	return true
+}
+
 // Mentions calls f with every participant that may be a party of the trade
 // of an encoded match table value, without decoding it: its Broker, its
 // InvMgr and the Custodian of each of its ALC messages (the parties,
 // messages.md §6, are among them; a SET's Custodian never is by its SET).
-// The work-queue index reads it on every write to the table, to know whose
-// questions must wait for the trade's summary. The slices alias b and are
+// The work-queue index reads it when a question finds a trade written and
+// not handed over (Trade.Mentions), to know whether that question must wait
+// for the trade's summary. The slices alias b and are
 // not kept by f. ok is false for a tombstone (no party) and for a value of
 // the layout before version 3, which a caller must take to mention anyone.
 func Mentions(b []byte, f func(bic []byte)) (ok bool, _ error) {

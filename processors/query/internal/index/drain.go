@@ -90,17 +90,26 @@ type written struct {
 // by the hash of their BICs: a question drains the trades that mention
 // its party (or that its party was a party of), and leaves the others to
 // the delay. A hash collision only drains a trade early.
+//
+// A write leaves them unread: the first question that finds its trade
+// waiting reads them from the value in the store (mentionsOf), which is
+// the value of the last write, the one the entry marks. Most writes are
+// summarised by the delay before any question comes, and reading who they
+// mention at every write cost ~1.2 µs a message of the match stage's time
+// (issue 50).
 type mentions struct {
-	any  bool // unknown (a value of an older layout, a rebuild): every question drains it
-	n    uint8
-	bics [4]uint64
-	more []uint64
+	any    bool // unknown (a value of an older layout, a rebuild): every question drains it
+	unread bool // not read from the value yet (mentionsOf)
+	n      uint8
+	bics   [4]uint64
+	more   []uint64
 }
 
 var mentionSeed = maphash.MakeSeed()
 
-func (m *mentions) add(bic []byte) {
-	h := maphash.Bytes(mentionSeed, bic)
+func (m *mentions) add(bic []byte) { m.addHash(maphash.Bytes(mentionSeed, bic)) }
+
+func (m *mentions) addHash(h uint64) {
 	if m.has(h) {
 		return
 	}
@@ -112,6 +121,8 @@ func (m *mentions) add(bic []byte) {
 	m.more = append(m.more, h)
 }
 
+func (m *mentions) addString(bic string) { m.addHash(maphash.String(mentionSeed, bic)) }
+
 func (m *mentions) has(h uint64) bool {
 	return slices.Contains(m.bics[:m.n], h) || slices.Contains(m.more, h)
 }
@@ -122,14 +133,9 @@ func (x *drainer) mark(key uint64, value []byte) {
 	if !x.following.Load() {
 		return // the changelog's replay: the recovered table is read whole
 	}
-	// Deleted, or a tombstone: no party now; its old parties' questions
-	// drain it (drainFor).
-	var m mentions
-	if tomb, _, ok := matching.Header(value); value != nil && !(ok && tomb) {
-		if ok, err := matching.Mentions(value, m.add); !ok || err != nil {
-			m = mentions{any: true}
-		}
-	}
+	// Deleted: no party now; its old parties' questions drain it
+	// (drainFor). Written: read when a question needs them.
+	m := mentions{unread: value != nil}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.state == queueWaiting || x.closed {
@@ -250,6 +256,10 @@ func (x *drainer) drainFor(party string) {
 	} else {
 		h := maphash.String(mentionSeed, party)
 		for k, w := range x.dirty {
+			if w.unread {
+				w.mentions = x.mentionsOf(k, w.trade)
+				x.dirty[k] = w
+			}
 			if w.any || w.has(h) || x.idx.isParty(k, party) {
 				keys, fed = append(keys, k), append(fed, w.trade)
 			}
@@ -288,6 +298,31 @@ func (x *drainer) drainFor(party string) {
 		x.idx.putQueued(keys[:n], sums)
 		keys, fed = keys[n:], fed[n:]
 	}
+}
+
+// mentionsOf are who key's trade mentions: the trade the match stage
+// decided (fed), or else the value in the store: none for a trade deleted
+// or a tombstone (its old parties' questions drain it), any for a value
+// that cannot be read. Called under mu, which holds off close: the store
+// is open.
+func (x *drainer) mentionsOf(key uint64, fed *matching.Trade) mentions {
+	var m mentions
+	if fed != nil {
+		if !fed.Mentions(m.addString) {
+			return mentions{any: true}
+		}
+		return m
+	}
+	v, err := x.store.Get(schemas.TradeKey(key).String())
+	if err != nil {
+		return mentions{any: true}
+	}
+	if tomb, _, ok := matching.Header(v); v != nil && !(ok && tomb) {
+		if ok, err := matching.Mentions(v, m.add); !ok || err != nil {
+			m = mentions{any: true}
+		}
+	}
+	return m
 }
 
 // summary is key's trade's summary: of the trade the match stage decided
