@@ -36,7 +36,22 @@ func (rt *wiring) stamp(ctx goka.Context) []goka.ContextOption {
 	if e.IsZero() {
 		return nil
 	}
-	return []goka.ContextOption{goka.WithCtxEmitHeaders(goka.Headers{fence.Header: e.Encode()})}
+	// The epoch changes with an assignment, not with a write: the option
+	// made for it is kept and handed to every write of the partition in
+	// that epoch (its header map is only read: goka merges it into a map of
+	// its own). Made for every write, it was five allocations a message.
+	if s, ok := rt.stamps.Load(p); ok && s.(*epochStamp).e == e {
+		return s.(*epochStamp).opts
+	}
+	s := &epochStamp{e: e, opts: []goka.ContextOption{goka.WithCtxEmitHeaders(goka.Headers{fence.Header: e.Encode()})}}
+	rt.stamps.Store(p, s)
+	return s.opts
+}
+
+// epochStamp is the option that stamps a write with epoch e.
+type epochStamp struct {
+	e    fence.Epoch
+	opts []goka.ContextOption
 }
 
 // lateWriteSkipped logs, rate-limited, a former owner's late write that the

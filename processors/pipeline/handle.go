@@ -135,6 +135,16 @@ type writer struct {
 	// emits them unsigned; else (goka's tester) it signs them.
 	seal       bool
 	corruptLog rateLimit
+	// topics are the names the writer emits to, built once (a name is a
+	// concatenation: one was an allocation an output).
+	topics writerTopics
+}
+
+// writerTopics are the topics a writer emits to by name.
+type writerTopics struct{ outbound, cls, exceptions, audit string }
+
+func topicsOf(n topology.Names) writerTopics {
+	return writerTopics{outbound: n.Outbound(), cls: n.CLS(), exceptions: n.Exceptions(), audit: n.Audit()}
 }
 
 // run decides and writes one record and records the stage's metrics for
@@ -180,9 +190,9 @@ func (w *writer) write(snk *sink, in stages.Input, r *stages.Result) {
 		}
 		for i := range r.Outputs {
 			o := &r.Outputs[i]
-			topic := w.cfg.Names.Outbound()
+			topic := w.topics.outbound
 			if o.IsCLS() {
-				topic = w.cfg.Names.CLS()
+				topic = w.topics.cls
 			}
 			w.out(snk, topic, o.Key, encs[i])
 			ids = append(ids, o.MsgId)
@@ -238,7 +248,7 @@ func (w *writer) out(snk *sink, topic, key string, value []byte) {
 // emit writes one record; an exception carries the proof that the utility
 // wrote it (anyone who can write <ns>.exceptions could forge one).
 func (w *writer) emit(snk *sink, topic, key string, value []byte) {
-	if topic == w.cfg.Names.Exceptions() && w.cfg.Secret != nil {
+	if topic == w.topics.exceptions && w.cfg.Secret != nil {
 		snk.emit(topic, key, value, goka.Headers{trust.ProofHeader: w.cfg.Secret.RecordMAC(topic, []byte(key), value)})
 		return
 	}
@@ -270,7 +280,7 @@ func (w *writer) audit(snk *sink, r *stages.Result, outputs []string) {
 	if snk.auditEvent(a.TradeKey, &a) {
 		return
 	}
-	w.out(snk, w.cfg.Names.Audit(), a.TradeKey, a.Marshal())
+	w.out(snk, w.topics.audit, a.TradeKey, a.Marshal())
 }
 
 // corrupt counts a record, or a table value (table != ""), that the stage

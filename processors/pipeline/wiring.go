@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -79,6 +80,8 @@ type wiring struct {
 	// it skips.
 	fence    tablestore.Fence
 	fenceLog rateLimit
+	// stamps are each match partition's last stamp (fence.go: stamp).
+	stamps sync.Map // int32 → *epochStamp
 	// late are the trades whose late writes the fence skipped, waiting to
 	// be written again (fence.go: rewriteLate).
 	late lateKeys
@@ -137,7 +140,7 @@ func newWiring(cfg Config, q *query.Tables) *wiring {
 		cfg.Metrics.Trades.From(q)
 	}
 	for _, st := range topology.Stages {
-		rt.write[st] = &writer{st: st, cfg: &rt.cfg, decide: rt.decide}
+		rt.write[st] = &writer{st: st, cfg: &rt.cfg, decide: rt.decide, topics: topicsOf(cfg.Names)}
 		rt.producers[st] = &atomic.Pointer[goka.Producer]{}
 	}
 	return rt
