@@ -143,6 +143,7 @@ func (b *Book) Accept(in *Inbound) []schemas.Output {
 	}
 	before := t.Newest
 	out, res := t.Apply(in, &b.cfg, b.intern)
+	t.assessed = nil // a book keeps every trade: not their assessments too
 	if res != Applied {
 		panic("matching: Accept given a message the book already holds, or of another trade's key fields")
 	}

@@ -2,6 +2,7 @@ package matching
 
 import (
 	"cmp"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -43,13 +44,19 @@ type PartyFacts struct {
 	Owes []Owed
 }
 
-// QueueFacts computes the trade's queue facts, evaluated with tol.
+// QueueFacts computes the trade's queue facts, evaluated with tol: from the
+// assessment the last Apply settled the trade with when it was made with
+// tol (the match stage's trade handed to the work queue), else from a new
+// one.
 func (t *Trade) QueueFacts(tol Tolerances) QueueFacts {
 	var f QueueFacts
 	if len(t.Keys) > 0 {
 		f.Key = t.Keys[0]
 	}
-	a := assess(t, tol)
+	a := t.assessed
+	if a == nil || !sameTolerances(a.tol, tol) {
+		a = assess(t, tol)
+	}
 	f.Locked, f.Cancelled = a.locked, a.cancelled
 	f.State, f.Lifecycle = "incomplete", "NONE"
 	if m := a.match; m != nil {
@@ -118,4 +125,15 @@ func QueueFactsOf(value []byte, tol Tolerances, it Interner) (_ QueueFacts, ok b
 		return QueueFacts{}, false, nil
 	}
 	return t.QueueFacts(tol), true, nil
+}
+
+// sameTolerances says whether x and y are the same tolerances (a
+// refdata.Current, one for the process): an assessment made with x holds
+// for y. Tolerances of a type that cannot be compared are never the same.
+func sameTolerances(x, y Tolerances) bool {
+	if x == nil || y == nil {
+		return x == nil && y == nil
+	}
+	tx := reflect.TypeOf(x)
+	return tx == reflect.TypeOf(y) && tx.Comparable() && x == y
 }

@@ -235,11 +235,14 @@ func TestDecidedTradeHasItsValuesQueueFacts(t *testing.T) {
 				if value, err = tr.MarshalBinary(); err != nil {
 					t.Fatal(err)
 				}
-				read, ok, err := QueueFactsOf(value, nil, Interner{})
+				read, ok, err := QueueFactsOf(value, cfg.Tolerances, Interner{})
 				if err != nil || !ok {
 					t.Fatalf("%s, order %v: %v %v", sc.name, order, ok, err)
 				}
-				if g, w := fmt.Sprintf("%+v", tr.QueueFacts(nil)), fmt.Sprintf("%+v", read); g != w {
+				if tr.assessed == nil {
+					t.Fatalf("%s, order %v, message %d: applied, and no assessment kept", sc.name, order, step+1)
+				}
+				if g, w := fmt.Sprintf("%+v", tr.QueueFacts(cfg.Tolerances)), fmt.Sprintf("%+v", read); g != w {
 					t.Fatalf("%s, order %v, message %d: the decided trade's facts\n%s\nits value's\n%s", sc.name, order, step+1, g, w)
 				}
 				// And whom it mentions (the queue's drain reads them from the

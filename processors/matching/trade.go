@@ -74,6 +74,13 @@ type Trade struct {
 	AllegeAt int64
 
 	auto *schemas.Draft // the AFF the last Apply asks the caller to send
+	// assessed is the assessment the last Apply settled the trade with
+	// (nil: none since). Apply changes the entries and settle reads them
+	// once; nothing after settle changes what the assessment reads (the
+	// entries, the key tuple, TombCancelled), so the work queue's summary
+	// of a decided trade reuses it (QueueFacts) instead of assessing the
+	// trade again.
+	assessed *assessment
 }
 
 // LastStatus is the last STATUS sent, kept so that a re-emission repeats it
@@ -229,6 +236,7 @@ func (t *Trade) Collides(k schemas.Key) bool { return len(t.Keys) > 0 && t.Keys[
 // causes, the ACK first. After it, AutoAffirmation says whether the utility
 // must send an AFF for the trade.
 func (t *Trade) Apply(in *Inbound, cfg *Config, it Interner) ([]schemas.Output, Result) {
+	t.assessed = nil
 	m := in.Msg
 	t.auto = nil
 	for i := range t.Entries {
@@ -287,6 +295,7 @@ func (t *Trade) settle(out []schemas.Output, cfg *Config) []schemas.Output {
 		return out // cancelled before its purge: nothing in force, nothing to say
 	}
 	a := assess(t, cfg.Tolerances)
+	t.assessed = a
 	t.Locked, t.Cancelled = a.locked, a.cancelled
 	matched := a.matched()
 	var content Digest

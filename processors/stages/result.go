@@ -43,6 +43,10 @@ type Result struct {
 	// moved it to Clock by more than the retention at once (Decider.sweep):
 	// the runtime warns and counts the jump.
 	ClockJumpedFrom int64
+
+	// one holds Records when a stage forwards the record (forward): a
+	// Result and its one record in one allocation.
+	one [1]Record
 }
 
 // Record is one record a stage decided to write.

@@ -171,7 +171,10 @@ func (d *Decider) Step(e *envelope.Envelope, st topology.Stage, ev envelope.Even
 
 // forward passes the envelope on to the next stage.
 func forward(e *envelope.Envelope, topic, key string) *Result {
-	return &Result{Envelope: e, Records: []Record{{topic, key, e.Marshal()}}}
+	r := &Result{Envelope: e}
+	r.one[0] = Record{topic, key, e.Marshal()}
+	r.Records = r.one[:]
+	return r
 }
 
 // reject decides the exception, the NACK where one is due, and the end of
