@@ -3,6 +3,7 @@ package goka
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -43,7 +44,8 @@ func (p *pendingProducer) finish(err error) {
 // patch an emit allocated three times besides its promise (the callback,
 // the wrapper Then puts around it, the slice that holds it), and a message
 // emitting one record seven times more than with it (the commit closure,
-// two method values, the emit's options and those three).
+// two method values, the emit's options and those three). A promise's
+// first callback was wrapped and appended to a slice: two more.
 func TestPatchEmitWithoutClosures(t *testing.T) {
 	t.Run("emit", func(t *testing.T) {
 		prod := &pendingProducer{pending: make([]*Promise, 0, 1024)}
@@ -60,6 +62,23 @@ func TestPatchEmitWithoutClosures(t *testing.T) {
 			t.Fatalf("an emit allocates %.0f times, want 1 (its promise)", n)
 		}
 		prod.finish(nil)
+	})
+
+	t.Run("then", func(t *testing.T) {
+		// A promise's first callback costs nothing beyond itself; the
+		// callbacks run in the order they were registered.
+		var order []int
+		first, second := func(error) { order = append(order, 1) }, func(error) { order = append(order, 2) }
+		if n := testing.AllocsPerRun(200, func() { NewPromise().Then(first) }); n > 1 {
+			t.Fatalf("a promise and its first callback allocate %.0f times, want 1 (the promise)", n)
+		}
+		p := NewPromise().Then(first).Then(second)
+		p.ThenWithMessage(func(*sarama.ProducerMessage, error) { order = append(order, 3) })
+		p.finish(nil, nil)
+		p.Then(func(error) { order = append(order, 4) }) // late: at once
+		if fmt.Sprint(order) != "[1 2 3 4]" {
+			t.Fatalf("callbacks ran in the order %v", order)
+		}
 	})
 
 	t.Run("completion", func(t *testing.T) {

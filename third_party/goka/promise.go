@@ -21,6 +21,10 @@ type Promise struct {
 	emitted *cbContext
 	topic   string
 	table   bool
+	// first is the first callback Then registered, when it was the first
+	// registered at all: held as it is, not wrapped for ThenWithMessage and
+	// appended to callbacks (STE patch 6).
+	first func(err error)
 }
 
 // PromiseFinisher finishes a promise
@@ -44,6 +48,9 @@ func (p *Promise) executeCallbacks() {
 	// already resolved
 	if p.finished {
 		return
+	}
+	if p.first != nil {
+		p.first(p.err) // registered before any other
 	}
 	for _, s := range p.callbacks {
 		s(p.msg, p.err)
@@ -75,6 +82,14 @@ func (p *Promise) thenEmitted(ctx *cbContext, topic string, table bool) {
 
 // Then chains a callback to the Promise
 func (p *Promise) Then(callback func(err error)) *Promise {
+	// STE patch 6: the first callback of a promise is held as it is.
+	p.Lock()
+	if !p.finished && p.first == nil && len(p.callbacks) == 0 && p.emitted == nil {
+		p.first = callback
+		p.Unlock()
+		return p
+	}
+	p.Unlock()
 	return p.ThenWithMessage(func(_ *sarama.ProducerMessage, err error) {
 		callback(err)
 	})
