@@ -133,7 +133,7 @@ func newWiring(cfg Config, q *query.Tables) *wiring {
 	}
 	rt.decide = stages.New(stages.Config{Names: cfg.Names, Validator: cfg.Validator, UtilityBIC: cfg.Signer.BIC,
 		Retention: cfg.Retention, TombstoneTTL: cfg.TombstoneTTL, IdentityMargin: cfg.IdentityMargin, Now: cfg.Now,
-		Sandbox: cfg.Sandbox, Inbound: cfg.Inbound, Tolerances: cfg.Tolerances, Tables: rt.tables.Get, Decided: q.Decided, Logger: cfg.Logger,
+		Sandbox: cfg.Sandbox, Inbound: cfg.Inbound, Tolerances: cfg.Tolerances, Tables: rt.tables.Get, Decided: q.Decided, Reclaim: q.Reclaim, Logger: cfg.Logger,
 		Affirmation: cfg.Affirmation, UtilityKey: cfg.Signer.Key, AllegementDelay: cfg.AllegementDelay})
 	q.Serve(query.Config{Refdata: refdataNow, Tolerances: cfg.Tolerances, Now: cfg.Now, Lead: cfg.AtRiskLead, Logger: cfg.Logger})
 	if cfg.Metrics != nil {

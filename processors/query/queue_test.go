@@ -516,6 +516,48 @@ func TestQueueSummarisesTheDecidedTrade(t *testing.T) {
 	}
 }
 
+// The match stage takes back the trade it handed over (Tables.Reclaim) to
+// apply the trade's next message to it: only while the index holds it for
+// the value the table holds — not after a later write, nor once a drain
+// took it — and once. The write it was handed over with is still
+// summarised (from the store), and the queues still say what the views say.
+func TestReclaimOnlyTheTradeOfTheLastWrite(t *testing.T) {
+	f := newQueueFixture(t, 20, 2)
+	f.recover(t)
+	oldDelay := index.DrainDelay
+	index.DrainDelay = time.Hour // only questions drain
+	defer func() { index.DrainDelay = oldDelay }()
+	k := f.keys[0]
+	p := f.partOf(k)
+	f.feed = true
+	f.store(t, k)
+	got := f.tables.Reclaim(p, k)
+	if got == nil || got.Key != k {
+		t.Fatalf("the trade handed over was not given back: %v", got)
+	}
+	if f.tables.Reclaim(p, k) != nil {
+		t.Fatal("a trade given back twice")
+	}
+	f.agree(t, "a reclaimed write, summarised from the store", time.Now())
+	// A later write not handed over: the trade held is not the value's.
+	f.store(t, k)
+	f.feed = false
+	f.store(t, k)
+	if f.tables.Reclaim(p, k) != nil {
+		t.Fatal("the trade of an earlier write given back after a later one")
+	}
+	// Taken by a drain: the drain is summarising it, or has.
+	f.feed = true
+	f.store(t, k)
+	f.agree(t, "drained", time.Now())
+	if f.tables.Reclaim(p, k) != nil {
+		t.Fatal("a trade given back after a drain took it")
+	}
+	if f.tables.Reclaim(p+1, k) != nil || f.tables.Reclaim(99, k) != nil {
+		t.Fatal("given back by another partition")
+	}
+}
+
 // Before its table is recovered a partition does not follow the writes,
 // and a question of it is ErrRecovering until the index is built; a
 // question out of form is ErrBadQueue; a partition not owned is not read.

@@ -134,14 +134,27 @@ func (t *Tables) Keep(keep []int32) {
 // Decided hands partition p's index the trade the match stage just wrote
 // there (stages.Config.Decided): its work-queue summary is made from it,
 // not from the value read back. Called after the write, on the stage's
-// goroutine; the trade is not changed after.
+// goroutine; the trade is not changed after, unless Reclaim takes it back.
 func (t *Tables) Decided(p int32, tr *matching.Trade) {
-	t.mu.Lock()
-	x := t.parts[p]
-	t.mu.Unlock()
-	if x != nil {
+	if x := t.part(p); x != nil {
 		x.idx.Decided(uint64(tr.Key), tr)
 	}
+}
+
+// Reclaim takes back from partition p's index the trade last handed over
+// for key, while it waits for its summary (stages.Config.Reclaim): the
+// value the table holds for key, decoded. Nil when none is held.
+func (t *Tables) Reclaim(p int32, key schemas.TradeKey) *matching.Trade {
+	if x := t.part(p); x != nil {
+		return x.idx.Reclaim(uint64(key))
+	}
+	return nil
+}
+
+func (t *Tables) part(p int32) *Partition {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.parts[p]
 }
 
 // Put indexes a value the store took under key; Delete a key it deleted.

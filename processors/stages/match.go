@@ -39,7 +39,10 @@ func (d *Decider) Match(in Input, st State) *Result {
 	if m == nil || m.Key.TradeKey() != key {
 		return &Result{Envelope: e, Corrupt: "envelope holds no message of this trade"}
 	}
-	t, readable := d.load(in.Partition, st, key, it)
+	t, readable := d.reclaim(in.Partition, key), true
+	if t == nil {
+		t, readable = d.load(in.Partition, st, key, it)
+	}
 	var r *Result
 	if e.Kind != envelope.KindPoisoned || d.decidable(t, m, e, &r) {
 		r = d.apply(in, st, t, m, e, it)
@@ -274,6 +277,15 @@ func (d *Decider) decidable(t *matching.Trade, m *schemas.Message, e *envelope.E
 // load returns the trade for key: decoded from the table, continued from a
 // living tombstone, or new; readable is false when the value could not be
 // read (the trade then starts afresh).
+// reclaim is key's trade as the stage last decided it, if the work queue
+// still holds it (Config.Reclaim): the value the table holds, decoded.
+func (d *Decider) reclaim(p int32, key schemas.TradeKey) *matching.Trade {
+	if d.cfg.Reclaim == nil {
+		return nil
+	}
+	return d.cfg.Reclaim(p, key)
+}
+
 func (d *Decider) load(p int32, st State, key schemas.TradeKey, it matching.Interner) (t *matching.Trade, readable bool) {
 	v := st.Value()
 	if v == nil {

@@ -71,8 +71,15 @@ type Config struct {
 	// Decided, when set, is handed each trade the match stage wrote to
 	// partition p's table, after the write, as decided: the work queue's
 	// index summarises it without reading the value back
-	// (processors/query, Tables.Decided). The trade is not changed after.
+	// (processors/query, Tables.Decided). The trade is not changed after,
+	// unless Reclaim gives it back.
 	Decided func(p int32, t *matching.Trade)
+	// Reclaim, when set, gives back the trade last handed to Decided for
+	// key in partition p while the work queue has not summarised it yet
+	// (nil otherwise): the value the table holds for key, decoded. The
+	// match stage applies the key's next message to it instead of reading
+	// and decoding the value (processors/query, Tables.Reclaim).
+	Reclaim func(p int32, key schemas.TradeKey) *matching.Trade
 	Logger  *slog.Logger // a payload not read back; slog.Default() when nil
 }
 

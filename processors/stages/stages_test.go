@@ -27,11 +27,23 @@ type mapState struct {
 	table map[string][]byte
 	key   string
 	loops []Record
+	// wrote, when set, is told of each write (the work-queue index's mark).
+	wrote func(key string)
 }
 
-func (s *mapState) Value() []byte     { return s.table[s.key] }
-func (s *mapState) SetValue(v []byte) { s.table[s.key] = v }
-func (s *mapState) Delete()           { delete(s.table, s.key) }
+func (s *mapState) Value() []byte { return s.table[s.key] }
+func (s *mapState) SetValue(v []byte) {
+	s.table[s.key] = v
+	if s.wrote != nil {
+		s.wrote(s.key)
+	}
+}
+func (s *mapState) Delete() {
+	delete(s.table, s.key)
+	if s.wrote != nil {
+		s.wrote(s.key)
+	}
+}
 func (s *mapState) Loopback(key string, value []byte) {
 	s.loops = append(s.loops, Record{Key: key, Value: value})
 }

@@ -32,6 +32,8 @@ type pipe struct {
 	// hold: records to <ns>.inbound are kept, not delivered (a crash
 	// before they reach the broker).
 	hold bool
+	// wrote, when set, is told of each write to the match table.
+	wrote func(key string)
 }
 
 const utilityBIC = "STEUTLSGXXX"
@@ -65,7 +67,7 @@ func (p *pipe) deliver(rec Record) {
 		case p.names.Verdicts():
 			r = p.d.Identity(in, &mapState{table: p.identity, key: rec.Key})
 		case p.names.Accepted(), topology.Loop(p.names.MatchGroup()):
-			s := &mapState{table: p.trades, key: rec.Key}
+			s := &mapState{table: p.trades, key: rec.Key, wrote: p.wrote}
 			r = p.d.Match(in, s)
 			for _, l := range s.loops {
 				queue = append(queue, Record{Topic: topology.Loop(p.names.MatchGroup()), Key: l.Key, Value: l.Value})

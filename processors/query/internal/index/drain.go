@@ -155,7 +155,8 @@ func (x *drainer) mark(key uint64, value []byte) {
 // need not read the value back and decode it. A write not marked (the
 // changelog's replay, a closed index) or summarised already is left as it
 // is: a later question reads the store, as without it. The trade is not
-// changed after it is handed over; the summary only reads it.
+// changed while it is handed over (reclaim takes it back first); the
+// summary only reads it.
 func (x *drainer) decided(key uint64, t *matching.Trade) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -164,6 +165,27 @@ func (x *drainer) decided(key uint64, t *matching.Trade) {
 		x.dirty[key] = w
 		x.decidedN++
 	}
+}
+
+// reclaim takes back the trade handed over for key, if it is still waiting
+// for its summary: the match stage applies key's next message to it
+// instead of reading the value back and decoding it (the trade is the last
+// write's value, decoded: mark dropped it at any later write). The write
+// stays marked and is summarised from the store, or from the trade handed
+// over after the stage's next write. Nil when the trade is not held: none
+// was handed over, or a drain has taken it (it is summarising it, or has).
+func (x *drainer) reclaim(key uint64) *matching.Trade {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	w, ok := x.dirty[key]
+	if !ok || w.trade == nil {
+		return nil
+	}
+	t := w.trade
+	w.trade = nil
+	x.dirty[key] = w
+	x.decidedN--
+	return t
 }
 
 func (x *drainer) scheduleLocked(after time.Duration) {

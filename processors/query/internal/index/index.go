@@ -75,6 +75,12 @@ func (x *Index) Put(key uint64, value []byte) {
 // that Put, on the same goroutine, and the trade must not change after.
 func (x *Index) Decided(key uint64, t *matching.Trade) { x.d.decided(key, t) }
 
+// Reclaim takes back the trade last handed over for key while it waits for
+// its summary (nil if none is held): the match stage applies the trade's
+// next message to it, as it would to the value it read and decoded. Once
+// taken it is the caller's; the write is summarised without it.
+func (x *Index) Reclaim(key uint64) *matching.Trade { return x.d.reclaim(key) }
+
 func (x *Index) Delete(key uint64) {
 	x.r.remove(key)
 	x.d.mark(key, nil)
