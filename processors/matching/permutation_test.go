@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ste-utility/ste/internal/testing/orders"
 	"github.com/ste-utility/ste/schemas"
 )
 
@@ -93,15 +94,15 @@ func TestLifecycleEveryOrder(t *testing.T) {
 	for _, sc := range lifecycleScenarios(t) {
 		t.Run(sc.name, func(t *testing.T) {
 			var want string
-			orders := 0
-			permute(len(sc.msgs), func(order []int) {
+			seen := 0
+			orders.Each(len(sc.msgs), func(order []int) {
 				f := newFixture(t, WithConfig(sc.cfg))
 				for _, i := range order {
 					f.send(sc.msgs[i])
 				}
 				f.allege()
 				got := standingOutcome(t, f, "P")
-				orders++
+				seen++
 				if want == "" {
 					want = got
 					for _, w := range sc.want {
@@ -115,7 +116,7 @@ func TestLifecycleEveryOrder(t *testing.T) {
 					t.Fatalf("order %v:\n%s\nfirst order:\n%s", order, got, want)
 				}
 			})
-			t.Logf("%d orders, one outcome", orders)
+			t.Logf("%d orders, one outcome", seen)
 		})
 	}
 }
@@ -276,7 +277,7 @@ func TestLockedTradeExpiresSilentlyInEveryOrder(t *testing.T) {
 	la, da := setOf(t, base...)
 	msgs := append(slices.Clone(base), aff("P", "P-AFF-A", invMgr, 40, "AFFIRM", la, da, ""))
 	var want string
-	permute(len(msgs), func(order []int) {
+	orders.Each(len(msgs), func(order []int) {
 		f := newFixture(t, WithRetention(time.Hour))
 		for _, i := range order {
 			f.send(msgs[i])

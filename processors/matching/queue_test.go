@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ste-utility/ste/internal/testing/orders"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/workload"
 )
@@ -191,7 +192,7 @@ func BenchmarkQueueFacts(b *testing.B) {
 // random orders (seeded) of more.
 func eachOrder(n int, f func([]int)) {
 	if n <= 6 {
-		permute(n, f)
+		orders.Each(n, f)
 		return
 	}
 	r := rand.New(rand.NewPCG(uint64(n), 50))
@@ -207,12 +208,12 @@ func eachOrder(n int, f func([]int)) {
 // messages, and random orders of the larger, the stage's
 // decode-apply-encode at each message.
 func TestDecidedTradeHasItsValuesQueueFacts(t *testing.T) {
-	orders := 0
+	seen := 0
 	for _, sc := range lifecycleScenarios(t) {
 		var dec schemas.Decoder
 		cfg := sc.cfg
 		eachOrder(len(sc.msgs), func(order []int) {
-			orders++
+			seen++
 			var value []byte
 			for step, i := range order {
 				d := sc.msgs[i]
@@ -256,5 +257,5 @@ func TestDecidedTradeHasItsValuesQueueFacts(t *testing.T) {
 			}
 		})
 	}
-	t.Logf("%d orders", orders)
+	t.Logf("%d orders", seen)
 }

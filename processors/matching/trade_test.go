@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ste-utility/ste/internal/testing/orders"
 	"github.com/ste-utility/ste/schemas"
 )
 
@@ -45,7 +46,7 @@ func TestEveryOrderSameCLS(t *testing.T) {
 	msgs := standard("T1")
 	var want []byte
 	n := 0
-	permute(len(msgs), func(p []int) {
+	orders.Each(len(msgs), func(p []int) {
 		f := newFixture(t)
 		var out []schemas.Output
 		for _, i := range p {
@@ -65,26 +66,6 @@ func TestEveryOrderSameCLS(t *testing.T) {
 	if n != 5040 {
 		t.Fatalf("%d orders", n)
 	}
-}
-
-func permute(n int, f func([]int)) {
-	p := make([]int, n)
-	for i := range p {
-		p[i] = i
-	}
-	var rec func(k int)
-	rec = func(k int) {
-		if k == n {
-			f(p)
-			return
-		}
-		for i := k; i < n; i++ {
-			p[k], p[i] = p[i], p[k]
-			rec(k + 1)
-			p[k], p[i] = p[i], p[k]
-		}
-	}
-	rec(0)
 }
 
 // TestPermutationsWithDuplicates is the property: random orders of several

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ste-utility/ste/internal/testing/orders"
 	"github.com/ste-utility/ste/processors/matching"
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/refdata"
@@ -81,7 +82,7 @@ func TestReclaimedTradeDecidesAsTheDecodedValue(t *testing.T) {
 	// utility's AFF goes through inbound and locks the trade).
 	recs, _, _, ref := oneTrade(t)
 	perms := 0
-	permute(len(recs), func(order []int) { perms++; reclaimed += run(ref, recs, order, "one trade") })
+	orders.Each(len(recs), func(order []int) { perms++; reclaimed += run(ref, recs, order, "one trade") })
 	// Random orders of a realistic set.
 	set := generated(t, workload.Options{Trades: 30, Seed: 7, Mix: workload.Realistic})
 	r := rand.New(rand.NewPCG(7, 50))
@@ -92,25 +93,4 @@ func TestReclaimedTradeDecidesAsTheDecodedValue(t *testing.T) {
 		t.Fatal("no trade was reclaimed: the test compared nothing")
 	}
 	t.Logf("%d orders of one trade, 20 of %d messages; %d trades reclaimed", perms, len(set), reclaimed)
-}
-
-// permute calls f with every order of 0..n-1.
-func permute(n int, f func([]int)) {
-	order := make([]int, n)
-	for i := range order {
-		order[i] = i
-	}
-	var rec func(k int)
-	rec = func(k int) {
-		if k == n {
-			f(slices.Clone(order))
-			return
-		}
-		for i := k; i < n; i++ {
-			order[k], order[i] = order[i], order[k]
-			rec(k + 1)
-			order[k], order[i] = order[i], order[k]
-		}
-	}
-	rec(0)
 }
