@@ -274,9 +274,6 @@ func (d *Decider) decidable(t *matching.Trade, m *schemas.Message, e *envelope.E
 	return false
 }
 
-// load returns the trade for key: decoded from the table, continued from a
-// living tombstone, or new; readable is false when the value could not be
-// read (the trade then starts afresh).
 // reclaim is key's trade as the stage last decided it, if the work queue
 // still holds it (Config.Reclaim): the value the table holds, decoded.
 func (d *Decider) reclaim(p int32, key schemas.TradeKey) *matching.Trade {
@@ -286,6 +283,9 @@ func (d *Decider) reclaim(p int32, key schemas.TradeKey) *matching.Trade {
 	return d.cfg.Reclaim(p, key)
 }
 
+// load returns the trade for key: decoded from the table, continued from a
+// living tombstone, or new; readable is false when the value could not be
+// read (the trade then starts afresh).
 func (d *Decider) load(p int32, st State, key schemas.TradeKey, it matching.Interner) (t *matching.Trade, readable bool) {
 	v := st.Value()
 	if v == nil {

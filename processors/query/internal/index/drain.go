@@ -94,8 +94,9 @@ type written struct {
 // the delay. A hash collision only drains a trade early.
 //
 // A write leaves them unread: the first question that finds its trade
-// waiting reads them from the value in the store (mentionsOf), which is
-// the value of the last write, the one the entry marks. Most writes are
+// waiting reads them (mentionsOf) from the trade handed over, or else from
+// the value in the store, which is the value of the last write, the one
+// the entry marks. Most writes are
 // summarised by the delay before any question comes, and reading who they
 // mention at every write cost ~1.2 µs a message of the match stage's time
 // (issue 50).
