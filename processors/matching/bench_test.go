@@ -1,7 +1,6 @@
 package matching
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"testing"
 
@@ -39,10 +38,7 @@ func benchMatch(b *testing.B, cfg Config, offEvery int) {
 			if rej != nil {
 				b.Fatal(rej)
 			}
-			sum := sha256.Sum256(rec)
-			var dg Digest
-			copy(dg[:], sum[:])
-			ins = append(ins, &Inbound{Msg: m, Digest: dg, NetUnits: 2})
+			ins = append(ins, &Inbound{Msg: m, Digest: digestOfRecord(rec), NetUnits: 2})
 		}
 	}
 	b.ReportAllocs()

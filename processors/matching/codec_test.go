@@ -2,7 +2,6 @@ package matching
 
 import (
 	"bytes"
-	"crypto/sha256"
 	"reflect"
 	"testing"
 
@@ -236,16 +235,10 @@ func TestDecodedTradeTakesAMessageInPlace(t *testing.T) {
 	if rej != nil {
 		t.Fatal(rej)
 	}
-	if _, res := tr.Apply(&Inbound{Msg: m, Digest: digestOf(rec)}, &Config{}, Interner{}); res != Applied {
+	if _, res := tr.Apply(&Inbound{Msg: m, Digest: digestOfRecord(rec)}, &Config{}, Interner{}); res != Applied {
 		t.Fatalf("apply: %v", res)
 	}
 	if len(tr.Entries) != 5 || &tr.Entries[0] != first {
 		t.Fatalf("Apply moved the decoded trade's %d entries to a new slice", len(tr.Entries)-1)
 	}
-}
-
-func digestOf(rec []byte) (d Digest) {
-	sum := sha256.Sum256(rec)
-	copy(d[:], sum[:])
-	return d
 }

@@ -109,9 +109,7 @@ func (f *fixture) send(d *schemas.Draft) []schemas.Output {
 	if rej != nil {
 		f.t.Fatalf("fixture message %s does not decode: %v", d.MsgId, rej)
 	}
-	sum := sha256.Sum256(rec)
-	var dg Digest
-	copy(dg[:], sum[:])
+	dg := digestOfRecord(rec)
 	var out []schemas.Output
 	if known, ok := f.book.Known(m.ID()); ok {
 		if known != dg {

@@ -1,7 +1,6 @@
 package matching
 
 import (
-	"crypto/sha256"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -132,8 +131,7 @@ func TestQueueFactsAgreeWithTheView(t *testing.T) {
 		if _, known := book.Known(m.ID()); known || book.KeyCollision(m) != nil {
 			return nil
 		}
-		sum := sha256.Sum256(b)
-		book.Accept(&Inbound{Msg: m, Digest: Digest(sum[:16]), NetUnits: 2})
+		book.Accept(&Inbound{Msg: m, Digest: digestOfRecord(b), NetUnits: 2})
 		seen[m.Key.TradeKey()] = true
 		return nil
 	}, nil); err != nil {
@@ -229,7 +227,7 @@ func TestDecidedTradeHasItsValuesQueueFacts(t *testing.T) {
 						t.Fatal(err)
 					}
 				}
-				if _, res := tr.Apply(&Inbound{Msg: m, Digest: digestOf(rec), NetUnits: 2}, &cfg, Interner{}); res != Applied {
+				if _, res := tr.Apply(&Inbound{Msg: m, Digest: digestOfRecord(rec), NetUnits: 2}, &cfg, Interner{}); res != Applied {
 					continue
 				}
 				var err error
