@@ -24,8 +24,8 @@ var DrainDelay = 50 * time.Millisecond
 // the store as before, so the memory they take stays bounded (~3 MB a
 // partition: a standard trade of seven messages is ~4 KB decoded and ~2 KB
 // more with the assessment its last message was settled with, which its
-// summary reuses). The drain's 50 ms of writes at 14,000 messages a second over
-// 8 partitions are ~90 a partition.
+// summary reuses). The drain's 50 ms of writes at 14,000 messages a
+// second over 8 partitions are ~90 a partition.
 var MaxDecided = 512
 
 // Index states.
@@ -96,10 +96,9 @@ type written struct {
 // A write leaves them unread: the first question that finds its trade
 // waiting reads them (mentionsOf) from the trade handed over, or else from
 // the value in the store, which is the value of the last write, the one
-// the entry marks. Most writes are
-// summarised by the delay before any question comes, and reading who they
-// mention at every write cost ~1.2 µs a message of the match stage's time
-// (issue 50).
+// the entry marks. Most writes are summarised by the delay before any
+// question comes, and reading who they mention at every write cost ~1.3 µs
+// a message of the match stage's time (issue 50).
 type mentions struct {
 	any    bool // unknown (a value of an older layout, a rebuild): every question drains it
 	unread bool // not read from the value yet (mentionsOf)
@@ -144,12 +143,33 @@ func (x *drainer) mark(key uint64, value []byte) {
 	if x.state == queueWaiting || x.closed {
 		return
 	}
+	x.setLocked(key, written{mentions: m})
+	x.scheduleLocked(DrainDelay)
+}
+
+// setLocked makes w key's entry, deleteLocked drops it, resetLocked drops
+// them all: the one place decidedN is kept, the count of entries holding
+// a trade.
+func (x *drainer) setLocked(key uint64, w written) {
 	if x.dirty[key].trade != nil {
 		x.decidedN--
 	}
-	x.dirty[key] = written{mentions: m}
-	x.scheduleLocked(DrainDelay)
+	if w.trade != nil {
+		x.decidedN++
+	}
+	x.dirty[key] = w
 }
+
+func (x *drainer) deleteLocked(key uint64) {
+	if x.dirty[key].trade != nil {
+		x.decidedN--
+	}
+	delete(x.dirty, key)
+}
+
+// resetLocked starts a new map: a map keeps the memory of the most it held
+// (every trade, after a rebuild).
+func (x *drainer) resetLocked() { x.dirty, x.decidedN = map[uint64]written{}, 0 }
 
 // decided hands over the trade the value just marked for key encodes (the
 // match stage's, after its write: Index.Decided), so that its summary
@@ -163,8 +183,7 @@ func (x *drainer) decided(key uint64, t *matching.Trade) {
 	defer x.mu.Unlock()
 	if w, ok := x.dirty[key]; ok && w.trade == nil && x.decidedN < MaxDecided {
 		w.trade = t
-		x.dirty[key] = w
-		x.decidedN++
+		x.setLocked(key, w)
 	}
 }
 
@@ -184,8 +203,7 @@ func (x *drainer) reclaim(key uint64) *matching.Trade {
 	}
 	t := w.trade
 	w.trade = nil
-	x.dirty[key] = w
-	x.decidedN--
+	x.setLocked(key, w)
 	return t
 }
 
@@ -217,10 +235,7 @@ func (x *drainer) rebuild(keys []uint64) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for _, k := range keys {
-		if x.dirty[k].trade != nil {
-			x.decidedN--
-		}
-		x.dirty[k] = written{mentions: mentions{any: true}}
+		x.setLocked(k, written{mentions: mentions{any: true}})
 	}
 	x.state = queueBuilding
 	x.following.Store(true)
@@ -233,7 +248,7 @@ func (x *drainer) rebuild(keys []uint64) {
 func (x *drainer) close() {
 	x.mu.Lock()
 	x.closed = true
-	x.dirty, x.decidedN = map[uint64]written{}, 0
+	x.resetLocked()
 	x.mu.Unlock()
 	// A drain under way finishes its batch first.
 	x.drainMu.Lock()
@@ -275,28 +290,23 @@ func (x *drainer) drainFor(party string) {
 		for k, w := range x.dirty {
 			keys, fed = append(keys, k), append(fed, w.trade)
 		}
-		// A new map: a map keeps the memory of the most it held (every
-		// trade, after a rebuild), and this one is mostly empty.
-		x.dirty, x.decidedN = map[uint64]written{}, 0
+		x.resetLocked()
 	} else {
 		h := maphash.String(mentionSeed, party)
 		for k, w := range x.dirty {
 			if w.unread {
 				w.mentions = x.mentionsOf(k, w.trade)
-				x.dirty[k] = w
+				x.setLocked(k, w)
 			}
 			if w.any || w.has(h) || x.idx.isParty(k, party) {
 				keys, fed = append(keys, k), append(fed, w.trade)
 			}
 		}
-		for i, k := range keys {
-			delete(x.dirty, k)
-			if fed[i] != nil {
-				x.decidedN--
-			}
+		for _, k := range keys {
+			x.deleteLocked(k)
 		}
 		if len(x.dirty) == 0 {
-			x.dirty = map[uint64]written{}
+			x.resetLocked()
 		}
 	}
 	x.mu.Unlock()

@@ -72,7 +72,8 @@ func (x *Index) Put(key uint64, value []byte) {
 // Decided hands over the trade the value Put was just given for key
 // encodes, as the match stage decided it: its queue summary is made from
 // it instead of reading the value back and decoding it. It must follow
-// that Put, on the same goroutine, and the trade must not change after.
+// that Put, on the same goroutine, and the trade must not change after
+// unless Reclaim has taken it back.
 func (x *Index) Decided(key uint64, t *matching.Trade) { x.d.decided(key, t) }
 
 // Reclaim takes back the trade last handed over for key while it waits for
