@@ -64,7 +64,8 @@ func (p *Promise) executeCallbacks() {
 
 // thenEmitted completes ctx's emit to topic when the promise finishes, as
 // a callback registered with Then would, without allocating one (STE patch
-// 6). A promise completes at most one context's emit.
+// 6). A promise completes at most one context's emit; the completion runs
+// after the promise's callbacks, whenever they were registered.
 func (p *Promise) thenEmitted(ctx *cbContext, topic string, table bool) {
 	p.Lock()
 	defer p.Unlock()
