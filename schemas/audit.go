@@ -47,44 +47,57 @@ type AuditStep struct {
 
 // MicroTime formats Unix microseconds as RFC 3339 with microseconds
 // (ParseMicroTime reads it back).
-func MicroTime(us int64) string {
+func MicroTime(us int64) string { return string(AppendMicroTime(nil, us)) }
+
+// AppendMicroTime appends MicroTime(us) to b.
+func AppendMicroTime(b []byte, us int64) []byte {
 	// Written by hand: four per audit record, and time.Format cost a
 	// microsecond of the match stage's time per message.
 	secs := us / 1e6
 	if us%1e6 < 0 {
 		secs--
 	}
+	if out, ok := appendUTC(b, secs, us-secs*1e6, 6); ok {
+		return out
+	}
+	return time.UnixMicro(us).UTC().AppendFormat(b, microLayout)
+}
+
+// appendUTC appends the UTC time secs seconds after the Unix epoch as
+// 2006-01-02T15:04:05, then frac (0 ≤ frac < 10^digits) as digits
+// decimals, then Z: what time.Format writes for such a layout. ok is false,
+// and b unchanged, for a year outside 0000–9999 (the caller formats with
+// package time).
+func appendUTC(b []byte, secs, frac int64, digits int) (_ []byte, ok bool) {
 	days := secs / 86400
 	if secs%86400 < 0 {
 		days--
 	}
-	y, mo, d := date.Date(days).Civil()
-	if days != int64(int32(days)) || y < 0 || y > 9999 {
-		return time.UnixMicro(us).UTC().Format(microLayout)
+	if days != int64(int32(days)) {
+		return b, false
 	}
-	sod, frac := secs-days*86400, us-secs*1e6
-	var b [len(microLayout)]byte
+	y, mo, d := date.Date(days).Civil()
+	if y < 0 || y > 9999 {
+		return b, false
+	}
+	sod := secs - days*86400
+	n := len(b)
+	b = append(b, "0000-00-00T00:00:00.000000000"[:20+digits]...)
+	b = append(b, 'Z')
 	put := func(at, width int, v int64) {
-		for i := at + width - 1; i >= at; i-- {
+		for i := n + at + width - 1; i >= n+at; i-- {
 			b[i] = byte('0' + v%10)
 			v /= 10
 		}
 	}
 	put(0, 4, int64(y))
-	b[4] = '-'
 	put(5, 2, int64(mo))
-	b[7] = '-'
 	put(8, 2, int64(d))
-	b[10] = 'T'
 	put(11, 2, sod/3600)
-	b[13] = ':'
 	put(14, 2, sod/60%60)
-	b[16] = ':'
 	put(17, 2, sod%60)
-	b[19] = '.'
-	put(20, 6, frac)
-	b[26] = 'Z'
-	return string(b[:])
+	put(20, digits, frac)
+	return b, true
 }
 
 // Marshal is the JSON form. Written by hand: one audit event per message

@@ -2,6 +2,7 @@ package schemas
 
 import (
 	"encoding/json"
+	"math"
 	"math/rand"
 	"reflect"
 	"strings"
@@ -178,6 +179,30 @@ func TestMicroTimeAgreesWithTimeFormat(t *testing.T) {
 	for _, us := range cases {
 		if got, want := MicroTime(us), time.UnixMicro(us).UTC().Format(microLayout); got != want {
 			t.Fatalf("MicroTime(%d) = %s, want %s", us, got, want)
+		}
+	}
+}
+
+// FormatTimestamp writes what time.Format writes, over every year, and
+// AppendTimestamp and AppendMicroTime append exactly that after what b holds.
+func TestFormatTimestampAgreesWithTimeFormat(t *testing.T) {
+	rng := rand.New(rand.NewSource(4))
+	cases := []int64{0, -1, 1, 999_999, 1_000_000, -1_000_000, -1_000_001, 1_700_000_000_123_456_789,
+		-86_400_000_000_000, -86_400_000_000_001, math.MaxInt64, math.MinInt64}
+	for i := 0; i < 20000; i++ {
+		cases = append(cases, rng.Int63(), -rng.Int63(), rng.Int63n(1<<61)-1<<60)
+	}
+	for _, ns := range cases {
+		want := time.Unix(0, ns).UTC().Format("2006-01-02T15:04:05.000Z")
+		if got := FormatTimestamp(ns); got != want {
+			t.Fatalf("FormatTimestamp(%d) = %s, want %s", ns, got, want)
+		}
+		if got := string(AppendTimestamp([]byte("x"), ns)); got != "x"+want {
+			t.Fatalf("AppendTimestamp(x, %d) = %s, want x%s", ns, got, want)
+		}
+		us := ns / 1000
+		if got, want := string(AppendMicroTime([]byte("y"), us)), "y"+time.UnixMicro(us).UTC().Format(microLayout); got != want {
+			t.Fatalf("AppendMicroTime(y, %d) = %s, want %s", us, got, want)
 		}
 	}
 }
