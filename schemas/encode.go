@@ -105,7 +105,7 @@ func NACKBody(related string, r Reason, detail string) []byte {
 // and version 3's AFFIRMED, AFFIRM_REJECTED, CHANGE_PENDING, CANCEL_PENDING);
 // the form is the same.
 func StatusBody(tk TradeKey, tradeRef string, s Status, ds []Discrepancy) []byte {
-	b := elem(make([]byte, 0, 128+len(tradeRef)+96*len(ds)), "TradeKey", tk.String())
+	b := closeTag(tk.Append(openTag(make([]byte, 0, 128+len(tradeRef)+96*len(ds)), "TradeKey")), "TradeKey")
 	b = elem(b, "TradeRef", tradeRef)
 	b = elem(b, "Status", s.String())
 	name := "Tolerance"
@@ -125,14 +125,23 @@ func CLSBody(c *CLSContent) []byte {
 	b = elem(b, "Side", c.Key.Side)
 	b = elem(b, "Broker", c.Key.Broker)
 	b = elem(b, "InvMgr", c.Key.InvMgr)
-	b = elem(b, "TradeKey", c.TradeKey.String())
-	b = elem(b, "Version", strconv.Itoa(c.Version))
-	b = elem(b, "Quantity", strconv.FormatInt(c.Quantity, 10))
-	b = elem(b, "Price", c.Price.String())
+	b = closeTag(c.TradeKey.Append(openTag(b, "TradeKey")), "TradeKey")
+	b = closeTag(strconv.AppendInt(openTag(b, "Version"), int64(c.Version), 10), "Version")
+	return appendTerms(b, c, "")
+}
+
+// appendTerms writes the terms a CLS NEW and a CNF NEW share, from Quantity
+// on: custodian != "" keeps only that custodian's legs.
+func appendTerms(b []byte, c *CLSContent, custodian string) []byte {
+	b = closeTag(strconv.AppendInt(openTag(b, "Quantity"), c.Quantity, 10), "Quantity")
+	b = closeTag(c.Price.Append(openTag(b, "Price"), -1), "Price")
 	b = elem(b, "TradeCcy", c.TradeCcy)
-	b = elem(b, "SettleDate", c.SettleDate.String())
-	b = elem(b, "MatchedAt", FormatTimestamp(c.MatchedAt))
+	b = closeTag(c.SettleDate.Append(openTag(b, "SettleDate")), "SettleDate")
+	b = closeTag(AppendTimestamp(openTag(b, "MatchedAt"), c.MatchedAt), "MatchedAt")
 	for i := range c.Legs {
+		if custodian != "" && c.Legs[i].Custodian != custodian {
+			continue
+		}
 		b = appendLeg(b, &c.Legs[i])
 	}
 	return b
@@ -169,10 +178,19 @@ func CLSId(tk TradeKey, v int) string { return "CLS-" + tk.String() + "-" + strc
 func CLSCancelId(tk TradeKey, v int) string { return CLSId(tk, v) + "-CANCEL" }
 
 func elem(b []byte, name, value string) []byte {
+	return closeTag(escape(openTag(b, name), value), name)
+}
+
+// openTag and closeTag surround a value that needs no escaping (a number,
+// a date, a time, a trade key) appended in place, without a string of its
+// own: the outputs' bodies are written for every message.
+func openTag(b []byte, name string) []byte {
 	b = append(b, '<')
 	b = append(b, name...)
-	b = append(b, '>')
-	b = escape(b, value)
+	return append(b, '>')
+}
+
+func closeTag(b []byte, name string) []byte {
 	b = append(b, "</"...)
 	b = append(b, name...)
 	return append(b, '>')

@@ -119,19 +119,9 @@ func CNFBody(c *CLSContent, digest, custodian string, messages []string) []byte 
 	b = elem(b, "Side", c.Key.Side)
 	b = elem(b, "Broker", c.Key.Broker)
 	b = elem(b, "InvMgr", c.Key.InvMgr)
-	b = elem(b, "TradeKey", c.TradeKey.String())
+	b = closeTag(c.TradeKey.Append(openTag(b, "TradeKey")), "TradeKey")
 	b = elem(b, "MatchDigest", digest)
-	b = elem(b, "Quantity", strconv.FormatInt(c.Quantity, 10))
-	b = elem(b, "Price", c.Price.String())
-	b = elem(b, "TradeCcy", c.TradeCcy)
-	b = elem(b, "SettleDate", c.SettleDate.String())
-	b = elem(b, "MatchedAt", FormatTimestamp(c.MatchedAt))
-	for i := range c.Legs {
-		if custodian != "" && c.Legs[i].Custodian != custodian {
-			continue
-		}
-		b = appendLeg(b, &c.Legs[i])
-	}
+	b = appendTerms(b, c, custodian)
 	if custodian == "" {
 		b = tokensElem(b, "Messages", messages)
 	}
@@ -329,8 +319,8 @@ func digestValue(b []byte, v string) []byte {
 func appendLeg(b []byte, l *Leg) []byte {
 	b = append(b, "<Leg>"...)
 	b = elem(b, "Account", l.Account)
-	b = elem(b, "Quantity", strconv.FormatInt(l.Quantity, 10))
-	b = elem(b, "NetAmount", l.NetAmount.Fixed(l.NetUnits))
+	b = closeTag(strconv.AppendInt(openTag(b, "Quantity"), l.Quantity, 10), "Quantity")
+	b = closeTag(l.NetAmount.Append(openTag(b, "NetAmount"), l.NetUnits), "NetAmount")
 	b = elem(b, "SettleCcy", l.SettleCcy)
 	b = elem(b, "Custodian", l.Custodian)
 	b = elem(b, "PSET", l.PSET)

@@ -279,14 +279,18 @@ func (k *Key) TradeKey() TradeKey {
 }
 
 // String is the 16 lower-case hex characters of the contract.
-func (t TradeKey) String() string {
+func (t TradeKey) String() string { return string(t.Append(make([]byte, 0, 16))) }
+
+// Append writes t as String does to b.
+func (t TradeKey) Append(b []byte) []byte {
 	const hexdig = "0123456789abcdef"
-	var b [16]byte
-	for i := 15; i >= 0; i-- {
+	n := len(b)
+	b = append(b, "0000000000000000"...)
+	for i := n + 15; i >= n; i-- {
 		b[i] = hexdig[t&0xf]
 		t >>= 4
 	}
-	return string(b[:])
+	return b
 }
 
 // ParseTradeKey reads 16 lower-case hex characters.
