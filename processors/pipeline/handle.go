@@ -262,20 +262,50 @@ func (w *writer) audit(snk *sink, r *stages.Result, outputs []string) {
 	a := schemas.AuditEvent{Sender: e.Sender, MsgId: e.MsgId, Partition: e.Partition, Offset: e.Offset,
 		Outcome: r.Outcome, Reason: r.Reason, Outputs: outputs, RetryOf: e.RetryOf, RetriedBy: e.RetriedBy,
 		Market: r.Market}
-	if r.Cutoff != 0 {
-		a.Cutoff = schemas.MicroTime(r.Cutoff)
-	}
+	// The trade key and the times are written into one string and sliced
+	// from it: each a string of its own was an allocation, five a message.
+	var (
+		space    [16 + 27*6]byte
+		endSpace [8]int
+		buf      = space[:0]
+		ends     = endSpace[:0] // where each piece ends in buf
+	)
+	put := func(b []byte) { buf, ends = b, append(ends, len(b)) }
 	if e.TradeKey != 0 {
-		a.TradeKey = e.TradeKey.String()
+		put(e.TradeKey.Append(buf))
+	}
+	if r.Cutoff != 0 {
+		put(schemas.AppendMicroTime(buf, r.Cutoff))
 	}
 	if e.InboundTS != 0 {
-		a.InboundAt = schemas.MicroTime(e.InboundTS)
+		put(schemas.AppendMicroTime(buf, e.InboundTS))
+	}
+	for _, st := range e.Steps {
+		put(schemas.AppendMicroTime(buf, st.At))
+	}
+	all, from := string(buf), 0
+	next := func() string {
+		s := all[from:ends[0]]
+		from, ends = ends[0], ends[1:]
+		return s
+	}
+	if e.TradeKey != 0 {
+		a.TradeKey = next()
+	}
+	if r.Cutoff != 0 {
+		a.Cutoff = next()
+	}
+	if e.InboundTS != 0 {
+		a.InboundAt = next()
 	}
 	if e.Type != 0 {
 		a.Type, a.Function = e.Type.String(), e.Function.String()
 	}
+	if len(e.Steps) > 0 {
+		a.Steps = make([]schemas.AuditStep, 0, len(e.Steps))
+	}
 	for _, st := range e.Steps {
-		a.Steps = append(a.Steps, schemas.AuditStep{Stage: st.Stage.String(), Event: st.Event.String(), At: schemas.MicroTime(st.At)})
+		a.Steps = append(a.Steps, schemas.AuditStep{Stage: st.Stage.String(), Event: st.Event.String(), At: next()})
 	}
 	if snk.auditEvent(a.TradeKey, &a) {
 		return
