@@ -70,7 +70,7 @@ func (d *Decider) toMatch(e *envelope.Envelope) *Result {
 	if d.cfg.Inbound != nil && e.Decoded != nil {
 		e.Raw = nil
 	}
-	return forward(e, d.cfg.Names.Accepted(), e.TradeKey.String())
+	return forward(e, d.accepted, e.TradeKey.String())
 }
 
 // poisoned decides for a message whose identity entry cannot be read. The
@@ -88,7 +88,7 @@ func (d *Decider) poisoned(e *envelope.Envelope) *Result {
 	}
 	e.Kind = envelope.KindPoisoned
 	d.Step(e, topology.StageIdentity, envelope.EventPoisoned)
-	return forward(e, d.cfg.Names.Accepted(), e.TradeKey.String())
+	return forward(e, d.accepted, e.TradeKey.String())
 }
 
 // forgetIdentities drops identities accepted more than retention+margin of

@@ -120,7 +120,7 @@ func (d *Decider) release(e *envelope.Envelope, r *Result) *Result {
 	if e.Kind != envelope.KindAccepted && e.Kind != envelope.KindDuplicate {
 		return r
 	}
-	r.Records = append(r.Records, Record{d.cfg.Names.Verdicts(), envelope.IdentityKey(e.Sender, e.MsgId),
+	r.Records = append(r.Records, Record{d.verdicts, envelope.IdentityKey(e.Sender, e.MsgId),
 		envelope.Release{Digest: e.Digest, TradeKey: e.TradeKey}.Marshal()})
 	return r
 }

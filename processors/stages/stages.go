@@ -127,6 +127,9 @@ type Decider struct {
 	engine   matching.Config
 	decoders sync.Pool
 	interns  sync.Pool
+	// verdicts and accepted are the internal streams' names, built once
+	// (a name is a concatenation: one was an allocation a message).
+	verdicts, accepted string
 }
 
 // New makes the decider of cfg, its zero fields given their defaults.
@@ -152,7 +155,7 @@ func New(cfg Config) *Decider {
 	if cfg.AllegementDelay == 0 {
 		cfg.AllegementDelay = DefaultAllegementDelay
 	}
-	d := &Decider{cfg: cfg}
+	d := &Decider{cfg: cfg, verdicts: cfg.Names.Verdicts(), accepted: cfg.Names.Accepted()}
 	// Duplicates re-emit everything a message may have caused: after a crash
 	// goka's state can be ahead of the outputs (field notes), and a replayed
 	// message is indistinguishable from a duplicate.

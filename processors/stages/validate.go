@@ -73,5 +73,5 @@ func (d *Decider) Validated(vd validation.Verdict, in Input) *Result {
 		// exception is certain.
 		e.Raw = nil
 	}
-	return forward(e, d.cfg.Names.Verdicts(), envelope.IdentityKey(e.Sender, e.MsgId))
+	return forward(e, d.verdicts, envelope.IdentityKey(e.Sender, e.MsgId))
 }
