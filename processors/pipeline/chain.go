@@ -59,6 +59,8 @@ func (rt *wiring) producerChain(st topology.Stage, o Options) goka.ProducerBuild
 	}
 	if tb, ok := topology.Describe(rt.cfg.Names.NS).Table(st); ok {
 		po.Changelog = tb.Changelog
+	} else {
+		po.Stateless = true
 	}
 	b := produce.Builder(po)
 	links := []link[goka.ProducerBuilder]{}

@@ -67,8 +67,9 @@ type producer struct {
 	// (seal.go).
 	seal *sealer
 	// changelog, if set, is the one topic whose completions carry the
-	// record's partition and offset (Options.Changelog).
+	// record's partition and offset (Options.Changelog); stateless, none's.
 	changelog string
+	stateless bool
 }
 
 type completion struct {
@@ -93,8 +94,12 @@ type Options struct {
 	// a table write, and the disk tables route its acknowledgement by
 	// partition, from the message its promise completes with. The
 	// promises of other records complete without one (an allocation a
-	// record less). "": every promise completes with its message.
+	// record less). "": every promise completes with its message, unless
+	// Stateless.
 	Changelog string
+	// Stateless: the stage has no table, and no promise completes with its
+	// message (goka reads none but a table write's).
+	Stateless bool
 	// Extra are further client options (the connection's TLS and SASL).
 	Extra []kgo.Opt
 }
@@ -118,7 +123,7 @@ func Builder(o Options) goka.ProducerBuilder {
 		if err != nil {
 			return nil, err
 		}
-		p := &producer{cl: cl, w: o.Watch, changelog: o.Changelog}
+		p := &producer{cl: cl, w: o.Watch, changelog: o.Changelog, stateless: o.Stateless}
 		if o.Table != "" {
 			p.table = newTableBatches(p, o.Table, o.Partitions, o.TableSize)
 		}
@@ -178,7 +183,7 @@ func (p *producer) produce(r *kgo.Record, seq uint64, finish *goka.Promise, tw *
 		}
 		// goka reads the offset of table writes from the message.
 		var msg *sarama.ProducerMessage
-		if p.changelog == "" || r.Topic == p.changelog {
+		if !p.stateless && (p.changelog == "" || r.Topic == p.changelog) {
 			msg = &sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
 		}
 		p.complete(seq, completion{finish: finish, msg: msg, err: err})
