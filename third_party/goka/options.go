@@ -693,6 +693,15 @@ type ContextOption func(*ctxOptions)
 // WithCtxEmitHeaders sets kafka headers to use when emitting to kafka
 func WithCtxEmitHeaders(headers Headers) ContextOption {
 	return func(opts *ctxOptions) {
+		// STE patch 7: the first headers are taken as they are, not copied
+		// into a map of their own (two allocations a write); the emit only
+		// reads them, and a later option merges into a new map.
+		if len(opts.emitHeaders) == 0 {
+			if len(headers) > 0 {
+				opts.emitHeaders = headers
+			}
+			return
+		}
 		// Accumulate headers rather than discard previous ones.
 		opts.emitHeaders = opts.emitHeaders.Merged(headers)
 	}
