@@ -38,8 +38,9 @@ func (rt *wiring) stamp(ctx goka.Context) []goka.ContextOption {
 	}
 	// The epoch changes with an assignment, not with a write: the option
 	// made for it is kept and handed to every write of the partition in
-	// that epoch (its header map is only read: goka merges it into a map of
-	// its own). Made for every write, it was five allocations a message.
+	// that epoch (its header map is only read: goka hands it to the producer
+	// as it is, goka patch 7, and the producer copies its entries into the
+	// record). Made for every write, it was five allocations a message.
 	if s, ok := rt.stamps.Load(p); ok && s.(*epochStamp).e == e {
 		return s.(*epochStamp).opts
 	}
