@@ -61,7 +61,8 @@ func (c *Order) Take(ctx goka.Context) *Gate {
 // and a later record's commit would mark the failed one consumed.
 type commitOrder struct {
 	mu     sync.Mutex
-	queue  []*Gate
+	queue  []*Gate // queue[head:] are not committed yet
+	head   int
 	run    context.Context // the partition's run (goka's context of its callbacks)
 	failed error           // the first failure of the run
 }
@@ -80,6 +81,14 @@ func (o *commitOrder) add(run context.Context, commit func(error)) *Gate {
 	o.mu.Lock()
 	if o.run != run {
 		o.run, o.failed = run, nil
+	}
+	if o.head > 0 && 2*o.head >= len(o.queue) {
+		// The committed front is moved out once it is half the queue:
+		// moving the rest down at every commit was a copy of every
+		// waiting record's gate a message.
+		n := copy(o.queue, o.queue[o.head:])
+		clear(o.queue[n:])
+		o.queue, o.head = o.queue[:n], 0
 	}
 	o.queue = append(o.queue, g)
 	o.mu.Unlock()
@@ -104,16 +113,16 @@ func (g *Gate) Done(err error) {
 		g.err = err
 	}
 	g.holds--
-	n := 0
-	for n < len(o.queue) && o.queue[n].holds == 0 {
-		err := o.queue[n].err
+	for o.head < len(o.queue) && o.queue[o.head].holds == 0 {
+		first := o.queue[o.head]
 		if o.failed == nil {
-			o.failed = err
+			o.failed = first.err
 		}
-		o.queue[n].commit(o.failed)
-		n++
+		first.commit(o.failed)
+		o.queue[o.head] = nil
+		o.head++
 	}
-	if n > 0 {
-		o.queue = append(o.queue[:0], o.queue[n:]...)
+	if o.head == len(o.queue) {
+		o.queue, o.head = o.queue[:0], 0
 	}
 }

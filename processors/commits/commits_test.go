@@ -3,6 +3,7 @@ package commits
 import (
 	"context"
 	"errors"
+	"math/rand"
 	"slices"
 	"testing"
 )
@@ -58,5 +59,63 @@ func TestCommitOrderReleasesInOrder(t *testing.T) {
 	o.add(next, func(err error) { later = err }).Done(nil)
 	if later != nil {
 		t.Fatalf("the next run's first record committed with %v", later)
+	}
+}
+
+// Records taken while earlier ones still wait, released in random order:
+// every one is committed once, in the order taken, and none before all of
+// its holds are released — across the queue's compaction of its front.
+func TestCommitOrderKeepsOrderWhileTheQueueMoves(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	var o commitOrder
+	run := context.Background()
+	var committed []int
+	var gates []*Gate
+	var held []int // gates with holds left, by index
+	released := map[int]int{}
+	take := func() {
+		i := len(gates)
+		gates = append(gates, o.add(run, func(err error) {
+			if err != nil || released[i] != 0 {
+				t.Fatalf("record %d committed with %v, %d holds left", i, err, released[i])
+			}
+			committed = append(committed, i)
+		}))
+		n := 1 + rng.Intn(3)
+		for range n - 1 {
+			gates[i].Hold()
+		}
+		released[i] = n
+		for range n {
+			held = append(held, i)
+		}
+	}
+	for range 3000 {
+		if len(held) == 0 || rng.Intn(3) == 0 {
+			take()
+			continue
+		}
+		k := rng.Intn(len(held))
+		i := held[k]
+		held = append(held[:k], held[k+1:]...)
+		released[i]--
+		gates[i].Done(nil)
+	}
+	for len(held) > 0 {
+		i := held[0]
+		held = held[1:]
+		released[i]--
+		gates[i].Done(nil)
+	}
+	if len(committed) != len(gates) {
+		t.Fatalf("%d committed of %d", len(committed), len(gates))
+	}
+	for i, c := range committed {
+		if c != i {
+			t.Fatalf("commit %d was record %d", i, c)
+		}
+	}
+	if len(o.queue) != 0 || o.head != 0 {
+		t.Fatalf("queue %d, head %d left", len(o.queue), o.head)
 	}
 }
