@@ -186,13 +186,24 @@ func (e *Envelope) readExtensions(r *bin.Reader) {
 
 var errEnvelope = errors.New("envelope: bad layout")
 
+// envelopeAndSteps is an envelope with room for the steps of a journey
+// through the three stages and a retry's.
+type envelopeAndSteps struct {
+	e     Envelope
+	steps [4]Step
+}
+
 // Unmarshal decodes Marshal. Raw and Decoded alias b.
 func Unmarshal(b []byte) (*Envelope, error) {
 	if len(b) < 2 || b[0] != layoutV1 {
 		return nil, errEnvelope
 	}
 	r := &bin.Reader{B: b[2:]}
-	e := &Envelope{Kind: Kind(b[1])}
+	// The envelope and room for its steps are one allocation, and the
+	// sender and MsgId one string: a stage decodes an envelope a message.
+	x := new(envelopeAndSteps)
+	e := &x.e
+	e.Kind = Kind(b[1])
 	e.Partition = int32(r.Varint())
 	e.Offset = r.Varint()
 	e.InboundTS = r.Varint()
@@ -203,16 +214,24 @@ func Unmarshal(b []byte) (*Envelope, error) {
 	e.NetUnits = int8(r.Byte())
 	e.TradeKey = schemas.TradeKey(binary.BigEndian.Uint64(r.Take(8)))
 	e.Created = r.Varint()
-	e.Sender = string(r.Bytes())
-	e.MsgId = string(r.Bytes())
+	sender := r.Bytes()
+	senderEnd := len(b) - len(r.B)
+	msgId := r.Bytes()
+	if !r.Bad {
+		both := string(b[senderEnd-len(sender) : len(b)-len(r.B)])
+		e.Sender, e.MsgId = both[:len(sender)], both[len(both)-len(msgId):]
+	}
 	e.Type, e.Function = schemas.MsgType(r.Byte()), schemas.Function(r.Byte())
 	e.Clock = r.Varint()
 	n := r.Uvarint()
 	if n > uint64(len(r.B)) {
 		return nil, errEnvelope
 	}
-	if n > 0 {
+	switch {
+	case n > 0 && n < uint64(len(x.steps)):
 		// Room for the step the reading stage adds (stages.Decider.Step).
+		e.Steps = x.steps[: 0 : n+1]
+	case n > 0:
 		e.Steps = make([]Step, 0, n+1)
 	}
 	for i := uint64(0); i < n; i++ {
