@@ -6,6 +6,8 @@
 package matching
 
 import (
+	"strings"
+
 	"github.com/ste-utility/ste/schemas"
 	"github.com/ste-utility/ste/schemas/date"
 	"github.com/ste-utility/ste/schemas/decimal"
@@ -91,10 +93,22 @@ func clone(s string) string {
 // newEntry keeps what matching needs of m.
 func newEntry(in *Inbound, it Interner) Entry {
 	m := in.Msg
+	// The message's own strings are copied into one (an allocation each
+	// was five a message); the entry keeps slices of it.
+	var own strings.Builder
+	own.Grow(len(m.MsgId) + len(m.RelatedMsgId) + len(m.Account) + len(m.SafekeepingAccount) + len(m.CashAccount))
+	for _, s := range [...]string{m.MsgId, m.RelatedMsgId, m.Account, m.SafekeepingAccount, m.CashAccount} {
+		own.WriteString(s)
+	}
+	all := own.String()
+	var parts [5]string
+	for i, n := range [...]int{len(m.MsgId), len(m.RelatedMsgId), len(m.Account), len(m.SafekeepingAccount), len(m.CashAccount)} {
+		parts[i], all = all[:n], all[n:]
+	}
 	e := Entry{
 		Sender:             it.Intern(m.Sender),
-		MsgId:              clone(m.MsgId),
-		Related:            clone(m.RelatedMsgId),
+		MsgId:              parts[0],
+		Related:            parts[1],
 		Digest:             in.Digest,
 		Type:               m.Type,
 		Function:           m.Function,
@@ -108,11 +122,11 @@ func newEntry(in *Inbound, it Interner) Entry {
 		AllocCount:         int32(m.AllocCount),
 		TradeCcy:           it.Intern(m.TradeCcy),
 		SettleCcy:          it.Intern(m.SettleCcy),
-		Account:            clone(m.Account),
+		Account:            parts[2],
 		Custodian:          it.Intern(m.Custodian),
 		PSET:               it.Intern(m.PSET),
-		SafekeepingAccount: clone(m.SafekeepingAccount),
-		CashAccount:        clone(m.CashAccount),
+		SafekeepingAccount: parts[3],
+		CashAccount:        parts[4],
 		Market:             it.Intern(m.Market),
 	}
 	if m.Type.IsLifecycle() {
