@@ -125,10 +125,7 @@ func appendKey(b []byte, k schemas.Key) []byte {
 }
 
 func (r *reader) key() schemas.Key {
-	// TradeRef is a string of its own, not a slice of the value's copy:
-	// the read side keeps it (the queue, the TradeRef index) long after
-	// the trade.
-	return schemas.Key{TradeRef: string(r.take(r.count())), TradeDate: r.interned(), ISIN: r.interned(),
+	return schemas.Key{TradeRef: r.string(), TradeDate: r.interned(), ISIN: r.interned(),
 		Side: r.interned(), Broker: r.interned(), InvMgr: r.interned()}
 }
 
@@ -302,7 +299,7 @@ func UnmarshalTrade(b []byte, it Interner) (*Trade, error) {
 	if !ok || tomb {
 		return nil, ErrLayout
 	}
-	r := reader{Reader: bin.Reader{B: b[headerLen:]}, it: it, from: b[headerLen:]}
+	r := reader{Reader: bin.Reader{B: b[headerLen:]}, it: it}
 	t := &Trade{Newest: at, Key: schemas.TradeKey(binary.BigEndian.Uint64(b[10:18]))}
 	t.Version = int(r.uvarint())
 	t.Live = r.byte() == 1
@@ -469,13 +466,6 @@ func appendDec(b []byte, d decimal.Dec) []byte {
 type reader struct {
 	bin.Reader
 	it Interner
-	// from, when set, is what Reader reads to its end: the strings read
-	// are then slices of one copy of it (all, made at the first), not one
-	// allocation each (~8 a trade decoded). Whoever keeps one of them
-	// beyond the trade keeps the copy: the read side clones what it keeps
-	// (query/internal/index, setQueuedLocked).
-	from []byte
-	all  string
 }
 
 var errShort = errors.New("matching: truncated state value")
@@ -511,17 +501,7 @@ func (r *reader) bytes() []byte {
 	return append([]byte(nil), r.take(n)...)
 }
 
-func (r *reader) string() string {
-	b := r.take(r.count())
-	if r.from == nil || r.Bad || len(b) == 0 {
-		return string(b)
-	}
-	if r.all == "" {
-		r.all = string(r.from)
-	}
-	at := len(r.from) - len(r.B) - len(b) // r.B is what follows b in from
-	return r.all[at : at+len(b)]
-}
+func (r *reader) string() string { return string(r.take(r.count())) }
 
 func (r *reader) strings(interned bool) []string {
 	n := r.count()

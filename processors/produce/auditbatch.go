@@ -79,14 +79,8 @@ type AuditBatches struct {
 type auditEvent struct {
 	group, key string // the record's group (its audit partition) and trade key
 	json       []byte
-	buf        *[]byte // json's buffer, back to auditBufs once it is copied
 	done       func(error)
 }
-
-// auditBufs are the buffers the events are written into until their batch
-// copies them (~600 bytes each, one a message: a fiftieth of every byte
-// the pipeline allocated).
-var auditBufs = sync.Pool{New: func() any { b := make([]byte, 0, 768); return &b }}
 
 // NewAuditBatches batches audit events to topic, written with prod (the
 // stage's producer of its current run; nil there: not written, the
@@ -134,8 +128,7 @@ func (a *AuditBatches) groupKey(tk string) string {
 // is written, or with the error that kept it from being written.
 func (a *AuditBatches) Add(tk string, ev *schemas.AuditEvent, done func(error)) {
 	// An event is ~600 bytes: one buffer of that, not eight doublings to it.
-	buf := auditBufs.Get().(*[]byte)
-	a.b.Add(auditEvent{group: a.groupKey(tk), key: tk, json: ev.AppendJSON((*buf)[:0]), buf: buf, done: done})
+	a.b.Add(auditEvent{group: a.groupKey(tk), key: tk, json: ev.AppendJSON(make([]byte, 0, 768)), done: done})
 }
 
 // write writes one record per group of the batch: its events in the order
@@ -171,10 +164,6 @@ func (a *AuditBatches) write(evs []auditEvent) {
 		}
 		r.value = append(r.value, ev.json...)
 		r.done = append(r.done, ev.done)
-		if ev.buf != nil && cap(ev.json) <= 4<<10 {
-			*ev.buf = ev.json[:0]
-			auditBufs.Put(ev.buf)
-		}
 	}
 	for _, g := range order {
 		r := groups[g]

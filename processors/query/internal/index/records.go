@@ -7,7 +7,6 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
-	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -717,9 +716,7 @@ func (x *records) setQueuedLocked(s uint32, r *rec, q *queued) {
 			x.moreParties[s] = append(x.moreParties[s], moreParty{p, uint32(qp.missing)})
 		}
 		for _, o := range qp.owes {
-			// A copy: the account may be a slice of a whole decoded value
-			// (matching.UnmarshalTrade), which this would keep.
-			x.owes[s] = append(x.owes[s], owed{party: uint8(min(j, 255)), msgType: x.id(o.MsgType), count: int32(o.Count), account: strings.Clone(o.Account)})
+			x.owes[s] = append(x.owes[s], owed{party: uint8(min(j, 255)), msgType: x.id(o.MsgType), count: int32(o.Count), account: o.Account})
 		}
 	}
 	r.nparties = uint8(min(len(q.parties), 255))
