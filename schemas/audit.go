@@ -47,7 +47,10 @@ type AuditStep struct {
 
 // MicroTime formats Unix microseconds as RFC 3339 with microseconds
 // (ParseMicroTime reads it back).
-func MicroTime(us int64) string { return string(AppendMicroTime(nil, us)) }
+func MicroTime(us int64) string {
+	var b [32]byte // on the stack: the string is the one allocation
+	return string(AppendMicroTime(b[:0], us))
+}
 
 // AppendMicroTime appends MicroTime(us) to b.
 func AppendMicroTime(b []byte, us int64) []byte {

@@ -206,3 +206,16 @@ func TestFormatTimestampAgreesWithTimeFormat(t *testing.T) {
 		}
 	}
 }
+
+var timeSink string
+
+// FormatTimestamp and MicroTime allocate their string and nothing else
+// (built on their appenders from nil, they allocated twice).
+func TestTimestampsAllocateOnce(t *testing.T) {
+	if n := testing.AllocsPerRun(100, func() { timeSink = FormatTimestamp(1_700_000_000_123_456_789) }); n > 1 {
+		t.Errorf("FormatTimestamp allocates %.0f times", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { timeSink = MicroTime(1_700_000_000_123_456) }); n > 1 {
+		t.Errorf("MicroTime allocates %.0f times", n)
+	}
+}

@@ -707,7 +707,10 @@ func ParseTimestamp(s string) (int64, error) {
 }
 
 // FormatTimestamp writes UTC with milliseconds, the contract's output form.
-func FormatTimestamp(ns int64) string { return string(AppendTimestamp(nil, ns)) }
+func FormatTimestamp(ns int64) string {
+	var b [32]byte // on the stack: the string is the one allocation
+	return string(AppendTimestamp(b[:0], ns))
+}
 
 // AppendTimestamp appends FormatTimestamp(ns) to b. Written by hand: every
 // output carries one or two (CreationTimestamp, MatchedAt), and time.Format
