@@ -145,7 +145,13 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 		}
 	}
 	promise := goka.NewPromise()
-	r := newRecord(topic, key, value, headers)
+	r := &kgo.Record{Topic: topic, Value: value}
+	if key != "" {
+		r.Key = []byte(key) // keyless records spread sticky over partitions
+	}
+	for k, v := range headers {
+		r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: v})
+	}
 	var tw *topicWatch
 	if p.w != nil {
 		tw = p.w.topic(topic)
@@ -157,36 +163,6 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 	}
 	p.produce(r, p.sequence(), promise, tw)
 	return promise
-}
-
-// record is a record with room for its key and one header: one
-// allocation where there were three (the record, its key's bytes, its
-// headers), for every record the pipeline produces.
-type record struct {
-	kgo.Record
-	key    [48]byte
-	header [1]kgo.RecordHeader
-}
-
-// newRecord is the record of an emit.
-func newRecord(topic, key string, value []byte, headers goka.Headers) *kgo.Record {
-	x := &record{}
-	r := &x.Record
-	r.Topic, r.Value = topic, value
-	switch {
-	case key == "": // keyless records spread sticky over partitions
-	case len(key) <= len(x.key):
-		r.Key = x.key[:copy(x.key[:], key):len(key)]
-	default:
-		r.Key = []byte(key)
-	}
-	if len(headers) > 0 && len(headers) <= len(x.header) {
-		r.Headers = x.header[:0:len(x.header)]
-	}
-	for k, v := range headers {
-		r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: v})
-	}
-	return r
 }
 
 // sequence numbers the next emit.

@@ -3,7 +3,6 @@ package produce
 import (
 	"fmt"
 	"math/rand/v2"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -12,7 +11,6 @@ import (
 	"github.com/lovoo/goka"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kfake"
-	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/ste-utility/ste/topology"
@@ -236,39 +234,5 @@ func TestOnlyTheChangelogsCompletionsCarryTheRecord(t *testing.T) {
 			}
 		}
 		p.Close()
-	}
-}
-
-// TestRecordIsOneAllocation: an emit's record, its key and its one header
-// are one allocation (three without the inline room), and hold what was
-// emitted; longer keys and more headers still fit.
-func TestRecordIsOneAllocation(t *testing.T) {
-	h := goka.Headers{"epoch": []byte("7")}
-	var r *kgo.Record
-	v := []byte("v")
-	if n := testing.AllocsPerRun(100, func() { r = newRecord("t", "BROKERBIC01:MSG-000000000123", v, h) }); n > 1 {
-		t.Fatalf("a record allocates %.0f times", n)
-	}
-	long := strings.Repeat("k", 100)
-	for _, c := range []struct {
-		key     string
-		headers goka.Headers
-	}{{"BROKERBIC01:MSG-000000000123", h}, {"", nil}, {long, goka.Headers{"a": []byte("1"), "b": []byte("2")}}, {"0123456789abcdef", nil}} {
-		r = newRecord("topic", c.key, []byte("value"), c.headers)
-		if r.Topic != "topic" || string(r.Value) != "value" || string(r.Key) != c.key || (c.key == "") != (r.Key == nil) {
-			t.Fatalf("record %+v for key %q", r, c.key)
-		}
-		got := goka.Headers{}
-		for _, x := range r.Headers {
-			got[x.Key] = x.Value
-		}
-		if len(got) != len(c.headers) || (len(c.headers) == 0) != (r.Headers == nil) {
-			t.Fatalf("headers %v, want %v", r.Headers, c.headers)
-		}
-		for k, v := range c.headers {
-			if string(got[k]) != string(v) {
-				t.Fatalf("header %s = %q, want %q", k, got[k], v)
-			}
-		}
 	}
 }
