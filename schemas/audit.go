@@ -56,14 +56,22 @@ func MicroTime(us int64) string {
 func AppendMicroTime(b []byte, us int64) []byte {
 	// Written by hand: four per audit record, and time.Format cost a
 	// microsecond of the match stage's time per message.
-	secs := us / 1e6
-	if us%1e6 < 0 {
+	return appendInstant(b, us, 1e6, 1, 6, microLayout)
+}
+
+// appendInstant appends the instant v units after the Unix epoch (perSec
+// units a second) as layout writes it: its fraction, v's part of a second
+// ÷ drop, in digits decimals.
+func appendInstant(b []byte, v, perSec, drop int64, digits int, layout string) []byte {
+	secs := v / perSec
+	if v%perSec < 0 {
 		secs--
 	}
-	if out, ok := appendUTC(b, secs, us-secs*1e6, 6); ok {
+	rem := v - secs*perSec
+	if out, ok := appendUTC(b, secs, rem/drop, digits); ok {
 		return out
 	}
-	return time.UnixMicro(us).UTC().AppendFormat(b, microLayout)
+	return time.Unix(secs, rem*(1e9/perSec)).UTC().AppendFormat(b, layout)
 }
 
 // appendUTC appends the UTC time secs seconds after the Unix epoch as

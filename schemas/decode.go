@@ -716,12 +716,5 @@ func FormatTimestamp(ns int64) string {
 // output carries one or two (CreationTimestamp, MatchedAt), and time.Format
 // cost half a microsecond a message (docs/benchmarks.md, issue 50).
 func AppendTimestamp(b []byte, ns int64) []byte {
-	secs := ns / 1e9
-	if ns%1e9 < 0 {
-		secs--
-	}
-	if out, ok := appendUTC(b, secs, (ns-secs*1e9)/1e6, 3); ok {
-		return out
-	}
-	return time.Unix(0, ns).UTC().AppendFormat(b, "2006-01-02T15:04:05.000Z")
+	return appendInstant(b, ns, 1e9, 1e6, 3, "2006-01-02T15:04:05.000Z")
 }
