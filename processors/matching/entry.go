@@ -95,15 +95,19 @@ func newEntry(in *Inbound, it Interner) Entry {
 	m := in.Msg
 	// The message's own strings are copied into one (an allocation each
 	// was five a message); the entry keeps slices of it.
+	parts := [...]string{m.MsgId, m.RelatedMsgId, m.Account, m.SafekeepingAccount, m.CashAccount}
+	n := 0
+	for _, s := range parts {
+		n += len(s)
+	}
 	var own strings.Builder
-	own.Grow(len(m.MsgId) + len(m.RelatedMsgId) + len(m.Account) + len(m.SafekeepingAccount) + len(m.CashAccount))
-	for _, s := range [...]string{m.MsgId, m.RelatedMsgId, m.Account, m.SafekeepingAccount, m.CashAccount} {
+	own.Grow(n)
+	for _, s := range parts {
 		own.WriteString(s)
 	}
 	all := own.String()
-	var parts [5]string
-	for i, n := range [...]int{len(m.MsgId), len(m.RelatedMsgId), len(m.Account), len(m.SafekeepingAccount), len(m.CashAccount)} {
-		parts[i], all = all[:n], all[n:]
+	for i, s := range parts {
+		parts[i], all = all[:len(s)], all[len(s):]
 	}
 	e := Entry{
 		Sender:             it.Intern(m.Sender),
