@@ -193,6 +193,20 @@ type envelopeAndSteps struct {
 	steps [4]Step
 }
 
+// New is an empty envelope whose Steps have room for a journey's steps in
+// the same allocation (a stage makes or decodes an envelope a message).
+func New() *Envelope {
+	e, room := withRoom()
+	e.Steps = room
+	return e
+}
+
+// withRoom is an empty envelope and the room for its steps, unused.
+func withRoom() (*Envelope, []Step) {
+	x := new(envelopeAndSteps)
+	return &x.e, x.steps[:0]
+}
+
 // Unmarshal decodes Marshal. Raw and Decoded alias b.
 func Unmarshal(b []byte) (*Envelope, error) {
 	if len(b) < 2 || b[0] != layoutV1 {
@@ -201,8 +215,7 @@ func Unmarshal(b []byte) (*Envelope, error) {
 	r := &bin.Reader{B: b[2:]}
 	// The envelope and room for its steps are one allocation, and the
 	// sender and MsgId one string: a stage decodes an envelope a message.
-	x := new(envelopeAndSteps)
-	e := &x.e
+	e, room := withRoom()
 	e.Kind = Kind(b[1])
 	e.Partition = int32(r.Varint())
 	e.Offset = r.Varint()
@@ -228,9 +241,9 @@ func Unmarshal(b []byte) (*Envelope, error) {
 		return nil, errEnvelope
 	}
 	switch {
-	case n > 0 && n < uint64(len(x.steps)):
+	case n > 0 && n < uint64(cap(room)):
 		// Room for the step the reading stage adds (stages.Decider.Step).
-		e.Steps = x.steps[: 0 : n+1]
+		e.Steps = room[: 0 : n+1]
 	case n > 0:
 		e.Steps = make([]Step, 0, n+1)
 	}

@@ -38,15 +38,11 @@ func (d *Decider) InspectDeferred(in Input) (validation.Verdict, *validation.Pen
 
 // Validated decides what becomes of an inbound record given its verdict.
 func (d *Decider) Validated(vd validation.Verdict, in Input) *Result {
-	// The envelope and its one step (this stage's) are one allocation.
-	x := new(struct {
-		e     envelope.Envelope
-		steps [1]envelope.Step
-	})
-	e := &x.e
+	// The envelope and room for its steps are one allocation.
+	e := envelope.New()
 	*e = envelope.Envelope{Kind: envelope.KindVerdict, Partition: in.Partition, Offset: in.Offset,
 		InboundTS: in.Timestamp.UnixMicro(), Digest: vd.Digest, SenderKnown: vd.SenderKnown,
-		NetUnits: int8(vd.NetUnits), Raw: in.Value, Steps: x.steps[:0]}
+		NetUnits: int8(vd.NetUnits), Raw: in.Value, Steps: e.Steps}
 	if vd.Msg != nil {
 		// Cut as outputs echo them: the audit event carries them too.
 		e.Sender, e.MsgId, e.Created = schemas.Echo(vd.Msg.Sender), schemas.Echo(vd.Msg.MsgId), vd.Msg.Created
