@@ -89,12 +89,12 @@ type Leg struct {
 
 // ACKBody is the body of an ACK.
 func ACKBody(related string) []byte {
-	return elem(nil, "RelatedMsgId", related)
+	return elem(make([]byte, 0, len("<RelatedMsgId></RelatedMsgId>")+len(related)), "RelatedMsgId", related)
 }
 
 // NACKBody is the body of a NACK.
 func NACKBody(related string, r Reason, detail string) []byte {
-	b := elem(nil, "RelatedMsgId", related)
+	b := elem(make([]byte, 0, 96+len(related)+len(detail)), "RelatedMsgId", related)
 	b = elem(b, "Reason", r.String())
 	return elem(b, "Detail", detail)
 }
@@ -105,11 +105,18 @@ func NACKBody(related string, r Reason, detail string) []byte {
 // and version 3's AFFIRMED, AFFIRM_REJECTED, CHANGE_PENDING, CANCEL_PENDING);
 // the form is the same.
 func StatusBody(tk TradeKey, tradeRef string, s Status, ds []Discrepancy) []byte {
+	return statusBody(tk, tradeRef, s.String(), s == Mismatched, ds)
+}
+
+// statusBody is the body of a STATUS or a BLK: the trade, its status, and
+// ds as Discrepancy elements (mismatched) or as Tolerance elements, in one
+// buffer sized for them.
+func statusBody(tk TradeKey, tradeRef, status string, mismatched bool, ds []Discrepancy) []byte {
 	b := closeTag(tk.Append(openTag(make([]byte, 0, 128+len(tradeRef)+96*len(ds)), "TradeKey")), "TradeKey")
 	b = elem(b, "TradeRef", tradeRef)
-	b = elem(b, "Status", s.String())
+	b = elem(b, "Status", status)
 	name := "Tolerance"
-	if s == Mismatched {
+	if mismatched {
 		name = "Discrepancy"
 	}
 	return appendCriteria(b, name, ds)

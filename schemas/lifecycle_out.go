@@ -158,14 +158,7 @@ func (s BlockStatus) String() string {
 // BLKBody is the body of a BLK: ds are Discrepancy elements of a
 // BLOCK_MISMATCHED and Tolerance elements of a BLOCK_MATCHED.
 func BLKBody(tk TradeKey, tradeRef string, s BlockStatus, ds []Discrepancy) []byte {
-	b := elem(nil, "TradeKey", tk.String())
-	b = elem(b, "TradeRef", tradeRef)
-	b = elem(b, "Status", s.String())
-	name := "Tolerance"
-	if s == BlockMismatched {
-		name = "Discrepancy"
-	}
-	return appendCriteria(b, name, ds)
+	return statusBody(tk, tradeRef, s.String(), s == BlockMismatched, ds)
 }
 
 // Owed is one item of an allegement: a message the receiver owes.

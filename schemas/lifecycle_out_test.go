@@ -77,3 +77,21 @@ func TestLifecycleBodies(t *testing.T) {
 		t.Fatal(got)
 	}
 }
+
+var bodySink []byte
+
+// The bodies written for every message are one allocation each: ACKBody
+// and BLKBody appended to a nil buffer grew it three and five times.
+func TestBodiesAllocateOnce(t *testing.T) {
+	tk, ds := TradeKey(0x1234abcd), []Discrepancy{{9, []string{"BRKASGSGXXX:N1", "INVMSGSGXXX:A1"}}, {12, []string{"CUSTSGSGXXX:S1"}}}
+	for name, f := range map[string]func(){
+		"ACKBody":    func() { bodySink = ACKBody("BT261207-00000013-SET2") },
+		"NACKBody":   func() { bodySink = NACKBody("BT261207-00000013-SET2", Schema, "a detail of some forty bytes or so") },
+		"StatusBody": func() { bodySink = StatusBody(tk, "BT261207-00000013", Mismatched, ds) },
+		"BLKBody":    func() { bodySink = BLKBody(tk, "BT261207-00000013", BlockMismatched, ds) },
+	} {
+		if n := testing.AllocsPerRun(100, f); n != 1 {
+			t.Errorf("%s allocates %.0f times, want 1", name, n)
+		}
+	}
+}
