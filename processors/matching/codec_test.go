@@ -263,3 +263,25 @@ func TestNewEntryCopiesItsStringsOnce(t *testing.T) {
 		t.Fatalf("entry %+v of %+v", e, m)
 	}
 }
+
+// An assessment's step 1 lists and a view's lists are carved from room
+// they carry for a trade of a few messages: a standard trade's view was 4
+// allocations (1 now), its assessment 45 (38 now, the rest the candidate's
+// digest and criteria) and an open trade's Risk 3 (1 now).
+func TestAssessmentListsShareTheirRoom(t *testing.T) {
+	f := newFixture(t)
+	f.sendAll(standard("T1"))
+	tr := f.book.Trade(tradeKey("T1"))
+	a := assess(tr, nil)
+	if n := testing.AllocsPerRun(100, func() { newView(a.f0, nil) }); n > 1 {
+		t.Errorf("newView allocates %.0f times, want 1", n)
+	}
+	if n := testing.AllocsPerRun(100, func() { assess(tr, nil) }); n > 38 {
+		t.Errorf("assess allocates %.0f times, want at most 38", n)
+	}
+	f.sendAll(standard("T2")[:5]) // open: its risk reads step 1
+	open := f.book.Trade(tradeKey("T2"))
+	if n := testing.AllocsPerRun(100, func() { open.Risk() }); n > 1 {
+		t.Errorf("Risk allocates %.0f times, want 1", n)
+	}
+}

@@ -111,6 +111,15 @@ type view struct {
 	perAccount         [][]*Entry // perAccount[i]: the ALC, NPR and SET entries naming accounts[i]
 }
 
+// viewRoom is a view with room for the lists of a trade of a few messages
+// (newView).
+type viewRoom struct {
+	view
+	entries    [16]*Entry
+	accounts   [4]string
+	perAccount [4][]*Entry
+}
+
 // byAccount is the ALC, NPR and SET entries naming account a.
 func (v *view) byAccount(a string) []*Entry {
 	if i, ok := slices.BinarySearch(v.accounts, a); ok {
@@ -320,7 +329,8 @@ func accounts(v *view) []*Entry {
 // sorted once (a trade with k allocations names about k accounts: this is
 // k log k, not k²), each account's entries in the set's order.
 func newView(es []*Entry, tol Tolerances) *view {
-	v := &view{all: es, tol: tol}
+	r := &viewRoom{view: view{all: es, tol: tol}}
+	v := &r.view
 	var n [schemas.SET + 1]int
 	for _, e := range es {
 		if e.Type.IsContent() {
@@ -328,8 +338,12 @@ func newView(es []*Entry, tol Tolerances) *view {
 		}
 	}
 	// One backing array for the four type lists and the account-grouped
-	// list: the view is built for every message applied.
-	buf := make([]*Entry, 0, 2*len(es))
+	// list, and one for the accounts, in the view's own allocation for a
+	// trade of a few messages: the view is built for every message applied.
+	buf := r.entries[:0]
+	if 2*len(es) > len(r.entries) {
+		buf = make([]*Entry, 0, 2*len(es))
+	}
 	carve := func(k int) []*Entry {
 		s := buf[len(buf) : len(buf) : len(buf)+k]
 		buf = buf[:len(buf)+k]
@@ -360,7 +374,7 @@ func newView(es []*Entry, tol Tolerances) *view {
 			j++
 		}
 		if v.accounts == nil {
-			v.accounts, v.perAccount = make([]string, 0, len(named)), make([][]*Entry, 0, len(named))
+			v.accounts, v.perAccount = r.accounts[:0], r.perAccount[:0] // append grows them past a few
 		}
 		v.accounts = append(v.accounts, named[i].Account)
 		v.perAccount = append(v.perAccount, named[i:j:j])

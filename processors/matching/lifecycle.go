@@ -64,10 +64,30 @@ type assessment struct {
 	// The parties (section 5a "The parties") and the set they come from.
 	partySet   []*Entry
 	parties    []string
-	custodians map[string]map[string]bool // custodian → its accounts (ALCs of partySet naming it), built by accountsOf
+	custodians []custodianAccount // the accounts ALCs of partySet name the Custodian parties for, built by custodianAccounts
+	custBuilt  bool
 
 	ids   map[schemas.Identity]*Entry // S by identity, built when asked (identity)
 	cands map[string]*candidate       // candidate memo, by sorted tokens
+
+	// spare is where step 1's lists are carved from (entries): one array,
+	// in the assessment itself for a trade of a few messages, instead of
+	// one allocation a list for every message applied.
+	spare []*Entry
+	room  [32]*Entry
+}
+
+// entries is an empty list with room for n, carved from spare.
+func (a *assessment) entries(n int) []*Entry {
+	if a.spare == nil {
+		a.spare = a.room[:0]
+	}
+	if cap(a.spare)-len(a.spare) < n {
+		a.spare = make([]*Entry, 0, max(n, 4*len(a.t.Entries)))
+	}
+	l := len(a.spare)
+	a.spare = a.spare[:l+n]
+	return a.spare[l : l : l+n]
 }
 
 // assess runs steps 1 to 10 on the trade.
@@ -111,8 +131,8 @@ func isContent(e *Entry) bool { return e.Type.IsContent() && e.Function != schem
 func isChange(e *Entry) bool { return e.Type.IsContent() && e.Function != schemas.NEW }
 
 // inForceOf is IF(T): the content messages of T that no CANCEL or REPLACE of
-// T with the same Sender and MsgType names by RelatedMsgId.
-func inForceOf(T []*Entry) []*Entry {
+// T with the same Sender and MsgType names by RelatedMsgId, appended to out.
+func inForceOf(out, T []*Entry) []*Entry {
 	var named map[ref]bool
 	for _, e := range T {
 		if isChange(e) {
@@ -122,7 +142,6 @@ func inForceOf(T []*Entry) []*Entry {
 			named[relatedOf(e)] = true
 		}
 	}
-	out := make([]*Entry, 0, len(T))
 	for _, e := range T {
 		if isContent(e) && !named[refOf(e)] {
 			out = append(out, e)
@@ -172,13 +191,22 @@ func (a *assessment) otherPrincipal(p string) string {
 // A SET CANCEL always acts (a sender cancels only its own message).
 func (a *assessment) unlockedView() {
 	type named struct{ account, custodian string }
-	var alcs []*Entry
+	nALC, nSET := 0, 0
+	for i := range a.t.Entries {
+		switch a.t.Entries[i].Type {
+		case schemas.ALC:
+			nALC++
+		case schemas.SET:
+			nSET++
+		}
+	}
+	alcs := a.entries(nALC)
 	for i := range a.t.Entries {
 		if e := &a.t.Entries[i]; e.Type == schemas.ALC {
 			alcs = append(alcs, e)
 		}
 	}
-	a.alcInForce = inForceOf(alcs)
+	a.alcInForce = inForceOf(a.entries(nALC), alcs)
 	var names map[named]bool // a trade with many allocations: a map, else a walk
 	if len(a.alcInForce) > 8 {
 		names = make(map[named]bool, len(a.alcInForce))
@@ -192,7 +220,7 @@ func (a *assessment) unlockedView() {
 		}
 		return slices.ContainsFunc(a.alcInForce, func(c *Entry) bool { return c.Account == e.Account && c.Custodian == e.Custodian })
 	}
-	a.acting = make([]*Entry, 0, len(a.t.Entries))
+	a.acting, a.parked = a.entries(len(a.t.Entries)), a.entries(nSET)
 	for i := range a.t.Entries {
 		e := &a.t.Entries[i]
 		if !e.Type.IsContent() {
@@ -204,7 +232,7 @@ func (a *assessment) unlockedView() {
 		}
 		a.acting = append(a.acting, e)
 	}
-	a.f0 = inForceOf(a.acting)
+	a.f0 = inForceOf(a.entries(len(a.acting)), a.acting)
 }
 
 // ---- Step 2: cancellation ----
@@ -567,7 +595,7 @@ func (a *assessment) partiesOf() {
 			a.partySet = a.agreement.c.set
 		}
 	}
-	a.parties = principals(a.key)
+	a.parties = appendPrincipals(make([]string, 0, 4), a.key)
 	n := len(a.parties)
 	for _, e := range a.partySet {
 		if e.Type == schemas.ALC && e.Custodian != "" && !slices.Contains(a.parties[:n], e.Custodian) {
@@ -581,36 +609,43 @@ func (a *assessment) partiesOf() {
 // isCustodian reports whether party p is one of the trade's Custodian
 // parties (not a principal).
 func (a *assessment) isCustodian(p string) bool {
-	return !slices.Contains(principals(a.key), p) && slices.Contains(a.parties, p)
+	return p != a.key.Broker && p != a.key.InvMgr && slices.Contains(a.parties, p)
 }
 
-// accountsOf is a Custodian party's accounts: those for which an ALC of the
-// set the parties come from names it.
-func (a *assessment) accountsOf(custodian string) map[string]bool {
-	if a.custodians == nil {
-		a.custodians = map[string]map[string]bool{}
+// custodianAccount is an account an ALC of the set the parties come from
+// names a Custodian party for.
+type custodianAccount struct{ custodian, account string }
+
+// custodianAccounts are the Custodian parties' accounts: those for which an
+// ALC of the set the parties come from names them (a trade has a few).
+func (a *assessment) custodianAccounts() []custodianAccount {
+	if !a.custBuilt {
+		a.custBuilt = true
 		for _, e := range a.partySet {
-			if e.Type != schemas.ALC || !a.isCustodian(e.Custodian) {
-				continue
+			if e.Type == schemas.ALC && a.isCustodian(e.Custodian) {
+				a.custodians = append(a.custodians, custodianAccount{e.Custodian, e.Account})
 			}
-			if a.custodians[e.Custodian] == nil {
-				a.custodians[e.Custodian] = map[string]bool{}
-			}
-			a.custodians[e.Custodian][e.Account] = true
 		}
 	}
-	return a.custodians[custodian]
+	return a.custodians
+}
+
+// holds reports whether account is one of a Custodian party's accounts.
+func (a *assessment) holds(custodian, account string) bool {
+	return slices.Contains(a.custodianAccounts(), custodianAccount{custodian, account})
 }
 
 // principals are the Broker and the InvMgr (once when they are one BIC).
-func principals(k schemas.Key) []string {
+func principals(k schemas.Key) []string { return appendPrincipals(nil, k) }
+
+func appendPrincipals(dst []string, k schemas.Key) []string {
 	if k.Broker == "" {
-		return nil
+		return dst
 	}
 	if k.InvMgr == k.Broker {
-		return []string{k.Broker}
+		return append(dst, k.Broker)
 	}
-	return []string{k.Broker, k.InvMgr}
+	return append(dst, k.Broker, k.InvMgr)
 }
 
 // accountOf is the Account a message counts as of for a Custodian's view
@@ -633,11 +668,10 @@ func (a *assessment) accountOf(e *Entry) (string, bool) {
 
 // ofCustodian keeps the tokens of the custodian's accounts.
 func (a *assessment) ofCustodian(custodian string, tokens []string) []string {
-	accounts := a.accountsOf(custodian)
 	out := make([]string, 0, len(tokens))
 	for _, tok := range tokens {
 		if e := a.identity(token(tok)); e != nil {
-			if acct, ok := a.accountOf(e); ok && accounts[acct] {
+			if acct, ok := a.accountOf(e); ok && a.holds(custodian, acct) {
 				out = append(out, tok)
 			}
 		}

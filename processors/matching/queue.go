@@ -90,10 +90,9 @@ func (t *Trade) QueueFacts(tol Tolerances) QueueFacts {
 	for _, p := range a.parties {
 		pf := PartyFacts{BIC: p, Missing: len(owed)}
 		if p != a.key.Broker && p != a.key.InvMgr {
-			mine := a.accountsOf(p)
 			pf.Missing = 0
 			for _, o := range owed {
-				if (o.MsgType == "NPR" || o.MsgType == "SET") && mine[o.Account] {
+				if (o.MsgType == "NPR" || o.MsgType == "SET") && a.holds(p, o.Account) {
 					pf.Missing++
 				}
 			}

@@ -240,18 +240,16 @@ func (t *Trade) ViewWith(tol Tolerances) View {
 		v.BlockStatus = b.status.String()
 	}
 	v.Parties = append(v.Parties, a.parties...)
-	for _, c := range a.parties {
-		accts := a.accountsOf(c)
-		if accts == nil {
-			continue
-		}
+	for _, ca := range a.custodianAccounts() {
 		if v.Custodians == nil {
 			v.Custodians = map[string][]string{}
 		}
-		for acct := range accts {
-			v.Custodians[c] = append(v.Custodians[c], acct)
+		if !slices.Contains(v.Custodians[ca.custodian], ca.account) {
+			v.Custodians[ca.custodian] = append(v.Custodians[ca.custodian], ca.account)
 		}
-		slices.Sort(v.Custodians[c])
+	}
+	for _, accts := range v.Custodians {
+		slices.Sort(accts)
 	}
 	// Held: parked SETs that no SET CANCEL or REPLACE of their sender names.
 	named := map[ref]bool{}
