@@ -389,7 +389,7 @@ func summarise(key schemas.TradeKey, f *matching.QueueFacts) *queued {
 	if err != nil {
 		return nil
 	}
-	st := slices.Index(Statuses, strings.ToUpper(f.State))
+	st := slices.IndexFunc(Statuses, func(s string) bool { return strings.EqualFold(s, f.State) })
 	lc := slices.Index(Lifecycles, f.Lifecycle)
 	if st < 0 || lc < 0 {
 		return nil
@@ -402,6 +402,9 @@ func summarise(key schemas.TradeKey, f *matching.QueueFacts) *queued {
 	}
 	for i, p := range f.Parties {
 		q.parties[i] = queuedParty{bic: p.BIC, missing: int32(p.Missing)}
+		if len(p.Owes) > 0 {
+			q.parties[i].owes = make([]Owed, 0, len(p.Owes))
+		}
 		for _, o := range p.Owes {
 			q.parties[i].owes = append(q.parties[i].owes, Owed{MsgType: o.MsgType, Account: o.Account, Count: o.Count})
 		}

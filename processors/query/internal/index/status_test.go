@@ -132,3 +132,19 @@ func TestRiskIndexFollowsATrade(t *testing.T) {
 		t.Fatalf("after the delete: %d entries, %d groups, %d of %d records free", x.n, len(x.groups), len(x.free), x.used)
 	}
 }
+
+// A summary is its entry, its parties, and one list a party that owes
+// something: the status was upper-cased into a new string for every
+// summary, and a party's owed items grew one append at a time.
+func TestSummaryAllocations(t *testing.T) {
+	f := matching.QueueFacts{Key: schemas.Key{TradeRef: "BT1", TradeDate: "2026-11-02", ISIN: "SG1L01001701", Side: "BUY",
+		Broker: "BRKASGSGXXX", InvMgr: "INVMSGSGXXX"}, State: "incomplete", Lifecycle: "NONE",
+		Parties: []matching.PartyFacts{{BIC: "BRKASGSGXXX", Missing: 2}, {BIC: "CUSTSGSGXXX", Missing: 2,
+			Owes: []matching.Owed{{MsgType: "NPR", Account: "A1"}, {MsgType: "SET", Account: "A1"}}}}}
+	if q := summarise(1, &f); q == nil || q.status != 0 || len(q.parties[1].owes) != 2 {
+		t.Fatalf("summary %+v", q)
+	}
+	if n := testing.AllocsPerRun(100, func() { summarise(1, &f) }); n > 3 {
+		t.Errorf("summarise allocates %.0f times, want 3", n)
+	}
+}
