@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/IBM/sarama"
@@ -173,9 +174,13 @@ type cbContext struct {
 	// tracking statistics for the output topic
 	trackOutputStats func(ctx context.Context, topic string, size int)
 
-	msg      *message
-	done     bool
-	counters struct {
+	msg  *message
+	done bool
+	// STE patch 8: the first DeferCommit gives out firstDeferredDone, done
+	// once through firstDeferredRan, not a sync.Once and a closure of its own.
+	deferredGiven    bool
+	firstDeferredRan atomic.Bool
+	counters         struct {
 		emits  int
 		dones  int
 		stores int
@@ -494,11 +499,27 @@ func (ctx *cbContext) DeferCommit() func(err error) {
 	defer ctx.m.Unlock()
 	ctx.counters.emits++
 
+	// STE patch 8: the context's first deferred commit is its method value,
+	// one allocation where a sync.Once and its closure were two; a message
+	// defers its commit once.
+	if !ctx.deferredGiven {
+		ctx.deferredGiven = true
+		return ctx.firstDeferredDone
+	}
+
 	var once sync.Once
 
 	return func(err error) {
 		once.Do(func() {
 			ctx.emitDone(err)
 		})
+	}
+}
+
+// firstDeferredDone is the function the first DeferCommit returns: done
+// once, however often it is called (STE patch 8).
+func (ctx *cbContext) firstDeferredDone(err error) {
+	if ctx.firstDeferredRan.CompareAndSwap(false, true) {
+		ctx.emitDone(err)
 	}
 }
