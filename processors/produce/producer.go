@@ -13,6 +13,7 @@ import (
 	"hash"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/IBM/sarama"
 	"github.com/lovoo/goka"
@@ -66,10 +67,39 @@ type producer struct {
 	// seal, if set, signs the outputs written to its topics, many at a time
 	// (seal.go).
 	seal *sealer
+	// ack is acked, made once: franz-go calls it for every record.
+	ack func(*kgo.Record, error)
+
 	// changelog, if set, is the one topic whose completions carry the
 	// record's partition and offset (Options.Changelog); stateless, none's.
 	changelog string
 	stateless bool
+}
+
+// emission is one emit: its record and what completes it, in one
+// allocation (a record, its key, a promise and an acknowledgement closure
+// were four a record). The record is the first field, so that the
+// acknowledgement, which franz-go calls with the record handed to it,
+// finds its emission (acked).
+type emission struct {
+	r       kgo.Record
+	seq     uint64
+	tw      *topicWatch
+	promise goka.Promise
+}
+
+func newEmission(topic, key string, value []byte, headers goka.Headers) *emission {
+	e := &emission{r: kgo.Record{Topic: topic, Value: value}}
+	if key != "" {
+		// The key's bytes are the string's, as kgo.KeyStringRecord makes
+		// them: franz-go only reads a record's key. Keyless records spread
+		// sticky over partitions.
+		e.r.Key = unsafe.Slice(unsafe.StringData(key), len(key))
+	}
+	for k, v := range headers {
+		e.r.Headers = append(e.r.Headers, kgo.RecordHeader{Key: k, Value: v})
+	}
+	return e
 }
 
 type completion struct {
@@ -124,6 +154,7 @@ func Builder(o Options) goka.ProducerBuilder {
 			return nil, err
 		}
 		p := &producer{cl: cl, w: o.Watch, changelog: o.Changelog, stateless: o.Stateless}
+		p.ack = p.acked
 		if o.Table != "" {
 			p.table = newTableBatches(p, o.Table, o.Partitions, o.TableSize)
 		}
@@ -144,25 +175,18 @@ func (p *producer) EmitWithHeaders(topic, key string, value []byte, headers goka
 			return promise
 		}
 	}
-	promise := goka.NewPromise()
-	r := &kgo.Record{Topic: topic, Value: value}
-	if key != "" {
-		r.Key = []byte(key) // keyless records spread sticky over partitions
-	}
-	for k, v := range headers {
-		r.Headers = append(r.Headers, kgo.RecordHeader{Key: k, Value: v})
-	}
-	var tw *topicWatch
+	e := newEmission(topic, key, value, headers)
 	if p.w != nil {
-		tw = p.w.topic(topic)
-		p.w.sentTo(tw)
+		e.tw = p.w.topic(topic)
+		p.w.sentTo(e.tw)
 	}
 	if p.seal != nil && p.seal.takes(topic) {
-		p.seal.add(r, promise, tw) // takes its sequence number in emit order
-		return promise
+		p.seal.add(e) // takes its sequence number in emit order
+		return &e.promise
 	}
-	p.produce(r, p.sequence(), promise, tw)
-	return promise
+	e.seq = p.sequence()
+	p.produce(e)
+	return &e.promise
 }
 
 // sequence numbers the next emit.
@@ -174,20 +198,22 @@ func (p *producer) sequence() uint64 {
 	return seq
 }
 
-// produce hands emit seq's record to franz-go; its promise completes in
+// produce hands an emit's record to franz-go; its promise completes in
 // emit order once the record is acknowledged.
-func (p *producer) produce(r *kgo.Record, seq uint64, finish *goka.Promise, tw *topicWatch) {
-	p.cl.Produce(context.Background(), r, func(r *kgo.Record, err error) {
-		if tw != nil {
-			p.w.ackedBy(tw, err)
-		}
-		// goka reads the offset of table writes from the message.
-		var msg *sarama.ProducerMessage
-		if !p.stateless && (p.changelog == "" || r.Topic == p.changelog) {
-			msg = &sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
-		}
-		p.complete(seq, completion{finish: finish, msg: msg, err: err})
-	})
+func (p *producer) produce(e *emission) { p.cl.Produce(context.Background(), &e.r, p.ack) }
+
+// acked is franz-go's acknowledgement of an emission's record.
+func (p *producer) acked(r *kgo.Record, err error) {
+	e := (*emission)(unsafe.Pointer(r)) // produce handed franz-go the emission's first field
+	if e.tw != nil {
+		p.w.ackedBy(e.tw, err)
+	}
+	// goka reads the offset of table writes from the message.
+	var msg *sarama.ProducerMessage
+	if !p.stateless && (p.changelog == "" || r.Topic == p.changelog) {
+		msg = &sarama.ProducerMessage{Topic: r.Topic, Partition: r.Partition, Offset: r.Offset}
+	}
+	p.complete(e.seq, completion{finish: &e.promise, msg: msg, err: err})
 }
 
 // complete runs the completion of emit seq once every earlier emit's has

@@ -4,9 +4,7 @@ import (
 	"runtime"
 	"slices"
 
-	"github.com/lovoo/goka"
 	"github.com/prometheus/client_golang/prometheus"
-	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/ste-utility/ste/processors/batch"
 	"github.com/ste-utility/ste/schemas"
@@ -58,13 +56,9 @@ type Seal struct {
 	Size   prometheus.Observer // the batches' sizes; nil: not observed
 }
 
-// unsealed is an output emitted, not yet sealed.
-type unsealed struct {
-	r      *kgo.Record // Value: an unsigned message (schemas.Signer.EncodeUnsigned)
-	seq    uint64
-	finish *goka.Promise
-	tw     *topicWatch
-}
+// unsealed is an output emitted, not yet sealed: its record's Value is an
+// unsigned message (schemas.Signer.EncodeUnsigned).
+type unsealed = *emission
 
 // sealer seals a producer's outputs: batches taken in emit order, signed
 // on a worker per core, handed to franz-go in the order taken.
@@ -86,8 +80,8 @@ func (s *sealer) takes(topic string) bool { return slices.Contains(s.cfg.Topics,
 
 // add queues an output for sealing; it numbers the emit as it is queued,
 // so that the queue is in emit order.
-func (s *sealer) add(r *kgo.Record, finish *goka.Promise, tw *topicWatch) {
-	s.b.AddFunc(func() unsealed { return unsealed{r: r, seq: s.p.sequence(), finish: finish, tw: tw} })
+func (s *sealer) add(e *emission) {
+	s.b.AddFunc(func() unsealed { e.seq = s.p.sequence(); return e })
 }
 
 // sign signs a batch's outputs together.
@@ -105,7 +99,7 @@ func (s *sealer) sign(batch []unsealed) {
 // handOff hands a sealed batch to franz-go, in emit order.
 func (s *sealer) handOff(batch []unsealed) {
 	for _, u := range batch {
-		s.p.produce(u.r, u.seq, u.finish, u.tw)
+		s.p.produce(u)
 	}
 }
 
