@@ -175,6 +175,7 @@ type cbContext struct {
 	trackOutputStats func(ctx context.Context, topic string, size int)
 
 	msg  *message
+	in   message // STE patch 9: the message msg points to, for a consumed one
 	done bool
 	// STE patch 8: the first DeferCommit gives out firstDeferredDone, done
 	// once through firstDeferredRan, not a sync.Once and a closure of its own.

@@ -66,7 +66,7 @@ type PartitionProcessor struct {
 
 	partition int32
 
-	input       chan *message
+	input       chan message // STE patch 9: values, kept in the context
 	inputTopics []string
 
 	visitInput     chan *visit
@@ -152,7 +152,7 @@ func newPartitionProcessor(partition int32,
 		producer:       producer,
 		tmgr:           tmgr,
 		joins:          make(map[string]*PartitionTable),
-		input:          make(chan *message, opts.partitionChannelSize),
+		input:          make(chan message, opts.partitionChannelSize),
 		inputTopics:    topicList,
 		visitInput:     make(chan *visit, defaultPPVisitChannelSize),
 		visitCallbacks: visitCallbacks,
@@ -425,7 +425,7 @@ func (pp *PartitionProcessor) run(ctx context.Context) (rerr error) {
 	for {
 		select {
 		case ev, isOpen := <-pp.input:
-			// channel already closed, ev will be nil
+			// channel already closed, ev will be empty
 			if !isOpen {
 				return nil
 			}
@@ -579,8 +579,11 @@ func (pp *PartitionProcessor) processVisit(ctx context.Context, wg *sync.WaitGro
 	return
 }
 
-func (pp *PartitionProcessor) processMessage(ctx context.Context, wg *sync.WaitGroup, msg *message, syncFailer func(err error), asyncFailer func(err error)) error {
+func (pp *PartitionProcessor) processMessage(ctx context.Context, wg *sync.WaitGroup, in message, syncFailer func(err error), asyncFailer func(err error)) error {
+	// STE patch 9: the message is held in its context, one allocation where
+	// a message and a context were two.
 	msgContext := &cbContext{
+		in:    in,
 		ctx:   ctx,
 		graph: pp.graph,
 
@@ -589,13 +592,14 @@ func (pp *PartitionProcessor) processMessage(ctx context.Context, wg *sync.WaitG
 		views:                 pp.lookups,
 		commitMsg:             pp.commit, // STE patch 6: no closure a message
 		wg:                    wg,
-		msg:                   msg,
 		syncFailer:            syncFailer,
 		asyncFailer:           asyncFailer,
 		emitter:               pp.emitter,
 		emitterDefaultHeaders: pp.opts.producerDefaultHeaders,
 		table:                 pp.table,
 	}
+	msg := &msgContext.in
+	msgContext.msg = msg
 
 	var (
 		m   any

@@ -142,7 +142,7 @@ func TestPatchEmitWithoutClosures(t *testing.T) {
 		prod := &pendingProducer{pending: make([]*Promise, 0, 1024)}
 		pp := newPartitionProcessor(0, graph, func(*message, string) {}, defaultLogger, opts, runModeActive, nil, nil, prod, nil, nil, 0)
 		var wg sync.WaitGroup
-		msg := &message{topic: "input", key: "key", value: []byte("v")}
+		msg := message{topic: "input", key: "key", value: []byte("v")}
 		fail := func(error) {}
 		// Three allocations: the context, the decoded value (a slice in an
 		// interface) and the emit's promise.

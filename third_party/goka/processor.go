@@ -829,7 +829,7 @@ func (g *Processor) ConsumeClaim(session sarama.ConsumerGroupSession, claim sara
 			}
 
 			select {
-			case part.input <- &message{
+			case part.input <- message{ // STE patch 9: a value, kept in its context
 				key:       string(msg.Key),
 				topic:     msg.Topic,
 				offset:    msg.Offset,
