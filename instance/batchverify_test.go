@@ -84,8 +84,8 @@ func TestBatchedValidateGivesSteMatchVerdicts(t *testing.T) {
 	recs = slices.Insert(recs, 21, conflict)
 	recs = append(recs, bytes.Clone(orig))
 	victim := msgIDRe.FindSubmatch(recs[7])[1]
-	hook := func(st topology.Stage, ctx goka.Context, msg any) {
-		if st == topology.StageValidate && bytes.Contains(msg.([]byte), []byte("<MsgId>"+string(victim)+"<")) {
+	hook := func(st topology.Stage, ctx goka.Context, msg []byte) {
+		if st == topology.StageValidate && bytes.Contains(msg, []byte("<MsgId>"+string(victim)+"<")) {
 			fields := strings.Fields(string(victim))
 			_ = fields[len(fields)] // an index out of range: the kind of bug a record could trigger
 		}

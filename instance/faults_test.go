@@ -244,11 +244,11 @@ func TestPanicRecordBecomesInternalException(t *testing.T) {
 	e := newEnv(t, "panic", 2*time.Minute, broker.Options{})
 	recs, man := set(t, 40, 7)
 	victim := msgIDRe.FindSubmatch(recs[5])[1]
-	hook := func(st topology.Stage, ctx goka.Context, msg any) {
+	hook := func(st topology.Stage, ctx goka.Context, msg []byte) {
 		if st != topology.StageMatch {
 			return
 		}
-		env, err := envelope.Unmarshal(msg.([]byte))
+		env, err := envelope.Unmarshal(msg)
 		if err == nil && env.MsgId == string(victim) && env.Kind != envelope.KindExpire {
 			fields := strings.Fields(env.MsgId)
 			_ = fields[len(fields)] // an index out of range: the kind of bug a record could trigger
@@ -312,7 +312,7 @@ func TestStalledPartitionMakesHealthzUnhealthy(t *testing.T) {
 		release = make(chan struct{})
 	)
 	victim.Store(-1)
-	hook := func(st topology.Stage, ctx goka.Context, _ any) {
+	hook := func(st topology.Stage, ctx goka.Context, _ []byte) {
 		p := ctx.Partition()
 		if st == topology.StageMatch && (victim.CompareAndSwap(-1, p) || victim.Load() == p) {
 			select {

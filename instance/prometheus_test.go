@@ -36,7 +36,7 @@ func TestPrometheusFiresTheStallAlert(t *testing.T) {
 		release = make(chan struct{})
 	)
 	victim.Store(-1)
-	hook := func(st topology.Stage, ctx goka.Context, _ any) {
+	hook := func(st topology.Stage, ctx goka.Context, _ []byte) {
 		if p := ctx.Partition(); st == topology.StageMatch && (victim.CompareAndSwap(-1, p) || victim.Load() == p) {
 			<-release
 		}

@@ -36,6 +36,23 @@ func (raw) Encode(v any) ([]byte, error) {
 
 func (raw) Decode(b []byte) (any, error) { return b, nil }
 
+// DecodeRef hands a callback the consumed record's bytes by reference:
+// a *[]byte is held in an interface without an allocation, a []byte takes
+// one (goka patch 10). bytesOf reads either.
+func (raw) DecodeRef(b *[]byte) (any, error) { return b, nil }
+
+// bytesOf is the bytes goka handed a callback: by reference (DecodeRef),
+// or as a slice (goka's tester, a visit).
+func bytesOf(msg any) []byte {
+	switch v := msg.(type) {
+	case *[]byte:
+		return *v
+	case []byte:
+		return v
+	}
+	return nil
+}
+
 // nilHandling makes every group call its callback for a record with no
 // value: goka's default drops it before any callback, and on <ns>.inbound
 // that would lose it silently (docs/spec/messages.md §4 makes it MALFORMED); on

@@ -13,7 +13,7 @@ import (
 // Hook, if set in Config, runs before each record's callback, in the
 // partition's goroutine. It is for tests: a hook that panics stands for a bug
 // a record triggers, one that blocks for a stalled partition.
-type Hook func(st topology.Stage, ctx goka.Context, msg any)
+type Hook func(st topology.Stage, ctx goka.Context, msg []byte)
 
 // A record which makes a stage panic — a fault of the utility's own, never
 // of the message — becomes an exception with reason INTERNAL

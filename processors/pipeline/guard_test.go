@@ -51,11 +51,11 @@ func checkGuard(t *testing.T, readBack, readFails bool) {
 				return read(p, offset)
 			}
 		}
-		c.Hook = func(st topology.Stage, ctx goka.Context, msg any) {
+		c.Hook = func(st topology.Stage, ctx goka.Context, msg []byte) {
 			if st != topology.StageMatch {
 				return
 			}
-			e, err := envelope.Unmarshal(msg.([]byte))
+			e, err := envelope.Unmarshal(msg)
 			if err != nil || e.Kind == envelope.KindExpire {
 				return
 			}
@@ -163,8 +163,8 @@ func TestIdentityStageConflictReadsTheRecordBack(t *testing.T) {
 	rawAtIdentity := map[int64]bool{}
 	g := newGraphWith(t, func(c *Config) {
 		c.Inbound = func(p int32, offset int64) ([]byte, error) { reads++; return read(p, offset) }
-		c.Hook = func(st topology.Stage, ctx goka.Context, msg any) {
-			if e, err := envelope.Unmarshal(msg.([]byte)); st == topology.StageIdentity && err == nil {
+		c.Hook = func(st topology.Stage, ctx goka.Context, msg []byte) {
+			if e, err := envelope.Unmarshal(msg); st == topology.StageIdentity && err == nil {
 				rawAtIdentity[e.Offset] = e.Raw != nil
 			}
 		}

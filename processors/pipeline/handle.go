@@ -43,7 +43,7 @@ func (rt *wiring) handle(st topology.Stage, decide func(stages.Input, stages.Sta
 		}
 		w.run(snk, in, start, 0, func() *stages.Result {
 			if rt.cfg.Hook != nil {
-				rt.cfg.Hook(st, ctx, msg)
+				rt.cfg.Hook(st, ctx, in.Value)
 			}
 			return decide(in, gokaState{ctx: ctx, stamp: stamp})
 		})
@@ -53,7 +53,7 @@ func (rt *wiring) handle(st topology.Stage, decide func(stages.Input, stages.Sta
 // input is the record goka hands the callback. Only inbound records'
 // headers are read (an operator's retry): goka makes a map of them.
 func (rt *wiring) input(ctx goka.Context, msg any) stages.Input {
-	raw, _ := msg.([]byte)
+	raw := bytesOf(msg)
 	in := stages.Input{Topic: string(ctx.Topic()), Key: ctx.Key(), Partition: ctx.Partition(), Offset: ctx.Offset(),
 		Timestamp: ctx.Timestamp(), Value: raw}
 	if in.Topic == rt.cfg.Names.Inbound() {

@@ -128,7 +128,7 @@ func TestUpgradeReadsV1Envelopes(t *testing.T) {
 		validate := cb[topology.StageValidate]
 		cb[topology.StageValidate] = func(ctx goka.Context, msg any) {
 			wrote++
-			raw, _ := msg.([]byte)
+			raw := bytesOf(msg) // by reference (goka patch 10)
 			validate(v1Emitter{gokaContext: ctx, t: t, verdicts: topology.Names{NS: "t"}.Verdicts(), raw: raw}, msg)
 		}
 		return cb

@@ -100,7 +100,7 @@ func (q *verifyQueue) callback(ctx goka.Context, msg any) {
 			}
 		}()
 		if rt.cfg.Hook != nil {
-			rt.cfg.Hook(topology.StageValidate, ctx, msg)
+			rt.cfg.Hook(topology.StageValidate, ctx, qd.in.Value)
 		}
 		qd.vd, qd.pending = rt.decide.InspectDeferred(qd.in)
 	}()

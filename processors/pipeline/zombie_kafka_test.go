@@ -212,11 +212,11 @@ func TestZombieWriteAfterTakeoverIsFenced(t *testing.T) {
 	// of the second until let go.
 	held, release := make(chan struct{}), make(chan struct{})
 	var holdOnce sync.Once
-	y := start("y", t.TempDir(), func(st topology.Stage, _ goka.Context, msg any) {
+	y := start("y", t.TempDir(), func(st topology.Stage, _ goka.Context, msg []byte) {
 		if st != topology.StageMatch {
 			return
 		}
-		if e, err := envelope.Unmarshal(msg.([]byte)); err == nil && e.MsgId == ids[1] {
+		if e, err := envelope.Unmarshal(msg); err == nil && e.MsgId == ids[1] {
 			holdOnce.Do(func() {
 				close(held)
 				<-release

@@ -624,8 +624,12 @@ func (pp *PartitionProcessor) processMessage(ctx context.Context, wg *sync.WaitG
 			return fmt.Errorf("cannot handle topic %s", msg.topic)
 		}
 
-		// decode message
-		m, err = codec.Decode(msg.value)
+		// decode message; STE patch 10: by reference where the codec can
+		if rd, ok := codec.(RefDecoder); ok {
+			m, err = rd.DecodeRef(&msg.value)
+		} else {
+			m, err = codec.Decode(msg.value)
+		}
 		if err != nil {
 			return fmt.Errorf("error decoding message for key %s from %s/%d: %v", msg.key, msg.topic, msg.partition, err)
 		}
