@@ -70,18 +70,16 @@ type assessment struct {
 	ids   map[schemas.Identity]*Entry // S by identity, built when asked (identity)
 	cands map[string]*candidate       // candidate memo, by sorted tokens
 
-	// spare is where step 1's lists are carved from (entries): one array,
-	// in the assessment itself for a trade of a few messages, instead of
-	// one allocation a list for every message applied.
+	// spare is where step 1's lists are carved from (entries): one array
+	// instead of one allocation a list for every message applied. It is
+	// not room in the assessment itself: a pointer into the assessment
+	// kept in it would move Risk's assessment, which stays on the stack,
+	// to the heap (~900 bytes three times a message).
 	spare []*Entry
-	room  [32]*Entry
 }
 
 // entries is an empty list with room for n, carved from spare.
 func (a *assessment) entries(n int) []*Entry {
-	if a.spare == nil {
-		a.spare = a.room[:0]
-	}
 	if cap(a.spare)-len(a.spare) < n {
 		a.spare = make([]*Entry, 0, max(n, 4*len(a.t.Entries)))
 	}
