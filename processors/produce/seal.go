@@ -56,15 +56,11 @@ type Seal struct {
 	Size   prometheus.Observer // the batches' sizes; nil: not observed
 }
 
-// unsealed is an output emitted, not yet sealed: its record's Value is an
-// unsigned message (schemas.Signer.EncodeUnsigned).
-type unsealed = *emission
-
 // sealer seals a producer's outputs: batches taken in emit order, signed
 // on a worker per core, handed to franz-go in the order taken.
 type sealer struct {
 	cfg *Seal
-	b   *batch.Batcher[unsealed]
+	b   *batch.Batcher[*emission] // outputs emitted, not yet sealed: each record's Value an unsigned message (schemas.Signer.EncodeUnsigned)
 	p   *producer
 }
 
@@ -81,11 +77,11 @@ func (s *sealer) takes(topic string) bool { return slices.Contains(s.cfg.Topics,
 // add queues an output for sealing; it numbers the emit as it is queued,
 // so that the queue is in emit order.
 func (s *sealer) add(e *emission) {
-	s.b.AddFunc(func() unsealed { e.seq = s.p.sequence(); return e })
+	s.b.AddFunc(func() *emission { e.seq = s.p.sequence(); return e })
 }
 
 // sign signs a batch's outputs together.
-func (s *sealer) sign(batch []unsealed) {
+func (s *sealer) sign(batch []*emission) {
 	vals := make([][]byte, len(batch))
 	for i := range batch {
 		vals[i] = batch[i].r.Value
@@ -97,7 +93,7 @@ func (s *sealer) sign(batch []unsealed) {
 }
 
 // handOff hands a sealed batch to franz-go, in emit order.
-func (s *sealer) handOff(batch []unsealed) {
+func (s *sealer) handOff(batch []*emission) {
 	for _, u := range batch {
 		s.p.produce(u)
 	}
