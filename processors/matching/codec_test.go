@@ -2,6 +2,7 @@ package matching
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"runtime"
 	"testing"
@@ -296,5 +297,30 @@ func TestAssessmentListsShareTheirRoom(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if b := (after.TotalAlloc - before.TotalAlloc) / 1000; b > 512 {
 		t.Errorf("Risk allocates %d bytes a call, want its lists' array (~224)", b)
+	}
+}
+
+// A Custodian party's accounts are walked for a trade of a few and kept as
+// a set for a trade of many (holds is asked for every item of every
+// party's queue facts); both answer as the ALCs say.
+func TestCustodianAccountsOfFewAndMany(t *testing.T) {
+	for _, k := range []int{2, 25} {
+		f := newFixture(t)
+		f.sendAll(allocations("L", k))
+		a := assess(f.book.Trade(tradeKey("L")), nil)
+		if got := len(a.custodianAccounts()); got != k {
+			t.Fatalf("k=%d: %d custodian accounts", k, got)
+		}
+		if (a.custSet != nil) != (k > 8) {
+			t.Fatalf("k=%d: set %v", k, a.custSet != nil)
+		}
+		for i := range k {
+			if !a.holds(cust1, fmt.Sprintf("A%04d", i)) {
+				t.Fatalf("k=%d: %s does not hold A%04d", k, cust1, i)
+			}
+		}
+		if a.holds(cust2, "A0000") || a.holds(cust1, "B0000") || a.holds(broker, "A0000") {
+			t.Fatalf("k=%d: holds what no ALC names", k)
+		}
 	}
 }

@@ -66,6 +66,7 @@ type assessment struct {
 	parties    []string
 	custodians []custodianAccount // the accounts ALCs of partySet name the Custodian parties for, built by custodianAccounts
 	custBuilt  bool
+	custSet    map[custodianAccount]bool // custodians as a set, for a trade with many (holds)
 
 	ids   map[schemas.Identity]*Entry // S by identity, built when asked (identity)
 	cands map[string]*candidate       // candidate memo, by sorted tokens
@@ -615,7 +616,7 @@ func (a *assessment) isCustodian(p string) bool {
 type custodianAccount struct{ custodian, account string }
 
 // custodianAccounts are the Custodian parties' accounts: those for which an
-// ALC of the set the parties come from names them (a trade has a few).
+// ALC of the set the parties come from names them.
 func (a *assessment) custodianAccounts() []custodianAccount {
 	if !a.custBuilt {
 		a.custBuilt = true
@@ -624,13 +625,23 @@ func (a *assessment) custodianAccounts() []custodianAccount {
 				a.custodians = append(a.custodians, custodianAccount{e.Custodian, e.Account})
 			}
 		}
+		if len(a.custodians) > 8 { // a trade with many allocations: a set, else a walk
+			a.custSet = make(map[custodianAccount]bool, len(a.custodians))
+			for _, ca := range a.custodians {
+				a.custSet[ca] = true
+			}
+		}
 	}
 	return a.custodians
 }
 
 // holds reports whether account is one of a Custodian party's accounts.
 func (a *assessment) holds(custodian, account string) bool {
-	return slices.Contains(a.custodianAccounts(), custodianAccount{custodian, account})
+	cas := a.custodianAccounts()
+	if a.custSet != nil {
+		return a.custSet[custodianAccount{custodian, account}]
+	}
+	return slices.Contains(cas, custodianAccount{custodian, account})
 }
 
 // principals are the Broker and the InvMgr (once when they are one BIC).
