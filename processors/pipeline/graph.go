@@ -41,8 +41,9 @@ func (raw) Decode(b []byte) (any, error) { return b, nil }
 // one (goka patch 10). bytesOf reads either.
 func (raw) DecodeRef(b *[]byte) (any, error) { return b, nil }
 
-// bytesOf is the bytes goka handed a callback: by reference (DecodeRef),
-// or as a slice (goka's tester, a visit).
+// bytesOf is the bytes goka handed a callback: by reference (DecodeRef, as
+// goka's partition processors hand every consumed record), or as a slice
+// (Decode, for any caller that does not decode by reference).
 func bytesOf(msg any) []byte {
 	switch v := msg.(type) {
 	case *[]byte:
