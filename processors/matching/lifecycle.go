@@ -75,7 +75,7 @@ type assessment struct {
 	// instead of one allocation a list for every message applied. It is
 	// not room in the assessment itself: a pointer into the assessment
 	// kept in it would move Risk's assessment, which stays on the stack,
-	// to the heap (~900 bytes three times a message).
+	// to the heap (~900 bytes twice a message).
 	spare []*Entry
 }
 
