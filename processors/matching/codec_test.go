@@ -324,3 +324,15 @@ func TestCustodianAccountsOfFewAndMany(t *testing.T) {
 		}
 	}
 }
+
+// A trade view lists each Custodian party's accounts once and sorted, when
+// two ALCs name one account too.
+func TestViewListsCustodianAccountsOnce(t *testing.T) {
+	f := newFixture(t)
+	f.sendAll([]*schemas.Draft{alc("T1", 1, "B1", "600", cust1), alc("T1", 2, "A1", "200", cust1),
+		alc("T1", 3, "A1", "200", cust1), alc("T1", 4, "C1", "400", cust2)})
+	v := f.book.Trade(tradeKey("T1")).View()
+	if got := v.Custodians; !reflect.DeepEqual(got, map[string][]string{cust1: {"A1", "B1"}, cust2: {"C1"}}) {
+		t.Fatalf("custodian accounts %v", got)
+	}
+}

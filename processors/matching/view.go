@@ -244,12 +244,11 @@ func (t *Trade) ViewWith(tol Tolerances) View {
 		if v.Custodians == nil {
 			v.Custodians = map[string][]string{}
 		}
-		if !slices.Contains(v.Custodians[ca.custodian], ca.account) {
-			v.Custodians[ca.custodian] = append(v.Custodians[ca.custodian], ca.account)
-		}
+		v.Custodians[ca.custodian] = append(v.Custodians[ca.custodian], ca.account)
 	}
-	for _, accts := range v.Custodians {
+	for c, accts := range v.Custodians {
 		slices.Sort(accts)
+		v.Custodians[c] = slices.Compact(accts) // two ALCs may name one account
 	}
 	// Held: parked SETs that no SET CANCEL or REPLACE of their sender names.
 	named := map[ref]bool{}
