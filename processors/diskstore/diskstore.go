@@ -64,6 +64,7 @@ import (
 
 	"github.com/cockroachdb/pebble/v2"
 	"github.com/cockroachdb/pebble/v2/bloom"
+	"github.com/cockroachdb/pebble/v2/sstable"
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"github.com/lovoo/goka/storage"
 
@@ -339,22 +340,50 @@ func (db *DB) Health() error {
 	return nil
 }
 
+// L0's shape (docs/benchmarks.md, "Pebble's compactions"): flushes are
+// compacted into Lbase once L0 is half l0Compaction sublevels deep (Pebble's
+// fill factor is 2 × sublevels ÷ the threshold), 8 instead of Pebble's
+// default 2, and writes stop at three times the threshold, as by default.
+// Every trade key is a hash, so each flushed table spans the whole key space
+// of its partitions and every L0 → Lbase compaction rewrites Lbase: four
+// times as many sublevels a compaction rewrite it a quarter as often. The
+// reads L0 adds are few: a trade is read back from the hot values while its
+// messages arrive, and a missing key stops at each table's filter.
+const (
+	l0Compaction = 16
+	l0StopWrites = 3 * l0Compaction
+)
+
 // pebbleOptions are Pebble's settings for o (with a new block cache).
 func pebbleOptions(o Options) *pebble.Options {
 	po := &pebble.Options{
-		Cache:              pebble.NewCache(o.CacheBytes),
-		MemTableSize:       o.MemTableBytes,
-		FormatMajorVersion: pebble.FormatNewest,
-		Logger:             pebbleLogger{o.Logger},
-		FS:                 o.FS,
+		Cache:                 pebble.NewCache(o.CacheBytes),
+		MemTableSize:          o.MemTableBytes,
+		FormatMajorVersion:    pebble.FormatNewest,
+		Logger:                pebbleLogger{o.Logger},
+		FS:                    o.FS,
+		L0CompactionThreshold: l0Compaction,
+		L0StopWritesThreshold: l0StopWrites,
 	}
 	// Point reads of keys that are not there (a new trade, a new identity)
 	// stop at the filters instead of reading a block of every level.
 	for i := range po.Levels {
 		po.Levels[i].FilterPolicy = bloom.FilterPolicy(10)
+		// L0's tables live until the next compaction reads them back: they
+		// are written uncompressed (compressing them and decompressing
+		// them again cost more CPU than their bytes), the levels below,
+		// which keep the tables, with snappy, Pebble's default. Each
+		// level is set: a level left unset takes the one above it.
+		po.Levels[i].Compression = compressedLevel
+		if i == 0 {
+			po.Levels[i].Compression = uncompressedLevel
+		}
 	}
 	return po
 }
+
+func compressedLevel() *sstable.CompressionProfile   { return sstable.SnappyCompression }
+func uncompressedLevel() *sstable.CompressionProfile { return sstable.NoCompression }
 
 // Close commits what may be committed in every open partition and closes the
 // database.
