@@ -340,15 +340,18 @@ func (db *DB) Health() error {
 	return nil
 }
 
-// L0's shape (docs/benchmarks.md, "Pebble's compactions"): flushes are
+// L0's shape (docs/ARCHITECTURE.md, "L0's shape"): flushes are
 // compacted into Lbase once L0 is half l0Compaction sublevels deep (Pebble's
 // fill factor is 2 × sublevels ÷ the threshold), 8 instead of Pebble's
 // default 2, and writes stop at three times the threshold, as by default.
 // Every trade key is a hash, so each flushed table spans the whole key space
-// of its partitions and every L0 → Lbase compaction rewrites Lbase: four
-// times as many sublevels a compaction rewrite it a quarter as often. The
-// reads L0 adds are few: a trade is read back from the hot values while its
-// messages arrive, and a missing key stops at each table's filter.
+// of its partitions and every L0 → Lbase compaction rewrites Lbase: with
+// four times as many sublevels to a compaction, Lbase is rewritten a quarter
+// as often. The reads L0 adds are few: a trade is read back from the hot
+// values while its messages arrive, and a missing key stops at the
+// partition's key filter and each table's bloom filter. The price is the
+// read pass of a restart (ready after kill -9 ~1 s later at 250,000 trades)
+// and a larger directory (L0 uncompressed).
 const (
 	l0Compaction = 16
 	l0StopWrites = 3 * l0Compaction
